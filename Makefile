@@ -1,0 +1,51 @@
+# pauselab: one set of commands for the Rust workspace and the Java modules under java/.
+#   make demo   set up, build, and run the main job
+#   make test   set up, build, lint and run every test (under 15 minutes on 2 cores)
+#   make bench  performance runs against the tools users would otherwise use
+
+SHELL := /bin/bash
+CARGO ?= cargo
+MVN ?= mvn -B -q -f java/pom.xml
+BIN := target/release/pauselab
+# Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
+TEST_PACKAGES ?=
+
+.PHONY: all setup build java demo test lint test-rust test-java bench clean
+
+all: build
+
+setup:
+	scripts/setup.sh
+
+java:
+	@if [ -f java/pom.xml ]; then $(MVN) install -DskipTests; fi
+
+build: setup java
+	$(CARGO) build --release --workspace
+
+demo: build
+	$(BIN) analyze fixtures/gclogs/demo-g1-jdk17.log
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-java:
+	@if [ -f java/pom.xml ]; then $(MVN) install; fi
+
+test-rust:
+	$(CARGO) build --release --workspace
+	$(CARGO) test --workspace
+
+test: setup
+	scripts/setup.sh $(TEST_PACKAGES)
+	$(MAKE) lint
+	$(MAKE) test-java
+	$(MAKE) test-rust
+
+bench: build
+	@if [ -d bench ]; then for b in bench/*.sh; do echo "== $$b"; bash "$$b"; done; fi
+
+clean:
+	$(CARGO) clean
+	@if [ -f java/pom.xml ]; then $(MVN) clean; fi

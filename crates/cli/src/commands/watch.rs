@@ -1,0 +1,10 @@
+//! `pauselab watch`: not implemented yet.
+
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`pauselab watch` is not implemented yet")
+}

@@ -1,0 +1,71 @@
+//! `pauselab`: find, reproduce and fix JVM stop-the-world pauses.
+//!
+//! This crate only parses the command line and wires library crates together; every
+//! command lives in its own module under `commands/` and exposes `Args` and `run`.
+
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "pauselab", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Turn GC and safepoint logs (JDK 8 to 25) into pause histograms and a diagnosis
+    Analyze(commands::analyze::Args),
+    /// List every HotSpot JVM on this host, also those with -XX:+PerfDisableSharedMem
+    Jvms(commands::jvms::Args),
+    /// Print a JVM's perf counters (like `jcmd PID PerfCounter.print`), from file or memory
+    Perf(commands::perf::Args),
+    /// jstat-compatible statistics (-gcutil, -gc, -gccause, -class, -compiler, -printcompilation)
+    Jstat(commands::jstat::Args),
+    /// Send a diagnostic command to a JVM through the dynamic attach protocol
+    Jcmd(commands::jcmd::Args),
+    /// Serve the counters of every JVM on this host to Prometheus
+    Export(commands::export::Args),
+    /// Reproduce a stall scenario on this host and compare JVM variants side by side
+    Lab(commands::lab::Args),
+    /// Summarise HdrHistogram interval logs (jHiccup, the pauselab agent, pauselab itself)
+    Hlog(commands::hlog::Args),
+    /// Percentile and timeline charts and an HTML report from lab bundles, interval logs or GC logs
+    Report(commands::report::Args),
+    /// Audit this host and its running JVMs for stall risks
+    Doctor(commands::doctor::Args),
+    /// Watch one JVM live: safepoints, GC and what the host was doing at the same time
+    Watch(commands::watch::Args),
+    /// Measure stall risks directly (e.g. the latency of stores into a mapped file)
+    Probe(commands::probe::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Analyze(args) => commands::analyze::run(args),
+        Command::Jvms(args) => commands::jvms::run(args),
+        Command::Perf(args) => commands::perf::run(args),
+        Command::Jstat(args) => commands::jstat::run(args),
+        Command::Jcmd(args) => commands::jcmd::run(args),
+        Command::Export(args) => commands::export::run(args),
+        Command::Lab(args) => commands::lab::run(args),
+        Command::Hlog(args) => commands::hlog::run(args),
+        Command::Report(args) => commands::report::run(args),
+        Command::Doctor(args) => commands::doctor::run(args),
+        Command::Watch(args) => commands::watch::run(args),
+        Command::Probe(args) => commands::probe::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            // One line, the whole cause chain: users grep for it and scripts log it.
+            eprintln!("pauselab: error: {err:#}");
+            ExitCode::from(commands::EXIT_ERROR)
+        }
+    }
+}

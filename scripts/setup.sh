@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what `make demo` and `make test` need beyond the toolchains (Rust, JDK 17+,
+# Maven, a C compiler). Idempotent: installs only what is missing. Debian packages need root.
+set -euo pipefail
+
+# Debian packages, one per line: "<command or path that proves it is there> <package>".
+debian_needs=(
+  "losetup util-linux"
+  "mkfs.ext4 e2fsprogs"
+  "unshare util-linux"
+  "curl curl"
+)
+# Extra packages asked for by the caller (e.g. `scripts/setup.sh prometheus chromium`).
+for extra in "$@"; do
+  case "$extra" in
+    prometheus) debian_needs+=("prometheus prometheus" "promtool prometheus") ;;
+    chromium) debian_needs+=("chromium chromium") ;;
+    *) debian_needs+=("$extra $extra") ;;
+  esac
+done
+
+missing=()
+for need in "${debian_needs[@]}"; do
+  probe=${need%% *}
+  pkg=${need##* }
+  if ! command -v "$probe" >/dev/null 2>&1 && [ ! -e "$probe" ]; then
+    missing+=("$pkg")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing Debian packages: ${missing[*]} (run as root or install them)" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v cargo >/dev/null || { echo "setup: cargo not found: install Rust (rustup)" >&2; exit 1; }
+command -v mvn >/dev/null || { echo "setup: mvn not found: install Maven" >&2; exit 1; }
+rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup component add rustfmt clippy >/dev/null 2>&1 || true
