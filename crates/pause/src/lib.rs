@@ -1,1 +1,6 @@
-//! See the crate description in Cargo.toml and docs/ARCHITECTURE.md.
+//! The pause model shared by every pauselab source and renderer: pause events, histograms
+//! over time and HdrHistogram interval logs (compatible with Java's HdrHistogram).
+
+pub mod event;
+
+pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};
