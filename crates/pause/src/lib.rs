@@ -2,5 +2,6 @@
 //! over time and HdrHistogram interval logs (compatible with Java's HdrHistogram).
 
 pub mod event;
+pub mod interval_log;
 
 pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};

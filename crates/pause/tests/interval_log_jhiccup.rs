@@ -1,0 +1,69 @@
+//! The reader on real jHiccup logs, against the values Java's HdrHistogram 2.2.2 reports
+//! for them (../shared/data/jhiccup/expected.json).
+
+use std::path::PathBuf;
+
+use hdrhistogram::Histogram;
+use pauselab_pause::interval_log::{IntervalLogReader, TagFilter};
+
+/// `shared/data/jhiccup` beside the repository (CI checks it out there), or
+/// `$PAUSELAB_SHARED_DIR/data/jhiccup`.
+fn jhiccup_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("PAUSELAB_SHARED_DIR") {
+        return PathBuf::from(dir).join("data/jhiccup");
+    }
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .map(|a| a.join("shared/data/jhiccup"))
+        .find(|p| p.join("expected.json").is_file())
+        .expect("shared/data/jhiccup not found beside the repository (set PAUSELAB_SHARED_DIR)")
+}
+
+#[test]
+fn every_log_matches_java_counts_and_percentiles() {
+    let dir = jhiccup_dir();
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let files = expected.as_object().unwrap();
+    assert!(files.len() >= 6);
+    for (name, want) in files {
+        let mut reader = IntervalLogReader::open(&dir.join(name))
+            .unwrap()
+            .with_tag(TagFilter::Untagged);
+        let mut total: Option<Histogram<u64>> = None;
+        let mut intervals = 0;
+        let mut last_offset = -1.0;
+        for interval in reader.by_ref() {
+            let interval = interval.unwrap();
+            assert!(
+                interval.offset_s > last_offset,
+                "{name}: intervals in time order"
+            );
+            last_offset = interval.offset_s;
+            intervals += 1;
+            let acc = total.get_or_insert_with(|| {
+                let mut h = Histogram::new_from(&interval.histogram);
+                h.auto(true);
+                h
+            });
+            acc.add(&interval.histogram).unwrap();
+        }
+        let total = total.unwrap();
+        let get = |k: &str| want[k].as_u64().unwrap();
+        assert_eq!(intervals as u64, get("intervals"), "{name}");
+        assert_eq!(total.len(), get("count"), "{name}");
+        assert_eq!(total.value_at_quantile(0.5), get("p50"), "{name}");
+        assert_eq!(total.value_at_quantile(0.99), get("p99"), "{name}");
+        assert_eq!(total.value_at_quantile(0.999), get("p99_9"), "{name}");
+        assert_eq!(total.value_at_quantile(0.9999), get("p99_99"), "{name}");
+        assert_eq!(total.max(), get("max"), "{name}");
+        // jHiccup's logs carry a StartTime and relative timestamps; the file-mode ones none.
+        if name.ends_with(".jHiccup") {
+            let start = reader.start_time_header_s().unwrap();
+            assert!(start > 1.6e9 && start < 1.7e9, "{name}: {start}");
+        } else {
+            assert_eq!(reader.start_time_header_s(), None);
+        }
+    }
+}
