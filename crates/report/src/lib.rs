@@ -1,1 +1,29 @@
-//! See the crate description in Cargo.toml and docs/ARCHITECTURE.md.
+//! Reports on pauses and hiccups: interval-log summaries and `.hgrm` distributions identical
+//! to Java HdrHistogram's, percentile and timeline charts as SVG (and PNG), a self-contained
+//! HTML report per lab bundle, and a matrix across hosts and JDKs.
+
+pub mod hgrm;
+pub mod summary;
+pub mod table;
+
+pub use summary::{IntervalPoint, LogSummary, Stats};
+
+use pauselab_pause::interval_log::IntervalLogError;
+
+/// Why a report could not be made. Display names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Log(#[from] IntervalLogError),
+    #[error("{source_name}: {message}")]
+    Input {
+        source_name: String,
+        message: String,
+    },
+    #[error("{path}: {error}")]
+    Io {
+        path: String,
+        #[source]
+        error: std::io::Error,
+    },
+}

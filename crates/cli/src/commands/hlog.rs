@@ -1,10 +1,128 @@
-//! `pauselab hlog`: not implemented yet.
+//! `pauselab hlog`: summarise HdrHistogram interval logs the way Java's
+//! `HistogramLogProcessor` does (same numbers, same `.hgrm` text with `--hgrm`).
 
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct Args {}
+use anyhow::Context;
+use pauselab_pause::interval_log::TagFilter;
+use pauselab_report::hgrm::{self, DEFAULT_TICKS_PER_HALF_DISTANCE, DEFAULT_UNIT_RATIO};
+use pauselab_report::{table, LogSummary};
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`pauselab hlog` is not implemented yet")
+#[derive(clap::Args)]
+pub struct Args {
+    /// Interval logs (jHiccup `.hlog`/`.jHiccup`, the hiccup agent's, pauselab's own)
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Only intervals with this tag (default: untagged intervals, as HistogramLogProcessor)
+    #[arg(long, value_name = "TAG")]
+    pub tag: Option<String>,
+    /// Skip intervals starting earlier than this many seconds after the log's start
+    #[arg(long, value_name = "SECONDS")]
+    pub start: Option<f64>,
+    /// Stop at the first interval starting later than this many seconds after the log's start
+    #[arg(long, value_name = "SECONDS")]
+    pub end: Option<f64>,
+    /// Print the full percentile distribution (.hgrm), byte-identical to HistogramLogProcessor
+    #[arg(long)]
+    pub hgrm: bool,
+    /// Percentile rows per half distance to 100% in the distribution
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_TICKS_PER_HALF_DISTANCE,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub ticks: u32,
+    /// Divide recorded values by this for display (1e6: nanoseconds shown as milliseconds)
+    #[arg(long, value_name = "RATIO", default_value_t = DEFAULT_UNIT_RATIO)]
+    pub unit_ratio: f64,
+    /// Machine-readable output (values in recorded units, see docs/report.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        args.unit_ratio.is_finite() && args.unit_ratio > 0.0,
+        "--unit-ratio must be a positive number, got {}",
+        args.unit_ratio
+    );
+    if let (Some(start), Some(end)) = (args.start, args.end) {
+        anyhow::ensure!(start <= end, "--start {start} is after --end {end}");
+    }
+    let tag = TagFilter::from_option(args.tag.as_deref());
+    let summaries = args
+        .files
+        .iter()
+        .map(|file| LogSummary::read(file, tag.clone(), args.start, args.end))
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let files: Vec<_> = summaries
+            .iter()
+            .map(|s| {
+                let mut doc = serde_json::json!({
+                    "file": s.source,
+                    "tag": args.tag,
+                    "start_time_s": s.start_s,
+                    "intervals": s.intervals.len(),
+                    "span_s": s.span_s(),
+                    "unit_ratio": args.unit_ratio,
+                    "stats": s.stats(),
+                });
+                if args.hgrm {
+                    doc["distribution"] =
+                        serde_json::json!(hgrm::percentile_points(&s.histogram, args.ticks));
+                }
+                doc
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "files": files }))?;
+        writeln!(out)?;
+    } else if args.hgrm {
+        for (i, summary) in summaries.iter().enumerate() {
+            if summaries.len() > 1 {
+                writeln!(out, "{}# {}", if i > 0 { "\n" } else { "" }, summary.source)?;
+            }
+            summary.write_hgrm(&mut out, args.ticks, args.unit_ratio)?;
+        }
+    } else {
+        let header = [
+            "file",
+            "intervals",
+            "span s",
+            "count",
+            "mean",
+            "p50",
+            "p90",
+            "p99",
+            "p99.9",
+            "p99.99",
+            "max",
+        ];
+        let rows: Vec<Vec<String>> = summaries
+            .iter()
+            .map(|s| {
+                let st = s.stats();
+                let r = args.unit_ratio;
+                let mut row = vec![
+                    s.source.clone(),
+                    s.intervals.len().to_string(),
+                    format!("{:.1}", s.span_s()),
+                    st.count.to_string(),
+                    table::scaled(st.mean, r),
+                ];
+                row.extend(
+                    [st.p50, st.p90, st.p99, st.p99_9, st.p99_99, st.max]
+                        .map(|v| table::scaled(v as f64, r)),
+                );
+                row
+            })
+            .collect();
+        out.write_all(table::render(&header, &rows).as_bytes())?;
+        if args.unit_ratio == DEFAULT_UNIT_RATIO {
+            writeln!(out, "(values in ms)")?;
+        }
+    }
+    out.flush().context("writing to stdout")?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,56 @@
+//! Plain-text tables for terminals: first column left-aligned, the others right-aligned.
+
+/// Renders `rows` under `header`, columns separated by two spaces.
+pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
+    let columns = header.len();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate().take(columns) {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut out = String::new();
+        for (i, cell) in cells.enumerate().take(columns) {
+            if i > 0 {
+                out.push_str("  ");
+            }
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            if i == 0 {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(cell);
+            }
+        }
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+        out
+    };
+    let mut text = line(&mut header.iter().copied());
+    for row in rows {
+        text.push_str(&line(&mut row.iter().map(String::as_str)));
+    }
+    text
+}
+
+/// A value in recorded units shown in display units with 3 decimals (e.g. ns as ms).
+pub fn scaled(value: f64, unit_ratio: f64) -> String {
+    format!("{:.3}", value / unit_ratio)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn aligns_columns() {
+        let text = super::render(
+            &["file", "count"],
+            &[
+                vec!["a.hlog".into(), "5".into()],
+                vec!["b".into(), "12345".into()],
+            ],
+        );
+        assert_eq!(text, "file    count\na.hlog      5\nb       12345\n");
+    }
+}
