@@ -2,6 +2,7 @@
 //! to Java HdrHistogram's, percentile and timeline charts as SVG (and PNG), a self-contained
 //! HTML report per lab bundle, and a matrix across hosts and JDKs.
 
+pub mod bundle;
 pub mod hgrm;
 pub mod summary;
 pub mod table;

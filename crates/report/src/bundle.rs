@@ -1,0 +1,319 @@
+//! Lab result bundles (docs/bundle-format.md): the manifest, the verdict, the host time series
+//! and, per variant, its interval logs read into summaries.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pauselab_pause::interval_log::TagFilter;
+use serde::{Deserialize, Serialize};
+
+use crate::summary::LogSummary;
+use crate::ReportError;
+
+pub const MANIFEST: &str = "manifest.json";
+pub const VERDICT: &str = "verdict.json";
+pub const HOST_SERIES: &str = "host.csv";
+pub const HICCUP_LOG: &str = "hiccups.hlog";
+pub const SAFEPOINT_LOG: &str = "safepoints.hlog";
+pub const GC_LOG: &str = "gc.log";
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Manifest {
+    pub format: String,
+    pub format_version: u32,
+    pub experiment: Experiment,
+    pub start_time_s: Option<f64>,
+    pub end_time_s: Option<f64>,
+    pub fault_injection: Option<String>,
+    pub host: Host,
+    pub jdks: Vec<Jdk>,
+    pub variants: Vec<VariantEntry>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Experiment {
+    pub name: String,
+    pub description: Option<String>,
+    pub default_variant: Option<String>,
+    pub baseline_variant: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Host {
+    pub hostname: Option<String>,
+    pub kernel: Option<String>,
+    pub distribution: Option<String>,
+    pub cpu: Option<String>,
+    pub cpus: Option<u32>,
+    pub memory_bytes: Option<u64>,
+    pub thp: Option<String>,
+    pub swap_bytes: Option<u64>,
+    pub dirty: BTreeMap<String, serde_json::Value>,
+    pub paths: Vec<HostPath>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HostPath {
+    pub role: String,
+    pub path: String,
+    pub filesystem: Option<String>,
+    pub device: Option<String>,
+    pub stable_writes: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Jdk {
+    pub id: String,
+    pub path: Option<String>,
+    pub version: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VariantEntry {
+    pub id: String,
+    pub variant: String,
+    pub jdk: Option<String>,
+    pub description: Option<String>,
+    pub jvm_flags: Vec<String>,
+    pub dir: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Verdict {
+    pub result: Option<String>,
+    pub rule: Option<serde_json::Value>,
+    pub baseline_max_ms: Option<f64>,
+    pub variants: Vec<VariantVerdict>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VariantVerdict {
+    pub id: String,
+    pub verdict: String,
+    pub evidence: Option<String>,
+}
+
+/// The host sampled during the run: column name -> values per row (`None` when empty).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HostSeries {
+    pub t_s: Vec<f64>,
+    pub columns: BTreeMap<String, Vec<Option<f64>>>,
+}
+
+/// One variant of a bundle with its logs read.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub entry: VariantEntry,
+    pub dir: PathBuf,
+    pub hiccups: Option<LogSummary>,
+    pub safepoints: Option<LogSummary>,
+    /// The GC log's path when the variant has one.
+    pub gc_log: Option<PathBuf>,
+    pub verdict: Option<VariantVerdict>,
+}
+
+impl Variant {
+    /// "default" or "default (JDK 17)" when the variant ran on a named JDK.
+    pub fn label(&self) -> String {
+        match &self.entry.jdk {
+            Some(jdk) => format!("{} (JDK {jdk})", self.entry.variant),
+            None => self.entry.variant.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Bundle {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub verdict: Option<Verdict>,
+    pub host_series: Option<HostSeries>,
+    pub variants: Vec<Variant>,
+}
+
+/// Whether `path` is a bundle directory (has a manifest).
+pub fn is_bundle(path: &Path) -> bool {
+    path.is_dir() && path.join(MANIFEST).is_file()
+}
+
+impl Bundle {
+    pub fn open(dir: &Path) -> Result<Bundle, ReportError> {
+        let manifest_path = dir.join(MANIFEST);
+        if !manifest_path.is_file() {
+            return Err(ReportError::Input {
+                source_name: dir.display().to_string(),
+                message: format!(
+                    "no {MANIFEST}: not a pauselab lab bundle (see docs/bundle-format.md)"
+                ),
+            });
+        }
+        let manifest: Manifest = read_json(&manifest_path)?;
+        if manifest.format_version > 1 {
+            return Err(ReportError::Input {
+                source_name: manifest_path.display().to_string(),
+                message: format!(
+                    "bundle format version {} is newer than this pauselab reads (1): update pauselab",
+                    manifest.format_version
+                ),
+            });
+        }
+        if manifest.variants.is_empty() {
+            return Err(ReportError::Input {
+                source_name: manifest_path.display().to_string(),
+                message: "the manifest lists no variants".to_string(),
+            });
+        }
+        let verdict_path = dir.join(VERDICT);
+        let verdict: Option<Verdict> = if verdict_path.is_file() {
+            Some(read_json(&verdict_path)?)
+        } else {
+            None
+        };
+        let host_path = dir.join(HOST_SERIES);
+        let host_series = if host_path.is_file() {
+            Some(read_host_series(&host_path)?)
+        } else {
+            None
+        };
+        let mut variants = Vec::new();
+        for entry in &manifest.variants {
+            let variant_dir = dir.join(
+                entry
+                    .dir
+                    .clone()
+                    .unwrap_or_else(|| format!("variants/{}", entry.id)),
+            );
+            let read_log = |name: &str| -> Result<Option<LogSummary>, ReportError> {
+                let path = variant_dir.join(name);
+                if path.is_file() {
+                    LogSummary::read(&path, TagFilter::Untagged, None, None).map(Some)
+                } else {
+                    Ok(None)
+                }
+            };
+            let gc_log = Some(variant_dir.join(GC_LOG)).filter(|p| p.is_file());
+            variants.push(Variant {
+                hiccups: read_log(HICCUP_LOG)?,
+                safepoints: read_log(SAFEPOINT_LOG)?,
+                gc_log,
+                verdict: verdict
+                    .as_ref()
+                    .and_then(|v| v.variants.iter().find(|x| x.id == entry.id).cloned()),
+                entry: entry.clone(),
+                dir: variant_dir,
+            });
+        }
+        Ok(Bundle {
+            dir: dir.to_path_buf(),
+            manifest,
+            verdict,
+            host_series,
+            variants,
+        })
+    }
+
+    /// A short name: the experiment and the host ("hsperf-mmap on lab1").
+    pub fn title(&self) -> String {
+        let name = if self.manifest.experiment.name.is_empty() {
+            self.dir.display().to_string()
+        } else {
+            self.manifest.experiment.name.clone()
+        };
+        match &self.manifest.host.hostname {
+            Some(host) => format!("{name} on {host}"),
+            None => name,
+        }
+    }
+
+    /// The stressed path's "filesystem on device", for the matrix's disk column.
+    pub fn disk(&self) -> Option<String> {
+        let p = self
+            .manifest
+            .host
+            .paths
+            .iter()
+            .find(|p| p.role == "stressed")?;
+        match (&p.filesystem, &p.device) {
+            (Some(fs), Some(dev)) => Some(format!("{fs} on {dev}")),
+            (Some(fs), None) => Some(fs.clone()),
+            (None, Some(dev)) => Some(dev.clone()),
+            (None, None) => Some(p.path.clone()),
+        }
+    }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
+    let text = std::fs::read_to_string(path).map_err(|error| ReportError::Io {
+        path: path.display().to_string(),
+        error,
+    })?;
+    serde_json::from_str(&text).map_err(|e| ReportError::Input {
+        source_name: format!("{}:{}", path.display(), e.line()),
+        message: format!("invalid JSON: {e}"),
+    })
+}
+
+fn read_host_series(path: &Path) -> Result<HostSeries, ReportError> {
+    let text = std::fs::read_to_string(path).map_err(|error| ReportError::Io {
+        path: path.display().to_string(),
+        error,
+    })?;
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((_, header)) = lines.next() else {
+        return Ok(HostSeries::default());
+    };
+    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    if names.first() != Some(&"t_s") {
+        return Err(ReportError::Input {
+            source_name: format!("{}:1", path.display()),
+            message: "the first column must be t_s".to_string(),
+        });
+    }
+    let mut series = HostSeries::default();
+    for name in &names[1..] {
+        series.columns.insert(name.to_string(), Vec::new());
+    }
+    for (index, line) in lines {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        let bad = |what: String| ReportError::Input {
+            source_name: format!("{}:{}", path.display(), index + 1),
+            message: what,
+        };
+        if cells.len() != names.len() {
+            return Err(bad(format!(
+                "{} fields, the header has {}",
+                cells.len(),
+                names.len()
+            )));
+        }
+        let t = cells[0]
+            .parse::<f64>()
+            .map_err(|_| bad(format!("t_s is not a number: {:?}", cells[0])))?;
+        series.t_s.push(t);
+        for (name, cell) in names[1..].iter().zip(&cells[1..]) {
+            let value = if cell.is_empty() {
+                None
+            } else {
+                Some(
+                    cell.parse::<f64>()
+                        .map_err(|_| bad(format!("{name} is not a number: {cell:?}")))?,
+                )
+            };
+            if let Some(column) = series.columns.get_mut(*name) {
+                column.push(value);
+            }
+        }
+    }
+    Ok(series)
+}
