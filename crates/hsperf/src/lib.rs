@@ -1,1 +1,36 @@
-//! See the crate description in Cargo.toml and docs/ARCHITECTURE.md.
+//! HotSpot perf data (hsperfdata): read any HotSpot JVM's counters natively.
+//!
+//! - [`discover_jvms`] finds every JVM on the host by its libjvm.so mapping, also those
+//!   running with `-XX:+PerfDisableSharedMem` (no file) and those in containers.
+//! - [`Reader`] reads one JVM's counters from its file or straight from its memory
+//!   ([`Source`]), keeping the route open so repeated snapshots cost microseconds.
+//! - [`Snapshot`] is a consistent copy with typed [`Counter`]s: `get`, `value_i64`,
+//!   `value_str`, `seconds`.
+//! - [`jstat`] evaluates the JDK's jstat columns; [`attach`] speaks the dynamic attach
+//!   protocol (`jcmd`).
+//!
+//! ```no_run
+//! use pauselab_hsperf::{Reader, Source};
+//! let mut reader = Reader::open(1234, Source::Auto)?;
+//! let snapshot = reader.snapshot()?;
+//! let young_gc_seconds = snapshot.seconds("sun.gc.collector.0.time");
+//! # Ok::<(), pauselab_hsperf::Error>(())
+//! ```
+//!
+//! Format and routes are described in docs/hsperf.md.
+
+mod discover;
+mod error;
+mod format;
+mod memory;
+mod process;
+mod reader;
+mod select;
+
+pub use discover::{discover_jvms, inspect, main_class, JvmDetails, JvmProcess, PerfData};
+pub use error::{Error, Result};
+pub use format::{parse_prologue, Counter, Prologue, Snapshot, Units, Value, Variability, MAGIC};
+pub use memory::AddressSource;
+pub use process::{read_status, ProcStatus, ProcessHandle};
+pub use reader::{Reader, Route, Source};
+pub use select::{glob_match, CounterFilter};

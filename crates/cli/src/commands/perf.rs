@@ -1,10 +1,141 @@
-//! `pauselab perf`: not implemented yet.
+//! `pauselab perf`: a JVM's perf counters as `name=value` lines, the names and values of
+//! `jcmd PID PerfCounter.print` (sorted, with its six `sun.perfdata.*` counters), read from
+//! the hsperfdata file or straight from the JVM's memory.
 
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use pauselab_hsperf::{Counter, CounterFilter, Reader, Snapshot, Source};
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Pid of the JVM (see `pauselab jvms`)
+    #[arg(required_unless_present = "file")]
+    pid: Option<u32>,
+    /// Counter names or globs (`sun.gc.*`, `*.time`); all counters if none
+    patterns: Vec<String>,
+    /// Read a saved hsperfdata file instead of a running JVM
+    #[arg(long, value_name = "PATH", conflicts_with = "pid")]
+    file: Option<PathBuf>,
+    /// Repeat every MS milliseconds
+    #[arg(short = 'i', long = "interval", value_name = "MS")]
+    interval: Option<u64>,
+    /// Number of samples (default 1, or unlimited with -i)
+    #[arg(short = 'n', long = "count", value_name = "COUNT")]
+    count: Option<u64>,
+    /// Where to read from: the file if shared, else memory (auto), or force one
+    #[arg(long, default_value = "auto", value_name = "auto|file|memory")]
+    source: Source,
+    /// One JSON object per sample (name, value, units, variability of each counter)
+    #[arg(long)]
+    json: bool,
+    /// Measure the in-process cost of N snapshots and print it (for bench/hsperf.sh)
+    #[arg(long, hide = true, value_name = "N")]
+    time_snapshots: Option<u32>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`pauselab perf` is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut reader = match (&args.file, args.pid) {
+        (Some(path), _) => Reader::open_path(path)?,
+        (None, Some(pid)) => Reader::open(pid, args.source)?,
+        (None, None) => anyhow::bail!("give a pid or --file"),
+    };
+    if let Some(n) = args.time_snapshots {
+        return time_snapshots(&mut reader, n);
+    }
+    let filter = CounterFilter::new(args.patterns.iter().cloned());
+    let samples = args
+        .count
+        .unwrap_or(if args.interval.is_some() { u64::MAX } else { 1 });
+    let interval = Duration::from_millis(args.interval.unwrap_or(0));
+    let stdout = std::io::stdout();
+    let mut snapshot = reader.snapshot()?;
+    let mut next = Instant::now();
+    for sample in 0..samples {
+        if sample > 0 {
+            next += interval;
+            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+            reader.snapshot_into(&mut snapshot)?;
+        }
+        let mut counters = selected(&snapshot, &filter);
+        if sample == 0 && counters.is_empty() && !args.patterns.is_empty() {
+            anyhow::bail!(
+                "no counter matches {}; list all names with `pauselab perf {}`",
+                args.patterns.join(" "),
+                args.pid.map(|p| p.to_string()).unwrap_or_default()
+            );
+        }
+        counters.sort_by(|a, b| a.name.cmp(b.name));
+        let mut out = stdout.lock();
+        let written = if args.json {
+            write_json(&mut out, &reader, &snapshot, &counters)
+        } else {
+            write_text(&mut out, sample > 0, &counters)
+        };
+        if let Err(e) = written.and_then(|_| out.flush()) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                return Ok(ExitCode::SUCCESS);
+            }
+            return Err(e).context("writing to stdout");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn selected<'a>(snapshot: &'a Snapshot, filter: &CounterFilter) -> Vec<Counter<'a>> {
+    snapshot
+        .counters()
+        .chain(snapshot.prologue_counters())
+        .filter(|c| filter.matches(c.name))
+        .collect()
+}
+
+fn write_text(out: &mut impl Write, separate: bool, counters: &[Counter]) -> std::io::Result<()> {
+    if separate {
+        writeln!(out)?;
+    }
+    for c in counters {
+        writeln!(out, "{}={}", c.name, c.value)?;
+    }
+    Ok(())
+}
+
+fn write_json(
+    out: &mut impl Write,
+    reader: &Reader,
+    snapshot: &Snapshot,
+    counters: &[Counter],
+) -> std::io::Result<()> {
+    let taken_at = snapshot
+        .taken_at()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let doc = serde_json::json!({
+        "pid": reader.pid(),
+        "route": reader.route(),
+        "timestamp": taken_at,
+        "counters": counters,
+    });
+    serde_json::to_writer(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+fn time_snapshots(reader: &mut Reader, n: u32) -> anyhow::Result<ExitCode> {
+    let n = n.max(1);
+    let mut snapshot = reader.snapshot()?;
+    let start = Instant::now();
+    for _ in 0..n {
+        reader.snapshot_into(&mut snapshot)?;
+    }
+    let per = start.elapsed().as_secs_f64() * 1e6 / f64::from(n);
+    println!(
+        "{per:.2} us per snapshot ({n} snapshots, {} counters, {})",
+        snapshot.len(),
+        serde_json::to_string(reader.route()).unwrap_or_default()
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,188 @@
+//! Finding HotSpot JVMs: every process that maps libjvm.so, whether or not it shares its
+//! perf data in a file, in containers and private mount namespaces too.
+
+use std::fs;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::format::Snapshot;
+use crate::process::{self, JvmMaps};
+use crate::reader::{Reader, Source};
+
+/// How a JVM's perf counters can be reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PerfData {
+    /// Shared in a file (the default). `path` is reachable from this host.
+    File { path: PathBuf },
+    /// Only in the JVM's memory: -XX:+PerfDisableSharedMem (or the file could not be
+    /// created). `jps`/`jstat` cannot see these; the memory route can.
+    MemoryOnly,
+    /// -XX:-UsePerfData: the JVM keeps no counters at all.
+    Disabled,
+    /// This user cannot tell (the process's mappings are not readable).
+    Unknown { reason: String },
+}
+
+/// A HotSpot JVM running on this host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JvmProcess {
+    /// Pid on this host.
+    pub pid: u32,
+    /// Pid inside the JVM's own pid namespace (differs in containers).
+    pub ns_pid: u32,
+    /// Effective uid of the JVM.
+    pub uid: u32,
+    /// User name of `uid` as the JVM sees it, if known.
+    pub user: Option<String>,
+    /// Main class, `-jar` file or module, from the command line.
+    pub main_class: Option<String>,
+    /// libjvm.so as the JVM sees it.
+    pub libjvm: Option<PathBuf>,
+    /// Seconds since the process started.
+    pub uptime_seconds: Option<f64>,
+    /// Where its counters are.
+    pub perf_data: PerfData,
+}
+
+impl JvmProcess {
+    /// True if the counters are shared in a file (jstat/jcmd can see the JVM).
+    pub fn shares_perf_data(&self) -> bool {
+        matches!(self.perf_data, PerfData::File { .. })
+    }
+
+    /// Opens a reader on this JVM.
+    pub fn reader(&self, source: Source) -> Result<Reader> {
+        Reader::open(self.pid, source)
+    }
+}
+
+/// Every HotSpot JVM visible to this user, sorted by pid. Processes whose mappings this
+/// user cannot read are listed only if their executable is named `java`.
+pub fn discover_jvms() -> Vec<JvmProcess> {
+    let own = std::process::id();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids: Vec<u32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|&pid| pid != own)
+        .collect();
+    pids.sort_unstable();
+    pids.into_iter()
+        .filter_map(|pid| inspect(pid).ok())
+        .collect()
+}
+
+/// Describes one pid; [`Error::NotJvm`] if it does not map libjvm.so.
+pub fn inspect(pid: u32) -> Result<JvmProcess> {
+    let status = process::read_status(pid)?;
+    let cmdline = process::read_cmdline(pid).unwrap_or_default();
+    let (maps, perf_data) = match process::read_maps(pid) {
+        Ok(maps) if maps.libjvm.is_none() => return Err(Error::NotJvm { pid }),
+        Ok(maps) => {
+            let perf = perf_data_of(pid, &maps, &cmdline);
+            (maps, perf)
+        }
+        Err(Error::Permission { .. }) if looks_like_java(&cmdline) => (
+            JvmMaps::default(),
+            PerfData::Unknown {
+                reason: format!(
+                    "permission denied reading /proc/{pid}/maps: run as uid {} or root",
+                    status.uid
+                ),
+            },
+        ),
+        Err(Error::Permission { .. }) => return Err(Error::NotJvm { pid }),
+        Err(e) => return Err(e),
+    };
+    Ok(JvmProcess {
+        pid,
+        ns_pid: status.ns_pid,
+        uid: status.uid,
+        user: process::user_name(pid, status.uid),
+        main_class: main_class(&cmdline),
+        libjvm: maps.libjvm,
+        uptime_seconds: process::uptime_seconds(pid),
+        perf_data,
+    })
+}
+
+fn looks_like_java(cmdline: &[String]) -> bool {
+    cmdline
+        .first()
+        .is_some_and(|a| a.rsplit('/').next() == Some("java"))
+}
+
+fn perf_data_of(pid: u32, maps: &JvmMaps, cmdline: &[String]) -> PerfData {
+    match &maps.perf_file {
+        Some(path) if !maps.perf_file_deleted => PerfData::File {
+            path: process::in_process_root(pid, path),
+        },
+        _ if cmdline.iter().any(|a| a == "-XX:-UsePerfData") => PerfData::Disabled,
+        _ => PerfData::MemoryOnly,
+    }
+}
+
+/// Options of the `java` launcher that take the next argument as their value.
+const OPTIONS_WITH_VALUE: &[&str] = &[
+    "-cp",
+    "-classpath",
+    "--class-path",
+    "-p",
+    "--module-path",
+    "--upgrade-module-path",
+    "--add-modules",
+    "--add-opens",
+    "--add-exports",
+    "--add-reads",
+    "--limit-modules",
+    "--patch-module",
+    "--enable-native-access",
+];
+
+/// The main class, `-jar` file or module of a `java` command line.
+pub fn main_class(cmdline: &[String]) -> Option<String> {
+    let mut args = cmdline.iter().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-jar" | "-m" | "--module" => return args.next().cloned(),
+            a if a.starts_with("--module=") => return Some(a["--module=".len()..].to_string()),
+            a if OPTIONS_WITH_VALUE.contains(&a) => {
+                args.next();
+            }
+            a if a.starts_with('-') || a.starts_with('@') => {}
+            a => return Some(a.to_string()),
+        }
+    }
+    None
+}
+
+/// Facts that need the counters: version, GC, command.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct JvmDetails {
+    /// `java.property.java.version`, e.g. `17.0.15`.
+    pub java_version: Option<String>,
+    /// `java.property.java.vm.version`.
+    pub vm_version: Option<String>,
+    /// `sun.gc.policy.name`, e.g. `GarbageFirst`.
+    pub gc: Option<String>,
+    /// `sun.rt.javaCommand`: main class or jar and its arguments.
+    pub command: Option<String>,
+}
+
+impl JvmDetails {
+    /// Extracts the details from a snapshot.
+    pub fn from_snapshot(s: &Snapshot) -> JvmDetails {
+        let text = |n: &str| s.value_str(n).map(|v| v.into_owned());
+        JvmDetails {
+            java_version: text("java.property.java.version"),
+            vm_version: text("java.property.java.vm.version"),
+            gc: text("sun.gc.policy.name"),
+            command: text("sun.rt.javaCommand"),
+        }
+    }
+}
