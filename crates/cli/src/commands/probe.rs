@@ -1,10 +1,314 @@
-//! `pauselab probe`: not implemented yet.
+//! `pauselab probe mmap`: measure the latency of stores into mapped files, per filesystem.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use pauselab_host::probe::{
+    default_targets, run_mmap_probe, ProbeConfig, ProbeResult, ProbeTarget,
+};
+use serde::Serialize;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    probe: Probe,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`pauselab probe` is not implemented yet")
+#[derive(clap::Subcommand)]
+enum Probe {
+    /// Latency of 8-byte stores into a small MAP_SHARED file per directory (the hsperf
+    /// mmap stall), with tmpfs and anonymous memory as controls
+    Mmap(MmapArgs),
+}
+
+#[derive(clap::Args)]
+pub struct MmapArgs {
+    /// Directories to probe (one file each). Default: the hsperf directory's filesystem,
+    /// /dev/shm and anonymous memory
+    pub paths: Vec<PathBuf>,
+    /// How long to run: `10s`, `500ms`, `2m` (a plain number is seconds)
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Milliseconds between two stores into the same file
+    #[arg(long, default_value_t = 1.0)]
+    pub interval: f64,
+    /// Stores at least this slow (ms) are listed with their time
+    #[arg(long, default_value_t = 10.0)]
+    pub stall_threshold: f64,
+    /// Start writeback of each probe file this often (ms), as the kernel's flusher would;
+    /// 0 leaves writeback to the kernel (which may not write for 30 s)
+    #[arg(long, default_value_t = 1000)]
+    pub writeback_every: u64,
+    /// Print JSON instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.probe {
+        Probe::Mmap(args) => run_mmap(args),
+    }
+}
+
+/// Parses `10s`, `500ms`, `2m`, `1h` or a plain number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (examples: 10s, 500ms, 2m)"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}` in `{text}` (use ms, s, m or h)"
+            ))
+        }
+    };
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return Err(format!("duration `{text}` must be positive"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+fn milliseconds(name: &str, value: f64) -> anyhow::Result<Duration> {
+    anyhow::ensure!(
+        value.is_finite() && value > 0.0,
+        "--{name} must be a positive number of milliseconds, not {value}"
+    );
+    Ok(Duration::from_secs_f64(value / 1000.0))
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn request_stop(_signal: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// A flag set by Ctrl-C (SIGINT), SIGTERM or SIGHUP, so long-running commands stop cleanly
+/// and undo what they created.
+pub fn stop_on_signals() -> &'static AtomicBool {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
+        unsafe { libc::signal(signal, request_stop as *const () as libc::sighandler_t) };
+    }
+    &STOP
+}
+
+#[derive(Serialize)]
+struct ProbeReport<'a> {
+    interval_ms: f64,
+    duration_s: f64,
+    stall_threshold_ms: f64,
+    /// `null` when writeback was left to the kernel.
+    writeback_every_ms: Option<u64>,
+    interrupted: bool,
+    targets: &'a [ProbeResult],
+}
+
+fn run_mmap(args: MmapArgs) -> anyhow::Result<ExitCode> {
+    let targets = if args.paths.is_empty() {
+        default_targets()
+    } else {
+        args.paths
+            .iter()
+            .cloned()
+            .map(ProbeTarget::Directory)
+            .collect()
+    };
+    let config = ProbeConfig {
+        duration: args.duration,
+        interval: milliseconds("interval", args.interval)?,
+        stall_threshold: milliseconds("stall-threshold", args.stall_threshold)?,
+        force_writeback: (args.writeback_every > 0)
+            .then(|| Duration::from_millis(args.writeback_every)),
+        ..ProbeConfig::default()
+    };
+    let stop = stop_on_signals();
+    let results = run_mmap_probe(&targets, &config, stop).context("mmap probe")?;
+    let report = ProbeReport {
+        interval_ms: args.interval,
+        duration_s: args.duration.as_secs_f64(),
+        stall_threshold_ms: args.stall_threshold,
+        writeback_every_ms: config.force_writeback.map(|d| d.as_millis() as u64),
+        interrupted: stop.load(Ordering::SeqCst),
+        targets: &results,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render_table(&report));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn format_ms(ns: u64) -> String {
+    let ms = ns as f64 / 1e6;
+    if ms >= 100.0 {
+        format!("{ms:.0} ms")
+    } else if ms >= 1.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.1} us", ns as f64 / 1e3)
+    }
+}
+
+/// `HH:MM:SS.mmm` UTC of a Unix time in milliseconds.
+pub fn format_utc_time(unix_ms: u64) -> String {
+    let seconds_of_day = (unix_ms / 1000) % 86_400;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        seconds_of_day / 3600,
+        seconds_of_day / 60 % 60,
+        seconds_of_day % 60,
+        unix_ms % 1000
+    )
+}
+
+/// Human summary of one probe result's filesystem: `ext4 /dev/vda, stable_writes=1`.
+pub fn describe_target(result: &ProbeResult) -> String {
+    match &result.filesystem {
+        None if result.file.is_none() => "memory".to_string(),
+        None => "unknown filesystem".to_string(),
+        Some(fs) => {
+            let mut text = format!("{} {}", fs.fs_type, fs.source);
+            match fs.stable_writes() {
+                Some(stable) => text.push_str(&format!(", stable_writes={}", u8::from(stable))),
+                None if fs.is_memory_backed() => {}
+                None => text.push_str(", stable_writes=?"),
+            }
+            text
+        }
+    }
+}
+
+fn render_table(report: &ProbeReport) -> String {
+    let results = report.targets;
+    let mut rows: Vec<(String, Vec<String>)> = vec![
+        (
+            "".to_string(),
+            results.iter().map(|r| r.target.clone()).collect(),
+        ),
+        (
+            "filesystem".to_string(),
+            results.iter().map(describe_target).collect(),
+        ),
+        (
+            "stores".to_string(),
+            results.iter().map(|r| r.stores.to_string()).collect(),
+        ),
+        (
+            "p99".to_string(),
+            results.iter().map(|r| format_ms(r.p99_ns)).collect(),
+        ),
+        (
+            "p99.9".to_string(),
+            results.iter().map(|r| format_ms(r.p999_ns)).collect(),
+        ),
+        (
+            "max".to_string(),
+            results.iter().map(|r| format_ms(r.max_ns)).collect(),
+        ),
+        (
+            format!("stalls >= {} ms", report.stall_threshold_ms),
+            results.iter().map(|r| r.stall_count.to_string()).collect(),
+        ),
+    ];
+    if report.writeback_every_ms.is_some() {
+        rows.insert(
+            3,
+            (
+                "writebacks".to_string(),
+                results.iter().map(|r| r.writebacks.to_string()).collect(),
+            ),
+        );
+    }
+    let label_width = rows.iter().map(|(label, _)| label.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..results.len())
+        .map(|i| {
+            rows.iter()
+                .map(|(_, cells)| cells[i].len())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = format!(
+        "mmap store latency: one 8-byte store every {} ms per target for {:.1} s{}{}\n\n",
+        report.interval_ms,
+        report.duration_s,
+        match report.writeback_every_ms {
+            Some(ms) => format!(", writeback started every {ms} ms"),
+            None => ", writeback left to the kernel".to_string(),
+        },
+        if report.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    for (label, cells) in &rows {
+        let mut line = format!("{label:<label_width$}");
+        for (cell, width) in cells.iter().zip(&widths) {
+            line.push_str(&format!("  {cell:>width$}"));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    let mut stalls: Vec<_> = results
+        .iter()
+        .flat_map(|r| r.stalls.iter().map(move |s| (s, &r.target)))
+        .collect();
+    stalls.sort_by_key(|(s, _)| s.offset_ns);
+    if !stalls.is_empty() {
+        out.push_str(&format!(
+            "\nstalls >= {} ms (UTC time, since start, target, store latency):\n",
+            report.stall_threshold_ms
+        ));
+        for (stall, target) in stalls {
+            out.push_str(&format!(
+                "  {}  +{:>8.3} s  {}  {}\n",
+                format_utc_time(stall.unix_ms),
+                stall.offset_ns as f64 / 1e9,
+                target,
+                format_ms(stall.latency_ns)
+            ));
+        }
+        let kept: u64 = results.iter().map(|r| r.stalls.len() as u64).sum();
+        let total: u64 = results.iter().map(|r| r.stall_count).sum();
+        if total > kept {
+            out.push_str(&format!("  ... {} more not listed\n", total - kept));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units_and_reject_garbage() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("0").is_err());
+        assert!(parse_duration("ten").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn utc_time_of_day() {
+        // 2021-01-01T12:34:56.789Z
+        assert_eq!(format_utc_time(1_609_504_496_789), "12:34:56.789");
+    }
 }
