@@ -30,8 +30,9 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
+# Not quiet: Surefire's per-class results are the test report.
 test-java:
-	@if [ -f java/pom.xml ]; then $(MVN) install; fi
+	@if [ -f java/pom.xml ]; then mvn -B -ntp -f java/pom.xml install; fi
 
 test-rust:
 	$(CARGO) build --release --workspace
