@@ -1,6 +1,7 @@
 package pauselab.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -55,8 +56,7 @@ class WorkloadTest {
             while ((line = out.readLine()) != null) {
                 lines.add(JsonReader.object(line));
                 if (lines.size() == signalAfterLines) {
-                    // Not Process.destroy(): it also closes the streams this reads.
-                    new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).start().waitFor();
+                    terminate(process);
                 }
             }
         }
@@ -110,6 +110,91 @@ class WorkloadTest {
         assertEquals("signal", summary.get("stopped"));
         assertTrue(number(summary, "arrays") > 0);
         assertEquals(1, run.lines.stream().filter(l -> "summary".equals(l.get("type"))).count());
+    }
+
+    static void terminate(Process process) throws Exception {
+        // Not Process.destroy(): it also closes the streams the test reads.
+        new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).start().waitFor();
+    }
+
+    @Test
+    void gcThroughputReportsAllocationRatePerInterval() throws Exception {
+        Run run = collect(start(Arrays.asList("-Xmx128m"), "GcThroughput",
+                "--live", "16m", "--size", "512", "--threads", "2", "--duration", "2s",
+                "--interval", "500ms", "--print-intervals"), 0);
+        assertEquals(0, run.exitCode, run.stderr);
+        Map<String, Object> summary = run.summary();
+        assertEquals("duration", summary.get("stopped"));
+        assertEquals(16 * 1024 * 1024, number(summary, "live_bytes"));
+        assertEquals(2, number(summary, "threads"));
+        assertTrue(number(summary, "allocations") > 0);
+        assertTrue(number(summary, "gc_count") > 0, "churning a live set without a collection");
+        List<Map<String, Object>> intervals = run.lines.subList(0, run.lines.size() - 1);
+        assertEquals(number(summary, "intervals"), intervals.size());
+        for (Map<String, Object> interval : intervals) {
+            double k = number(interval, "kallocs_per_s");
+            assertTrue(k >= number(summary, "min_interval_kallocs_per_s")
+                    && k <= number(summary, "max_interval_kallocs_per_s"), interval.toString());
+        }
+    }
+
+    @Test
+    void classStormLoadsEveryGeneratedClass() throws Exception {
+        Run run = collect(start(Arrays.asList("-Xmx128m"), "ClassStorm",
+                "--classes", "3000", "--threads", "3"), 0);
+        assertEquals(0, run.exitCode, run.stderr);
+        Map<String, Object> summary = run.summary();
+        assertEquals("done", summary.get("stopped"));
+        assertEquals(3000, number(summary, "loaded"));
+        assertEquals(3, number(summary, "threads"));
+        assertTrue(number(summary, "load_s") > 0 && number(summary, "generate_s") > 0);
+        // 3000 classes take real metaspace (each is a distinct class with its own constant pool).
+        assertTrue(number(summary, "metaspace_used_bytes") > 3000 * 200, summary.toString());
+    }
+
+    @Test
+    void generatedClassesAreDistinctAndInitialised() throws Exception {
+        byte[][] classes = {ClassStorm.generate(0), ClassStorm.generate(1), ClassStorm.generate(2)};
+        ClassStorm.GeneratedLoader loader = new ClassStorm.GeneratedLoader(classes);
+        for (int i = 0; i < classes.length; i++) {
+            Class<?> type = Class.forName("pauselab.generated.Storm" + i, true, loader);
+            assertEquals(loader, type.getClassLoader());
+            assertEquals(i * 31L + 7, type.getField("value").getLong(null));
+        }
+        assertThrows(ClassNotFoundException.class, () -> Class.forName("pauselab.generated.Storm3", true, loader));
+    }
+
+    @Test
+    void startupHeapTimesMainAndTheTouch() throws Exception {
+        Run run = collect(start(Arrays.asList("-Xms64m", "-Xmx64m"), "StartupHeap",
+                "--touch", "16m", "--chunk", "64k", "--launched-at-ms", Long.toString(System.currentTimeMillis())), 0);
+        assertEquals(0, run.exitCode, run.stderr);
+        Map<String, Object> summary = run.summary();
+        assertEquals("done", summary.get("stopped"));
+        assertEquals(16 * 1024 * 1024, number(summary, "touched_bytes"));
+        assertEquals(64 * 1024 * 1024, number(summary, "max_heap_bytes"), 8 * 1024 * 1024);
+        assertTrue(number(summary, "jvm_start_to_main_ms") >= 0);
+        assertTrue(number(summary, "launch_to_main_ms") >= number(summary, "jvm_start_to_main_ms") - 20,
+                summary.toString());
+        assertTrue(number(summary, "touch_s") > 0);
+    }
+
+    @Test
+    void everyWorkloadSummarisesOnSigterm() throws Exception {
+        String[][] cases = {
+            {"GcThroughput", "--live", "8m", "--duration", "0", "--interval", "200ms", "--print-intervals"},
+            {"ClassStorm", "--classes", "200000", "--threads", "1", "--interval", "200ms", "--print-intervals"},
+            {"StartupHeap", "--touch", "1g", "--chunk", "1k"},
+        };
+        for (String[] c : cases) {
+            Process process = start(Arrays.asList("-Xmx2g"), c[0], Arrays.copyOfRange(c, 1, c.length));
+            Thread.sleep(1500);
+            terminate(process);
+            Run run = collect(process, 0);
+            assertEquals(143, run.exitCode, c[0] + ": " + run.stderr);
+            assertTrue(run.stderr.isEmpty(), c[0] + ": " + run.stderr);
+            assertEquals("signal", run.summary().get("stopped"), c[0]);
+        }
     }
 
     @Test
