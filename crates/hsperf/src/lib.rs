@@ -19,9 +19,11 @@
 //!
 //! Format and routes are described in docs/hsperf.md.
 
+pub mod attach;
 mod discover;
 mod error;
 mod format;
+pub mod jstat;
 mod memory;
 mod process;
 mod reader;

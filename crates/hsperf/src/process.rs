@@ -246,6 +246,12 @@ impl ProcessHandle {
     }
 }
 
+impl AsRawFd for ProcessHandle {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.fd.as_raw_fd()
+    }
+}
+
 /// Path of a file as the process sees it, reached from the host through
 /// `/proc/<pid>/root` (works for containers and private mount namespaces).
 pub(crate) fn in_process_root(pid: u32, path: &Path) -> PathBuf {
