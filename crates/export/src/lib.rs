@@ -1,1 +1,36 @@
-//! See the crate description in Cargo.toml and docs/ARCHITECTURE.md.
+//! Prometheus exporter for the counters of every HotSpot JVM on the host.
+//!
+//! No agent, no JMX, no JVM started per scrape: each scrape finds every JVM (also those
+//! running with `-XX:+PerfDisableSharedMem`), takes a consistent snapshot of its hsperf
+//! counters (from the shared file or straight from the JVM's memory) and turns them into
+//! metrics with base units. Metric names and labels are listed in docs/export.md.
+//!
+//! ```no_run
+//! use pauselab_export::{Exporter, Format, Options, Server};
+//!
+//! let exporter = Exporter::new(Options::default());
+//! print!("{}", exporter.render(Format::Prometheus)); // one scrape
+//! let server = Server::bind("127.0.0.1:9404".parse().unwrap(), exporter).unwrap();
+//! server.run(); // serves /metrics, / and /healthz
+//! ```
+
+mod counters;
+mod exposition;
+mod metrics;
+mod scrape;
+mod server;
+
+use std::net::SocketAddr;
+
+pub use counters::Route;
+pub use exposition::{encode, openmetrics_to_prometheus, Format};
+pub use pauselab_hsperf::Source;
+pub use scrape::{Exporter, Options};
+pub use server::Server;
+
+/// Errors of the exporter itself (a JVM that cannot be read is a metric, not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot listen on {addr}: {reason} (is another exporter already running? pick another port with --listen)")]
+    Bind { addr: SocketAddr, reason: String },
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Scrape latency of `pauselab export` with 1, 10 and 20 JVMs running (small heaps, every
+# other one with -XX:+PerfDisableSharedMem so both the file and the memory route are
+# timed), against the per-JVM cost of `jstat -gcutil`, the JVM-per-call tool that the
+# exporters wrapping jstat run on every scrape. Target: under 5 ms per JVM per scrape.
+# Columns: JVMs started here, JVMs read (others' JVMs count too), median and p90 wall time of
+# GET /metrics, median / read, the exporter's own pauselab_export_scrape_duration_seconds,
+# and the exporter's CPU time per scrape.
+#
+#   bench/export.sh [SCRAPES]     (default 40 scrapes per JVM count)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCRAPES=${1:-40}
+JDK=${JDK:-/usr/lib/jvm/java-17-openjdk-amd64}
+BIN=target/release/pauselab
+
+cargo build --release -q -p pauselab
+
+work=$(mktemp -d /tmp/pauselab-bench-export.XXXXXX)
+pids=()
+exporter=
+cleanup() {
+    [ -n "$exporter" ] && kill "$exporter" 2>/dev/null || true
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+# Mostly idle, like most services between requests; exits on its own after 10 minutes.
+cat >"$work/Idle.java" <<'EOF'
+public class Idle {
+    public static void main(String[] args) throws Exception {
+        long end = System.nanoTime() + 600_000_000_000L;
+        byte[] keep = null;
+        while (System.nanoTime() < end) {
+            keep = new byte[1 << 16];
+            Thread.sleep(200);
+        }
+        System.out.println(keep.length);
+    }
+}
+EOF
+"$JDK/bin/javac" -d "$work" "$work/Idle.java"
+
+start_jvms() { # total wanted
+    while [ ${#pids[@]} -lt "$1" ]; do
+        flags=()
+        [ $((${#pids[@]} % 2)) -eq 1 ] && flags=(-XX:+PerfDisableSharedMem)
+        "$JDK/bin/java" -Xmx32m -Xss256k -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 \
+            -XX:+UseSerialGC "${flags[@]}" -cp "$work" Idle >/dev/null 2>&1 &
+        pids+=($!)
+    done
+}
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$BIN" export --listen "127.0.0.1:$port" 2>"$work/exporter.log" &
+exporter=$!
+url="http://127.0.0.1:$port/metrics"
+for _ in $(seq 50); do curl -sf -o /dev/null "$url" && break; sleep 0.1; done
+
+# CPU time the exporter used so far, in ms (utime + stime; the wall time of a scrape on a
+# busy host is mostly waiting for a core).
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) * 1000 / hz}' "/proc/$exporter/stat"; }
+
+# Values of a sample in one scrape.
+sample() { grep -E "^$1 " "$work/scrape.txt" | awk '{s+=$2} END {print s+0}'; }
+
+printf '%-6s %-6s %-11s %-9s %-12s %-9s %-12s\n' JVMs read "median ms" "p90 ms" "ms per JVM" "self ms" "CPU ms/scr"
+for n in 1 10 20; do
+    start_jvms "$n"
+    # Wait until every JVM of ours is up and read (JVMs of other users count too: the
+    # per-JVM figure divides by what was actually read).
+    for _ in $(seq 100); do
+        curl -sf "$url" >"$work/scrape.txt"
+        ok=1
+        for p in "${pids[@]}"; do grep -q "^hotspot_safepoints_total{pid=\"$p\"}" "$work/scrape.txt" || ok=0; done
+        [ $ok -eq 1 ] && break
+        sleep 0.2
+    done
+    [ $ok -eq 1 ] || { echo "bench: not all $n JVMs became readable" >&2; exit 1; }
+    : >"$work/times.txt"
+    : >"$work/self.txt"
+    cpu_before=$(cpu_ms)
+    for _ in $(seq "$SCRAPES"); do
+        curl -s -o "$work/scrape.txt" -w '%{time_total}\n' "$url" >>"$work/times.txt"
+        sample pauselab_export_scrape_duration_seconds >>"$work/self.txt"
+    done
+    cpu=$(awk -v a="$cpu_before" -v b="$(cpu_ms)" -v n="$SCRAPES" 'BEGIN {printf "%.2f", (b - a) / n}')
+    read_jvms=$(sample 'pauselab_export_jvms_read\{[^}]*\}')
+    median=$(sort -g "$work/times.txt" | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]*1000}')
+    p90=$(sort -g "$work/times.txt" | awk '{a[NR]=$1} END {printf "%.2f", a[int(NR*0.9)]*1000}')
+    self=$(sort -g "$work/self.txt" | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]*1000}')
+    per_jvm=$(awk -v m="$median" -v n="$read_jvms" 'BEGIN {printf "%.3f", m/n}')
+    printf '%-6s %-6s %-11s %-9s %-12s %-9s %-12s\n' "$n" "$read_jvms" "$median" "$p90" "$per_jvm" "$self" "$cpu"
+    last_per_jvm=$per_jvm
+done
+
+# The alternative: one jstat JVM per JVM per scrape (shared-file JVMs only; jstat cannot
+# see the others at all).
+jstat_ms=$( { for _ in 1 2 3 4 5; do
+    s=$(date +%s%N); "$JDK/bin/jstat" -gcutil "${pids[0]}" >/dev/null; e=$(date +%s%N)
+    echo $(( (e - s) / 1000 ))
+done; } | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[3]/1000}')
+echo "jstat -gcutil, one JVM: median ${jstat_ms} ms"
+awk -v j="$jstat_ms" -v p="$last_per_jvm" 'BEGIN {
+    printf "per JVM per scrape at 20 JVMs: pauselab export %.3f ms, jstat %.1f ms: %.0fx faster\n", p, j, j/p
+    printf "target < 5 ms per JVM per scrape: %s\n", (p < 5 ? "met" : "MISSED")
+}'

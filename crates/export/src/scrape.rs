@@ -1,0 +1,247 @@
+//! One scrape: find every JVM, take a snapshot of each, build a fresh registry.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::AtomicU64;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use pauselab_hsperf::{discover_jvms, Error as HsperfError, JvmProcess, PerfData, Reader, Snapshot, Source};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::counters::{JvmIdentity, Route};
+use crate::exposition::{self, Format};
+use crate::metrics::{AllCounters, JvmMetrics, Labels};
+
+/// What a scrape reads and exposes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Where counters are read from: the file, memory, or the file when there is one.
+    pub source: Source,
+    /// Also expose every numeric counter as `hsperf_<sanitised name>`.
+    pub all_counters: bool,
+}
+
+/// The exporter: owns the open readers and the cumulative self-metrics between scrapes.
+pub struct Exporter {
+    options: Options,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Open readers by pid: the memory route resolves its address once, a file stays open.
+    /// Each reader holds a pidfd, so a reused pid is never mistaken for the old JVM.
+    readers: HashMap<u32, Reader>,
+    /// Reads that failed since start, by reason.
+    read_errors: BTreeMap<&'static str, u64>,
+    scrapes: u64,
+}
+
+/// Every value of the `reason` label, so each read-error series exists (at 0) from the
+/// first scrape on and `rate()`/`increase()` see its first error.
+const REASONS: [&str; 11] = [
+    "attach",
+    "corrupt",
+    "exited",
+    "io",
+    "memory_route",
+    "no_file",
+    "not_jvm",
+    "perf_data_disabled",
+    "permission",
+    "starting",
+    "unstable",
+];
+
+/// Why a JVM could not be read, as the `reason` label says it.
+pub(crate) fn reason(error: &HsperfError) -> &'static str {
+    match error {
+        HsperfError::Format { .. } => "corrupt",
+        HsperfError::NoProcess { .. } => "exited",
+        HsperfError::NotJvm { .. } => "not_jvm",
+        HsperfError::PerfDataDisabled { .. } => "perf_data_disabled",
+        HsperfError::NotReady { .. } => "starting",
+        HsperfError::Permission { .. } => "permission",
+        HsperfError::NoFile { .. } => "no_file",
+        HsperfError::Unstable { .. } => "unstable",
+        HsperfError::Memory { .. } => "memory_route",
+        HsperfError::Attach { .. } => "attach",
+        HsperfError::Io { .. } => "io",
+    }
+}
+
+/// The outcome of one JVM in one scrape.
+enum Outcome {
+    Read(Route, Snapshot),
+    Failed(&'static str),
+}
+
+impl Exporter {
+    pub fn new(options: Options) -> Exporter {
+        Exporter {
+            options,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Scrapes every JVM and encodes the result. Scrapes run one at a time: two clients
+    /// scraping at once wait for each other rather than doubling the load on the host.
+    pub fn render(&self, format: Format) -> String {
+        exposition::encode(&self.scrape(), format)
+    }
+
+    /// Scrapes every JVM into a fresh registry.
+    pub fn scrape(&self) -> Registry {
+        let started = Instant::now();
+        // A panic in an earlier scrape leaves nothing half-updated that matters here.
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.scrapes += 1;
+
+        let jvms = discover_jvms();
+        let mut outcomes = Vec::with_capacity(jvms.len());
+        for jvm in &jvms {
+            let outcome = read_jvm(&mut state.readers, jvm, self.options.source);
+            if let Outcome::Failed(reason) = outcome {
+                *state.read_errors.entry(reason).or_default() += 1;
+            }
+            outcomes.push((jvm, outcome));
+        }
+        state.readers.retain(|pid, _| jvms.iter().any(|j| j.pid == *pid));
+
+        let mut registry = Registry::default();
+        let metrics = JvmMetrics::register(&mut registry);
+        let unreadable = Family::<Labels, Gauge<i64>>::default();
+        registry.register(
+            "pauselab_export_unreadable_jvm",
+            "A JVM found but not read in this scrape (1), with the reason; JVMs that exited \
+             while being read are only counted in pauselab_export_read_errors",
+            unreadable.clone(),
+        );
+        let mut all_counters = self.options.all_counters.then(AllCounters::default);
+        let mut read_by_route: BTreeMap<String, i64> = BTreeMap::new();
+        for (jvm, outcome) in &outcomes {
+            match outcome {
+                Outcome::Read(route, snapshot) => {
+                    let identity = JvmIdentity::new(jvm, *route, snapshot);
+                    metrics.record(&identity, snapshot);
+                    if let Some(all) = all_counters.as_mut() {
+                        all.record(&mut registry, &identity, snapshot);
+                    }
+                    *read_by_route.entry(route.to_string()).or_default() += 1;
+                }
+                // It is gone: a series for it would outlive it by a scrape for nothing.
+                Outcome::Failed("exited") => {}
+                Outcome::Failed(reason) => {
+                    unreadable
+                        .get_or_create(&vec![
+                            ("pid", jvm.pid.to_string()),
+                            ("reason", reason.to_string()),
+                        ])
+                        .set(1);
+                }
+            }
+        }
+
+        register_self_metrics(
+            &mut registry,
+            &state,
+            jvms.len(),
+            &read_by_route,
+            started.elapsed(),
+        );
+        registry
+    }
+}
+
+/// Takes a snapshot with the cached reader of `jvm`, opening one if needed.
+fn read_jvm(readers: &mut HashMap<u32, Reader>, jvm: &JvmProcess, source: Source) -> Outcome {
+    match &jvm.perf_data {
+        PerfData::Disabled => return Outcome::Failed("perf_data_disabled"),
+        PerfData::Unknown { .. } => return Outcome::Failed("permission"),
+        PerfData::File { .. } | PerfData::MemoryOnly => {}
+    }
+    // A cached reader may belong to an earlier JVM with the same pid: its snapshot then
+    // fails with NoProcess, and one fresh open settles it.
+    for attempt in 0..2 {
+        let reader = match readers.entry(jvm.pid) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => match Reader::open(jvm.pid, source) {
+                Ok(reader) => e.insert(reader),
+                Err(error) => return Outcome::Failed(reason(&error)),
+            },
+        };
+        let route = match reader.route() {
+            pauselab_hsperf::Route::File { .. } => Route::File,
+            pauselab_hsperf::Route::Memory { .. } => Route::Memory,
+        };
+        match reader.snapshot() {
+            Ok(snapshot) => return Outcome::Read(route, snapshot),
+            // Still starting: the route is fine, keep the reader for the next scrape.
+            Err(error @ HsperfError::NotReady { .. }) => return Outcome::Failed(reason(&error)),
+            Err(error) => {
+                readers.remove(&jvm.pid);
+                let retry = attempt == 0 && matches!(error, HsperfError::NoProcess { .. });
+                if !retry {
+                    return Outcome::Failed(reason(&error));
+                }
+            }
+        }
+    }
+    Outcome::Failed("exited")
+}
+
+fn register_self_metrics(
+    registry: &mut Registry,
+    state: &State,
+    jvms_seen: usize,
+    read_by_route: &BTreeMap<String, i64>,
+    elapsed: Duration,
+) {
+    let duration = Gauge::<f64, AtomicU64>::default();
+    duration.set(elapsed.as_secs_f64());
+    registry.register_with_unit(
+        "pauselab_export_scrape_duration",
+        "Time this scrape took to find and read every JVM",
+        Unit::Seconds,
+        duration,
+    );
+    let seen = Gauge::<i64>::default();
+    seen.set(jvms_seen as i64);
+    registry.register(
+        "pauselab_export_jvms_seen",
+        "HotSpot JVMs found on this host in this scrape, read or not",
+        seen,
+    );
+    let read = Family::<Labels, Gauge<i64>>::default();
+    for route in ["file", "memory"] {
+        read.get_or_create(&vec![("source", route.to_string())])
+            .set(read_by_route.get(route).copied().unwrap_or(0));
+    }
+    registry.register(
+        "pauselab_export_jvms_read",
+        "JVMs read in this scrape, by source",
+        read,
+    );
+    let errors = Family::<Labels, Counter<u64>>::default();
+    for reason in REASONS {
+        let count = state.read_errors.get(reason).copied().unwrap_or(0);
+        errors
+            .get_or_create(&vec![("reason", reason.to_string())])
+            .inc_by(count);
+    }
+    registry.register(
+        "pauselab_export_read_errors",
+        "JVMs that could not be read, since the exporter started, by reason",
+        errors,
+    );
+    let scrapes = Counter::<u64>::default();
+    scrapes.inc_by(state.scrapes);
+    registry.register(
+        "pauselab_export_scrapes",
+        "Scrapes since the exporter started",
+        scrapes,
+    );
+}
