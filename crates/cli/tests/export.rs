@@ -32,7 +32,10 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(name: &str) -> TempDir {
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().subsec_nanos();
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
         let dir = std::env::temp_dir().join(format!(
             "pauselab-test-{name}-{}-{nanos}",
             std::process::id()
@@ -142,7 +145,14 @@ fn http(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)]) 
     stream.read_to_string(&mut raw).unwrap();
     let (head, body) = raw.split_once("\r\n\r\n").expect("HTTP header end");
     let mut lines = head.lines();
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     let headers = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
@@ -217,9 +227,15 @@ fn promtool_check(metrics: &str) {
 fn safepoint_series(prometheus: SocketAddr, pids: &[u32], window: u64) -> Vec<(u32, Vec<f64>)> {
     let query = format!(
         "hotspot_safepoints_total{{pid=~\"{}\"}}",
-        pids.iter().map(u32::to_string).collect::<Vec<_>>().join("|")
+        pids.iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("|")
     );
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
     let target = format!(
         "/api/v1/query_range?query={}&start={}&end={}&step=1",
         url_encode(&query),
@@ -268,7 +284,10 @@ fn prometheus_scrapes_rising_safepoint_counters_of_a_shared_and_a_memory_only_jv
     let _prometheus = Running(
         Command::new("prometheus")
             .arg(format!("--config.file={}", config.display()))
-            .arg(format!("--storage.tsdb.path={}", dir.0.join("data").display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.0.join("data").display()
+            ))
             .arg(format!("--web.listen-address={prometheus_addr}"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -290,11 +309,14 @@ fn prometheus_scrapes_rising_safepoint_counters_of_a_shared_and_a_memory_only_jv
     promtool_check(&metrics.body);
     let info_memory = format!("pid=\"{}\"", memory_only.pid());
     assert!(
-        metrics.body.lines().any(|l| l.starts_with("hotspot_jvm_info{")
-            && l.contains(&info_memory)
-            && l.contains("source=\"memory\"")
-            && l.contains("jdk_version=\"25")
-            && l.contains("main_class=\"Safepoints\"")),
+        metrics
+            .body
+            .lines()
+            .any(|l| l.starts_with("hotspot_jvm_info{")
+                && l.contains(&info_memory)
+                && l.contains("source=\"memory\"")
+                && l.contains("jdk_version=\"25")
+                && l.contains("main_class=\"Safepoints\"")),
         "no memory-route info line for the PerfDisableSharedMem JVM:\n{}",
         metrics.body
     );
@@ -311,9 +333,9 @@ fn prometheus_scrapes_rising_safepoint_counters_of_a_shared_and_a_memory_only_jv
     let pids = [shared.pid(), memory_only.pid()];
     let deadline = Instant::now() + Duration::from_secs(30);
     let rising = |series: &[(u32, Vec<f64>)], pid: u32| {
-        series.iter().any(|(p, values)| {
-            *p == pid && values.len() >= 3 && values.last() > values.first()
-        })
+        series
+            .iter()
+            .any(|(p, values)| *p == pid && values.len() >= 3 && values.last() > values.first())
     };
     let mut series = Vec::new();
     while Instant::now() < deadline {
@@ -357,7 +379,9 @@ fn endpoints_negotiate_the_format_and_stay_read_only() {
 
     let text = get(addr, "/metrics");
     assert_eq!(text.status, 200);
-    assert!(text.body.contains("# TYPE pauselab_export_scrapes_total counter\n"));
+    assert!(text
+        .body
+        .contains("# TYPE pauselab_export_scrapes_total counter\n"));
     assert!(!text.body.contains("# EOF"));
 
     // What Prometheus 2.x sends.
@@ -373,7 +397,9 @@ fn endpoints_negotiate_the_format_and_stay_read_only() {
         .contains("# TYPE pauselab_export_scrapes counter\n"));
     // Each scrape is counted: this is the second.
     assert!(
-        openmetrics.body.contains("pauselab_export_scrapes_total 2\n"),
+        openmetrics
+            .body
+            .contains("pauselab_export_scrapes_total 2\n"),
         "{}",
         openmetrics.body
     );

@@ -72,7 +72,11 @@ impl JvmIdentity {
             main_class: jvm
                 .main_class
                 .clone()
-                .or_else(|| counters.string("sun.rt.javaCommand").map(|c| main_class(&c)))
+                .or_else(|| {
+                    counters
+                        .string("sun.rt.javaCommand")
+                        .map(|c| main_class(&c))
+                })
                 .unwrap_or_default(),
             jdk_version: counters
                 .string("java.property.java.version")
@@ -95,7 +99,9 @@ fn main_class(command: &str) -> String {
 /// pauses", both: "Shenandoah partial"). Anything else is reported as it is, or "unknown".
 fn gc_name(counters: &dyn CounterSet) -> String {
     let policy = counters.string("sun.gc.policy.name").unwrap_or_default();
-    let collector0 = counters.string("sun.gc.collector.0.name").unwrap_or_default();
+    let collector0 = counters
+        .string("sun.gc.collector.0.name")
+        .unwrap_or_default();
     let known = match policy.as_str() {
         "GarbageFirst" => "G1",
         "ParScav:MSC" => "Parallel",

@@ -220,7 +220,11 @@ impl JvmMetrics {
                 .set(ms as f64 / 1000.0);
         }
 
-        count(&self.safepoints, labels(), counters.long("sun.rt.safepoints"));
+        count(
+            &self.safepoints,
+            labels(),
+            counters.long("sun.rt.safepoints"),
+        );
         seconds(
             &self.safepoint_time,
             labels(),
@@ -248,7 +252,11 @@ impl JvmMetrics {
                 l.clone(),
                 counters.long(&format!("{prefix}.invocations")),
             );
-            seconds(&self.gc_time, l, counters.seconds(&format!("{prefix}.time")));
+            seconds(
+                &self.gc_time,
+                l,
+                counters.seconds(&format!("{prefix}.time")),
+            );
         }
 
         for g in 0.. {
@@ -329,7 +337,11 @@ impl JvmMetrics {
             labels(),
             counters.long("sun.ci.totalCompiles"),
         );
-        seconds(&self.jit_time, labels(), counters.seconds("java.ci.totalTime"));
+        seconds(
+            &self.jit_time,
+            labels(),
+            counters.seconds("java.ci.totalTime"),
+        );
         gauge(
             &self.threads_live,
             labels(),
@@ -403,9 +415,10 @@ impl AllCounters {
                 crate::counters::CounterUnits::Other => (value, None),
             };
             let base = sanitise(name);
-            let family = self.families.entry(base.clone()).or_insert_with(|| {
-                new_raw_family(registry, &base, name, kind, unit.clone())
-            });
+            let family = self
+                .families
+                .entry(base.clone())
+                .or_insert_with(|| new_raw_family(registry, &base, name, kind, unit.clone()));
             let labels = vec![("pid", pid.clone())];
             match family {
                 RawFamily::Counter(f) if kind.monotonic && value >= 0.0 => {
@@ -456,21 +469,19 @@ pub(crate) fn sanitise(counter_name: &str) -> String {
     out.push_str("hsperf");
     let mut previous = '.';
     for c in counter_name.chars() {
-        let word_starts = c.is_ascii_uppercase() && (previous.is_ascii_lowercase() || previous.is_ascii_digit());
-        if word_starts || !c.is_ascii_alphanumeric() {
-            if !out.ends_with('_') {
-                out.push('_');
-            }
+        let word_starts =
+            c.is_ascii_uppercase() && (previous.is_ascii_lowercase() || previous.is_ascii_digit());
+        let separator = !c.is_ascii_alphanumeric();
+        if (word_starts || separator || previous == '.') && !out.ends_with('_') {
+            out.push('_');
         }
-        if c.is_ascii_alphanumeric() {
-            if out.ends_with("hsperf") {
-                out.push('_');
-            }
+        if !separator {
             out.push(c.to_ascii_lowercase());
         }
-        previous = c;
+        previous = if separator { '_' } else { c };
     }
-    out.trim_end_matches('_').to_string()
+    out.truncate(out.trim_end_matches('_').len());
+    out
 }
 
 #[cfg(test)]
@@ -492,8 +503,14 @@ mod tests {
             "hsperf_sun_rt_safepoint_sync_time"
         );
         assert_eq!(sanitise("java.ci.totalTime"), "hsperf_java_ci_total_time");
-        assert_eq!(sanitise("sun.gc.tlab.gc1Waste"), "hsperf_sun_gc_tlab_gc1_waste");
-        assert_eq!(sanitise("sun.os.hrt.HRTFrequency"), "hsperf_sun_os_hrt_hrtfrequency");
+        assert_eq!(
+            sanitise("sun.gc.tlab.gc1Waste"),
+            "hsperf_sun_gc_tlab_gc1_waste"
+        );
+        assert_eq!(
+            sanitise("sun.os.hrt.HRTFrequency"),
+            "hsperf_sun_os_hrt_hrtfrequency"
+        );
         assert_eq!(sanitise("a-b:c/é."), "hsperf_a_b_c");
     }
 }

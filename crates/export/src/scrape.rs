@@ -5,7 +5,9 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use pauselab_hsperf::{discover_jvms, Error as HsperfError, JvmProcess, PerfData, Reader, Snapshot, Source};
+use pauselab_hsperf::{
+    discover_jvms, Error as HsperfError, JvmProcess, PerfData, Reader, Snapshot, Source,
+};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -109,7 +111,9 @@ impl Exporter {
             }
             outcomes.push((jvm, outcome));
         }
-        state.readers.retain(|pid, _| jvms.iter().any(|j| j.pid == *pid));
+        state
+            .readers
+            .retain(|pid, _| jvms.iter().any(|j| j.pid == *pid));
 
         let mut registry = Registry::default();
         let metrics = JvmMetrics::register(&mut registry);

@@ -27,13 +27,10 @@ impl Server {
             addr,
             reason: source.to_string(),
         })?;
-        let local_addr = http
-            .server_addr()
-            .to_ip()
-            .ok_or_else(|| Error::Bind {
-                addr,
-                reason: "not an IP socket".to_string(),
-            })?;
+        let local_addr = http.server_addr().to_ip().ok_or_else(|| Error::Bind {
+            addr,
+            reason: "not an IP socket".to_string(),
+        })?;
         Ok(Server {
             http: Arc::new(http),
             exporter: Arc::new(exporter),
@@ -75,10 +72,11 @@ fn header(name: &str, value: &str) -> Header {
 
 fn handle(exporter: &Exporter, request: Request) {
     if !matches!(request.method(), Method::Get | Method::Head) {
-        let response = Response::from_string("only GET and HEAD are served: this endpoint is read-only\n")
-            .with_status_code(405)
-            .with_header(header("Allow", "GET, HEAD"))
-            .with_header(header("Content-Type", "text/plain; charset=utf-8"));
+        let response =
+            Response::from_string("only GET and HEAD are served: this endpoint is read-only\n")
+                .with_status_code(405)
+                .with_header(header("Allow", "GET, HEAD"))
+                .with_header(header("Content-Type", "text/plain; charset=utf-8"));
         let _ = request.respond(response);
         return;
     }
