@@ -14,7 +14,9 @@
 //! - [`facts`]: all host-wide facts in one serializable snapshot ([`facts::HostFacts`]).
 
 pub mod cgroup;
+pub mod doctor;
 pub mod facts;
+pub mod jvm_options;
 pub mod kernel;
 pub mod mounts;
 pub mod pressure;

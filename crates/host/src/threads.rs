@@ -94,6 +94,21 @@ pub fn blocked_threads(pid: u32) -> Result<Vec<BlockedThread>> {
     Ok(blocked)
 }
 
+/// Names (`comm`) of all threads of `pid`.
+pub fn thread_names(pid: u32) -> Result<Vec<String>> {
+    require_process(pid)?;
+    let task_dir = PathBuf::from(format!("/proc/{pid}/task"));
+    let entries = std::fs::read_dir(&task_dir).map_err(|source| HostError::Read {
+        path: task_dir.clone(),
+        source,
+    })?;
+    Ok(entries
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("comm")).ok())
+        .map(|n| n.trim_end().to_string())
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,231 @@
-//! `pauselab doctor`: not implemented yet.
+//! `pauselab doctor`: audit this host and its JVMs for stall risks.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::Context;
+use pauselab_host::doctor::{
+    host_checks, hsperf_directories, jvm_checks, jvm_probe_directories, probe_findings, Finding,
+    JvmFacts, PerfDataPlace, Severity,
+};
+use pauselab_host::jvm_options::JvmOptions;
+use pauselab_host::probe::{run_mmap_probe, ProbeConfig, ProbeTarget};
+use pauselab_hsperf::{discover_jvms, inspect, JvmProcess, PerfData, Reader, Source};
+use serde::Serialize;
+
+use super::probe::{parse_duration, stop_on_signals};
+use super::EXIT_CONDITION;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Check only this JVM (default: every JVM on the host)
+    #[arg(long)]
+    pub pid: Option<u32>,
+    /// Also measure: run `probe mmap` on the hsperf and GC log directories
+    #[arg(long)]
+    pub probe: bool,
+    /// How long `--probe` measures
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub probe_duration: Duration,
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`pauselab doctor` is not implemented yet")
+#[derive(Serialize)]
+struct DoctorReport {
+    jvms: Vec<JvmFacts>,
+    findings: Vec<Finding>,
+    /// Highest severity among the findings.
+    worst: Severity,
+}
+
+/// Everything the checks need about one JVM, from its counters when they can be read, else
+/// from its command line.
+fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
+    let perf_data = match &jvm.perf_data {
+        PerfData::File { path } => PerfDataPlace::File(path.clone()),
+        PerfData::MemoryOnly => PerfDataPlace::MemoryOnly,
+        PerfData::Disabled => PerfDataPlace::Disabled,
+        PerfData::Unknown { reason } => PerfDataPlace::Unknown(reason.clone()),
+    };
+    let environment = read_environment(jvm.pid);
+    let snapshot = Reader::open(jvm.pid, Source::Auto)
+        .and_then(|mut r| r.snapshot())
+        .ok();
+    let text = |name: &str| {
+        snapshot
+            .as_ref()
+            .and_then(|s| s.value_str(name).map(|v| v.into_owned()))
+    };
+    let (args, options_source): (Vec<String>, String) = match text("java.rt.vmArgs") {
+        Some(args) => (
+            args.split_whitespace().map(str::to_string).collect(),
+            "java.rt.vmArgs (perf counters)".to_string(),
+        ),
+        None => (read_cmdline(jvm.pid), format!("/proc/{}/cmdline", jvm.pid)),
+    };
+    // HotSpot reads JAVA_TOOL_OPTIONS before the command line and _JAVA_OPTIONS after it.
+    let mut all: Vec<String> = Vec::new();
+    all.extend(environment_words(&environment, "JAVA_TOOL_OPTIONS"));
+    all.extend(
+        text("java.rt.vmFlags")
+            .map(|f| f.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .unwrap_or_default(),
+    );
+    all.extend(args);
+    all.extend(environment_words(&environment, "_JAVA_OPTIONS"));
+    JvmFacts {
+        pid: jvm.pid,
+        name: jvm.main_class.clone(),
+        java_version: text("java.property.java.version"),
+        gc: text("sun.gc.policy.name"),
+        options: JvmOptions::parse(&all),
+        options_source,
+        perf_data,
+    }
+}
+
+fn read_cmdline(pid: u32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|bytes| {
+            bytes
+                .split(|b| *b == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn read_environment(pid: u32) -> Vec<String> {
+    read_cmdline_like(&format!("/proc/{pid}/environ"))
+}
+
+fn read_cmdline_like(path: &str) -> Vec<String> {
+    std::fs::read(path)
+        .map(|bytes| {
+            bytes
+                .split(|b| *b == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn environment_words(environment: &[String], name: &str) -> Vec<String> {
+    let prefix = format!("{name}=");
+    environment
+        .iter()
+        .filter_map(|e| e.strip_prefix(&prefix))
+        .flat_map(|v| v.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let jvms = match args.pid {
+        Some(pid) => vec![inspect(pid).with_context(|| format!("pid {pid}"))?],
+        None => discover_jvms(),
+    };
+    let facts: Vec<JvmFacts> = jvms.iter().map(jvm_facts).collect();
+    let mut findings = host_checks();
+    for jvm in &facts {
+        findings.extend(jvm_checks(jvm));
+    }
+    if args.probe {
+        let mut dirs: Vec<PathBuf> = hsperf_directories()
+            .into_iter()
+            .filter(|d| d.is_dir())
+            .collect();
+        dirs.extend(facts.iter().flat_map(jvm_probe_directories));
+        dirs.sort();
+        dirs.dedup();
+        let mut targets: Vec<ProbeTarget> = dirs.into_iter().map(ProbeTarget::Directory).collect();
+        targets.push(ProbeTarget::Anonymous);
+        let config = ProbeConfig {
+            duration: args.probe_duration,
+            ..ProbeConfig::default()
+        };
+        let stop = stop_on_signals();
+        let results = run_mmap_probe(&targets, &config, stop).context("--probe")?;
+        if stop.load(Ordering::SeqCst) {
+            anyhow::bail!("interrupted during --probe");
+        }
+        findings.extend(probe_findings(&results));
+    }
+    let worst = findings
+        .iter()
+        .map(|f| f.severity)
+        .max()
+        .unwrap_or(Severity::Ok);
+    let report = DoctorReport {
+        jvms: facts,
+        findings,
+        worst,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render(&report));
+    }
+    Ok(if worst == Severity::Critical {
+        ExitCode::from(EXIT_CONDITION)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn render(report: &DoctorReport) -> String {
+    let mut out = String::new();
+    let mut subjects: Vec<&str> = Vec::new();
+    for f in &report.findings {
+        if !subjects.contains(&f.subject.as_str()) {
+            subjects.push(&f.subject);
+        }
+    }
+    if report.jvms.is_empty() {
+        out.push_str("no running JVMs found: host checks only\n\n");
+    }
+    for subject in subjects {
+        out.push_str(&format!("== {subject}\n"));
+        let mut findings: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.subject == subject)
+            .collect();
+        findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        for f in findings {
+            out.push_str(&format!(
+                "{:<9} {}  [{}]\n",
+                f.severity.label().to_uppercase(),
+                f.title,
+                f.check
+            ));
+            if f.severity >= Severity::Warning {
+                for e in &f.evidence {
+                    out.push_str(&format!(
+                        "          evidence: {}  ({})\n",
+                        e.value, e.source
+                    ));
+                }
+                out.push_str(&format!(
+                    "          why: {}\n          fix: {}\n",
+                    f.why, f.fix
+                ));
+            }
+        }
+        out.push('\n');
+    }
+    let count = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
+    out.push_str(&format!(
+        "{} critical, {} warning, {} info, {} ok\n",
+        count(Severity::Critical),
+        count(Severity::Warning),
+        count(Severity::Info),
+        count(Severity::Ok)
+    ));
+    out
 }

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)] // each test binary uses a different part
 
+pub mod jvm;
+
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -1,0 +1,224 @@
+//! `pauselab doctor` on hosts built with each risk: real JVMs in their own mount
+//! namespaces, on tmpfs, on disk and on a slow device that requires stable pages.
+
+mod probe_slowdev;
+
+use std::process::Command;
+
+use probe_slowdev::jvm::{TestJvm, Tmp};
+use serde_json::Value;
+
+fn doctor(args: &[&str]) -> (Option<i32>, Value) {
+    let output = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .arg("doctor")
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        matches!(output.status.code(), Some(0) | Some(3)),
+        "{stderr}"
+    );
+    (
+        output.status.code(),
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}")),
+    )
+}
+
+/// Findings about one JVM as (check, severity).
+fn jvm_findings(report: &Value, pid: u32) -> Vec<(String, String)> {
+    let prefix = format!("pid {pid}");
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["subject"].as_str().unwrap().starts_with(&prefix))
+        .map(|f| {
+            (
+                f["check"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn has(findings: &[(String, String)], check: &str, severity: &str) -> bool {
+    findings.iter().any(|(c, s)| c == check && s == severity)
+}
+
+fn skip() -> bool {
+    if !probe_slowdev::jvm::available() {
+        eprintln!("skipped: needs JDK 17 and unshare");
+        return true;
+    }
+    if let Some(reason) = probe_slowdev::unavailable() {
+        eprintln!("skipped: {reason}");
+        return true;
+    }
+    false
+}
+
+fn disk_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("doctor-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn hsperf_directory_on_tmpfs_versus_disk() {
+    if skip() {
+        return;
+    }
+    let disk = disk_dir("disk-tmp");
+    let on_tmpfs = TestJvm::start(Tmp::Tmpfs, &["-Xmx64m"], 60);
+    let on_disk = TestJvm::start(Tmp::Bind(&disk), &["-Xmx64m"], 60);
+    let (_, tmpfs_report) = doctor(&["--pid", &on_tmpfs.pid.to_string()]);
+    let (_, disk_report) = doctor(&["--pid", &on_disk.pid.to_string()]);
+    drop((on_tmpfs, on_disk));
+    std::fs::remove_dir_all(&disk).unwrap();
+
+    let tmpfs = jvm_findings(
+        &tmpfs_report,
+        tmpfs_report["jvms"][0]["pid"].as_u64().unwrap() as u32,
+    );
+    assert!(has(&tmpfs, "hsperf-on-disk", "ok"), "{tmpfs:?}");
+    let disk_pid = disk_report["jvms"][0]["pid"].as_u64().unwrap() as u32;
+    let on_disk = jvm_findings(&disk_report, disk_pid);
+    assert!(has(&on_disk, "hsperf-on-disk", "info"), "{on_disk:?}");
+    let finding = disk_report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| {
+            f["check"] == "hsperf-on-disk"
+                && f["subject"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("pid {disk_pid}"))
+        })
+        .unwrap();
+    let evidence = finding["evidence"].to_string();
+    assert!(
+        evidence.contains("ext4") && evidence.contains(&format!("/proc/{disk_pid}/mountinfo")),
+        "{evidence}"
+    );
+    for findings in [&tmpfs, &on_disk] {
+        assert!(
+            !findings.iter().any(|(c, _)| c == "hsperf-stable-pages"),
+            "{findings:?}"
+        );
+    }
+}
+
+#[test]
+fn slow_device_risks_are_found_and_measured() {
+    if skip() {
+        return;
+    }
+    let device = probe_slowdev::SlowDevice::start("doctor", 4);
+    let slow_tmp = device.mount_point().join("tmp");
+    std::fs::create_dir_all(&slow_tmp).unwrap();
+    let slow_log = device.mount_point().join("gc.log");
+    let async_log = device.mount_point().join("gc-async.log");
+    let sync_jvm = TestJvm::start(
+        Tmp::Bind(&slow_tmp),
+        &["-Xmx64m", &format!("-Xlog:gc:file={}", slow_log.display())],
+        60,
+    );
+    let careful_jvm = TestJvm::start(
+        Tmp::Bind(&slow_tmp),
+        &[
+            "-Xmx64m",
+            "-XX:+PerfDisableSharedMem",
+            "-Xlog:async",
+            &format!("-Xlog:gc:file={}", async_log.display()),
+        ],
+        60,
+    );
+    let (sync_code, sync_report) = doctor(&[
+        "--pid",
+        &sync_jvm.pid.to_string(),
+        "--probe",
+        "--probe-duration",
+        "4s",
+    ]);
+    let (_, careful_report) = doctor(&["--pid", &careful_jvm.pid.to_string()]);
+    let (sync_pid, careful_pid) = (sync_jvm.pid, careful_jvm.pid);
+    drop((sync_jvm, careful_jvm));
+    drop(device);
+
+    let risky = jvm_findings(&sync_report, sync_pid);
+    assert!(has(&risky, "hsperf-stable-pages", "critical"), "{risky:?}");
+    assert!(has(&risky, "gc-log-sync-write", "critical"), "{risky:?}");
+    assert_eq!(sync_code, Some(3));
+    // The probe measured the slow directory, not just guessed.
+    let probe = sync_report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "probe-mmap-stall")
+        .collect::<Vec<_>>();
+    assert!(
+        probe.iter().any(|f| f["severity"] == "critical"
+            && f["title"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("/proc/{sync_pid}/root/tmp"))),
+        "{probe:?}"
+    );
+
+    let careful = jvm_findings(&careful_report, careful_pid);
+    assert!(has(&careful, "perf-data-not-shared", "ok"), "{careful:?}");
+    assert!(has(&careful, "gc-log-sync-write", "ok"), "{careful:?}");
+    assert_eq!(
+        careful_report["jvms"][0]["perf_data"]["kind"],
+        "memory_only"
+    );
+    // Options came from the counters, read from memory.
+    assert_eq!(
+        careful_report["jvms"][0]["options_source"],
+        "java.rt.vmArgs (perf counters)"
+    );
+    assert!(
+        !careful
+            .iter()
+            .any(|(_, s)| s == "critical" || s == "warning"),
+        "{careful:?}"
+    );
+}
+
+#[test]
+fn clean_setup_has_no_jvm_level_findings() {
+    if skip() {
+        return;
+    }
+    let jvm = TestJvm::start(
+        Tmp::Tmpfs,
+        &[
+            "-Xmx64m",
+            "-Xms64m",
+            "-Xlog:async",
+            "-Xlog:gc:file=/tmp/gc.log",
+        ],
+        60,
+    );
+    let (_, report) = doctor(&["--pid", &jvm.pid.to_string()]);
+    drop(jvm);
+    let findings = jvm_findings(&report, report["jvms"][0]["pid"].as_u64().unwrap() as u32);
+    assert!(has(&findings, "gc-log-sync-write", "ok"), "{findings:?}");
+    assert!(findings.iter().all(|(_, s)| s == "ok"), "{findings:?}");
+}
+
+#[test]
+fn pid_that_is_not_a_jvm_is_a_one_line_error() {
+    let output = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["doctor", "--pid", &std::process::id().to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(&std::process::id().to_string()), "{stderr}");
+}
