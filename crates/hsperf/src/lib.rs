@@ -32,7 +32,7 @@ mod select;
 pub use discover::{discover_jvms, inspect, main_class, JvmDetails, JvmProcess, PerfData};
 pub use error::{Error, Result};
 pub use format::{parse_prologue, Counter, Prologue, Snapshot, Units, Value, Variability, MAGIC};
-pub use memory::AddressSource;
+pub use memory::{locate_region, AddressSource, RemoteRegion};
 pub use process::{read_status, ProcStatus, ProcessHandle};
 pub use reader::{Reader, Route, Source};
 pub use select::{glob_match, CounterFilter};

@@ -128,8 +128,21 @@ impl Drop for MappedFile {
     }
 }
 
+/// Finds the perf data region of a running JVM, by `via` only if given (both routes are
+/// tested against each other; callers normally use [`crate::Reader`]).
+pub fn locate_region(pid: u32, via: Option<AddressSource>) -> Result<RemoteRegion> {
+    let status = process::read_status(pid)?;
+    let maps = process::read_maps(pid)?;
+    locate(pid, status.uid, &maps, via)
+}
+
 /// Finds the perf data region of a JVM. `maps` must come from the same pid.
-pub fn locate(pid: u32, uid: u32, maps: &JvmMaps) -> Result<RemoteRegion> {
+pub(crate) fn locate(
+    pid: u32,
+    uid: u32,
+    maps: &JvmMaps,
+    via: Option<AddressSource>,
+) -> Result<RemoteRegion> {
     let libjvm = maps.libjvm.as_ref().ok_or(Error::NotJvm { pid })?;
     let mem_err = |reason: String| Error::Memory { pid, reason };
     let (elf_path, mapped) = open_libjvm(pid, libjvm)
@@ -156,9 +169,19 @@ pub fn locate(pid: u32, uid: u32, maps: &JvmMaps) -> Result<RemoteRegion> {
     };
 
     let remote = |e| remote_error(pid, uid, e);
-    let (start_var, end_var, via) = match (symbol(START_SYMBOL), symbol(END_SYMBOL)) {
-        (Some(s), Some(e)) => (s, e, AddressSource::Symtab),
-        _ => {
+    let from_symtab = match via {
+        Some(AddressSource::VmStructs) => None,
+        _ => symbol(START_SYMBOL).zip(symbol(END_SYMBOL)),
+    };
+    let (start_var, end_var, via) = match (from_symtab, via) {
+        (Some((s, e)), _) => (s, e, AddressSource::Symtab),
+        (None, Some(AddressSource::Symtab)) => {
+            return Err(mem_err(format!(
+                "{} has no .symtab PerfMemory symbols (stripped)",
+                elf_path.display()
+            )))
+        }
+        (None, _) => {
             let table = symbol("gHotSpotVMStructs").ok_or_else(|| {
                 mem_err(format!(
                     "{} has neither PerfMemory symbols nor gHotSpotVMStructs",

@@ -257,7 +257,7 @@ fn file_len(f: &File, path: &Path) -> Result<usize> {
 }
 
 fn memory_backend(pid: u32, uid: u32, maps: &process::JvmMaps) -> Result<(Backend, Route, usize)> {
-    let region = memory::locate(pid, uid, maps)?;
+    let region = memory::locate(pid, uid, maps, None)?;
     Ok((
         Backend::Memory {
             address: region.address,

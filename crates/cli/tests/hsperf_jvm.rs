@@ -1,0 +1,455 @@
+//! `pauselab jvms`, `perf`, `jstat` and `jcmd` against real JVMs (JDK 17 and 25), compared
+//! with the JDK's own jcmd and jstat while the target is frozen with SIGSTOP, plus the
+//! failure modes users meet: PerfDisableSharedMem, a private /tmp, a process that is not a
+//! JVM, a pid that does not exist, a JVM that exits while read, a reader without rights.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use pauselab_hsperf::{locate_region, AddressSource, Reader, Snapshot, Source};
+
+const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
+const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
+const JSTAT_OPTIONS: [&str; 6] = [
+    "-gcutil",
+    "-gc",
+    "-gccause",
+    "-class",
+    "-compiler",
+    "-printcompilation",
+];
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_pauselab")
+}
+
+/// A small Java program: sleeps, or allocates steadily with `alloc`.
+fn workload_classes() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        // Outside /tmp: the private-namespace test mounts over /tmp.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hsperf-workload");
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("Idle.java");
+        std::fs::write(
+            &src,
+            "public class Idle { public static void main(String[] a) throws Exception {\n\
+             boolean alloc = a.length > 0 && a[0].equals(\"alloc\");\n\
+             java.util.List<byte[]> keep = new java.util.ArrayList<>();\n\
+             for (int i = 0; ; i++) {\n\
+               if (!alloc) { Thread.sleep(1000); continue; }\n\
+               keep.add(new byte[1024]); if (keep.size() > 2000) keep.clear();\n\
+               if (i % 1000 == 0) Thread.sleep(50); } } }\n",
+        )
+        .unwrap();
+        let status = Command::new(format!("{JDK17}/bin/javac"))
+            .args(["--release", "17", "-d"])
+            .arg(&dir)
+            .arg(&src)
+            .status()
+            .expect("javac runs");
+        assert!(status.success(), "javac failed");
+        dir
+    })
+}
+
+/// At most two test JVMs run at once (the host has 2 cores, shared).
+struct Slot;
+
+static SLOTS: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+impl Slot {
+    fn take() -> Slot {
+        let (count, freed) = &SLOTS;
+        let mut n = count.lock().unwrap_or_else(|e| e.into_inner());
+        while *n >= 2 {
+            n = freed.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+        *n += 1;
+        Slot
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let (count, freed) = &SLOTS;
+        *count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        freed.notify_one();
+    }
+}
+
+/// A JVM that is killed when the guard drops, also when a test fails.
+struct Jvm {
+    child: Child,
+    _scratch: Option<Scratch>,
+    _slot: Slot,
+}
+
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Jvm {
+    fn start(jdk: &str, extra: &[&str], alloc: bool) -> Jvm {
+        let mut cmd = Command::new(format!("{jdk}/bin/java"));
+        cmd.args(["-Xmx64m", "-Xss512k", "-XX:TieredStopAtLevel=1"]);
+        cmd.args(extra);
+        Self::spawn(cmd, alloc, None)
+    }
+
+    fn spawn(mut cmd: Command, alloc: bool, scratch: Option<Scratch>) -> Jvm {
+        cmd.arg("-cp").arg(workload_classes()).arg("Idle");
+        if alloc {
+            cmd.arg("alloc");
+        }
+        cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        let slot = Slot::take();
+        let child = cmd.spawn().expect("java starts");
+        let jvm = Jvm {
+            child,
+            _scratch: scratch,
+            _slot: slot,
+        };
+        jvm.wait_ready();
+        jvm
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Ready: counters readable, VM start-up finished, SIGQUIT handler installed.
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let ready = Snapshot::read(self.pid(), Source::Auto)
+                .ok()
+                .and_then(|s| s.value_i64("sun.rt.createVmEndTime"))
+                .is_some_and(|t| t > 0)
+                && pauselab_hsperf::read_status(self.pid()).is_ok_and(|s| s.catches_sigquit());
+            if ready {
+                // Let the main class start so loaded-class counters settle.
+                std::thread::sleep(Duration::from_millis(300));
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "JVM {} did not get ready",
+                self.pid()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stops the JVM until the returned guard drops.
+    fn freeze(&self) -> Frozen {
+        signal(self.pid(), libc::SIGSTOP);
+        Frozen(self.pid())
+    }
+}
+
+impl Drop for Jvm {
+    fn drop(&mut self) {
+        signal(self.pid(), libc::SIGCONT);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Frozen(u32);
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        signal(self.0, libc::SIGCONT);
+    }
+}
+
+fn signal(pid: u32, sig: i32) {
+    // SAFETY: signalling a child this test started.
+    unsafe { libc::kill(pid as i32, sig) };
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .output()
+        .expect("pauselab runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(
+        o.status.success(),
+        "pauselab {args:?} failed: {}",
+        stderr(&o)
+    );
+    stdout(&o)
+}
+
+/// jcmd's output without its leading `<pid>:` line.
+fn jdk_jcmd(jdk: &str, pid: u32, command: &str) -> String {
+    let o = Command::new(format!("{jdk}/bin/jcmd"))
+        .arg(pid.to_string())
+        .arg(command)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "jcmd {command} failed: {}", stdout(&o));
+    let text = stdout(&o);
+    text.split_once('\n')
+        .map(|(_, rest)| rest.to_string())
+        .unwrap_or_default()
+}
+
+fn jdk_jstat(jdk: &str, args: &[&str]) -> String {
+    let o = Command::new(format!("{jdk}/bin/jstat"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "jstat {args:?} failed: {}", stdout(&o));
+    stdout(&o)
+}
+
+/// A one-line error naming the pid, with exit code 1.
+fn assert_one_line_error(o: &Output, pid: u32, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "not one line: {err:?}");
+    assert!(err.starts_with("pauselab: error: "), "{err}");
+    assert!(err.contains(&format!("pid {pid}")), "no pid in {err:?}");
+    assert!(err.contains(needle), "{needle:?} not in {err:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn compare_with_jdk_tools(jdk: &str) {
+    let busy = Jvm::start(jdk, &[], true);
+    let pid = busy.pid();
+    let p = pid.to_string();
+    {
+        let _frozen = busy.freeze();
+        let ours = ok(&["perf", &p]);
+        assert_eq!(
+            ours,
+            jdk_jcmd(jdk, pid, "PerfCounter.print"),
+            "perf vs jcmd on {jdk}"
+        );
+        let from_memory = ok(&["perf", &p, "--source", "memory"]);
+        assert_eq!(
+            from_memory, ours,
+            "memory route differs from file route on {jdk}"
+        );
+        let gc = ok(&[
+            "perf",
+            &p,
+            "sun.gc.collector.?.invocations",
+            "*.hrt.frequency",
+        ]);
+        assert_eq!(gc.lines().count(), 4, "{gc}");
+        for option in JSTAT_OPTIONS {
+            assert_eq!(
+                ok(&["jstat", option, &p]),
+                jdk_jstat(jdk, &[option, &p]),
+                "jstat {option} on {jdk}"
+            );
+        }
+        // JDK 22+ has no tick counter: its jstat prints `-` for -t, pauselab the uptime.
+        if jdk == JDK17 {
+            assert_eq!(
+                ok(&["jstat", "-gcutil", "-t", "-h", "2", &p, "10", "3"]),
+                jdk_jstat(jdk, &["-gcutil", "-t", "-h", "2", &p, "10", "3"])
+            );
+        }
+        // Both routes to the address agree.
+        let symtab = locate_region(pid, Some(AddressSource::Symtab)).unwrap();
+        let vm_structs = locate_region(pid, Some(AddressSource::VmStructs)).unwrap();
+        assert_eq!(
+            (symtab.address, symtab.size),
+            (vm_structs.address, vm_structs.size)
+        );
+    }
+    drop(busy);
+
+    // A JVM that does not allocate answers GC.heap_info identically twice in a row.
+    let quiet = Jvm::start(jdk, &[], false);
+    let pid = quiet.pid();
+    let p = pid.to_string();
+    for command in ["VM.version", "GC.heap_info"] {
+        let ours = ok(&["jcmd", &p, command]);
+        assert_eq!(ours, jdk_jcmd(jdk, pid, command), "jcmd {command} on {jdk}");
+    }
+    let unknown = run(&["jcmd", &p, "No.such.command"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(stdout(&unknown).contains("Unknown diagnostic command"));
+    // Protocol 2 exists from JDK 24 on; JDK 17 says it does not speak it.
+    let v2 = run(&["jcmd", &p, "--protocol", "2", "VM.version"]);
+    if jdk == JDK25 {
+        assert_eq!(stdout(&v2), jdk_jcmd(jdk, pid, "VM.version"));
+    } else {
+        assert_one_line_error(&v2, pid, "does not speak attach protocol 2");
+    }
+}
+
+#[test]
+fn jdk17_matches_jcmd_and_jstat() {
+    compare_with_jdk_tools(JDK17);
+}
+
+#[test]
+fn jdk25_matches_jcmd_and_jstat() {
+    compare_with_jdk_tools(JDK25);
+}
+
+#[test]
+fn perf_disable_shared_mem_jvm_is_listed_and_read() {
+    let jvm = Jvm::start(JDK25, &["-XX:+PerfDisableSharedMem"], false);
+    let pid = jvm.pid();
+    let p = pid.to_string();
+    let listed: serde_json::Value = serde_json::from_str(&ok(&["jvms", "--json"])).unwrap();
+    let me = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["pid"] == pid)
+        .unwrap_or_else(|| panic!("pid {pid} not listed: {listed}"));
+    assert_eq!(me["shared"], false);
+    assert_eq!(me["source"], "memory");
+    assert_eq!(me["perf_data"]["kind"], "memory_only");
+    assert_eq!(
+        me["java_version"].as_str().map(|v| v.starts_with("25")),
+        Some(true)
+    );
+    let gcutil = ok(&["jstat", "-gcutil", &p]);
+    assert!(gcutil.starts_with("  S0     S1     E"), "{gcutil}");
+    let perf = ok(&["perf", &p, "sun.rt.javaCommand"]);
+    assert_eq!(perf, "sun.rt.javaCommand=\"Idle\"\n");
+    let file = run(&["perf", &p, "--source", "file"]);
+    assert_one_line_error(&file, pid, "PerfDisableSharedMem");
+    // The JDK's own tools cannot see it.
+    let jstat = Command::new(format!("{JDK25}/bin/jstat"))
+        .args(["-gcutil", &p])
+        .output()
+        .unwrap();
+    assert!(!jstat.status.success() || stdout(&jstat).contains("not found"));
+}
+
+#[test]
+fn jvm_with_private_tmp_is_found_and_read() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("hsperf-private-tmp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let java = format!("{JDK17}/bin/java");
+    let mut cmd = Command::new("unshare");
+    cmd.args(["-m", "--propagation", "private", "sh", "-c"])
+        .arg(format!(
+            "mount --bind {} /tmp && exec \"$0\" \"$@\"",
+            dir.display()
+        ))
+        .args([java.as_str(), "-Xmx64m", "-XX:TieredStopAtLevel=1"]);
+    let jvm = Jvm::spawn(cmd, false, Some(Scratch(dir.clone())));
+    let pid = jvm.pid();
+    let p = pid.to_string();
+    // Not in the host's /tmp: only reachable through the process's own root.
+    assert!(!Path::new(&format!("/tmp/hsperfdata_root/{pid}")).exists());
+    assert!(dir.join(format!("hsperfdata_root/{pid}")).exists());
+    let listed: serde_json::Value = serde_json::from_str(&ok(&["jvms", "--json"])).unwrap();
+    let me = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["pid"] == pid)
+        .unwrap();
+    assert_eq!(me["shared"], true);
+    assert_eq!(me["source"], "file");
+    let reader = Reader::open(pid, Source::File).unwrap();
+    assert!(format!("{:?}", reader.route()).contains(&format!("/proc/{pid}/root/tmp")));
+    assert_eq!(
+        ok(&["perf", &p, "sun.rt.javaCommand"]),
+        "sun.rt.javaCommand=\"Idle\"\n"
+    );
+    assert!(ok(&["jcmd", &p, "VM.version"]).contains("JDK 17"));
+}
+
+#[test]
+fn non_jvm_and_missing_pids_get_one_line_errors_and_no_signal() {
+    let mut sleeper = Command::new("sleep").arg("60").spawn().unwrap();
+    let pid = sleeper.id();
+    let p = pid.to_string();
+    for args in [
+        vec!["perf", &p],
+        vec!["jstat", "-gcutil", &p],
+        vec!["jcmd", &p, "VM.version"],
+    ] {
+        assert_one_line_error(&run(&args), pid, "not a HotSpot JVM");
+    }
+    // sleep dies on SIGQUIT: still running means it was never signalled.
+    assert!(
+        sleeper.try_wait().unwrap().is_none(),
+        "the non-JVM was signalled"
+    );
+    sleeper.kill().unwrap();
+    sleeper.wait().unwrap();
+
+    let mut gone = Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    let g = gone_pid.to_string();
+    for args in [
+        vec!["perf", &g],
+        vec!["jstat", "-gc", &g],
+        vec!["jcmd", &g, "VM.version"],
+    ] {
+        assert_one_line_error(&run(&args), gone_pid, "no such process");
+    }
+}
+
+#[test]
+fn jvm_exiting_while_sampled_gives_one_line_error() {
+    let mut jvm = Jvm::start(JDK17, &[], false);
+    let pid = jvm.pid();
+    let p = pid.to_string();
+    let sampler = Command::new(bin())
+        .args(["jstat", "-gcutil", &p, "20"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    jvm.child.kill().unwrap();
+    jvm.child.wait().unwrap();
+    let out = sampler.wait_with_output().unwrap();
+    assert!(stdout(&out).lines().count() >= 2, "no samples before exit");
+    assert_one_line_error(&out, pid, "no such process");
+}
+
+#[test]
+fn reader_without_permission_gets_one_line_error() {
+    let jvm = Jvm::start(JDK17, &[], false);
+    let pid = jvm.pid();
+    let p = pid.to_string();
+    for args in [
+        vec!["perf", &p],
+        vec!["perf", &p, "--source", "memory"],
+        vec!["jstat", "-gcutil", &p],
+        vec!["jcmd", &p, "VM.version"],
+    ] {
+        let o = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", bin()])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_one_line_error(&o, pid, "permission denied");
+    }
+}
