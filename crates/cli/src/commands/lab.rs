@@ -1,10 +1,361 @@
-//! `pauselab lab`: not implemented yet.
+//! `pauselab lab`: reproduce a stall on this host and compare JVM variants side by side.
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Subcommand;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use pauselab_lab::bundle::Outcome;
+use pauselab_lab::experiment::{Experiment, BUILTIN};
+use pauselab_lab::runner::{Observer, Progress};
+use pauselab_lab::verdict::Vulnerable;
+use pauselab_lab::{journal, units, RunOptions};
+
+/// Exit code when a run could not decide (noisy host, no baseline data, interrupted).
+pub const EXIT_INCONCLUSIVE: u8 = 4;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    command: Option<LabCommand>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`pauselab lab` is not implemented yet")
+#[derive(Subcommand)]
+enum LabCommand {
+    /// List the built-in experiments
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print an experiment's TOML
+    Show { name: String },
+    /// Run an experiment (default: hsperf-mmap for 2 minutes)
+    Run(RunArgs),
+    /// Undo what runs killed with SIGKILL left on the host (mounts, loop devices, throttles, files, processes)
+    Cleanup {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Built-in experiment name or TOML file
+    #[arg(default_value = "hsperf-mmap")]
+    experiment: String,
+    /// Run time, e.g. 90s or 2m (default: the experiment's)
+    #[arg(long, value_parser = parse_duration)]
+    duration: Option<Duration>,
+    /// JDK home; repeat for a matrix (every variant on every JDK, in the same run)
+    #[arg(long = "jdk")]
+    jdks: Vec<PathBuf>,
+    /// Result bundle directory (default: ./pauselab-lab-NAME-DATE)
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Stress this directory (your own disk) instead of injecting the slow device
+    #[arg(long, conflicts_with = "no_fault")]
+    disk: Option<PathBuf>,
+    /// Do not inject the fault: show what this host does on its own
+    #[arg(long)]
+    no_fault: bool,
+    /// Print verdict.json instead of the table
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    units::parse_duration(text)
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.command.unwrap_or(LabCommand::Run(RunArgs {
+        experiment: "hsperf-mmap".into(),
+        duration: None,
+        jdks: Vec::new(),
+        out: None,
+        disk: None,
+        no_fault: false,
+        json: false,
+    })) {
+        LabCommand::List { json } => list(json),
+        LabCommand::Show { name } => {
+            let (_, text) = Experiment::load(&name)?;
+            print!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Cleanup { json } => cleanup(json),
+        LabCommand::Run(run_args) => run_experiment(run_args),
+    }
+}
+
+fn list(json: bool) -> anyhow::Result<ExitCode> {
+    let mut rows = Vec::new();
+    for (name, text) in BUILTIN {
+        let e = Experiment::parse(text, name)?;
+        rows.push(serde_json::json!({
+            "name": e.name,
+            "description": e.description,
+            "duration": e.duration,
+            "variants": e.variants.iter().map(|v| v.name.clone()).collect::<Vec<_>>(),
+        }));
+        if !json {
+            println!("{:<16} {:>4}  {}", e.name, e.duration, e.description);
+        }
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cleanup(json: bool) -> anyhow::Result<ExitCode> {
+    let state = journal::state_dir();
+    let reports = journal::cleanup_stale(&state).context("lab cleanup")?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else if reports.is_empty() {
+        println!(
+            "nothing to clean up (no journals in {})",
+            state.join("lab/journals").display()
+        );
+    }
+    let mut failed = false;
+    for r in &reports {
+        if r.running {
+            if !json {
+                println!(
+                    "{}: run {} is still running; left alone",
+                    r.journal.display(),
+                    r.run_id
+                );
+            }
+            continue;
+        }
+        if !json {
+            println!("run {}: undid {} change(s)", r.run_id, r.undone.len());
+            for u in &r.undone {
+                println!("  undone: {u}");
+            }
+        }
+        for f in &r.failures {
+            failed = true;
+            eprintln!("pauselab: warning: {f}");
+        }
+    }
+    if failed {
+        anyhow::bail!("some changes could not be undone; the journals were kept, fix the cause and run `pauselab lab cleanup` again");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let (experiment, text) = Experiment::load(&args.experiment)?;
+    let out = args.out.unwrap_or_else(|| {
+        PathBuf::from(format!("pauselab-lab-{}-{}", experiment.name, timestamp()))
+    });
+    let options = RunOptions {
+        duration: args.duration,
+        jdks: args.jdks,
+        out: out.clone(),
+        disk: args.disk,
+        no_fault: args.no_fault,
+        state_dir: journal::state_dir(),
+    };
+    let stop = pauselab_lab::runner::interrupt_flag()?;
+    let mut observer = Bars::new();
+    let finished = pauselab_lab::run(experiment, text, options, stop, &mut observer)
+        .with_context(|| format!("lab run {}", args.experiment))?;
+    for failure in &finished.cleanup_failures {
+        eprintln!("pauselab: warning: could not undo {failure}; run `pauselab lab cleanup`");
+    }
+    let outcome = pauselab_lab::bundle::write(&finished)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&outcome)?);
+    } else {
+        for note in &outcome.notes {
+            println!("note: {note}");
+        }
+        print_table(&outcome);
+        println!("bundle: {}", out.display());
+    }
+    Ok(match outcome.vulnerable {
+        Vulnerable::Yes => ExitCode::from(super::EXIT_CONDITION),
+        Vulnerable::No => ExitCode::SUCCESS,
+        Vulnerable::Inconclusive => ExitCode::from(EXIT_INCONCLUSIVE),
+    })
+}
+
+fn ms(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.1}"),
+        None => "-".into(),
+    }
+}
+
+fn print_table(outcome: &Outcome) {
+    println!(
+        "{:<8} {:<14} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | verdict",
+        "jdk",
+        "variant",
+        "hiccups",
+        "p99",
+        "p99.9",
+        "p99.99",
+        "max",
+        "safep",
+        "p99",
+        "p99.9",
+        "p99.99",
+        "max"
+    );
+    println!(
+        "{:<8} {:<14} | {:^39} | {:^37} |",
+        "", "", "hiccups (ms)", "safepoints (ms)"
+    );
+    for v in &outcome.variants {
+        let h = v.hiccups.as_ref();
+        let s = v.safepoints.as_ref();
+        let verdict = match (&v.skipped, &v.early_exit) {
+            (Some(reason), _) => format!("skipped: {reason}"),
+            (None, Some(exit)) => format!("{:?} ({exit})", v.verdict),
+            _ => format!("{:?}", v.verdict),
+        };
+        println!(
+            "{:<8} {:<14} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | {}",
+            v.jdk,
+            v.variant,
+            h.map(|h| h.count.to_string()).unwrap_or("-".into()),
+            ms(h.map(|h| h.p99_ms)),
+            ms(h.map(|h| h.p999_ms)),
+            ms(h.map(|h| h.p9999_ms)),
+            ms(h.map(|h| h.max_ms)),
+            s.map(|s| s.count.to_string()).unwrap_or("-".into()),
+            ms(s.map(|s| s.p99_ms)),
+            ms(s.map(|s| s.p999_ms)),
+            ms(s.map(|s| s.p9999_ms)),
+            ms(s.map(|s| s.max_ms)),
+            verdict
+        );
+    }
+    for j in &outcome.per_jdk {
+        println!("{}: vulnerable: {:?} ({})", j.jdk, j.vulnerable, j.reason);
+    }
+    println!(
+        "experiment {}: vulnerable: {:?}",
+        outcome.experiment, outcome.vulnerable
+    );
+}
+
+/// Progress bars on a terminal, plain lines every 10 s otherwise.
+struct Bars {
+    multi: MultiProgress,
+    main: Option<ProgressBar>,
+    rows: Vec<ProgressBar>,
+    tty: bool,
+    last_line: Duration,
+}
+
+impl Bars {
+    fn new() -> Bars {
+        Bars {
+            multi: MultiProgress::new(),
+            main: None,
+            rows: Vec::new(),
+            tty: std::io::stderr().is_terminal(),
+            last_line: Duration::ZERO,
+        }
+    }
+}
+
+impl Observer for Bars {
+    fn note(&mut self, message: &str) {
+        eprintln!("{message}");
+    }
+
+    fn started(&mut self, total: Duration, labels: &[String]) {
+        if !self.tty {
+            eprintln!(
+                "running {} variant(s) for {}s",
+                labels.len(),
+                total.as_secs()
+            );
+            return;
+        }
+        let bar = self.multi.add(ProgressBar::new(total.as_secs()));
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {elapsed_precise} elapsed, {msg} remaining")
+                .expect("valid template"),
+        );
+        self.main = Some(bar);
+        for label in labels {
+            let row = self.multi.add(ProgressBar::new_spinner());
+            row.set_style(ProgressStyle::with_template("  {msg}").expect("valid template"));
+            row.set_message(format!("{label:<24} max hiccup -"));
+            self.rows.push(row);
+        }
+    }
+
+    fn tick(&mut self, progress: &Progress) {
+        let remaining = progress.total.saturating_sub(progress.elapsed).as_secs();
+        if let Some(bar) = &self.main {
+            bar.set_position(progress.elapsed.as_secs());
+            bar.set_message(format!("{}:{:02}", remaining / 60, remaining % 60));
+            for (row, (label, max, running)) in self.rows.iter().zip(&progress.variants) {
+                let state = if *running { "" } else { "  (exited)" };
+                row.set_message(format!("{label:<24} max hiccup {max:>8.1} ms{state}"));
+            }
+        } else if progress.elapsed >= self.last_line + Duration::from_secs(10) {
+            self.last_line = progress.elapsed;
+            let maxima: Vec<String> = progress
+                .variants
+                .iter()
+                .map(|(label, max, _)| format!("{label} {max:.1}ms"))
+                .collect();
+            eprintln!(
+                "{}s/{}s max hiccup: {}",
+                progress.elapsed.as_secs(),
+                progress.total.as_secs(),
+                maxima.join(", ")
+            );
+        }
+    }
+
+    fn finished(&mut self) {
+        if let Some(bar) = self.main.take() {
+            bar.finish_and_clear();
+        }
+        for row in self.rows.drain(..) {
+            row.finish_and_clear();
+        }
+    }
+}
+
+/// Local-free UTC timestamp for default bundle names: 20261121-2345.
+fn timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
 }

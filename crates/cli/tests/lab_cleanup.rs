@@ -1,0 +1,179 @@
+//! `pauselab lab run` killed at several points (SIGINT, SIGTERM, panic, SIGKILL followed by
+//! `pauselab lab cleanup`) leaves nothing behind: no mounts, loop devices, blkio throttles,
+//! processes or files. Also: a short real run reproduces the stall on the slow device.
+//! These change the host, so they need root (the lab's fault injection does).
+
+mod lab_support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use lab_support::*;
+
+/// Starts a run of the test experiment stopping at `testpoint`, and waits until it is there.
+fn start_at(env: &TestEnv, testpoint: Option<&str>, wait_for: &str) -> Child {
+    let mut cmd = env.lab(&["run", &env.experiment(), "--duration", "40s", "--out", &env.out()]);
+    if let Some(point) = testpoint {
+        cmd.env("PAUSELAB_LAB_TESTPOINT", point);
+    }
+    let mut child = cmd.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "run never reached {wait_for:?}");
+        match lines.next() {
+            Some(Ok(line)) if line.contains(wait_for) => break,
+            Some(Ok(_)) => continue,
+            _ => panic!("run ended before {wait_for:?}: {:?}", child.wait()),
+        }
+    }
+    // Keep draining stderr so the run never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    child
+}
+
+fn signal(child: &Child, sig: i32) {
+    // SAFETY: signalling our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+}
+
+fn interrupted_run_leaves_nothing(point: Option<&str>, wait_for: &str, sig: i32) {
+    let Some(env) = TestEnv::new() else { return };
+    let mut child = start_at(&env, point, wait_for);
+    if point.is_none() {
+        // Let the JVMs and stressors run for a while.
+        std::thread::sleep(Duration::from_secs(3));
+    }
+    signal(&child, sig);
+    let status = child.wait().unwrap();
+    assert!(status.code().is_some(), "run died from the signal instead of handling it: {status}");
+    env.assert_clean();
+}
+
+#[test]
+fn sigint_during_setup() {
+    interrupted_run_leaves_nothing(Some("scratch"), "pauselab-testpoint scratch", libc::SIGINT);
+}
+
+#[test]
+fn sigterm_after_fault_injection() {
+    interrupted_run_leaves_nothing(Some("fault"), "pauselab-testpoint fault", libc::SIGTERM);
+}
+
+#[test]
+fn sigint_with_jvms_started() {
+    interrupted_run_leaves_nothing(Some("started"), "pauselab-testpoint started", libc::SIGINT);
+}
+
+#[test]
+fn sigterm_while_running() {
+    interrupted_run_leaves_nothing(None, "running 3 variant(s)", libc::SIGTERM);
+}
+
+#[test]
+fn panic_undoes_everything() {
+    let Some(env) = TestEnv::new() else { return };
+    let output = env
+        .lab(&["run", &env.experiment(), "--duration", "30s", "--out", &env.out()])
+        .env("PAUSELAB_LAB_TESTPOINT", "started:panic")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("asked to panic"), "{stderr}");
+    assert!(!output.status.success());
+    env.assert_clean();
+}
+
+fn sigkill_then_cleanup(point: &str) {
+    let Some(env) = TestEnv::new() else { return };
+    let mut child = start_at(&env, Some(point), &format!("pauselab-testpoint {point}"));
+    signal(&child, libc::SIGKILL);
+    child.wait().unwrap();
+    // The run could not clean up after itself: the slow device is still there.
+    assert!(!env.leftovers().is_empty(), "SIGKILL left nothing: the test would prove nothing");
+    let output = env.lab(&["cleanup"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout} {}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("undone: mount on"), "{stdout}");
+    env.assert_clean();
+    // A second cleanup has nothing left to do.
+    let again = env.lab(&["cleanup"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to clean up"));
+}
+
+#[test]
+fn sigkill_after_fault_then_cleanup() {
+    sigkill_then_cleanup("fault");
+}
+
+#[test]
+fn sigkill_with_jvms_then_cleanup() {
+    sigkill_then_cleanup("started");
+}
+
+#[test]
+fn cleanup_leaves_a_live_run_alone() {
+    let Some(env) = TestEnv::new() else { return };
+    let mut child = start_at(&env, Some("fault"), "pauselab-testpoint fault");
+    let output = env.lab(&["cleanup"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("still running"), "{stdout}");
+    assert!(!env.leftovers().is_empty(), "cleanup touched a live run");
+    signal(&child, libc::SIGINT);
+    child.wait().unwrap();
+    env.assert_clean();
+}
+
+#[test]
+fn short_run_reproduces_the_stall() {
+    let Some(env) = TestEnv::new() else { return };
+    let output = env
+        .lab(&["run", &env.experiment(), "--duration", "25s", "--out", &env.out(), "--json"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "expected 'vulnerable' (exit 3): {stdout} {stderr}");
+    let verdict: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let variant = |name: &str| {
+        verdict["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["variant"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {stdout}"))
+            .clone()
+    };
+    let default = variant("default");
+    assert_eq!(default["verdict"], "stalls", "{default}");
+    assert!(default["safepoints"]["max_ms"].as_f64().unwrap() >= 500.0, "{default}");
+    assert_eq!(variant("tmpfs")["verdict"], "no-stalls", "{stdout}");
+    assert_eq!(variant("no-perfdata")["verdict"], "baseline");
+    // The bundle holds what the verdict was made from.
+    let out = std::path::Path::new(&env.out()).to_path_buf();
+    for file in ["manifest.json", "verdict.json", "host-timeseries.jsonl", "experiment.toml"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    for v in ["default", "no-perfdata", "tmpfs"] {
+        let dir = out.join("variants/jdk17").join(v);
+        for file in ["gc.log", "safepoints.hlog", "summary.json", "workload.out"] {
+            assert!(dir.join(file).is_file(), "{v}/{file} missing");
+        }
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let stressed = manifest["host"]["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "stressed")
+        .unwrap()
+        .clone();
+    assert_eq!(stressed["stable_writes"], "1", "{stressed}");
+    assert_eq!(stressed["fstype"], "ext4", "{stressed}");
+    let samples = std::fs::read_to_string(out.join("host-timeseries.jsonl")).unwrap();
+    assert!(samples.lines().count() >= 20, "one host sample per second");
+    env.assert_clean();
+}

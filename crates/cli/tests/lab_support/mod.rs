@@ -1,0 +1,144 @@
+//! Shared set-up of the lab tests: a private state directory, the test experiment with a
+//! tiny workload compiled here, and checks that the host is as it was.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+
+/// Runs that inject faults share the machine's loop devices and 2 cores: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+pub struct TestEnv {
+    pub dir: PathBuf,
+    _guard: MutexGuard<'static, ()>,
+}
+
+impl TestEnv {
+    /// None (with a message) when not root: the lab's host changes need root.
+    pub fn new() -> Option<TestEnv> {
+        // SAFETY: no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: the lab's fault injection needs root");
+            return None;
+        }
+        let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "lab-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(dir.join("state")).unwrap();
+        let classes = dir.join("classes");
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lab/Garbage.java");
+        let javac = Command::new("javac")
+            .arg("-d")
+            .arg(&classes)
+            .arg(&source)
+            .status()
+            .expect("javac (a JDK) is needed for the lab tests");
+        assert!(javac.success());
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lab/stall.toml"),
+            dir.join("stall.toml"),
+        )
+        .unwrap();
+        Some(TestEnv { dir, _guard: guard })
+    }
+
+    pub fn state(&self) -> PathBuf {
+        self.dir.join("state")
+    }
+
+    pub fn experiment(&self) -> String {
+        self.dir.join("stall.toml").display().to_string()
+    }
+
+    pub fn out(&self) -> String {
+        self.dir.join("out").display().to_string()
+    }
+
+    pub fn lab(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pauselab"));
+        cmd.arg("lab").args(args).env("PAUSELAB_STATE_DIR", self.state());
+        cmd
+    }
+
+    /// Everything a run of this environment left on the host.
+    pub fn leftovers(&self) -> Vec<String> {
+        let state = std::fs::canonicalize(self.state()).unwrap();
+        let mut left = Vec::new();
+        for entry in std::fs::read_dir("/sys/block").unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Ok(backing) = std::fs::read_to_string(format!("/sys/block/{name}/loop/backing_file")) {
+                if backing.trim().starts_with(state.to_str().unwrap()) {
+                    left.push(format!("loop device {name} on {}", backing.trim()));
+                }
+            }
+        }
+        for line in std::fs::read_to_string("/proc/self/mountinfo").unwrap().lines() {
+            let target = line.split(' ').nth(4).unwrap_or_default();
+            if target.starts_with(state.to_str().unwrap()) {
+                left.push(format!("mount on {target}"));
+            }
+        }
+        let throttles = std::fs::read_to_string("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device").unwrap_or_default();
+        // Loop devices of other users of this host may be throttled too: a rule is ours
+        // when its device is detached (ours were) or backs a file in our state directory.
+        for line in throttles.lines().filter(|l| l.starts_with("7:")) {
+            let minor = line[2..].split_whitespace().next().unwrap_or_default();
+            let backing = std::fs::read_to_string(format!("/sys/block/loop{minor}/loop/backing_file"));
+            let ours = match backing {
+                Err(_) => true,
+                Ok(b) => b.trim().starts_with(state.to_str().unwrap()),
+            };
+            if ours {
+                left.push(format!("loop device throttle {line}"));
+            }
+        }
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let pid = entry.file_name().to_string_lossy().into_owned();
+            if !pid.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) {
+                let marker = format!("PAUSELAB_STATE_DIR={}", self.state().display());
+                let is_ours = env.split(|&b| b == 0).any(|kv| kv == marker.as_bytes());
+                let is_child = env.split(|&b| b == 0).any(|kv| kv.starts_with(b"PAUSELAB_LAB_RUN=test-stall"));
+                let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .map(|s| !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z'))
+                    .unwrap_or(false);
+                if is_ours && is_child && alive {
+                    left.push(format!("process {pid}"));
+                }
+            }
+        }
+        for sub in ["lab/journals", "lab/scratch"] {
+            if let Ok(entries) = std::fs::read_dir(self.state().join(sub)) {
+                for e in entries.flatten() {
+                    left.push(format!("file {}", e.path().display()));
+                }
+            }
+        }
+        left
+    }
+
+    pub fn assert_clean(&self) {
+        let left = self.leftovers();
+        assert!(left.is_empty(), "left behind: {left:#?}");
+    }
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        // A failed test must not leave the host changed for the next one.
+        if !self.leftovers().is_empty() {
+            let _ = self.lab(&["cleanup"]).output();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

@@ -1,0 +1,298 @@
+//! Experiments: declarative TOML files (see docs/lab.md). Built-in ones are embedded.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::fault::SlowDeviceSpec;
+use crate::stressors::StressorSpec;
+use crate::LabError;
+
+/// Built-in experiments: (name, TOML text).
+pub const BUILTIN: &[(&str, &str)] = &[(
+    "hsperf-mmap",
+    include_str!("../experiments/hsperf-mmap.toml"),
+)];
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    pub name: String,
+    /// One line, shown by `pauselab lab list`.
+    pub description: String,
+    /// Default run time of each variant, e.g. "2m".
+    pub duration: String,
+    /// Name of the variant the others are compared with.
+    pub baseline: String,
+    pub workload: Workload,
+    /// Fault injected when root (skipped with `--no-fault` or `--disk`).
+    #[serde(default)]
+    pub fault: Option<Fault>,
+    #[serde(default, rename = "stressor")]
+    pub stressors: Vec<StressorSpec>,
+    #[serde(rename = "variant")]
+    pub variants: Vec<Variant>,
+    pub verdict: VerdictRule,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    /// Main class, in pauselab-workloads.jar unless `classpath` is given.
+    pub main: String,
+    /// Class path entries of your own workload (relative to the experiment file);
+    /// default: pauselab-workloads.jar.
+    #[serde(default)]
+    pub classpath: Option<Vec<String>>,
+    /// Arguments; `{duration_s}` is replaced by the run time in seconds.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// JVM flags every variant gets (heap, collector).
+    #[serde(default)]
+    pub jvm_flags: Vec<String>,
+    /// Attach the hiccup agent (interval log `hiccup.hlog`).
+    #[serde(default = "yes")]
+    pub hiccup_agent: bool,
+    /// `-Xlog` selection for the GC log (written outside the stressed filesystem).
+    #[serde(default)]
+    pub gc_log: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Fault {
+    /// A throttled loop device that requires stable pages (docs/lab.md).
+    SlowStablePages {
+        size: String,
+        write_bps: String,
+        #[serde(default = "yes")]
+        stable_writes: bool,
+        #[serde(default = "ext4")]
+        fstype: String,
+    },
+}
+
+fn ext4() -> String {
+    "ext4".into()
+}
+
+impl Fault {
+    pub fn slow_device_spec(&self) -> Result<SlowDeviceSpec, String> {
+        match self {
+            Fault::SlowStablePages {
+                size,
+                write_bps,
+                stable_writes,
+                fstype,
+            } => Ok(SlowDeviceSpec {
+                size_bytes: crate::units::parse_bytes(size)?,
+                write_bps: crate::units::parse_bytes(write_bps)?,
+                stable_writes: *stable_writes,
+                fstype: fstype.clone(),
+            }),
+        }
+    }
+}
+
+/// Where a variant's `/tmp` lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TmpLocation {
+    /// A directory on the stressed filesystem (the slow device, or `--disk DIR`).
+    Stressed,
+    /// A directory on a tmpfs mounted for the run.
+    Tmpfs,
+    /// A private directory in the run's scratch area on the host's ordinary disk.
+    Scratch,
+    /// The host's own `/tmp`, shared (no mount namespace).
+    Host,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// JVM flags added after the workload's.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    pub tmp: TmpLocation,
+    /// What this variant is for in the verdict.
+    #[serde(default)]
+    pub role: Role,
+    /// Processes or threads running beside the JVM.
+    #[serde(default, rename = "companion")]
+    pub companions: Vec<Companion>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// The set-up whose stalls the experiment is about: it decides "vulnerable".
+    Subject,
+    /// A set-up expected to avoid the stall.
+    #[default]
+    Mitigation,
+    /// The reference every variant is compared with (named by `baseline` too).
+    Baseline,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Companion {
+    /// pauselab reads the JVM's perf counters (from process memory when the JVM does not
+    /// share them through a file) every `interval`.
+    HsperfReader { interval: String },
+}
+
+/// How a variant is judged against the baseline (docs/lab.md, "Verdict").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerdictRule {
+    /// `hiccup` (the agent's log) or `safepoint` (the GC log).
+    pub metric: Metric,
+    /// A variant stalls when its p99.9 or max is at least `margin` times the baseline's...
+    pub margin: f64,
+    /// ...and at least `floor_ms`.
+    pub floor_ms: f64,
+    /// Inconclusive when the baseline's own max exceeds this: the host is too noisy.
+    pub noise_ms: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    Hiccup,
+    Safepoint,
+}
+
+impl Experiment {
+    pub fn parse(text: &str, origin: &str) -> Result<Experiment, LabError> {
+        let experiment: Experiment = toml::from_str(text)
+            .map_err(|e| LabError::Experiment(format!("{origin}: {}", e.to_string().trim())))?;
+        experiment.validate(origin)?;
+        Ok(experiment)
+    }
+
+    fn validate(&self, origin: &str) -> Result<(), LabError> {
+        let bad = |m: String| Err(LabError::Experiment(format!("{origin}: {m}")));
+        if self.variants.is_empty() {
+            return bad("no [[variant]]".into());
+        }
+        let mut names = std::collections::HashSet::new();
+        for v in &self.variants {
+            if v.name.is_empty()
+                || !v
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                return bad(format!(
+                    "variant name {:?}: use letters, digits, - and _",
+                    v.name
+                ));
+            }
+            if !names.insert(&v.name) {
+                return bad(format!("variant {:?} appears twice", v.name));
+            }
+            for c in &v.companions {
+                let Companion::HsperfReader { interval } = c;
+                crate::units::parse_duration(interval)
+                    .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
+            }
+        }
+        if !self.variants.iter().any(|v| v.name == self.baseline) {
+            return bad(format!("baseline {:?} is not a variant", self.baseline));
+        }
+        crate::units::parse_duration(&self.duration)
+            .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
+        if let Some(fault) = &self.fault {
+            fault
+                .slow_device_spec()
+                .map_err(|e| LabError::Experiment(format!("{origin}: fault: {e}")))?;
+        }
+        let r = &self.verdict;
+        if !(r.margin >= 1.0 && r.floor_ms >= 0.0 && r.noise_ms > 0.0) {
+            return bad("verdict: margin must be >= 1, floor_ms >= 0, noise_ms > 0".into());
+        }
+        Ok(())
+    }
+
+    /// A built-in by name, or a TOML file.
+    pub fn load(name_or_path: &str) -> Result<(Experiment, String), LabError> {
+        if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+            return Ok((Experiment::parse(text, name_or_path)?, text.to_string()));
+        }
+        let path = Path::new(name_or_path);
+        if path.exists() || name_or_path.ends_with(".toml") {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| LabError::io(path, "read the experiment", e))?;
+            let mut experiment = Experiment::parse(&text, name_or_path)?;
+            // Class path entries are relative to the experiment file.
+            let base = std::fs::canonicalize(path)
+                .ok()
+                .and_then(|p| p.parent().map(Path::to_path_buf))
+                .unwrap_or_default();
+            if let Some(entries) = experiment.workload.classpath.as_mut() {
+                for entry in entries.iter_mut() {
+                    let p = Path::new(entry.as_str());
+                    if p.is_relative() {
+                        *entry = base.join(p).display().to_string();
+                    }
+                }
+            }
+            return Ok((experiment, text));
+        }
+        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        Err(LabError::Experiment(format!(
+            "no experiment {name_or_path:?}: not a built-in ({}) and no such file",
+            names.join(", ")
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_parse() {
+        for (name, text) in BUILTIN {
+            let e = Experiment::parse(text, name).unwrap();
+            assert_eq!(&e.name, name);
+        }
+    }
+
+    #[test]
+    fn hsperf_mmap_has_the_five_variants() {
+        let (e, _) = Experiment::load("hsperf-mmap").unwrap();
+        let names: Vec<&str> = e.variants.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names.len(), 5, "{names:?}");
+        assert!(e
+            .variants
+            .iter()
+            .any(|v| v.role == Role::Subject && v.tmp == TmpLocation::Stressed));
+        assert!(e.variants.iter().any(|v| v.tmp == TmpLocation::Tmpfs));
+        assert!(e.variants.iter().any(|v| !v.companions.is_empty()));
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let (_, text) = Experiment::load("hsperf-mmap").unwrap();
+        let typo = text.replacen("baseline =", "baseline_typo =", 1);
+        let err = Experiment::parse(&typo, "x.toml").unwrap_err().to_string();
+        assert!(err.contains("x.toml"), "{err}");
+        let wrong = text.replacen("tmp = \"tmpfs\"", "tmp = \"ramdisk\"", 1);
+        let err = Experiment::parse(&wrong, "y.toml").unwrap_err().to_string();
+        assert!(err.contains("ramdisk"), "{err}");
+        let missing = Experiment::load("no-such-experiment")
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("hsperf-mmap"), "{missing}");
+    }
+}

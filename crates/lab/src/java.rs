@@ -1,0 +1,225 @@
+//! JDKs and the pauselab jars (hiccup agent, workloads), and the JVM command line of a variant.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::experiment::{Experiment, Variant};
+use crate::LabError;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Jdk {
+    pub home: PathBuf,
+    pub java: PathBuf,
+    /// `jdk17`, `jdk25`, ... (unique within a run).
+    pub label: String,
+    /// First line of `java -version`.
+    pub version: String,
+    pub major: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Jars {
+    pub agent: Option<PathBuf>,
+    pub workloads: Option<PathBuf>,
+}
+
+pub const AGENT_JAR: &str = "pauselab-agent.jar";
+pub const WORKLOADS_JAR: &str = "pauselab-workloads.jar";
+
+/// Resolves JDK homes (or the default `java`: `$JAVA_HOME`, then `java` on PATH).
+pub fn resolve_jdks(homes: &[PathBuf]) -> Result<Vec<Jdk>, LabError> {
+    let homes: Vec<PathBuf> = if homes.is_empty() {
+        vec![default_home()?]
+    } else {
+        homes.to_vec()
+    };
+    let mut jdks: Vec<Jdk> = Vec::new();
+    for home in homes {
+        let java = home.join("bin/java");
+        if !java.is_file() {
+            return Err(LabError::Java(format!(
+                "{}: no bin/java there; pass a JDK home such as /usr/lib/jvm/java-17-openjdk-amd64",
+                home.display()
+            )));
+        }
+        let output = Command::new(&java)
+            .arg("-version")
+            .output()
+            .map_err(|e| LabError::Java(format!("{}: {e}", java.display())))?;
+        let text = String::from_utf8_lossy(&output.stderr).into_owned();
+        let version = text.lines().next().unwrap_or_default().trim().to_string();
+        let major = parse_major(&version).ok_or_else(|| {
+            LabError::Java(format!(
+                "{}: cannot read the version from {version:?}",
+                java.display()
+            ))
+        })?;
+        let mut label = format!("jdk{major}");
+        let taken = jdks
+            .iter()
+            .filter(|j| j.label == label || j.label.starts_with(&format!("{label}-")))
+            .count();
+        if taken > 0 {
+            label = format!("{label}-{}", taken + 1);
+        }
+        jdks.push(Jdk {
+            home,
+            java,
+            label,
+            version,
+            major,
+        });
+    }
+    Ok(jdks)
+}
+
+fn default_home() -> Result<PathBuf, LabError> {
+    if let Some(home) = std::env::var_os("JAVA_HOME") {
+        return Ok(PathBuf::from(home));
+    }
+    let paths = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&paths) {
+        let candidate = dir.join("java");
+        if candidate.is_file() {
+            let real = std::fs::canonicalize(&candidate).unwrap_or(candidate);
+            if let Some(home) = real.parent().and_then(Path::parent) {
+                return Ok(home.to_path_buf());
+            }
+        }
+    }
+    Err(LabError::Java(
+        "no JDK found: set JAVA_HOME, put java on PATH or pass --jdk".into(),
+    ))
+}
+
+/// `openjdk version "17.0.15" ...` -> 17; `java version "1.8.0_392"` -> 8.
+fn parse_major(line: &str) -> Option<u32> {
+    let quoted = line.split('"').nth(1)?;
+    let mut parts = quoted.split(['.', '-', '+', '_']);
+    let first: u32 = parts.next()?.parse().ok()?;
+    if first == 1 {
+        return parts.next()?.parse().ok();
+    }
+    Some(first)
+}
+
+/// Finds the jars an experiment needs: `$PAUSELAB_JAVA_DIR`, next to the executable,
+/// then the build tree (`java/<module>/target/`).
+pub fn find_jars(experiment: &Experiment) -> Result<Jars, LabError> {
+    Ok(Jars {
+        agent: if experiment.workload.hiccup_agent {
+            Some(find_jar(AGENT_JAR, "agent")?)
+        } else {
+            None
+        },
+        workloads: if experiment.workload.classpath.is_none() {
+            Some(find_jar(WORKLOADS_JAR, "workloads")?)
+        } else {
+            None
+        },
+    })
+}
+
+fn find_jar(name: &str, module: &str) -> Result<PathBuf, LabError> {
+    let mut candidates = Vec::new();
+    if let Some(dir) = std::env::var_os("PAUSELAB_JAVA_DIR") {
+        candidates.push(PathBuf::from(dir).join(name));
+    }
+    if let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        candidates.push(exe_dir.join(name));
+        // target/{debug,release}/pauselab -> the workspace root, also for test binaries
+        // in target/debug/deps.
+        for up in exe_dir.ancestors().skip(1).take(3) {
+            candidates.push(up.join("java").join(module).join("target").join(name));
+        }
+    }
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../java")
+            .join(module)
+            .join("target")
+            .join(name),
+    );
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .ok_or_else(|| {
+            LabError::Java(format!(
+                "{name} not found (looked in {}); build it with `make java` or set PAUSELAB_JAVA_DIR",
+                candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+            ))
+        })
+}
+
+/// The full command line of one variant on one JDK. Logs go to `out_dir` (outside the
+/// stressed filesystem).
+pub fn command_line(
+    jdk: &Jdk,
+    jars: &Jars,
+    experiment: &Experiment,
+    variant: &Variant,
+    out_dir: &Path,
+    duration: Duration,
+) -> Vec<String> {
+    let mut cmd = vec![jdk.java.display().to_string()];
+    cmd.extend(experiment.workload.jvm_flags.iter().cloned());
+    cmd.extend(variant.flags.iter().cloned());
+    if let Some(agent) = &jars.agent {
+        cmd.push(format!(
+            "-javaagent:{}=log={},interval=1s",
+            agent.display(),
+            out_dir.join(crate::bundle::HICCUP_LOG).display()
+        ));
+    }
+    if let Some(selection) = &experiment.workload.gc_log {
+        cmd.push(format!(
+            "-Xlog:{selection}:file={}:uptime,level,tags",
+            out_dir.join(crate::bundle::GC_LOG).display()
+        ));
+    }
+    let classpath = match (&experiment.workload.classpath, &jars.workloads) {
+        (Some(entries), _) => entries.join(":"),
+        (None, Some(jar)) => jar.display().to_string(),
+        (None, None) => String::new(),
+    };
+    cmd.push("-cp".into());
+    cmd.push(classpath);
+    cmd.push(experiment.workload.main.clone());
+    // The workload may run a little longer than the run: the lab stops it.
+    let seconds = duration.as_secs() + 30;
+    cmd.extend(
+        experiment
+            .workload
+            .args
+            .iter()
+            .map(|a| a.replace("{duration_s}", &seconds.to_string())),
+    );
+    cmd
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn majors() {
+        assert_eq!(
+            parse_major("openjdk version \"17.0.15\" 2025-04-15"),
+            Some(17)
+        );
+        assert_eq!(parse_major("openjdk version \"25\" 2025-09-16"), Some(25));
+        assert_eq!(
+            parse_major("openjdk version \"25.0.1\" 2025-10-21 LTS"),
+            Some(25)
+        );
+        assert_eq!(parse_major("java version \"1.8.0_392\""), Some(8));
+        assert_eq!(parse_major("garbage"), None);
+    }
+}

@@ -1,0 +1,522 @@
+//! Running an experiment: set up the host (through the journal), start every variant on
+//! every JDK at the same time under the same stress, sample, stop, undo, and judge.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::Serialize;
+
+use crate::bundle;
+use crate::experiment::{Companion, Experiment, Role, TmpLocation, Variant};
+use crate::fault::{self, SlowDevice};
+use crate::hostseries::Sampler;
+use crate::isolation;
+use crate::java::{self, Jdk};
+use crate::journal::{self, Change, Journal};
+use crate::stressors::{Stressors, Targets};
+use crate::sys;
+use crate::LabError;
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub duration: Option<Duration>,
+    /// JDK homes; empty = the default `java`.
+    pub jdks: Vec<PathBuf>,
+    /// Bundle directory (must not exist or be empty).
+    pub out: PathBuf,
+    /// Stress this directory instead of injecting the slow device.
+    pub disk: Option<PathBuf>,
+    pub no_fault: bool,
+    /// Where journals and scratch areas live.
+    pub state_dir: PathBuf,
+}
+
+/// Live progress, once a second.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub elapsed: Duration,
+    pub total: Duration,
+    /// (label "jdk17/default", max hiccup so far in ms, still running).
+    pub variants: Vec<(String, f64, bool)>,
+}
+
+/// Receives what the run is doing (the CLI shows a progress bar).
+pub trait Observer {
+    fn note(&mut self, message: &str);
+    fn started(&mut self, total: Duration, labels: &[String]);
+    fn tick(&mut self, progress: &Progress);
+    fn finished(&mut self);
+}
+
+/// One variant on one JDK, as run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Instance {
+    pub jdk: String,
+    pub variant: String,
+    pub role: Role,
+    pub tmp: TmpLocation,
+    /// Directory bound over the JVM's /tmp (None for the host's own /tmp).
+    pub tmp_dir: Option<PathBuf>,
+    pub out_dir: PathBuf,
+    pub command: Vec<String>,
+    pub pid: Option<u32>,
+    /// Why it did not run.
+    pub skipped: Option<String>,
+    /// How it ended, when it ended on its own before the end of the run.
+    pub early_exit: Option<String>,
+    pub companions: Vec<String>,
+    #[serde(skip)]
+    started_at: Option<SystemTime>,
+}
+
+/// Everything a finished run knows; the bundle and the verdict are made from it.
+pub struct Finished {
+    pub experiment: Experiment,
+    pub experiment_toml: String,
+    pub options: RunOptions,
+    pub jdks: Vec<Jdk>,
+    pub instances: Vec<Instance>,
+    pub slow_device: Option<SlowDevice>,
+    pub stressed_dir: Option<PathBuf>,
+    pub notes: Vec<String>,
+    pub started: SystemTime,
+    pub ended: SystemTime,
+    pub interrupted: bool,
+    pub cleanup_failures: Vec<String>,
+    pub stressors: Vec<String>,
+    pub host_facts: serde_json::Value,
+}
+
+/// Registers SIGINT, SIGTERM and SIGHUP to set the returned flag (the run then stops and
+/// undoes its changes instead of dying).
+pub fn interrupt_flag() -> Result<Arc<AtomicBool>, LabError> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, flag.clone())
+            .map_err(|e| LabError::Host(format!("signal handler: {e}")))?;
+    }
+    Ok(flag)
+}
+
+pub fn run(
+    experiment: Experiment,
+    experiment_toml: String,
+    options: RunOptions,
+    stop: Arc<AtomicBool>,
+    observer: &mut dyn Observer,
+) -> Result<Finished, LabError> {
+    let duration = match options.duration {
+        Some(d) => d,
+        None => crate::units::parse_duration(&experiment.duration).map_err(LabError::Experiment)?,
+    };
+    let jdks = java::resolve_jdks(&options.jdks)?;
+    let jars = java::find_jars(&experiment)?;
+    bundle::prepare_out_dir(&options.out)?;
+    let out =
+        fs::canonicalize(&options.out).map_err(|e| LabError::io(&options.out, "resolve", e))?;
+
+    let stale = journal::stale_journals(&options.state_dir);
+    if !stale.is_empty() {
+        observer.note(&format!(
+            "warning: {} journal(s) of earlier runs were not cleaned up; run `pauselab lab cleanup`",
+            stale.len()
+        ));
+    }
+
+    let root = sys::is_root();
+    let run_id = format!(
+        "{}-{}-{}",
+        experiment.name,
+        sys::unix_now_s(),
+        std::process::id()
+    );
+    let mut notes = Vec::new();
+    let started = SystemTime::now();
+
+    // Declared before the stressors so that, on every exit path (panics included), the
+    // stressors stop first and the journal undoes the host changes after them.
+    let mut journal = Journal::create(
+        &options.state_dir,
+        &run_id,
+        &format!("pauselab lab run {}", experiment.name),
+    )?;
+    let scratch_parent = options.state_dir.join("lab/scratch");
+    fs::create_dir_all(&scratch_parent).map_err(|e| LabError::io(&scratch_parent, "create", e))?;
+    let scratch = scratch_parent.join(&run_id);
+    fault::create_dir(&mut journal, &scratch)?;
+    crate::testpoint::hit("scratch", &stop);
+    check_stop(&stop)?;
+
+    // Where the stressed /tmp directories go.
+    let mut slow_device = None;
+    let stressed_root: PathBuf = if let Some(disk) = &options.disk {
+        let dir = disk.join(format!("pauselab-{run_id}"));
+        fault::create_dir(&mut journal, &dir)?;
+        notes.push(format!(
+            "stressed filesystem: {} (--disk), disk stressor only",
+            disk.display()
+        ));
+        dir
+    } else if options.no_fault {
+        notes.push(
+            "fault injection skipped (--no-fault): the stressors run on the host's own disk".into(),
+        );
+        plain_stressed_dir(&mut journal, &scratch)?
+    } else if let Some(fault) = &experiment.fault {
+        if !root {
+            notes.push(
+                "fault injection skipped: the slow device needs root (loop device, mount, blkio)"
+                    .into(),
+            );
+            plain_stressed_dir(&mut journal, &scratch)?
+        } else {
+            let spec = fault.slow_device_spec().map_err(LabError::Experiment)?;
+            let device = fault::setup_slow_device(&mut journal, &scratch, &spec)?;
+            notes.push(format!(
+                "fault injected: /dev/{} ({}, stable_writes={}, {} B/s write throttle) on {}",
+                device.device,
+                spec.fstype,
+                u8::from(spec.stable_writes),
+                spec.write_bps,
+                device.mount_point.display()
+            ));
+            let root_dir = device.mount_point.join("variants");
+            slow_device = Some(device);
+            fault::create_dir(&mut journal, &root_dir)?;
+            root_dir
+        }
+    } else {
+        plain_stressed_dir(&mut journal, &scratch)?
+    };
+    crate::testpoint::hit("fault", &stop);
+    check_stop(&stop)?;
+
+    let tmpfs_root = scratch.join("tmpfs");
+    let wants_tmpfs = experiment
+        .variants
+        .iter()
+        .any(|v| v.tmp == TmpLocation::Tmpfs);
+    let tmpfs_ok = wants_tmpfs && root;
+    if tmpfs_ok {
+        fault::mount_tmpfs(&mut journal, &tmpfs_root, 256 << 20)?;
+    }
+    let scratch_tmp_root = scratch.join("private");
+    fault::create_dir(&mut journal, &scratch_tmp_root)?;
+
+    // Plan every instance.
+    let mut instances = Vec::new();
+    for jdk in &jdks {
+        for variant in &experiment.variants {
+            let out_dir = out.join("variants").join(&jdk.label).join(&variant.name);
+            fs::create_dir_all(&out_dir).map_err(|e| LabError::io(&out_dir, "create", e))?;
+            let mut instance = Instance {
+                jdk: jdk.label.clone(),
+                variant: variant.name.clone(),
+                role: if variant.name == experiment.baseline {
+                    Role::Baseline
+                } else {
+                    variant.role
+                },
+                tmp: variant.tmp,
+                tmp_dir: None,
+                out_dir,
+                command: Vec::new(),
+                pid: None,
+                skipped: None,
+                early_exit: None,
+                companions: Vec::new(),
+                started_at: None,
+            };
+            let dir_name = format!("{}-{}", jdk.label, variant.name);
+            let tmp_dir = match variant.tmp {
+                TmpLocation::Host => None,
+                _ if !root => {
+                    instance.skipped =
+                        Some("a private /tmp needs a mount namespace, which needs root".into());
+                    None
+                }
+                TmpLocation::Tmpfs if !tmpfs_ok => None,
+                TmpLocation::Stressed => Some(stressed_root.join(&dir_name)),
+                TmpLocation::Tmpfs => Some(tmpfs_root.join(&dir_name)),
+                TmpLocation::Scratch => Some(scratch_tmp_root.join(&dir_name)),
+            };
+            if let Some(dir) = &tmp_dir {
+                fault::create_dir(&mut journal, dir)?;
+            }
+            instance.tmp_dir = tmp_dir;
+            instance.command = java::command_line(
+                jdk,
+                &jars,
+                &experiment,
+                variant,
+                &instance.out_dir,
+                duration,
+            );
+            instances.push(instance);
+        }
+    }
+    for i in instances.iter().filter(|i| i.skipped.is_some()) {
+        notes.push(format!(
+            "skipped {}/{}: {}",
+            i.jdk,
+            i.variant,
+            i.skipped.as_deref().unwrap_or_default()
+        ));
+    }
+
+    let mut fact_paths: Vec<(&str, &Path)> = vec![
+        ("stressed", &stressed_root),
+        ("out", &out),
+        ("scratch", &scratch),
+    ];
+    if tmpfs_ok {
+        fact_paths.push(("tmpfs", &tmpfs_root));
+    }
+    let host_facts = crate::hostfacts::collect(&fact_paths);
+
+    // Stressors first, so every JVM starts under the same stress.
+    let stressed_dirs: Vec<PathBuf> = instances
+        .iter()
+        .filter(|i| i.tmp == TmpLocation::Stressed)
+        .filter_map(|i| i.tmp_dir.clone())
+        .collect();
+    let specs: Vec<_> = experiment
+        .stressors
+        .iter()
+        .filter(|s| {
+            options.disk.is_none() || matches!(s, crate::stressors::StressorSpec::DiskWriter { .. })
+        })
+        .cloned()
+        .collect();
+    let mut stressors = Stressors::start(
+        &specs,
+        &Targets {
+            disk_dir: Some(stressed_root.clone()),
+            victim_dirs: stressed_dirs,
+        },
+    )
+    .map_err(LabError::Host)?;
+    let stressor_names = stressors.names();
+
+    journal.record(Change::Processes {
+        run_id: run_id.clone(),
+    })?;
+    let mut children: Vec<Option<Child>> = Vec::new();
+    for instance in instances.iter_mut() {
+        if instance.skipped.is_some() {
+            children.push(None);
+            continue;
+        }
+        let mut command = Command::new(&instance.command[0]);
+        command
+            .args(&instance.command[1..])
+            .current_dir(&instance.out_dir)
+            .stdin(Stdio::null())
+            .stdout(file_for(&instance.out_dir.join("workload.out"))?)
+            .stderr(file_for(&instance.out_dir.join("workload.err"))?);
+        isolation::isolate(&mut command, &run_id, instance.tmp_dir.as_deref())
+            .map_err(LabError::Host)?;
+        let child = command.spawn().map_err(|e| {
+            LabError::Host(format!("start {}/{}: {e}", instance.jdk, instance.variant))
+        })?;
+        instance.pid = Some(child.id());
+        instance.started_at = Some(SystemTime::now());
+        children.push(Some(child));
+    }
+    crate::testpoint::hit("started", &stop);
+    check_stop(&stop)?;
+
+    let readers = start_companions(&experiment, &mut instances, &stop);
+
+    let labels: Vec<String> = instances
+        .iter()
+        .filter(|i| i.skipped.is_none())
+        .map(|i| format!("{}/{}", i.jdk, i.variant))
+        .collect();
+    observer.started(duration, &labels);
+    let mut series = fs::File::create(out.join("host-timeseries.jsonl"))
+        .map_err(|e| LabError::io(&out.join("host-timeseries.jsonl"), "create", e))?;
+    let mut sampler = Sampler::default();
+    let begin = Instant::now();
+    let mut next_tick = begin;
+    let mut interrupted = false;
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            interrupted = true;
+            break;
+        }
+        let now = Instant::now();
+        if now >= next_tick {
+            next_tick += Duration::from_secs(1);
+            let elapsed = now - begin;
+            let sample = sampler.sample(elapsed.as_secs_f64(), &stressors.counters);
+            let _ = writeln!(
+                series,
+                "{}",
+                serde_json::to_string(&sample).unwrap_or_default()
+            );
+            let mut progress = Progress {
+                elapsed,
+                total: duration,
+                variants: Vec::new(),
+            };
+            for (instance, child) in instances.iter_mut().zip(children.iter_mut()) {
+                let Some(child) = child else { continue };
+                let running = match child.try_wait() {
+                    Ok(None) => true,
+                    Ok(Some(status)) => {
+                        if instance.early_exit.is_none() {
+                            instance.early_exit = Some(format!("exited early: {status}"));
+                        }
+                        false
+                    }
+                    Err(_) => false,
+                };
+                let max =
+                    crate::hlog::read_interval_log(&instance.out_dir.join(bundle::HICCUP_LOG))
+                        .map(|(h, _)| h.max() as f64 / 1e6)
+                        .unwrap_or(0.0);
+                progress.variants.push((
+                    format!("{}/{}", instance.jdk, instance.variant),
+                    max,
+                    running,
+                ));
+            }
+            observer.tick(&progress);
+            if elapsed >= duration || progress.variants.iter().all(|(_, _, running)| !running) {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    observer.finished();
+    crate::testpoint::hit("stopping", &stop);
+
+    // Stop the JVMs politely (they flush their logs), then the rest.
+    for child in children.iter().flatten() {
+        // SAFETY: signalling our own child's process group.
+        unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
+    }
+    let deadline = Instant::now() + Duration::from_secs(15);
+    for (instance, child) in instances.iter_mut().zip(children.iter_mut()) {
+        let Some(child) = child else { continue };
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if Instant::now() >= deadline => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    instance
+                        .early_exit
+                        .get_or_insert_with(|| "did not stop on SIGTERM; killed".into());
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+    }
+    readers.stop();
+    stressors.stop();
+    drop(stressors);
+    let cleanup_failures = journal.undo_all();
+    drop(journal);
+
+    Ok(Finished {
+        experiment,
+        experiment_toml,
+        options,
+        jdks,
+        instances,
+        slow_device,
+        stressed_dir: Some(stressed_root),
+        notes,
+        started,
+        ended: SystemTime::now(),
+        interrupted,
+        cleanup_failures,
+        stressors: stressor_names,
+        host_facts,
+    })
+}
+
+fn check_stop(stop: &AtomicBool) -> Result<(), LabError> {
+    if stop.load(Ordering::SeqCst) {
+        return Err(LabError::Interrupted);
+    }
+    Ok(())
+}
+
+fn plain_stressed_dir(journal: &mut Journal, scratch: &Path) -> Result<PathBuf, LabError> {
+    let dir = scratch.join("stressed");
+    fault::create_dir(journal, &dir)?;
+    Ok(dir)
+}
+
+fn file_for(path: &Path) -> Result<fs::File, LabError> {
+    fs::File::create(path).map_err(|e| LabError::io(path, "create", e))
+}
+
+/// Companion threads (the hsperf reader) of every running instance.
+struct Companions {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Companions {
+    fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        for t in self.threads {
+            let _ = t.join();
+        }
+    }
+}
+
+fn start_companions(
+    experiment: &Experiment,
+    instances: &mut [Instance],
+    run_stop: &Arc<AtomicBool>,
+) -> Companions {
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut threads = Vec::new();
+    for instance in instances.iter_mut() {
+        let Some(pid) = instance.pid else { continue };
+        let variant: &Variant = match experiment
+            .variants
+            .iter()
+            .find(|v| v.name == instance.variant)
+        {
+            Some(v) => v,
+            None => continue,
+        };
+        for companion in &variant.companions {
+            let Companion::HsperfReader { interval } = companion;
+            let interval = crate::units::parse_duration(interval).unwrap_or(Duration::from_secs(1));
+            let log = instance.out_dir.join("hsperf-reader.jsonl");
+            let stop = stop.clone();
+            let run_stop = run_stop.clone();
+            instance
+                .companions
+                .push(format!("hsperf-reader every {interval:?}"));
+            threads.push(std::thread::spawn(move || {
+                crate::companion::hsperf_reader(pid, interval, &log, &stop, &run_stop)
+            }));
+        }
+    }
+    Companions { stop, threads }
+}
+
+impl Instance {
+    pub fn started_at(&self) -> Option<SystemTime> {
+        self.started_at
+    }
+}

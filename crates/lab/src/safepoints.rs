@@ -1,0 +1,59 @@
+//! Safepoint pauses from the GC log the lab asks every variant to write
+//! (`-Xlog:...safepoint:file=gc.log:uptime,level,tags`, JDK 9+ unified logging).
+
+use std::path::Path;
+
+/// One safepoint: start (seconds of JVM uptime) and total duration (ms).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Safepoint {
+    pub uptime_s: f64,
+    pub total_ms: f64,
+}
+
+/// Reads every `[safepoint]` line with a `Total: N ns` field. Lines of other tags are skipped.
+pub fn read(path: &Path) -> Result<Vec<Safepoint>, String> {
+    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = String::from_utf8_lossy(&text);
+    Ok(text.lines().filter_map(parse_line).collect())
+}
+
+fn parse_line(line: &str) -> Option<Safepoint> {
+    if !line.contains("[safepoint") || !line.contains("Safepoint \"") {
+        return None;
+    }
+    // The uptime decorator comes first: "[12.345s]".
+    let uptime = line.strip_prefix('[')?.split(']').next()?;
+    let uptime_s: f64 = uptime.strip_suffix('s')?.parse().ok()?;
+    let total = line.split("Total: ").nth(1)?;
+    let ns: f64 = total
+        .split_whitespace()
+        .next()?
+        .trim_end_matches(',')
+        .parse()
+        .ok()?;
+    // The line is written when the safepoint ends.
+    let total_ms = ns / 1e6;
+    Some(Safepoint {
+        uptime_s: (uptime_s - total_ms / 1e3).max(0.0),
+        total_ms,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jdk17_and_25_lines() {
+        let l17 = "[2.345s][info][safepoint] Safepoint \"ParallelGCFailedAllocation\", Time since last: 1002 ns, Reaching safepoint: 3100 ns, At safepoint: 2500000000 ns, Total: 2500003100 ns";
+        let s = parse_line(l17).unwrap();
+        assert!((s.total_ms - 2500.0031).abs() < 1e-6);
+        assert!((s.uptime_s - (2.345 - 2.5000031)).abs() < 1e-3 || s.uptime_s == 0.0);
+        let l25 = "[10.000s][info][safepoint] Safepoint \"Cleanup\", Time since last: 1000000 ns, Reaching safepoint: 2000 ns, Cleanup: 1000 ns, At safepoint: 3000 ns, Leaving safepoint: 500 ns, Total: 6500 ns";
+        let s = parse_line(l25).unwrap();
+        assert!((s.total_ms - 0.0065).abs() < 1e-9);
+        assert!((s.uptime_s - 10.0).abs() < 1e-3);
+        assert!(parse_line("[1.0s][info][gc] GC(1) Pause Young 10M->2M(256M) 3.2ms").is_none());
+        assert!(parse_line("[1.0s][info][safepoint] Safepoint \"X\", Total: garbage").is_none());
+    }
+}
