@@ -13,11 +13,22 @@ use lab_support::*;
 
 /// Starts a run of the test experiment stopping at `testpoint`, and waits until it is there.
 fn start_at(env: &TestEnv, testpoint: Option<&str>, wait_for: &str) -> Child {
-    let mut cmd = env.lab(&["run", &env.experiment(), "--duration", "40s", "--out", &env.out()]);
+    let mut cmd = env.lab(&[
+        "run",
+        &env.experiment(),
+        "--duration",
+        "40s",
+        "--out",
+        &env.out(),
+    ]);
     if let Some(point) = testpoint {
         cmd.env("PAUSELAB_LAB_TESTPOINT", point);
     }
-    let mut child = cmd.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+    let mut child = cmd
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
     let stderr = child.stderr.take().unwrap();
     let mut lines = BufReader::new(stderr).lines();
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -48,7 +59,10 @@ fn interrupted_run_leaves_nothing(point: Option<&str>, wait_for: &str, sig: i32)
     }
     signal(&child, sig);
     let status = child.wait().unwrap();
-    assert!(status.code().is_some(), "run died from the signal instead of handling it: {status}");
+    assert!(
+        status.code().is_some(),
+        "run died from the signal instead of handling it: {status}"
+    );
     env.assert_clean();
 }
 
@@ -76,7 +90,14 @@ fn sigterm_while_running() {
 fn panic_undoes_everything() {
     let Some(env) = TestEnv::new() else { return };
     let output = env
-        .lab(&["run", &env.experiment(), "--duration", "30s", "--out", &env.out()])
+        .lab(&[
+            "run",
+            &env.experiment(),
+            "--duration",
+            "30s",
+            "--out",
+            &env.out(),
+        ])
         .env("PAUSELAB_LAB_TESTPOINT", "started:panic")
         .output()
         .unwrap();
@@ -92,10 +113,17 @@ fn sigkill_then_cleanup(point: &str) {
     signal(&child, libc::SIGKILL);
     child.wait().unwrap();
     // The run could not clean up after itself: the slow device is still there.
-    assert!(!env.leftovers().is_empty(), "SIGKILL left nothing: the test would prove nothing");
+    assert!(
+        !env.leftovers().is_empty(),
+        "SIGKILL left nothing: the test would prove nothing"
+    );
     let output = env.lab(&["cleanup"]).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout} {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(stdout.contains("undone: mount on"), "{stdout}");
     env.assert_clean();
     // A second cleanup has nothing left to do.
@@ -130,12 +158,24 @@ fn cleanup_leaves_a_live_run_alone() {
 fn short_run_reproduces_the_stall() {
     let Some(env) = TestEnv::new() else { return };
     let output = env
-        .lab(&["run", &env.experiment(), "--duration", "25s", "--out", &env.out(), "--json"])
+        .lab(&[
+            "run",
+            &env.experiment(),
+            "--duration",
+            "25s",
+            "--out",
+            &env.out(),
+            "--json",
+        ])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(3), "expected 'vulnerable' (exit 3): {stdout} {stderr}");
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "expected 'vulnerable' (exit 3): {stdout} {stderr}"
+    );
     let verdict: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let variant = |name: &str| {
         verdict["variants"]
@@ -148,16 +188,24 @@ fn short_run_reproduces_the_stall() {
     };
     let default = variant("default");
     assert_eq!(default["verdict"], "stalls", "{default}");
-    assert!(default["safepoints"]["max_ms"].as_f64().unwrap() >= 500.0, "{default}");
-    assert_eq!(variant("tmpfs")["verdict"], "no-stalls", "{stdout}");
+    assert!(
+        default["safepoints"]["max_ms"].as_f64().unwrap() >= 500.0,
+        "{default}"
+    );
+    assert_eq!(variant("tmpfs")["verdict"], "no_stalls", "{stdout}");
     assert_eq!(variant("no-perfdata")["verdict"], "baseline");
     // The bundle holds what the verdict was made from.
     let out = std::path::Path::new(&env.out()).to_path_buf();
-    for file in ["manifest.json", "verdict.json", "host-timeseries.jsonl", "experiment.toml"] {
+    for file in [
+        "manifest.json",
+        "verdict.json",
+        "host.csv",
+        "experiment.toml",
+    ] {
         assert!(out.join(file).is_file(), "{file} missing");
     }
     for v in ["default", "no-perfdata", "tmpfs"] {
-        let dir = out.join("variants/jdk17").join(v);
+        let dir = out.join("variants").join(format!("{v}-jdk17"));
         for file in ["gc.log", "safepoints.hlog", "summary.json", "workload.out"] {
             assert!(dir.join(file).is_file(), "{v}/{file} missing");
         }
@@ -168,12 +216,14 @@ fn short_run_reproduces_the_stall() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["name"] == "stressed")
+        .find(|p| p["role"] == "stressed")
         .unwrap()
         .clone();
-    assert_eq!(stressed["stable_writes"], "1", "{stressed}");
-    assert_eq!(stressed["fstype"], "ext4", "{stressed}");
-    let samples = std::fs::read_to_string(out.join("host-timeseries.jsonl")).unwrap();
-    assert!(samples.lines().count() >= 20, "one host sample per second");
+    assert_eq!(stressed["stable_writes"], true, "{stressed}");
+    assert_eq!(stressed["filesystem"], "ext4", "{stressed}");
+    assert_eq!(verdict["result"], "vulnerable");
+    let samples = std::fs::read_to_string(out.join("host.csv")).unwrap();
+    assert!(samples.starts_with("t_s,"), "{samples}");
+    assert!(samples.lines().count() >= 21, "one host sample per second");
     env.assert_clean();
 }

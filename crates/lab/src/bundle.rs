@@ -4,23 +4,25 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
 
 use crate::experiment::{Metric, Role};
 use crate::hlog::{self, Stats};
+use crate::java::Jdk;
 use crate::runner::Finished;
 use crate::verdict::{self, Judgement, VariantVerdict, Vulnerable};
 use crate::LabError;
 
-pub const HICCUP_LOG: &str = "hiccup.hlog";
+pub const HICCUP_LOG: &str = "hiccups.hlog";
+pub const WORKLOAD_OUT: &str = "workload.out";
 pub const GC_LOG: &str = "gc.log";
 pub const SAFEPOINT_LOG: &str = "safepoints.hlog";
 pub const SUMMARY: &str = "summary.json";
 pub const MANIFEST: &str = "manifest.json";
 pub const VERDICT: &str = "verdict.json";
-pub const HOST_SERIES: &str = "host-timeseries.jsonl";
+pub const HOST_SERIES: &str = "host.csv";
 /// Version of the bundle layout; bumped on incompatible changes.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -48,6 +50,8 @@ pub fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
 /// The summary of one variant on one JDK (`summary.json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct VariantSummary {
+    /// `<variant>-jdk<id>`, also the directory name under `variants/`.
+    pub id: String,
     pub jdk: String,
     pub variant: String,
     pub role: Role,
@@ -55,6 +59,7 @@ pub struct VariantSummary {
     pub early_exit: Option<String>,
     pub hiccups: Option<Stats>,
     pub safepoints: Option<Stats>,
+    pub exit_code: Option<i32>,
     /// Problems reading this variant's logs.
     pub errors: Vec<String>,
     pub verdict: VariantVerdict,
@@ -74,9 +79,11 @@ pub struct JdkVerdict {
 pub struct Outcome {
     pub format_version: u32,
     pub experiment: String,
-    pub vulnerable: Vulnerable,
-    pub metric: Metric,
+    /// `vulnerable`, `not_vulnerable` or `inconclusive`.
+    pub result: Vulnerable,
     pub rule: crate::experiment::VerdictRule,
+    /// The highest of the baselines' max (one per JDK), the noise floor of the run.
+    pub baseline_max_ms: Option<f64>,
     pub per_jdk: Vec<JdkVerdict>,
     pub variants: Vec<VariantSummary>,
     pub interrupted: bool,
@@ -90,6 +97,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
     let mut summaries: Vec<(VariantSummary, PathBuf)> = Vec::new();
     for instance in &finished.instances {
         let mut summary = VariantSummary {
+            id: instance.id(),
             jdk: instance.jdk.clone(),
             variant: instance.variant.clone(),
             role: instance.role,
@@ -97,15 +105,23 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             early_exit: instance.early_exit.clone(),
             hiccups: None,
             safepoints: None,
+            exit_code: instance.exit_code,
             errors: Vec::new(),
-            verdict: VariantVerdict::NoData,
+            verdict: if instance.skipped.is_some() {
+                VariantVerdict::Skipped
+            } else {
+                VariantVerdict::Failed
+            },
             evidence: String::new(),
         };
         if instance.skipped.is_none() {
             let hiccup_path = instance.out_dir.join(HICCUP_LOG);
             if finished.experiment.workload.hiccup_agent {
-                match hlog::read_interval_log(&hiccup_path) {
-                    Ok((h, _)) => summary.hiccups = Some(hlog::stats(&h)),
+                match hlog::read_interval_log(&hiccup_path, false) {
+                    Ok((h, _)) if !h.is_empty() => summary.hiccups = Some(hlog::stats(&h)),
+                    Ok(_) => summary
+                        .errors
+                        .push(format!("{}: no hiccup samples", hiccup_path.display())),
                     Err(e) => summary.errors.push(e),
                 }
             }
@@ -129,10 +145,10 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                             points.iter().map(|p| (p.uptime_s, p.total_ms)).collect();
                         if let Err(e) = hlog::write_pause_log(
                             &instance.out_dir.join(SAFEPOINT_LOG),
-                            start,
+                            unix_s(start),
                             &pauses,
                             end_s,
-                            Duration::from_secs(1),
+                            1.0,
                         ) {
                             summary.errors.push(e);
                         }
@@ -169,13 +185,18 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                     evidence: "the baseline".into(),
                 },
                 (Some(stats), Some(base)) if base.count > 0 => verdict::judge(rule, &stats, base),
-                (_, None) => Judgement {
+                (Some(_), _) => Judgement {
                     verdict: VariantVerdict::NoData,
                     evidence: "the baseline has no data".into(),
                 },
-                _ => Judgement {
-                    verdict: VariantVerdict::NoData,
-                    evidence: "no data".into(),
+                (None, _) => Judgement {
+                    verdict: summary.verdict,
+                    evidence: summary
+                        .skipped
+                        .clone()
+                        .or_else(|| summary.early_exit.clone())
+                        .or_else(|| summary.errors.first().cloned())
+                        .unwrap_or_else(|| "no data".into()),
                 },
             };
             summary.verdict = judgement.verdict;
@@ -199,12 +220,16 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
     for (summary, dir) in &summaries {
         write_json(&dir.join(SUMMARY), summary)?;
     }
+    let baseline_max_ms = per_jdk
+        .iter()
+        .filter_map(|j| j.baseline_max_ms)
+        .reduce(f64::max);
     let outcome = Outcome {
         format_version: FORMAT_VERSION,
         experiment: finished.experiment.name.clone(),
-        vulnerable,
-        metric: rule.metric,
+        result: vulnerable,
         rule: rule.clone(),
+        baseline_max_ms,
         per_jdk,
         variants: summaries.into_iter().map(|(s, _)| s).collect(),
         interrupted: finished.interrupted,
@@ -230,24 +255,74 @@ fn unix_s(t: std::time::SystemTime) -> f64 {
 }
 
 fn manifest(finished: &Finished) -> serde_json::Value {
+    let experiment = &finished.experiment;
+    let default_variant = experiment
+        .variants
+        .iter()
+        .find(|v| v.role == Role::Subject)
+        .map(|v| v.name.clone());
+    let variants: Vec<serde_json::Value> = finished
+        .instances
+        .iter()
+        .map(|i| {
+            let definition = experiment.variants.iter().find(|v| v.name == i.variant);
+            serde_json::json!({
+                "id": i.id(),
+                "variant": i.variant,
+                "jdk": Jdk::id_of(&i.jdk),
+                "description": definition.map(|v| v.description.clone()).unwrap_or_default(),
+                "jvm_flags": i.command.iter().skip(1).take_while(|a| a.as_str() != "-cp").collect::<Vec<_>>(),
+                "dir": format!("variants/{}", i.id()),
+                "role": i.role,
+                "tmp": i.tmp,
+                "tmp_dir": i.tmp_dir,
+                "command": i.command,
+                "pid": i.pid,
+                "skipped": i.skipped,
+                "early_exit": i.early_exit,
+                "exit_code": i.exit_code,
+                "companions": i.companions,
+            })
+        })
+        .collect();
+    let jdks: Vec<serde_json::Value> = finished
+        .jdks
+        .iter()
+        .map(|j| {
+            serde_json::json!({
+                "id": Jdk::id_of(&j.label),
+                "path": j.home,
+                "version": j.version,
+                "major": j.major,
+            })
+        })
+        .collect();
     serde_json::json!({
+        "format": "pauselab-bundle",
         "format_version": FORMAT_VERSION,
         "tool": format!("pauselab {}", env!("CARGO_PKG_VERSION")),
-        "experiment": finished.experiment,
-        "start_unix_s": unix_s(finished.started),
-        "end_unix_s": unix_s(finished.ended),
+        "experiment": {
+            "name": experiment.name,
+            "description": experiment.description,
+            "default_variant": default_variant,
+            "baseline_variant": experiment.baseline,
+            "definition": experiment,
+        },
+        "start_time_s": unix_s(finished.started),
+        "end_time_s": unix_s(finished.ended),
+        "fault_injection": finished.fault_injection,
         "interrupted": finished.interrupted,
         "options": {
-            "duration_s": finished.options.duration.map(|d| d.as_secs_f64()),
+            "duration_s": finished.duration.as_secs_f64(),
             "jdks": finished.options.jdks,
             "disk": finished.options.disk,
             "no_fault": finished.options.no_fault,
         },
         "host": finished.host_facts,
-        "jdks": finished.jdks,
+        "jdks": jdks,
+        "variants": variants,
         "fault": finished.slow_device,
         "stressors": finished.stressors,
-        "instances": finished.instances,
         "notes": finished.notes,
         "cleanup_failures": finished.cleanup_failures,
     })

@@ -40,6 +40,17 @@ pub fn hsperf_reader(
     }
 }
 
-fn read_once(_pid: u32, _reader: &mut Option<()>) -> Result<usize, String> {
-    Err("the native hsperf reader is not part of this build yet".into())
+fn read_once(pid: u32, reader: &mut Option<pauselab_hsperf::Reader>) -> Result<usize, String> {
+    if reader.is_none() {
+        *reader = Some(
+            pauselab_hsperf::Reader::open(pid, pauselab_hsperf::Source::Auto)
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    let snapshot = reader
+        .as_mut()
+        .expect("opened above")
+        .snapshot()
+        .map_err(|e| e.to_string())?;
+    Ok(snapshot.len())
 }

@@ -30,6 +30,32 @@ pub struct HostSample {
     pub memory_hog_bytes: u64,
 }
 
+/// Columns of `host.csv` (docs/bundle-format.md); empty cells where the kernel lacks a value.
+pub const CSV_HEADER: &str = "t_s,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,dirty_kb,writeback_kb,psi_io_some_avg10,psi_io_full_avg10,psi_memory_some_avg10,psi_cpu_some_avg10,stress_write_mb_s,writeback_calls_per_s,memory_hog_mb,unix_ms";
+
+impl HostSample {
+    pub fn csv_row(&self) -> String {
+        let opt = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_default();
+        format!(
+            "{:.0},{:.1},{:.1},{:.1},{},{},{},{},{},{},{:.2},{},{:.0},{:.0}",
+            self.t_s,
+            self.cpu_user_pct,
+            self.cpu_sys_pct,
+            self.cpu_iowait_pct,
+            self.dirty_kib,
+            self.writeback_kib,
+            opt(self.psi_io_some_avg10),
+            opt(self.psi_io_full_avg10),
+            opt(self.psi_memory_some_avg10),
+            opt(self.psi_cpu_some_avg10),
+            self.disk_writer_bytes_per_s as f64 / 1048576.0,
+            self.writeback_calls_per_s,
+            self.memory_hog_bytes as f64 / 1048576.0,
+            self.unix_ms,
+        )
+    }
+}
+
 #[derive(Default)]
 pub struct Sampler {
     last_cpu: Option<[u64; 8]>,

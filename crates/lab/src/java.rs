@@ -29,6 +29,13 @@ pub struct Jars {
 pub const AGENT_JAR: &str = "pauselab-agent.jar";
 pub const WORKLOADS_JAR: &str = "pauselab-workloads.jar";
 
+impl Jdk {
+    /// The bundle's JDK id: `17` for label `jdk17`.
+    pub fn id_of(label: &str) -> String {
+        label.trim_start_matches("jdk").to_string()
+    }
+}
+
 /// Resolves JDK homes (or the default `java`: `$JAVA_HOME`, then `java` on PATH).
 pub fn resolve_jdks(homes: &[PathBuf]) -> Result<Vec<Jdk>, LabError> {
     let homes: Vec<PathBuf> = if homes.is_empty() {

@@ -71,6 +71,7 @@ pub struct Instance {
     /// How it ended, when it ended on its own before the end of the run.
     pub early_exit: Option<String>,
     pub companions: Vec<String>,
+    pub exit_code: Option<i32>,
     #[serde(skip)]
     started_at: Option<SystemTime>,
 }
@@ -91,6 +92,9 @@ pub struct Finished {
     pub cleanup_failures: Vec<String>,
     pub stressors: Vec<String>,
     pub host_facts: serde_json::Value,
+    /// `slow-stable-pages`, `none`, or `disk` (`--disk DIR`).
+    pub fault_injection: String,
+    pub duration: Duration,
 }
 
 /// Registers SIGINT, SIGTERM and SIGHUP to set the returned flag (the run then stops and
@@ -159,9 +163,11 @@ pub fn run(
 
     // Where the stressed /tmp directories go.
     let mut slow_device = None;
+    let mut fault_injection = "none".to_string();
     let stressed_root: PathBuf = if let Some(disk) = &options.disk {
         let dir = disk.join(format!("pauselab-{run_id}"));
         fault::create_dir(&mut journal, &dir)?;
+        fault_injection = "disk".into();
         notes.push(format!(
             "stressed filesystem: {} (--disk), disk stressor only",
             disk.display()
@@ -192,6 +198,7 @@ pub fn run(
             ));
             let root_dir = device.mount_point.join("variants");
             slow_device = Some(device);
+            fault_injection = "slow-stable-pages".into();
             fault::create_dir(&mut journal, &root_dir)?;
             root_dir
         }
@@ -217,7 +224,9 @@ pub fn run(
     let mut instances = Vec::new();
     for jdk in &jdks {
         for variant in &experiment.variants {
-            let out_dir = out.join("variants").join(&jdk.label).join(&variant.name);
+            let out_dir = out
+                .join("variants")
+                .join(format!("{}-{}", variant.name, jdk.label));
             fs::create_dir_all(&out_dir).map_err(|e| LabError::io(&out_dir, "create", e))?;
             let mut instance = Instance {
                 jdk: jdk.label.clone(),
@@ -235,6 +244,7 @@ pub fn run(
                 skipped: None,
                 early_exit: None,
                 companions: Vec::new(),
+                exit_code: None,
                 started_at: None,
             };
             let dir_name = format!("{}-{}", jdk.label, variant.name);
@@ -317,13 +327,18 @@ pub fn run(
             children.push(None);
             continue;
         }
+        let output = file_for(&instance.out_dir.join(bundle::WORKLOAD_OUT))?;
         let mut command = Command::new(&instance.command[0]);
         command
             .args(&instance.command[1..])
             .current_dir(&instance.out_dir)
             .stdin(Stdio::null())
-            .stdout(file_for(&instance.out_dir.join("workload.out"))?)
-            .stderr(file_for(&instance.out_dir.join("workload.err"))?);
+            .stdout(
+                output
+                    .try_clone()
+                    .map_err(|e| LabError::io(&instance.out_dir, "open workload.out", e))?,
+            )
+            .stderr(output);
         isolation::isolate(&mut command, &run_id, instance.tmp_dir.as_deref())
             .map_err(LabError::Host)?;
         let child = command.spawn().map_err(|e| {
@@ -344,8 +359,10 @@ pub fn run(
         .map(|i| format!("{}/{}", i.jdk, i.variant))
         .collect();
     observer.started(duration, &labels);
-    let mut series = fs::File::create(out.join("host-timeseries.jsonl"))
-        .map_err(|e| LabError::io(&out.join("host-timeseries.jsonl"), "create", e))?;
+    let series_path = out.join(bundle::HOST_SERIES);
+    let mut series =
+        fs::File::create(&series_path).map_err(|e| LabError::io(&series_path, "create", e))?;
+    let _ = writeln!(series, "{}", crate::hostseries::CSV_HEADER);
     let mut sampler = Sampler::default();
     let begin = Instant::now();
     let mut next_tick = begin;
@@ -360,11 +377,7 @@ pub fn run(
             next_tick += Duration::from_secs(1);
             let elapsed = now - begin;
             let sample = sampler.sample(elapsed.as_secs_f64(), &stressors.counters);
-            let _ = writeln!(
-                series,
-                "{}",
-                serde_json::to_string(&sample).unwrap_or_default()
-            );
+            let _ = writeln!(series, "{}", sample.csv_row());
             let mut progress = Progress {
                 elapsed,
                 total: duration,
@@ -382,10 +395,12 @@ pub fn run(
                     }
                     Err(_) => false,
                 };
-                let max =
-                    crate::hlog::read_interval_log(&instance.out_dir.join(bundle::HICCUP_LOG))
-                        .map(|(h, _)| h.max() as f64 / 1e6)
-                        .unwrap_or(0.0);
+                let max = crate::hlog::read_interval_log(
+                    &instance.out_dir.join(bundle::HICCUP_LOG),
+                    true,
+                )
+                .map(|(h, _)| h.max() as f64 / 1e6)
+                .unwrap_or(0.0);
                 progress.variants.push((
                     format!("{}/{}", instance.jdk, instance.variant),
                     max,
@@ -412,7 +427,11 @@ pub fn run(
         let Some(child) = child else { continue };
         loop {
             match child.try_wait() {
-                Ok(Some(_)) | Err(_) => break,
+                Ok(Some(status)) => {
+                    instance.exit_code = status.code();
+                    break;
+                }
+                Err(_) => break,
                 Ok(None) if Instant::now() >= deadline => {
                     let _ = child.kill();
                     let _ = child.wait();
@@ -446,6 +465,8 @@ pub fn run(
         cleanup_failures,
         stressors: stressor_names,
         host_facts,
+        fault_injection,
+        duration,
     })
 }
 
@@ -516,6 +537,11 @@ fn start_companions(
 }
 
 impl Instance {
+    /// `<variant>-<jdk label>`, unique in the run; the bundle directory name.
+    pub fn id(&self) -> String {
+        format!("{}-{}", self.variant, self.jdk)
+    }
+
     pub fn started_at(&self) -> Option<SystemTime> {
         self.started_at
     }

@@ -6,21 +6,27 @@ use crate::experiment::{Role, VerdictRule};
 use crate::hlog::Stats;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "snake_case")]
 pub enum VariantVerdict {
     Stalls,
     NoStalls,
     /// The variant is the baseline itself.
     Baseline,
-    /// Not run, or no data (skipped, crashed).
+    /// Not run here (e.g. not root).
+    Skipped,
+    /// Ran but gave no data to judge (crashed, no log).
+    Failed,
+    /// Judged against a baseline that has no data.
     NoData,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum Vulnerable {
+    #[serde(rename = "vulnerable")]
     Yes,
+    #[serde(rename = "not_vulnerable")]
     No,
+    #[serde(rename = "inconclusive")]
     Inconclusive,
 }
 
@@ -36,7 +42,7 @@ pub struct Judgement {
 pub fn judge(rule: &VerdictRule, variant: &Stats, baseline: &Stats) -> Judgement {
     if variant.count == 0 {
         return Judgement {
-            verdict: VariantVerdict::NoData,
+            verdict: VariantVerdict::Failed,
             evidence: "no samples".into(),
         };
     }
@@ -108,7 +114,7 @@ pub fn experiment_verdict(
             ),
         );
     }
-    if subjects.is_empty() || subjects.iter().all(|v| *v == VariantVerdict::NoData) {
+    if subjects.is_empty() || !subjects.contains(&VariantVerdict::NoStalls) {
         return (
             Vulnerable::Inconclusive,
             "no subject variant produced data".into(),

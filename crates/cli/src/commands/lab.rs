@@ -11,7 +11,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use pauselab_lab::bundle::Outcome;
 use pauselab_lab::experiment::{Experiment, BUILTIN};
 use pauselab_lab::runner::{Observer, Progress};
-use pauselab_lab::verdict::Vulnerable;
+use pauselab_lab::verdict::{VariantVerdict, Vulnerable};
 use pauselab_lab::{journal, units, RunOptions};
 
 /// Exit code when a run could not decide (noisy host, no baseline data, interrupted).
@@ -181,11 +181,30 @@ fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
         print_table(&outcome);
         println!("bundle: {}", out.display());
     }
-    Ok(match outcome.vulnerable {
+    Ok(match outcome.result {
         Vulnerable::Yes => ExitCode::from(super::EXIT_CONDITION),
         Vulnerable::No => ExitCode::SUCCESS,
         Vulnerable::Inconclusive => ExitCode::from(EXIT_INCONCLUSIVE),
     })
+}
+
+fn result_word(v: Vulnerable) -> &'static str {
+    match v {
+        Vulnerable::Yes => "vulnerable",
+        Vulnerable::No => "not vulnerable",
+        Vulnerable::Inconclusive => "inconclusive",
+    }
+}
+
+fn verdict_word(v: VariantVerdict) -> &'static str {
+    match v {
+        VariantVerdict::Stalls => "STALLS",
+        VariantVerdict::NoStalls => "no stalls",
+        VariantVerdict::Baseline => "baseline",
+        VariantVerdict::Skipped => "skipped",
+        VariantVerdict::Failed => "failed",
+        VariantVerdict::NoData => "no baseline data",
+    }
 }
 
 fn ms(v: Option<f64>) -> String {
@@ -221,8 +240,8 @@ fn print_table(outcome: &Outcome) {
         let s = v.safepoints.as_ref();
         let verdict = match (&v.skipped, &v.early_exit) {
             (Some(reason), _) => format!("skipped: {reason}"),
-            (None, Some(exit)) => format!("{:?} ({exit})", v.verdict),
-            _ => format!("{:?}", v.verdict),
+            (None, Some(exit)) => format!("{} ({exit})", verdict_word(v.verdict)),
+            _ => verdict_word(v.verdict).to_string(),
         };
         println!(
             "{:<8} {:<14} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | {}",
@@ -242,11 +261,12 @@ fn print_table(outcome: &Outcome) {
         );
     }
     for j in &outcome.per_jdk {
-        println!("{}: vulnerable: {:?} ({})", j.jdk, j.vulnerable, j.reason);
+        println!("{}: {} ({})", j.jdk, result_word(j.vulnerable), j.reason);
     }
     println!(
-        "experiment {}: vulnerable: {:?}",
-        outcome.experiment, outcome.vulnerable
+        "experiment {}: {}",
+        outcome.experiment,
+        result_word(outcome.result)
     );
 }
 

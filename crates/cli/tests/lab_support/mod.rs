@@ -64,7 +64,9 @@ impl TestEnv {
 
     pub fn lab(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_pauselab"));
-        cmd.arg("lab").args(args).env("PAUSELAB_STATE_DIR", self.state());
+        cmd.arg("lab")
+            .args(args)
+            .env("PAUSELAB_STATE_DIR", self.state());
         cmd
     }
 
@@ -74,24 +76,32 @@ impl TestEnv {
         let mut left = Vec::new();
         for entry in std::fs::read_dir("/sys/block").unwrap().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if let Ok(backing) = std::fs::read_to_string(format!("/sys/block/{name}/loop/backing_file")) {
+            if let Ok(backing) =
+                std::fs::read_to_string(format!("/sys/block/{name}/loop/backing_file"))
+            {
                 if backing.trim().starts_with(state.to_str().unwrap()) {
                     left.push(format!("loop device {name} on {}", backing.trim()));
                 }
             }
         }
-        for line in std::fs::read_to_string("/proc/self/mountinfo").unwrap().lines() {
+        for line in std::fs::read_to_string("/proc/self/mountinfo")
+            .unwrap()
+            .lines()
+        {
             let target = line.split(' ').nth(4).unwrap_or_default();
             if target.starts_with(state.to_str().unwrap()) {
                 left.push(format!("mount on {target}"));
             }
         }
-        let throttles = std::fs::read_to_string("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device").unwrap_or_default();
+        let throttles =
+            std::fs::read_to_string("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device")
+                .unwrap_or_default();
         // Loop devices of other users of this host may be throttled too: a rule is ours
         // when its device is detached (ours were) or backs a file in our state directory.
         for line in throttles.lines().filter(|l| l.starts_with("7:")) {
             let minor = line[2..].split_whitespace().next().unwrap_or_default();
-            let backing = std::fs::read_to_string(format!("/sys/block/loop{minor}/loop/backing_file"));
+            let backing =
+                std::fs::read_to_string(format!("/sys/block/loop{minor}/loop/backing_file"));
             let ours = match backing {
                 Err(_) => true,
                 Ok(b) => b.trim().starts_with(state.to_str().unwrap()),
@@ -108,7 +118,9 @@ impl TestEnv {
             if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) {
                 let marker = format!("PAUSELAB_STATE_DIR={}", self.state().display());
                 let is_ours = env.split(|&b| b == 0).any(|kv| kv == marker.as_bytes());
-                let is_child = env.split(|&b| b == 0).any(|kv| kv.starts_with(b"PAUSELAB_LAB_RUN=test-stall"));
+                let is_child = env
+                    .split(|&b| b == 0)
+                    .any(|kv| kv.starts_with(b"PAUSELAB_LAB_RUN=test-stall"));
                 let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
                     .map(|s| !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z'))
                     .unwrap_or(false);
