@@ -10,7 +10,7 @@ BIN := target/release/pauselab
 # Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
 TEST_PACKAGES ?= prometheus
 
-.PHONY: all setup build java demo test lint test-rust test-java bench clean
+.PHONY: all setup build java demo test lint test-rust test-java bench clean jmh-jfr
 
 all: build
 
@@ -43,6 +43,13 @@ test: setup
 	$(MAKE) lint
 	$(MAKE) test-java
 	$(MAKE) test-rust
+
+# JFR socket-instrumentation overhead (JMH, about a minute): prints us/op and B/op per set-up.
+# JAVA=/path/to/bin/java picks the JDK under test.
+JAVA ?= java
+jmh-jfr:
+	$(MVN) install -DskipTests
+	$(JAVA) -cp java/benchmarks/target/pauselab-benchmarks.jar pauselab.bench.JfrOverhead
 
 bench: build
 	@if [ -d bench ]; then for b in bench/*.sh; do echo "== $$b"; bash "$$b"; done; fi

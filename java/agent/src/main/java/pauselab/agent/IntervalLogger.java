@@ -19,9 +19,11 @@ final class IntervalLogger implements Runnable {
     static final int SIGNIFICANT_DIGITS = 2;
     /** Intervals written before the agent's own cost counts as steady state. */
     static final int WARMUP_INTERVALS = 2;
+    private static final int ENCODER_WARMUP_LINES = 2_000;
 
     private final PrintStream out;
     private final HistogramLogWriter writer;
+    private final IntervalLineEncoder encoder;
     private final AgentOptions options;
     private final long baseTimeMs;
     private final AgentCost cost;
@@ -33,6 +35,7 @@ final class IntervalLogger implements Runnable {
     IntervalLogger(PrintStream out, AgentOptions options, long baseTimeMs, AgentCost cost) {
         this.out = out;
         this.writer = new HistogramLogWriter(out);
+        this.encoder = new IntervalLineEncoder(options.tag);
         this.options = options;
         this.baseTimeMs = baseTimeMs;
         this.cost = cost;
@@ -75,6 +78,7 @@ final class IntervalLogger implements Runnable {
     private void startRecording() {
         recorder = new SingleWriterRecorder(LOWEST_NS, HIGHEST_NS, SIGNIFICANT_DIGITS);
         sampler = new HiccupSampler(recorder, options.resolutionNs, HIGHEST_NS);
+        warmUpEncoder();
         long startMs = System.currentTimeMillis();
         writer.outputLogFormatVersion();
         writer.outputComment(String.format(Locale.ROOT,
@@ -96,9 +100,24 @@ final class IntervalLogger implements Runnable {
 
     private void writeInterval() {
         interval = recorder.getIntervalHistogram(interval);
-        interval.setTag(options.tag);
-        writer.outputIntervalHistogram(interval);
+        encoder.encode(interval, baseTimeMs);
+        out.write(encoder.bytes(), 0, encoder.length());
         out.flush();
+    }
+
+    /**
+     * Encodes a scratch histogram until the JIT has compiled the path: compilation and
+     * deoptimisation resolve classes and constants lazily, which allocates, and that should
+     * happen now rather than at some later interval.
+     */
+    private void warmUpEncoder() {
+        Histogram scratch = new Histogram(LOWEST_NS, HIGHEST_NS, SIGNIFICANT_DIGITS);
+        for (int i = 0; i < ENCODER_WARMUP_LINES; i++) {
+            scratch.recordValue(LOWEST_NS * (1 + i % 97));
+            scratch.setStartTimeStamp(baseTimeMs + i);
+            scratch.setEndTimeStamp(baseTimeMs + i + 1);
+            encoder.encode(scratch, baseTimeMs);
+        }
     }
 
     /** Writes the last interval and closes the log; called once, from the shutdown hook. */

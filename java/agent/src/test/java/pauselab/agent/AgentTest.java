@@ -210,7 +210,7 @@ class AgentTest {
     }
 
     @Test
-    void samplerAllocatesNothingInSteadyState() throws Exception {
+    void agentAllocatesNothingInSteadyState() throws Exception {
         Path log = dir.resolve("cost.hlog");
         Process jvm = startIdle(log, "interval=500ms,cost", "4");
         awaitExit(jvm, 0);
@@ -220,6 +220,7 @@ class AgentTest {
         String json = cost.group();
         System.out.println("agent cost: " + json);
         assertEquals(0, number(json, "sampler_steady_allocated_bytes"), json);
+        assertEquals(0, number(json, "logger_steady_allocated_bytes"), json);
         assertTrue(number(json, "steady_s") > 2, json);
     }
 
