@@ -161,6 +161,28 @@ class AgentTest {
     }
 
     @Test
+    void sigtermWritesTheLastPartialInterval() throws Exception {
+        Path log = dir.resolve("term.hlog");
+        Process jvm = startIdle(log, "interval=10s");
+        // With 10 s intervals nothing is written before the signal: all data comes from the hook.
+        for (int i = 0; i < 300 && !(Files.exists(log)
+                && Files.readAllLines(log).stream().anyMatch(l -> l.startsWith("\""))); i++) {
+            Thread.sleep(50);
+        }
+        Thread.sleep(1000);
+        assertEquals(0, dataLines(log));
+        long signalledAt = System.currentTimeMillis();
+        signal(jvm.pid(), "TERM");
+        awaitExit(jvm, 143);
+        List<Interval> intervals = read(log);
+        assertEquals(1, intervals.size());
+        Interval last = intervals.get(0);
+        assertTrue(last.end * 1000 >= signalledAt - 50, "last interval ends " + last.end + ", signal at "
+                + signalledAt / 1000.0);
+        assertTrue(last.histogram.getTotalCount() >= 300, "samples: " + last.histogram.getTotalCount());
+    }
+
+    @Test
     void idleJvmHasNoLargeHiccup() throws Exception {
         Path log = dir.resolve("quiet.hlog");
         Process jvm = startIdle(log, "interval=1s", "3");
