@@ -1,1 +1,129 @@
-//! See the crate description in Cargo.toml and docs/ARCHITECTURE.md.
+//! GC and safepoint logs of HotSpot JVMs (JDK 8 to 25) into pause events, summaries and a
+//! diagnosis. Streaming throughout: memory does not grow with the length of the log.
+//!
+//! - [`lines`]: block reader handing out borrowed lines;
+//! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
+//! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
+//! - [`findings`]: diagnosis rules with evidence, causes and fixes;
+//! - [`input`]: files, rotated sets, gzip, zip, stdin.
+
+pub mod analysis;
+pub mod condition;
+pub mod findings;
+pub mod input;
+pub mod lines;
+pub mod num;
+pub mod parse;
+pub mod render;
+
+pub use analysis::{Analyzer, Options, PauseSink, Report};
+
+use std::io;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}: no such file (nor a rotated set {0}.0, {0}.1, ...)")]
+    NotFound(String),
+    #[error("{0}: is a directory; give the log files in it, e.g. {0}/gc.log")]
+    IsDirectory(String),
+    #[error("{0}: {1}")]
+    Io(String, #[source] io::Error),
+    #[error("{0}: not a readable zip archive: {1}")]
+    Zip(String, String),
+    #[error("{file}: binary data at line {line}, not a GC log (is it compressed in a format other than gzip or zip?)")]
+    Binary { file: String, line: u64 },
+    #[error("{file}: no GC or safepoint log lines; line {line} reads: {text}")]
+    NotAGcLog {
+        file: String,
+        line: u64,
+        text: String,
+    },
+    #[error("no input contains GC or safepoint log lines ({0})")]
+    NothingToAnalyze(String),
+}
+
+/// Reads every input and analyzes them as one log (a rotated set, or several files of one
+/// service), warning about empty inputs and failing on inputs that are not GC logs.
+pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> Result<(), Error> {
+    let mut empty = Vec::new();
+    for input in inputs {
+        let reader = input::open(input)?;
+        analyzer.begin_file(&input.name);
+        let mut lines = lines::LineReader::new(reader);
+        let mut first_text: Option<(u64, String)> = None;
+        let mut binary_lines = 0u64;
+        let mut count = 0u64;
+        loop {
+            let line = lines
+                .next_line()
+                .map_err(|e| Error::Io(input.name.clone(), e))?;
+            let Some(line) = line else { break };
+            count += 1;
+            let looks_binary = line.truncated || is_binary(line.bytes);
+            if looks_binary {
+                binary_lines += 1;
+                if binary_lines >= 3 && analyzer.recognised_lines() == 0 {
+                    return Err(Error::Binary {
+                        file: input.name.clone(),
+                        line: line.number,
+                    });
+                }
+            }
+            if first_text.is_none() && !line.bytes.is_empty() {
+                first_text = Some((line.number, printable(line.bytes)));
+            }
+            analyzer.line(line.bytes, line.number, line.unterminated, line.truncated);
+        }
+        analyzer.end_file(lines.bytes_read());
+        if count == 0 {
+            empty.push(input.name.clone());
+            analyzer.warn(&input.name, None, "empty file".to_string());
+            continue;
+        }
+        if analyzer.recognised_lines() == 0 {
+            if binary_lines > 0 {
+                return Err(Error::Binary {
+                    file: input.name.clone(),
+                    line: 1,
+                });
+            }
+            if let Some((line, text)) = first_text {
+                return Err(Error::NotAGcLog {
+                    file: input.name.clone(),
+                    line,
+                    text,
+                });
+            }
+            empty.push(input.name.clone());
+            analyzer.warn(
+                &input.name,
+                None,
+                "no log lines (only blank lines)".to_string(),
+            );
+        }
+    }
+    if !inputs.is_empty() && empty.len() == inputs.len() {
+        return Err(Error::NothingToAnalyze(format!(
+            "empty: {}",
+            empty.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// A line with control bytes other than tab, or invalid UTF-8 in most of it.
+fn is_binary(line: &[u8]) -> bool {
+    let control = line
+        .iter()
+        .filter(|&&b| (b < 0x20 && b != b'\t' && b != 0) || b == 0x7f)
+        .count();
+    let nul_inside = line.iter().skip_while(|&&b| b == 0).any(|&b| b == 0);
+    control * 10 > line.len().max(1) || nul_inside || std::str::from_utf8(line).is_err()
+}
+
+fn printable(line: &[u8]) -> String {
+    String::from_utf8_lossy(&line[..line.len().min(120)])
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}

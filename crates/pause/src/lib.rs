@@ -3,5 +3,7 @@
 
 pub mod event;
 pub mod interval_log;
+pub mod stats;
 
 pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};
+pub use stats::{DurationStats, Summary};

@@ -1,0 +1,63 @@
+//! Helpers shared by the `analyze` integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_pauselab")
+}
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The shared reference data: `$PAUSELAB_SHARED_DATA/gclogs`, else `shared/data/gclogs` in
+/// the nearest ancestor of the repository that has it.
+pub fn shared_gclogs() -> PathBuf {
+    if let Ok(dir) = std::env::var("PAUSELAB_SHARED_DATA") {
+        return PathBuf::from(dir).join("gclogs");
+    }
+    let root = repo_root();
+    for dir in root.ancestors() {
+        let candidate = dir.join("shared/data/gclogs");
+        if candidate.is_dir() {
+            return candidate;
+        }
+    }
+    panic!(
+        "reference GC logs not found: set PAUSELAB_SHARED_DATA or put shared/data/gclogs next to {}",
+        root.display()
+    );
+}
+
+pub fn fixtures() -> PathBuf {
+    repo_root().join("fixtures/gclogs")
+}
+
+pub fn run(args: &[&str]) -> Output {
+    Command::new(bin())
+        .arg("analyze")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `pauselab analyze --json FILES`, which must succeed.
+pub fn analyze_json(files: &[PathBuf]) -> serde_json::Value {
+    let out = Command::new(bin())
+        .arg("analyze")
+        .arg("--json")
+        .args(files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "analyze failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}

@@ -1,0 +1,850 @@
+//! Streaming analysis: records from the line parser in, summaries and findings out.
+//! Memory is bounded by the number of distinct pause names and VM operations, never by the
+//! length of the log.
+
+use std::collections::BTreeMap;
+
+use pauselab_pause::{CpuTimes, DurationStats, PauseEvent, PauseKind, SourceLine, Summary};
+use serde::Serialize;
+
+use crate::findings::{Context, Evidence, Finding, Rules, Thresholds};
+use crate::num::format_epoch_ms;
+use crate::parse::{parse_line, Cpu, Format, GcPause, Parsed, Record, Safepoint, Stamp, Unparsed};
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// How many worst pauses to keep.
+    pub top: usize,
+    /// How many examples each finding keeps.
+    pub evidence: usize,
+    pub thresholds: Thresholds,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            top: 10,
+            evidence: 5,
+            thresholds: Thresholds::default(),
+        }
+    }
+}
+
+/// Receives every GC pause, in log order, once its CPU times and safepoint are known.
+pub trait PauseSink {
+    fn pause(&mut self, event: &PauseEvent);
+}
+
+/// A GC pause waiting for its `gc+cpu` line or its safepoint line.
+struct Pending {
+    pause: GcPause,
+    file: usize,
+    line: u64,
+    /// Other pauses of the same GC id came before it (ZGC, Shenandoah cycles): the cycle's
+    /// CPU times are not this pause's.
+    shares_gc_id: bool,
+    ttsp_ns: Option<u64>,
+    stopped_ns: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct NameTotals {
+    pub name: String,
+    pub count: u64,
+    pub total_ms: f64,
+    pub max_ms: f64,
+    /// Only for VM operations: whether it is a garbage collection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc: Option<bool>,
+}
+
+#[derive(Default)]
+struct Totals {
+    count: u64,
+    total_ns: u128,
+    max_ns: u64,
+    /// For VM operations: whether it collected garbage.
+    gc: Option<bool>,
+}
+
+impl Totals {
+    fn named(&self, name: &str) -> NameTotals {
+        NameTotals {
+            name: name.to_string(),
+            count: self.count,
+            total_ms: self.total_ns as f64 / 1e6,
+            max_ms: self.max_ns as f64 / 1e6,
+            gc: self.gc,
+        }
+    }
+
+    fn add(&mut self, ns: u64) {
+        self.count += 1;
+        self.total_ns += u128::from(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+}
+
+/// Safepoints from one kind of line (stopped-time / `Safepoint "..."` lines, or the JDK 8
+/// safepoint statistics table); both describe the same stops, so they are never added up.
+#[derive(Default)]
+struct SafepointSeries {
+    stats: DurationStats,
+    ttsp: DurationStats,
+    non_gc: Totals,
+    operations: BTreeMap<String, Totals>,
+    rules: Rules,
+}
+
+/// Per input file.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileSummary {
+    pub file: String,
+    /// `unified`, `jdk8`, or null when no line was recognised.
+    pub format: Option<Format>,
+    pub lines: u64,
+    pub bytes: u64,
+    pub pauses: u64,
+    pub safepoints: u64,
+    pub unparsed_lines: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Warning {
+    pub file: String,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UnparsedLine {
+    pub file: String,
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Jvm {
+    pub version: Option<String>,
+    pub collector: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Span {
+    pub start_uptime_s: Option<f64>,
+    pub end_uptime_s: Option<f64>,
+    pub start_wall: Option<String>,
+    pub end_wall: Option<String>,
+    /// Time the logs cover (sum over JVM runs when a log holds several), seconds.
+    pub covered_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PauseSection {
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// Share of the covered time spent in GC pauses, percent.
+    pub share_pct: Option<f64>,
+    pub by_name: Vec<NameTotals>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SafepointSection {
+    /// `safepoint_lines` (stopped-time or `Safepoint "..."` lines), `safepoint_statistics`
+    /// (JDK 8 -XX:+PrintSafepointStatistics), or null when the log has neither.
+    pub source: Option<&'static str>,
+    #[serde(flatten)]
+    pub summary: Summary,
+    pub ttsp_max_ms: f64,
+    pub ttsp_p99_ms: f64,
+    /// Share of the covered time the application was stopped, percent.
+    pub stopped_share_pct: Option<f64>,
+    pub non_gc_count: u64,
+    pub non_gc_total_ms: f64,
+    pub operations: Vec<NameTotals>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WorstPause {
+    #[serde(flatten)]
+    pub event: PauseEvent,
+    /// The whole safepoint around this pause, when the log has safepoint lines.
+    pub stopped_ms: Option<f64>,
+}
+
+/// Everything `pauselab analyze` reports; serialised as its `--json` output.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub inputs: Vec<FileSummary>,
+    pub jvm: Jvm,
+    pub span: Span,
+    pub pauses: PauseSection,
+    pub safepoints: SafepointSection,
+    pub worst: Vec<WorstPause>,
+    pub findings: Vec<Finding>,
+    pub unparsed_lines: u64,
+    pub first_unparsed: Option<UnparsedLine>,
+    pub warnings: Vec<Warning>,
+}
+
+/// Per-file time tracking: covered span and JVM restarts or interleaving.
+#[derive(Default)]
+struct Clock {
+    first_uptime: Option<u64>,
+    segment_start: Option<u64>,
+    last_uptime: Option<u64>,
+    covered_uptime_ns: u64,
+    first_wall: Option<i64>,
+    last_wall: Option<i64>,
+    jumps_back: u64,
+    first_jump: Option<(u64, u64, u64)>,
+    pids: Vec<u64>,
+}
+
+impl Clock {
+    fn observe(&mut self, stamp: &Stamp, line: u64) {
+        if let Some(u) = stamp.uptime_ns {
+            self.first_uptime.get_or_insert(u);
+            match self.last_uptime {
+                // Stamps of one JVM never go back by more than output buffering can explain.
+                Some(last) if u + 1_000_000_000 < last => {
+                    self.covered_uptime_ns += last - self.segment_start.unwrap_or(last);
+                    self.segment_start = Some(u);
+                    self.jumps_back += 1;
+                    if self.first_jump.is_none() {
+                        self.first_jump = Some((line, last, u));
+                    }
+                }
+                None => self.segment_start = Some(u),
+                _ => {}
+            }
+            if self
+                .last_uptime
+                .map_or(true, |l| u > l || u + 1_000_000_000 < l)
+            {
+                self.last_uptime = Some(u);
+            }
+        }
+        if let Some(w) = stamp.wall_ms {
+            self.first_wall = Some(self.first_wall.map_or(w, |f| f.min(w)));
+            self.last_wall = Some(self.last_wall.map_or(w, |l| l.max(w)));
+        }
+        if let Some(pid) = stamp.pid {
+            if !self.pids.contains(&pid) && self.pids.len() < 16 {
+                self.pids.push(pid);
+            }
+        }
+    }
+
+    fn covered_ns(&self) -> u64 {
+        match (self.segment_start, self.last_uptime) {
+            (Some(s), Some(l)) => self.covered_uptime_ns + l.saturating_sub(s),
+            _ => match (self.first_wall, self.last_wall) {
+                (Some(f), Some(l)) => (l - f).max(0) as u64 * 1_000_000,
+                _ => 0,
+            },
+        }
+    }
+}
+
+pub struct Analyzer<'s> {
+    opts: Options,
+    sink: Option<&'s mut dyn PauseSink>,
+    files: Vec<FileSummary>,
+    clocks: Vec<Clock>,
+    format_counts: Vec<[u64; 2]>,
+    gc: DurationStats,
+    by_name: BTreeMap<String, Totals>,
+    rules: Rules,
+    safepoint_lines: SafepointSeries,
+    safepoint_statistics: SafepointSeries,
+    pending: Vec<Pending>,
+    last_gc_id: Option<u64>,
+    pending_operation: Option<String>,
+    worst: Vec<WorstPause>,
+    unparsed: u64,
+    first_unparsed: Option<UnparsedLine>,
+    warnings: Vec<Warning>,
+    version: Option<String>,
+    collector: Option<String>,
+    first_pause_name: Option<String>,
+    global_first_uptime: Option<u64>,
+    global_last_uptime: Option<u64>,
+}
+
+impl<'s> Analyzer<'s> {
+    pub fn new(opts: Options) -> Self {
+        Analyzer {
+            opts,
+            sink: None,
+            files: Vec::new(),
+            clocks: Vec::new(),
+            format_counts: Vec::new(),
+            gc: DurationStats::new(),
+            by_name: BTreeMap::new(),
+            rules: Rules::default(),
+            safepoint_lines: SafepointSeries::default(),
+            safepoint_statistics: SafepointSeries::default(),
+            pending: Vec::new(),
+            last_gc_id: None,
+            pending_operation: None,
+            worst: Vec::new(),
+            unparsed: 0,
+            first_unparsed: None,
+            warnings: Vec::new(),
+            version: None,
+            collector: None,
+            first_pause_name: None,
+            global_first_uptime: None,
+            global_last_uptime: None,
+        }
+    }
+
+    pub fn with_sink(mut self, sink: &'s mut dyn PauseSink) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+
+    pub fn warn(&mut self, file: &str, line: Option<u64>, message: String) {
+        self.warnings.push(Warning {
+            file: file.to_string(),
+            line,
+            message,
+        });
+    }
+
+    /// Starts a new input; later lines belong to it.
+    pub fn begin_file(&mut self, name: &str) {
+        self.flush_pending();
+        self.files.push(FileSummary {
+            file: name.to_string(),
+            format: None,
+            lines: 0,
+            bytes: 0,
+            pauses: 0,
+            safepoints: 0,
+            unparsed_lines: 0,
+        });
+        self.clocks.push(Clock::default());
+        self.format_counts.push([0, 0]);
+        self.pending_operation = None;
+        self.last_gc_id = None;
+    }
+
+    /// Ends the current input; `bytes` is how much was read from it.
+    pub fn end_file(&mut self, bytes: u64) {
+        self.flush_pending();
+        let i = self.files.len() - 1;
+        let counts = self.format_counts[i];
+        let file = &mut self.files[i];
+        file.bytes = bytes;
+        file.format = match counts {
+            [0, 0] => None,
+            [jdk8, unified] if unified >= jdk8 => Some(Format::Unified),
+            _ => Some(Format::Jdk8),
+        };
+        let name = file.file.clone();
+        let clock = &self.clocks[i];
+        let (first_jump, jumps_back, pids) =
+            (clock.first_jump, clock.jumps_back, clock.pids.clone());
+        if let Some((line, from, to)) = first_jump {
+            let msg = format!(
+                "time stamps go back {} time(s), first from {:.3} s to {:.3} s: the file holds several JVM runs or two JVMs writing into it; the covered time counts each run separately",
+                jumps_back,
+                from as f64 / 1e9,
+                to as f64 / 1e9
+            );
+            self.warn(&name, Some(line), msg);
+        }
+        if pids.len() > 1 {
+            let pids: Vec<String> = pids.iter().map(u64::to_string).collect();
+            let msg = format!(
+                "lines of {} processes (pids {}) are interleaved: two JVMs write into one log file; give each JVM its own file (-Xlog:gc:file=gc-%p.log)",
+                pids.len(),
+                pids.join(", ")
+            );
+            self.warn(&name, None, msg);
+        }
+    }
+
+    /// Feeds one line of the current input.
+    pub fn line(&mut self, bytes: &[u8], number: u64, unterminated: bool, overlong: bool) {
+        let fi = self.files.len() - 1;
+        self.files[fi].lines += 1;
+        if overlong {
+            self.unparsed_line(bytes, number, Unparsed::Unknown);
+            return;
+        }
+        // A file truncated while the JVM was writing it (logrotate copytruncate) starts
+        // with NUL bytes; the text after them is still a log line.
+        let bytes = if bytes.first() == Some(&0) {
+            let skip = bytes.iter().position(|&b| b != 0).unwrap_or(bytes.len());
+            if skip == bytes.len() {
+                return;
+            }
+            &bytes[skip..]
+        } else {
+            bytes
+        };
+        match parse_line(bytes) {
+            Ok(parsed) => self.parsed(parsed, number),
+            Err(kind) => {
+                if unterminated {
+                    let name = self.files[fi].file.clone();
+                    self.warn(
+                        &name,
+                        Some(number),
+                        "the last line is cut off (no newline at the end): the log was still being written or was truncated; it was not counted".to_string(),
+                    );
+                }
+                self.unparsed_line(bytes, number, kind);
+            }
+        }
+    }
+
+    fn unparsed_line(&mut self, bytes: &[u8], number: u64, _kind: Unparsed) {
+        let fi = self.files.len() - 1;
+        self.unparsed += 1;
+        self.files[fi].unparsed_lines += 1;
+        if self.first_unparsed.is_none() {
+            let text: String = String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
+                .chars()
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect();
+            self.first_unparsed = Some(UnparsedLine {
+                file: self.files[fi].file.clone(),
+                line: number,
+                text,
+            });
+        }
+    }
+
+    /// Lines this file has that were recognised as GC or safepoint log lines.
+    pub fn recognised_lines(&self) -> u64 {
+        let c = self.format_counts.last().copied().unwrap_or_default();
+        c[0] + c[1]
+    }
+
+    fn parsed(&mut self, p: Parsed, line: u64) {
+        let fi = self.files.len() - 1;
+        let blank = matches!(p.record, Record::Other)
+            && p.stamp == Stamp::default()
+            && p.format == Format::Jdk8;
+        if !blank {
+            self.format_counts[fi][p.format as usize] += 1;
+        }
+        self.clocks[fi].observe(&p.stamp, line);
+        if let Some(u) = p.stamp.uptime_ns {
+            self.global_first_uptime = Some(self.global_first_uptime.map_or(u, |f| f.min(u)));
+            self.global_last_uptime = Some(self.global_last_uptime.map_or(u, |l| l.max(u)));
+        }
+        match p.record {
+            Record::Other => {}
+            Record::Pause(mut pause) => {
+                pause.start = match p.format {
+                    // A unified pause line is written when the pause ends.
+                    Format::Unified => p.stamp.minus(pause.duration_ns),
+                    Format::Jdk8 => p.stamp,
+                };
+                self.flush_pending();
+                let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
+                self.last_gc_id = pause.gc_id;
+                if self.first_pause_name.is_none() {
+                    self.first_pause_name = Some(pause.name.clone());
+                }
+                self.pending.push(Pending {
+                    pause,
+                    file: fi,
+                    line,
+                    shares_gc_id: shares,
+                    ttsp_ns: None,
+                    stopped_ns: None,
+                });
+            }
+            Record::Cpu { gc_id, cpu } => {
+                if let Some(pending) = self
+                    .pending
+                    .iter_mut()
+                    .rev()
+                    .find(|pp| pp.pause.gc_id == gc_id && pp.pause.cpu.is_none())
+                {
+                    if !pending.shares_gc_id {
+                        pending.pause.cpu = Some(cpu);
+                    }
+                }
+            }
+            Record::SafepointBegin(op) => self.pending_operation = Some(op),
+            Record::Safepoint(mut sp) => {
+                sp.start = p.stamp.minus(sp.total_ns);
+                if sp.operation.is_none() {
+                    sp.operation = self.pending_operation.take();
+                }
+                self.files[fi].safepoints += 1;
+                self.safepoint(sp, fi, line, false);
+            }
+            Record::SafepointStatistics(mut sp) => {
+                sp.start = p.stamp;
+                self.safepoint(sp, fi, line, true);
+            }
+            Record::Collector(c) => {
+                if self.collector.is_none() {
+                    self.collector = Some(c);
+                }
+            }
+            Record::Version(v) => {
+                if self.version.is_none() {
+                    self.version = Some(v);
+                }
+            }
+        }
+    }
+
+    fn safepoint(&mut self, sp: Safepoint, fi: usize, line: u64, statistics: bool) {
+        let t = self.opts.thresholds;
+        let keep = self.opts.evidence;
+        let gc_ns: u64 = if statistics {
+            0
+        } else {
+            self.pending.iter().map(|pp| pp.pause.duration_ns).sum()
+        };
+        let had_gc = !statistics && !self.pending.is_empty();
+        let is_gc = match &sp.operation {
+            Some(op) => is_gc_operation(op) || had_gc,
+            None => had_gc,
+        };
+        let file = self.files[fi].file.clone();
+        let evidence = |what: String, detail: String, excess_ns: u64| Evidence {
+            file: file.clone(),
+            line,
+            uptime_s: sp.start.uptime_ns.map(|u| u as f64 / 1e9),
+            wall: sp.start.wall_ms.map(format_epoch_ms),
+            what,
+            detail,
+            excess_ms: excess_ns as f64 / 1e6,
+        };
+        let series = if statistics {
+            &mut self.safepoint_statistics
+        } else {
+            &mut self.safepoint_lines
+        };
+        series.stats.record(sp.total_ns);
+        let op_name = sp
+            .operation
+            .clone()
+            .unwrap_or_else(|| if is_gc { "GC" } else { "(not a GC)" }.to_string());
+        if let Some(ttsp) = sp.ttsp_ns {
+            series.ttsp.record(ttsp);
+            if ttsp > t.ttsp_ns {
+                series.rules.long_ttsp.hit(ttsp, keep, || {
+                    evidence(
+                        op_name.clone(),
+                        format!(
+                            "time to safepoint {:.1} ms of {:.1} ms stopped",
+                            ttsp as f64 / 1e6,
+                            sp.total_ns as f64 / 1e6
+                        ),
+                        ttsp,
+                    )
+                });
+            }
+        }
+        if series.operations.len() < 1000 || series.operations.contains_key(&op_name) {
+            series
+                .operations
+                .entry(op_name.clone())
+                .or_insert_with(|| Totals {
+                    gc: Some(is_gc),
+                    ..Totals::default()
+                })
+                .add(sp.total_ns);
+        }
+        if !is_gc {
+            series.non_gc.add(sp.total_ns);
+            if sp.total_ns >= t.non_gc_ns {
+                series.rules.non_gc_safepoints.hit(sp.total_ns, keep, || {
+                    evidence(
+                        op_name.clone(),
+                        format!("stopped {:.1} ms without a GC", sp.total_ns as f64 / 1e6),
+                        sp.total_ns,
+                    )
+                });
+            }
+        }
+        if statistics {
+            return;
+        }
+        if had_gc {
+            let excess = sp.total_ns.saturating_sub(gc_ns);
+            if excess > t.stopped_excess_ns && sp.total_ns >= gc_ns + gc_ns / 2 {
+                let names: Vec<&str> = self
+                    .pending
+                    .iter()
+                    .map(|pp| pp.pause.name.as_str())
+                    .collect();
+                let what = names.join(" + ");
+                series.rules.stopped_gt_gc.hit(excess, keep, || {
+                    evidence(
+                        what,
+                        format!(
+                            "stopped {:.1} ms, GC {:.1} ms: {:.1} ms outside the collector",
+                            sp.total_ns as f64 / 1e6,
+                            gc_ns as f64 / 1e6,
+                            excess as f64 / 1e6
+                        ),
+                        excess,
+                    )
+                });
+            }
+            for pp in &mut self.pending {
+                pp.ttsp_ns = sp.ttsp_ns;
+                pp.stopped_ns = Some(sp.total_ns);
+            }
+            self.flush_pending();
+        }
+    }
+
+    fn flush_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        for pp in pending {
+            self.commit(pp);
+        }
+    }
+
+    fn commit(&mut self, pp: Pending) {
+        let t = self.opts.thresholds;
+        let keep = self.opts.evidence;
+        let p = &pp.pause;
+        self.files[pp.file].pauses += 1;
+        self.gc.record(p.duration_ns);
+        let distinct = self.by_name.len();
+        match self.by_name.get_mut(&p.name) {
+            Some(tot) => tot.add(p.duration_ns),
+            None if distinct < 1000 => {
+                let mut tot = Totals::default();
+                tot.add(p.duration_ns);
+                self.by_name.insert(p.name.clone(), tot);
+            }
+            None => {}
+        }
+        let file = &self.files[pp.file].file;
+        let event = || to_event(&pp, file);
+        let evidence = |detail: String, excess_ns: u64| Evidence {
+            file: file.clone(),
+            line: pp.line,
+            uptime_s: p.start.uptime_ns.map(|u| u as f64 / 1e9),
+            wall: p.start.wall_ms.map(format_epoch_ms),
+            what: match &p.cause {
+                Some(c) => format!("{} ({c})", p.name),
+                None => p.name.clone(),
+            },
+            detail,
+            excess_ms: excess_ns as f64 / 1e6,
+        };
+        if let Some(cpu) = p.cpu {
+            check_cpu(&mut self.rules, cpu, &t, keep, &evidence);
+        }
+        // Worst pauses: a small sorted vector, cheaper than a heap at N = 10.
+        let n = self.opts.top;
+        if n > 0 {
+            let worst_min = self.worst.last().map(|w| w.event.duration_ms);
+            let ms = p.duration_ns as f64 / 1e6;
+            if self.worst.len() < n || worst_min.is_some_and(|m| ms > m) {
+                let w = WorstPause {
+                    event: event(),
+                    stopped_ms: pp.stopped_ns.map(|s| s as f64 / 1e6),
+                };
+                let at = self.worst.partition_point(|x| x.event.duration_ms >= ms);
+                self.worst.insert(at, w);
+                self.worst.truncate(n);
+            }
+        }
+        if let Some(sink) = self.sink.as_deref_mut() {
+            sink.pause(&to_event(&pp, &self.files[pp.file].file));
+        }
+    }
+
+    /// Finishes the analysis.
+    pub fn finish(mut self) -> Report {
+        self.flush_pending();
+        let covered_ns: u64 = self.clocks.iter().map(Clock::covered_ns).sum();
+        let share = |ns: u128| (covered_ns > 0).then(|| ns as f64 * 100.0 / covered_ns as f64);
+        let (source, series) = if self.safepoint_lines.stats.count() > 0 {
+            (Some("safepoint_lines"), &self.safepoint_lines)
+        } else if self.safepoint_statistics.stats.count() > 0 {
+            (Some("safepoint_statistics"), &self.safepoint_statistics)
+        } else {
+            (None, &self.safepoint_lines)
+        };
+        let mut rules = self.rules.clone();
+        rules.stopped_gt_gc = series.rules.stopped_gt_gc.clone();
+        rules.long_ttsp = series.rules.long_ttsp.clone();
+        rules.non_gc_safepoints = series.rules.non_gc_safepoints.clone();
+        let mut operations: Vec<NameTotals> = series
+            .operations
+            .iter()
+            .map(|(name, t)| t.named(name))
+            .collect();
+        operations.sort_by(|a, b| b.total_ms.total_cmp(&a.total_ms));
+        let top_non_gc = operations
+            .iter()
+            .filter(|o| o.gc == Some(false))
+            .take(3)
+            .map(|o| (o.name.clone(), o.count, o.total_ms))
+            .collect();
+        let ctx = Context {
+            thresholds: self.opts.thresholds,
+            pause_count: self.gc.count(),
+            safepoint_count: series.stats.count(),
+            covered_ns,
+            non_gc_total_ns: series.non_gc.total_ns,
+            non_gc_count: series.non_gc.count,
+            top_non_gc_operations: top_non_gc,
+        };
+        let findings = rules.findings(&ctx);
+        let mut by_name: Vec<NameTotals> =
+            self.by_name.iter().map(|(name, t)| t.named(name)).collect();
+        by_name.sort_by_key(|n| std::cmp::Reverse(n.count));
+        let safepoints = SafepointSection {
+            source,
+            summary: series.stats.summary(),
+            ttsp_max_ms: series.ttsp.max_ns() as f64 / 1e6,
+            ttsp_p99_ms: series.ttsp.percentile_ns(99.0) as f64 / 1e6,
+            stopped_share_pct: if series.stats.count() > 0 {
+                share(series.stats.total_ns())
+            } else {
+                None
+            },
+            non_gc_count: series.non_gc.count,
+            non_gc_total_ms: series.non_gc.total_ns as f64 / 1e6,
+            operations,
+        };
+        let first_wall = self.clocks.iter().filter_map(|c| c.first_wall).min();
+        let last_wall = self.clocks.iter().filter_map(|c| c.last_wall).max();
+        // Not stated in JDK 8 logs without the flags line: the pause names tell.
+        let collector = self.collector.clone().or_else(|| {
+            let names = || self.by_name.keys().map(String::as_str);
+            names()
+                .find(|n| n.starts_with("CMS"))
+                .or(self.first_pause_name.as_deref())
+                .and_then(collector_from_pause_name)
+                .map(str::to_string)
+        });
+        let version = self.version.clone().or_else(|| {
+            (self.files.iter().any(|f| f.format == Some(Format::Jdk8))
+                && !self.files.iter().any(|f| f.format == Some(Format::Unified)))
+            .then(|| "8 or earlier (PrintGCDetails format)".to_string())
+        });
+        Report {
+            jvm: Jvm { version, collector },
+            span: Span {
+                start_uptime_s: self.global_first_uptime.map(|u| u as f64 / 1e9),
+                end_uptime_s: self.global_last_uptime.map(|u| u as f64 / 1e9),
+                start_wall: first_wall.map(format_epoch_ms),
+                end_wall: last_wall.map(format_epoch_ms),
+                covered_s: covered_ns as f64 / 1e9,
+            },
+            pauses: PauseSection {
+                summary: self.gc.summary(),
+                share_pct: if self.gc.count() > 0 {
+                    share(self.gc.total_ns())
+                } else {
+                    None
+                },
+                by_name,
+            },
+            safepoints,
+            worst: self.worst,
+            findings,
+            unparsed_lines: self.unparsed,
+            first_unparsed: self.first_unparsed,
+            warnings: self.warnings,
+            inputs: self.files,
+        }
+    }
+}
+
+fn check_cpu(
+    rules: &mut Rules,
+    cpu: Cpu,
+    t: &Thresholds,
+    keep: usize,
+    evidence: &dyn Fn(String, u64) -> Evidence,
+) {
+    let on_cpu = cpu.user_ns + cpu.sys_ns;
+    if cpu.real_ns > on_cpu + t.off_cpu_ns {
+        let excess = cpu.real_ns - on_cpu;
+        rules.real_gt_cpu.hit(excess, keep, || {
+            evidence(
+                format!(
+                    "real {:.0} ms, user {:.0} ms + sys {:.0} ms: {:.0} ms off-CPU",
+                    cpu.real_ns as f64 / 1e6,
+                    cpu.user_ns as f64 / 1e6,
+                    cpu.sys_ns as f64 / 1e6,
+                    excess as f64 / 1e6
+                ),
+                excess,
+            )
+        });
+    }
+    if cpu.sys_ns > cpu.user_ns && cpu.sys_ns >= t.sys_ns {
+        let excess = cpu.sys_ns - cpu.user_ns;
+        rules.sys_gt_user.hit(cpu.sys_ns, keep, || {
+            evidence(
+                format!(
+                    "sys {:.0} ms > user {:.0} ms (real {:.0} ms)",
+                    cpu.sys_ns as f64 / 1e6,
+                    cpu.user_ns as f64 / 1e6,
+                    cpu.real_ns as f64 / 1e6
+                ),
+                excess,
+            )
+        });
+    }
+}
+
+fn to_event(pp: &Pending, file: &str) -> PauseEvent {
+    let p = &pp.pause;
+    PauseEvent {
+        start_ms: p.start.uptime_ns.map_or(0.0, |u| u as f64 / 1e6),
+        wall_start_ms: p.start.wall_ms.map(|w| w as f64),
+        duration_ms: p.duration_ns as f64 / 1e6,
+        kind: PauseKind::Gc,
+        name: p.name.clone(),
+        cause: p.cause.clone(),
+        cpu: p.cpu.map(|c| CpuTimes {
+            user_ms: c.user_ns as f64 / 1e6,
+            sys_ms: c.sys_ns as f64 / 1e6,
+            real_ms: c.real_ns as f64 / 1e6,
+        }),
+        ttsp_ms: pp.ttsp_ns.map(|t| t as f64 / 1e6),
+        source: Some(SourceLine {
+            file: file.to_string(),
+            line: pp.line,
+        }),
+    }
+}
+
+/// VM operations that are garbage collections (names as in HotSpot's VM_Operation types).
+pub fn is_gc_operation(op: &str) -> bool {
+    op.contains("GC")
+        || op.contains("Collect")
+        || op.starts_with("G1")
+        || op.starts_with("Shenandoah")
+        || op.starts_with("ZMark")
+        || op.starts_with("ZRelocate")
+        || op.starts_with("CMS")
+        || op.starts_with("Parallel")
+        || op == "GC_HeapInspection"
+}
+
+fn collector_from_pause_name(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "DefNew" => "Serial (or CMS with DefNew)",
+        "ParNew" | "CMS Initial Mark" | "CMS Final Remark" => "CMS",
+        "PSYoungGen" => "Parallel",
+        n if n.starts_with("GC pause") => "G1",
+        n if n.starts_with("Pause Init Mark") || n.starts_with("Pause Final Mark") => "Shenandoah",
+        n if n.contains("Pause Mark Start") || n.contains("Pause Relocate Start") => "ZGC",
+        _ => return None,
+    })
+}

@@ -1,0 +1,214 @@
+//! `--fail-on` conditions: `p99.9>200ms`, `max>1s`, `count>=100`, `stopped_share>5%`,
+//! `finding:real_gt_cpu`, `finding:any`; several joined by `,` hold when any holds.
+
+use crate::analysis::Report;
+use crate::findings::RULES;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Condition {
+    Finding(String),
+    Compare { metric: String, op: Op, value: f64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    Gt,
+    Ge,
+    Lt,
+    Le,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("bad --fail-on condition '{text}': {reason}")]
+pub struct ConditionError {
+    text: String,
+    reason: String,
+}
+
+/// Metrics that are durations (value needs a unit, compared in ms).
+const DURATIONS: [&str; 12] = [
+    "p50",
+    "p90",
+    "p99",
+    "p99.9",
+    "max",
+    "mean",
+    "total",
+    "safepoint.max",
+    "safepoint.total",
+    "safepoint.p99",
+    "ttsp",
+    "ttsp.p99",
+];
+/// Metrics that are counts or percentages.
+const PLAIN: [&str; 5] = [
+    "count",
+    "safepoint.count",
+    "stopped_share",
+    "gc_share",
+    "unparsed",
+];
+
+pub fn parse_conditions(text: &str) -> Result<Vec<Condition>, ConditionError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(parse_one)
+        .collect()
+}
+
+fn parse_one(s: &str) -> Result<Condition, ConditionError> {
+    let err = |reason: String| ConditionError {
+        text: s.to_string(),
+        reason,
+    };
+    if let Some(rule) = s.strip_prefix("finding:") {
+        if rule != "any" && !RULES.contains(&rule) {
+            return Err(err(format!(
+                "unknown rule; one of any, {}",
+                RULES.join(", ")
+            )));
+        }
+        return Ok(Condition::Finding(rule.to_string()));
+    }
+    let at = s
+        .find(['>', '<'])
+        .ok_or_else(|| err("expected METRIC>VALUE, METRIC<VALUE or finding:RULE".into()))?;
+    let metric = s[..at].trim().to_string();
+    let (op, rest) = match &s[at..] {
+        r if r.starts_with(">=") => (Op::Ge, &r[2..]),
+        r if r.starts_with("<=") => (Op::Le, &r[2..]),
+        r if r.starts_with('>') => (Op::Gt, &r[1..]),
+        r => (Op::Lt, &r[1..]),
+    };
+    let rest = rest.trim();
+    let value = if DURATIONS.contains(&metric.as_str()) {
+        parse_duration_ms(rest).ok_or_else(|| {
+            err(format!(
+                "'{rest}' is not a duration with a unit (ns, us, ms, s, m)"
+            ))
+        })?
+    } else if PLAIN.contains(&metric.as_str()) {
+        rest.trim_end_matches('%')
+            .parse::<f64>()
+            .map_err(|_| err(format!("'{rest}' is not a number")))?
+    } else {
+        return Err(err(format!(
+            "unknown metric '{metric}'; one of {}, {}",
+            DURATIONS.join(", "),
+            PLAIN.join(", ")
+        )));
+    };
+    Ok(Condition::Compare { metric, op, value })
+}
+
+fn parse_duration_ms(s: &str) -> Option<f64> {
+    let split = s.find(|c: char| c.is_ascii_alphabetic())?;
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num.trim().parse().ok()?;
+    let scale = match unit {
+        "ns" => 1e-6,
+        "us" => 1e-3,
+        "ms" => 1.0,
+        "s" => 1e3,
+        "m" | "min" => 60e3,
+        _ => return None,
+    };
+    Some(n * scale)
+}
+
+impl Condition {
+    /// Whether it holds for `report`, with the metric's value in words.
+    pub fn holds(&self, report: &Report) -> (bool, String) {
+        match self {
+            Condition::Finding(rule) => {
+                let hit = report
+                    .findings
+                    .iter()
+                    .find(|f| rule == "any" || f.rule == rule.as_str());
+                match hit {
+                    Some(f) => (true, format!("finding {} ({} matches)", f.rule, f.count)),
+                    None => (false, format!("no finding {rule}")),
+                }
+            }
+            Condition::Compare { metric, op, value } => {
+                let actual = metric_value(report, metric);
+                let holds = match op {
+                    Op::Gt => actual > *value,
+                    Op::Ge => actual >= *value,
+                    Op::Lt => actual < *value,
+                    Op::Le => actual <= *value,
+                };
+                (holds, format!("{metric} = {actual:.3}"))
+            }
+        }
+    }
+}
+
+fn metric_value(r: &Report, metric: &str) -> f64 {
+    let p = &r.pauses.summary;
+    let s = &r.safepoints.summary;
+    match metric {
+        "p50" => p.p50_ms,
+        "p90" => p.p90_ms,
+        "p99" => p.p99_ms,
+        "p99.9" => p.p99_9_ms,
+        "max" => p.max_ms,
+        "mean" => p.mean_ms,
+        "total" => p.total_ms,
+        "count" => p.count as f64,
+        "safepoint.max" => s.max_ms,
+        "safepoint.total" => s.total_ms,
+        "safepoint.p99" => s.p99_ms,
+        "safepoint.count" => s.count as f64,
+        "ttsp" => r.safepoints.ttsp_max_ms,
+        "ttsp.p99" => r.safepoints.ttsp_p99_ms,
+        "stopped_share" => r.safepoints.stopped_share_pct.unwrap_or(0.0),
+        "gc_share" => r.pauses.share_pct.unwrap_or(0.0),
+        "unparsed" => r.unparsed_lines as f64,
+        _ => f64::NAN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_forms() {
+        let c = parse_conditions("p99.9>200ms, max>=1s,finding:real_gt_cpu,count<10").unwrap();
+        assert_eq!(c.len(), 4);
+        assert_eq!(
+            c[0],
+            Condition::Compare {
+                metric: "p99.9".into(),
+                op: Op::Gt,
+                value: 200.0
+            }
+        );
+        assert_eq!(
+            c[1],
+            Condition::Compare {
+                metric: "max".into(),
+                op: Op::Ge,
+                value: 1000.0
+            }
+        );
+        assert_eq!(c[2], Condition::Finding("real_gt_cpu".into()));
+        assert_eq!(
+            c[3],
+            Condition::Compare {
+                metric: "count".into(),
+                op: Op::Lt,
+                value: 10.0
+            }
+        );
+        assert!(
+            parse_conditions("max>200").is_err(),
+            "a duration needs a unit"
+        );
+        assert!(parse_conditions("finding:nope").is_err());
+        assert!(parse_conditions("p42>1ms").is_err());
+        assert!(parse_conditions("max").is_err());
+    }
+}

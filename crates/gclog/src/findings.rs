@@ -1,0 +1,324 @@
+//! Diagnosis rules over pauses and safepoints. Each rule keeps a count and its strongest
+//! evidence while the log streams by, and turns into a [`Finding`] with causes and fixes.
+//!
+//! Every rule has an absolute margin: JDK 8 and `gc+cpu` round CPU times to 10 ms, so a
+//! relative rule alone fires on healthy logs (`user=0.00 sys=0.00, real=0.01`).
+
+use serde::Serialize;
+
+/// Margins the rules use; the defaults are documented in docs/analyze.md.
+#[derive(Debug, Clone, Copy)]
+pub struct Thresholds {
+    /// real - (user + sys) above which a pause was off-CPU for a significant time.
+    pub off_cpu_ns: u64,
+    /// sys above which "sys > user" is worth reporting.
+    pub sys_ns: u64,
+    /// stopped - GC above which the JVM stayed stopped after (or before) its GC.
+    pub stopped_excess_ns: u64,
+    /// Time to safepoint above which threads were slow to stop.
+    pub ttsp_ns: u64,
+    /// A non-GC safepoint at least this long is listed as evidence.
+    pub non_gc_ns: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            off_cpu_ns: 50_000_000,
+            sys_ns: 50_000_000,
+            stopped_excess_ns: 50_000_000,
+            ttsp_ns: 50_000_000,
+            non_gc_ns: 10_000_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// One pause or safepoint that made a rule fire.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    pub file: String,
+    pub line: u64,
+    /// Seconds since JVM start, when the log has it.
+    pub uptime_s: Option<f64>,
+    /// ISO-8601 UTC, when the log has a wall clock.
+    pub wall: Option<String>,
+    /// The pause or VM operation.
+    pub what: String,
+    /// The numbers that made the rule fire, in words.
+    pub detail: String,
+    /// How far over the rule's margin, in ms (ranks the evidence).
+    pub excess_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub title: String,
+    /// How many pauses or safepoints matched.
+    pub count: u64,
+    /// Sum of the matched pauses' excess over what the rule expects, ms.
+    pub excess_total_ms: f64,
+    /// How sure the diagnosis is, in words.
+    pub confidence: &'static str,
+    /// The strongest examples, worst first.
+    pub evidence: Vec<Evidence>,
+    pub causes: Vec<&'static str>,
+    pub fixes: Vec<&'static str>,
+}
+
+/// Count, excess and the K strongest examples of one rule.
+#[derive(Debug, Clone, Default)]
+pub struct RuleTracker {
+    pub count: u64,
+    pub excess_ns: u128,
+    pub max_excess_ns: u64,
+    evidence: Vec<Evidence>,
+}
+
+impl RuleTracker {
+    pub fn hit(&mut self, excess_ns: u64, keep: usize, evidence: impl FnOnce() -> Evidence) {
+        self.count += 1;
+        self.excess_ns += u128::from(excess_ns);
+        self.max_excess_ns = self.max_excess_ns.max(excess_ns);
+        let excess_ms = excess_ns as f64 / 1e6;
+        if self.evidence.len() < keep {
+            self.evidence.push(evidence());
+        } else if let Some(min) = self
+            .evidence
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.excess_ms.total_cmp(&b.1.excess_ms))
+            .filter(|(_, e)| e.excess_ms < excess_ms)
+            .map(|(i, _)| i)
+        {
+            self.evidence[min] = evidence();
+        } else {
+            return;
+        }
+        self.evidence
+            .sort_by(|a, b| b.excess_ms.total_cmp(&a.excess_ms));
+    }
+
+    pub fn evidence(&self) -> &[Evidence] {
+        &self.evidence
+    }
+
+    fn finding(&self, rule: &'static str, severity: Severity, title: String) -> Finding {
+        Finding {
+            rule,
+            severity,
+            title,
+            count: self.count,
+            excess_total_ms: self.excess_ns as f64 / 1e6,
+            confidence: "",
+            evidence: self.evidence.clone(),
+            causes: Vec::new(),
+            fixes: Vec::new(),
+        }
+    }
+}
+
+/// Rule ids, as used by `--fail-on finding:RULE` and in the JSON.
+pub const RULES: [&str; 5] = [
+    "real_gt_cpu",
+    "sys_gt_user",
+    "stopped_gt_gc",
+    "long_ttsp",
+    "non_gc_safepoints",
+];
+
+/// The trackers of every rule, filled by the analyzer.
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    pub real_gt_cpu: RuleTracker,
+    pub sys_gt_user: RuleTracker,
+    pub stopped_gt_gc: RuleTracker,
+    pub long_ttsp: RuleTracker,
+    pub non_gc_safepoints: RuleTracker,
+}
+
+/// Context the findings need to be worded and ranked.
+pub struct Context {
+    pub thresholds: Thresholds,
+    pub pause_count: u64,
+    pub safepoint_count: u64,
+    pub covered_ns: u64,
+    pub non_gc_total_ns: u128,
+    pub non_gc_count: u64,
+    pub top_non_gc_operations: Vec<(String, u64, f64)>,
+}
+
+fn ms(ns: u64) -> String {
+    format!("{} ms", ns / 1_000_000)
+}
+
+impl Rules {
+    pub fn findings(&self, ctx: &Context) -> Vec<Finding> {
+        let t = ctx.thresholds;
+        let mut out = Vec::new();
+        let r = &self.real_gt_cpu;
+        if r.count > 0 {
+            let mut f = r.finding(
+                "real_gt_cpu",
+                if r.max_excess_ns >= 500_000_000 || r.count >= 10 { Severity::Critical } else { Severity::Warning },
+                format!(
+                    "{} of {} GC pauses spent more than {} of wall time off-CPU (real > user + sys)",
+                    r.count, ctx.pause_count, ms(t.off_cpu_ns)
+                ),
+            );
+            f.confidence = "high: GC worker threads were runnable for less than the pause lasted; the JVM was waiting on the OS";
+            f.causes = vec![
+                "GC threads blocked on I/O: a write() of the GC log or of the hsperf file (/tmp/hsperfdata_<user>/<pid>) stalled behind disk writeback",
+                "page faults on memory that had to be read back from disk or swap",
+                "CPU quota throttling (cgroup cpu.cfs_quota_us) or descheduling by other processes",
+                "transparent huge page compaction stalls",
+            ];
+            f.fixes = vec![
+                "-XX:+PerfDisableSharedMem, or put hsperfdata on tmpfs",
+                "-Xlog:async (JDK 17+) and write GC logs to tmpfs or a quiet disk",
+                "check swap (vm.swappiness, swapoff) and THP (echo madvise > /sys/kernel/mm/transparent_hugepage/enabled)",
+                "check cgroup throttling (cpu.stat nr_throttled) and raise the CPU quota",
+            ];
+            out.push(f);
+        }
+        let r = &self.sys_gt_user;
+        if r.count > 0 {
+            let mut f = r.finding(
+                "sys_gt_user",
+                if r.count >= 10 || r.max_excess_ns >= 500_000_000 { Severity::Critical } else { Severity::Warning },
+                format!(
+                    "{} of {} GC pauses spent more CPU time in the kernel than in the JVM (sys > user, sys >= {})",
+                    r.count, ctx.pause_count, ms(t.sys_ns)
+                ),
+            );
+            f.confidence = "medium: the kernel worked on the JVM's behalf during the pause; which work needs the host's counters (pauselab doctor)";
+            f.causes = vec![
+                "page faults: heap not pre-touched, memory returned to the OS and faulted in again",
+                "transparent huge page allocation and compaction",
+                "swapping",
+                "hsperf mmap writeback",
+            ];
+            f.fixes = vec![
+                "-XX:+AlwaysPreTouch with a fixed heap (-Xms = -Xmx)",
+                "THP: madvise instead of always; defrag: defer or madvise",
+                "disable swap for the JVM or lower vm.swappiness",
+                "-XX:+PerfDisableSharedMem",
+            ];
+            out.push(f);
+        }
+        let r = &self.stopped_gt_gc;
+        if r.count > 0 {
+            let mut f = r.finding(
+                "stopped_gt_gc",
+                if r.max_excess_ns >= 500_000_000 || r.count >= 10 { Severity::Critical } else { Severity::Warning },
+                format!(
+                    "{} safepoints stopped the application at least {} longer than the GC inside them",
+                    r.count, ms(t.stopped_excess_ns)
+                ),
+            );
+            f.confidence = "high: the time was spent at the safepoint but not in the collector";
+            f.causes = vec![
+                "a blocking write() of the GC log line at the end of the pause (busy or slow disk)",
+                "hsperf counter updates stalled on mmap writeback",
+                "slow safepoint cleanup (large code cache, many monitors)",
+            ];
+            f.fixes = vec![
+                "-Xlog:async (JDK 17+), GC log on tmpfs or a dedicated disk",
+                "-XX:+PerfDisableSharedMem",
+            ];
+            out.push(f);
+        }
+        let r = &self.long_ttsp;
+        if r.count > 0 {
+            let mut f =
+                r.finding(
+                    "long_ttsp",
+                    if r.max_excess_ns >= 500_000_000 || r.count >= 10 {
+                        Severity::Critical
+                    } else {
+                        Severity::Warning
+                    },
+                    format!(
+                    "{} of {} safepoints took more than {} to stop all threads (time to safepoint)",
+                    r.count, ctx.safepoint_count, ms(t.ttsp_ns)
+                ),
+                );
+            f.confidence = "high that threads were slow to stop; why needs -Xlog:safepoint+stats or a profiler";
+            f.causes = vec![
+                "long counted loops without safepoint polls (JIT-compiled int loops)",
+                "threads stalled on page faults, swap or CPU throttling while running to the safepoint",
+                "large array copies or System.arraycopy / native code without polls",
+            ];
+            f.fixes = vec![
+                "-XX:+UseCountedLoopSafepoints (and -XX:LoopStripMiningIter) on older JDKs",
+                "-XX:+SafepointTimeout -XX:SafepointTimeoutDelay=100 to name the slow threads",
+                "fix swap, THP and CPU quota on the host",
+            ];
+            out.push(f);
+        }
+        if ctx.non_gc_count > 0 {
+            let r = &self.non_gc_safepoints;
+            let share = if ctx.covered_ns > 0 {
+                ctx.non_gc_total_ns as f64 / ctx.covered_ns as f64
+            } else {
+                0.0
+            };
+            let severity = if r.count > 0 && (r.max_excess_ns >= 100_000_000 || share >= 0.01) {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
+            let ops = ctx
+                .top_non_gc_operations
+                .iter()
+                .map(|(name, count, total_ms)| format!("{name} x{count} ({total_ms:.1} ms)"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut f = r.finding(
+                "non_gc_safepoints",
+                severity,
+                format!(
+                    "{} safepoints were not GCs, {:.1} ms in total: {ops}",
+                    ctx.non_gc_count,
+                    ctx.non_gc_total_ns as f64 / 1e6
+                ),
+            );
+            // The finding counts every non-GC safepoint; evidence lists the long ones.
+            f.count = ctx.non_gc_count;
+            f.confidence = "high: these stops are VM operations, invisible in GC pause statistics";
+            f.causes = vec![
+                "biased-lock revocation (RevokeBias, BulkRevokeBias: JDK 8-14)",
+                "deoptimization, class redefinition (agents), thread dumps (jstack, jcmd Thread.print)",
+                "heap inspection (jmap -histo, jcmd GC.class_histogram)",
+                "periodic cleanup safepoints (GuaranteedSafepointInterval)",
+            ];
+            f.fixes = vec![
+                "-XX:-UseBiasedLocking on JDK 8-14",
+                "find who runs thread dumps or heap histograms in production",
+                "-Xlog:safepoint (JDK 17+) names each operation",
+            ];
+            out.push(f);
+        }
+        out.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.count.cmp(&a.count)));
+        out
+    }
+}

@@ -1,0 +1,183 @@
+//! Streaming line splitter: reads fixed-size blocks and hands out borrowed lines, so memory
+//! stays flat whatever the size of the log and no per-line allocation happens.
+
+use std::io::{self, Read};
+
+const BLOCK: usize = 256 * 1024;
+/// Lines longer than this are cut (the rest is skipped): a GC log line is a few hundred bytes,
+/// so a longer one is binary data or a log without newlines, and must not grow memory.
+pub const MAX_LINE: usize = 64 * 1024;
+
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// Bytes of an overlong line still to skip up to its newline.
+    skipping: bool,
+    line_no: u64,
+    bytes_read: u64,
+}
+
+/// One line without its terminator (`\n` or `\r\n`).
+pub struct Line<'a> {
+    pub bytes: &'a [u8],
+    /// 1-based.
+    pub number: u64,
+    /// The line had no newline at the end of the input.
+    pub unterminated: bool,
+    /// The line was longer than [`MAX_LINE`] and was cut.
+    pub truncated: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    pub fn new(inner: R) -> Self {
+        LineReader {
+            inner,
+            buf: vec![0; BLOCK + MAX_LINE],
+            start: 0,
+            end: 0,
+            eof: false,
+            skipping: false,
+            line_no: 0,
+            bytes_read: 0,
+        }
+    }
+
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// The next line, or `None` at the end of the input.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        loop {
+            if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                let line_start = self.start;
+                let line_end = self.start + pos;
+                self.start = line_end + 1;
+                if self.skipping {
+                    self.skipping = false;
+                    continue;
+                }
+                self.line_no += 1;
+                let truncated = pos > MAX_LINE;
+                let line_end = if truncated {
+                    line_start + MAX_LINE
+                } else {
+                    line_end
+                };
+                return Ok(Some(Line {
+                    bytes: trim_cr(&self.buf[line_start..line_end]),
+                    number: self.line_no,
+                    unterminated: false,
+                    truncated,
+                }));
+            }
+            let pending = self.end - self.start;
+            if pending >= MAX_LINE {
+                // Overlong line: hand out its first MAX_LINE bytes, drop the rest.
+                let line_start = self.start;
+                self.start = self.end;
+                if self.skipping {
+                    continue;
+                }
+                self.skipping = true;
+                self.line_no += 1;
+                return Ok(Some(Line {
+                    bytes: &self.buf[line_start..line_start + MAX_LINE],
+                    number: self.line_no,
+                    unterminated: false,
+                    truncated: true,
+                }));
+            }
+            if self.eof {
+                if pending == 0 || self.skipping {
+                    return Ok(None);
+                }
+                let line_start = self.start;
+                self.start = self.end;
+                self.line_no += 1;
+                return Ok(Some(Line {
+                    bytes: trim_cr(&self.buf[line_start..self.end]),
+                    number: self.line_no,
+                    unterminated: true,
+                    truncated: false,
+                }));
+            }
+            // Move the partial line to the front and fill the rest of the buffer.
+            self.buf.copy_within(self.start..self.end, 0);
+            self.start = 0;
+            self.end = pending;
+            let n = loop {
+                match self.inner.read(&mut self.buf[self.end..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            };
+            if n == 0 {
+                self.eof = true;
+            }
+            self.end += n;
+            self.bytes_read += n as u64;
+        }
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    match line.last() {
+        Some(b'\r') => &line[..line.len() - 1],
+        _ => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(input: &[u8]) -> Vec<(Vec<u8>, u64, bool, bool)> {
+        let mut reader = LineReader::new(input);
+        let mut out = Vec::new();
+        while let Some(l) = reader.next_line().unwrap() {
+            out.push((l.bytes.to_vec(), l.number, l.unterminated, l.truncated));
+        }
+        out
+    }
+
+    #[test]
+    fn splits_lines_and_flags_the_unterminated_last_one() {
+        let lines = collect(b"a\r\nbb\n\nccc");
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0].0, b"a");
+        assert_eq!(lines[2].0, b"");
+        assert_eq!(lines[3], (b"ccc".to_vec(), 4, true, false));
+        assert!(!lines[1].2);
+    }
+
+    #[test]
+    fn cuts_overlong_lines_and_resynchronises_on_the_next_newline() {
+        let mut input = vec![b'x'; MAX_LINE * 3 + 17];
+        input.extend_from_slice(b"\nnext\n");
+        let lines = collect(&input);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].0.len(), MAX_LINE);
+        assert!(lines[0].3);
+        assert_eq!(lines[1].0, b"next");
+        assert_eq!(lines[1].1, 2);
+    }
+
+    #[test]
+    fn lines_spanning_block_boundaries_are_whole() {
+        let line = b"[0.016s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 1M->1M(2M) 1.5ms\n";
+        let input: Vec<u8> = line
+            .iter()
+            .copied()
+            .cycle()
+            .take(line.len() * 10_000)
+            .collect();
+        let lines = collect(&input);
+        assert_eq!(lines.len(), 10_000);
+        assert!(lines.iter().all(|l| l.0 == line[..line.len() - 1]));
+    }
+}

@@ -1,0 +1,188 @@
+//! Number and time-stamp scanners for log text. No allocation, no UTF-8 validation: they work
+//! on the bytes as written, with `.` or `,` as the decimal separator (locale-dependent).
+
+/// Parses an unsigned decimal (`12`, `0.0085510`, `0,246`) and scales it by 10^`scale`,
+/// truncating extra fraction digits. `None` when `s` is not exactly such a number.
+pub fn decimal_scaled(s: &[u8], scale: u32) -> Option<u64> {
+    let mut int: u64 = 0;
+    let mut i = 0;
+    let mut digits = 0;
+    while i < s.len() && s[i].is_ascii_digit() {
+        int = int.checked_mul(10)?.checked_add(u64::from(s[i] - b'0'))?;
+        i += 1;
+        digits += 1;
+    }
+    let mut frac: u64 = 0;
+    let mut frac_digits = 0u32;
+    if i < s.len() && (s[i] == b'.' || s[i] == b',') {
+        i += 1;
+        while i < s.len() && s[i].is_ascii_digit() {
+            if frac_digits < scale {
+                frac = frac * 10 + u64::from(s[i] - b'0');
+                frac_digits += 1;
+            }
+            i += 1;
+            digits += 1;
+        }
+    }
+    if digits == 0 || i != s.len() {
+        return None;
+    }
+    let value = int.checked_mul(10u64.checked_pow(scale)?)?;
+    value.checked_add(frac * 10u64.pow(scale - frac_digits))
+}
+
+/// Parses `12.345` seconds (or `12,345`) into nanoseconds.
+pub fn secs_to_ns(s: &[u8]) -> Option<u64> {
+    decimal_scaled(s, 9)
+}
+
+/// Parses a duration with a unit suffix (`1.626ms`, `0.00s`, `12345ns`, `3us`) into ns.
+pub fn duration_with_unit(s: &[u8]) -> Option<u64> {
+    let (num, scale) = if let Some(n) = s.strip_suffix(b"ms") {
+        (n, 6)
+    } else if let Some(n) = s.strip_suffix(b"us") {
+        (n, 3)
+    } else if let Some(n) = s.strip_suffix(b"ns") {
+        (n, 0)
+    } else if let Some(n) = s.strip_suffix(b"s") {
+        (n, 9)
+    } else {
+        return None;
+    };
+    decimal_scaled(num, scale)
+}
+
+/// Parses an ISO-8601 time stamp as HotSpot prints it (`2026-11-21T22:42:43.549+0000`,
+/// also `+01:00` or `Z`) into milliseconds since the Unix epoch.
+pub fn iso_timestamp_ms(s: &[u8]) -> Option<i64> {
+    if s.len() < 19 || s[4] != b'-' || s[7] != b'-' || s[10] != b'T' || s[13] != b':' {
+        return None;
+    }
+    let field = |a: usize, b: usize| -> Option<i64> {
+        let mut v = 0i64;
+        for &c in &s[a..b] {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            v = v * 10 + i64::from(c - b'0');
+        }
+        Some(v)
+    };
+    let (year, month, day) = (field(0, 4)?, field(5, 7)?, field(8, 10)?);
+    let (hour, min, sec) = (field(11, 13)?, field(14, 16)?, field(17, 19)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || min > 59 || sec > 60 {
+        return None;
+    }
+    let mut i = 19;
+    let mut millis = 0i64;
+    if i < s.len() && (s[i] == b'.' || s[i] == b',') {
+        i += 1;
+        let mut scale = 100;
+        while i < s.len() && s[i].is_ascii_digit() {
+            millis += i64::from(s[i] - b'0') * scale;
+            scale /= 10;
+            i += 1;
+        }
+    }
+    let mut offset_min = 0i64;
+    if i < s.len() {
+        match s[i] {
+            b'Z' => i += 1,
+            b'+' | b'-' => {
+                let sign = if s[i] == b'-' { -1 } else { 1 };
+                let rest = &s[i + 1..];
+                let digits: Vec<u8> = rest.iter().copied().filter(|c| *c != b':').collect();
+                if digits.len() != 4 || !digits.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                let hh = i64::from(digits[0] - b'0') * 10 + i64::from(digits[1] - b'0');
+                let mm = i64::from(digits[2] - b'0') * 10 + i64::from(digits[3] - b'0');
+                offset_min = sign * (hh * 60 + mm);
+                i = s.len();
+            }
+            _ => return None,
+        }
+    }
+    if i != s.len() {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    let secs = days * 86_400 + hour * 3600 + min * 60 + sec - offset_min * 60;
+    Some(secs * 1000 + millis)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Formats milliseconds since the epoch as `2026-11-21T22:42:43.549Z`.
+pub fn format_epoch_ms(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_with_point_or_comma() {
+        assert_eq!(secs_to_ns(b"0.0085510"), Some(8_551_000));
+        assert_eq!(secs_to_ns(b"0,246"), Some(246_000_000));
+        assert_eq!(secs_to_ns(b"12"), Some(12_000_000_000));
+        assert_eq!(secs_to_ns(b"1.1234567891"), Some(1_123_456_789));
+        assert_eq!(secs_to_ns(b""), None);
+        assert_eq!(secs_to_ns(b"."), None);
+        assert_eq!(secs_to_ns(b"1.2x"), None);
+        assert_eq!(secs_to_ns(b"99999999999999999999"), None);
+        assert_eq!(duration_with_unit(b"1.626ms"), Some(1_626_000));
+        assert_eq!(duration_with_unit(b"0,01s"), Some(10_000_000));
+        assert_eq!(duration_with_unit(b"4155ns"), Some(4155));
+        assert_eq!(duration_with_unit(b"12M"), None);
+    }
+
+    #[test]
+    fn iso_timestamps_with_offsets() {
+        let utc = iso_timestamp_ms(b"2026-11-21T22:42:43.549+0000").unwrap();
+        assert_eq!(format_epoch_ms(utc), "2026-11-21T22:42:43.549Z");
+        let plus_one = iso_timestamp_ms(b"2012-10-19T18:28:46.210+0100").unwrap();
+        assert_eq!(format_epoch_ms(plus_one), "2012-10-19T17:28:46.210Z");
+        assert_eq!(
+            iso_timestamp_ms(b"2012-10-19T18:28:46.210+01:00"),
+            Some(plus_one)
+        );
+        assert_eq!(iso_timestamp_ms(b"1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(iso_timestamp_ms(b"2012-13-19T18:28:46.210+0100"), None);
+        assert_eq!(iso_timestamp_ms(b"not a date at all!!!"), None);
+    }
+}

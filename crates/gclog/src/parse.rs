@@ -1,0 +1,756 @@
+//! The line parser: one GC or safepoint log line in, at most one record out.
+//!
+//! Works on bytes (no UTF-8 validation on the hot path) and recognises, per line, JDK 8
+//! `-XX:+PrintGCDetails` output and unified logging (`-Xlog`, JDK 9+) with any decorations.
+//! It keeps no state: pairing records (a pause with its CPU times or its safepoint) is the
+//! analyzer's job, so the parser can be fuzzed and tested line by line.
+
+use crate::num::{decimal_scaled, duration_with_unit, iso_timestamp_ms, secs_to_ns};
+
+/// When a line was written, as far as the line says.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stamp {
+    /// Time since JVM start (unified `uptime*` decorations, JDK 8 time stamps).
+    pub uptime_ns: Option<u64>,
+    /// Wall clock, ms since the Unix epoch (`time`, `utctime`, `timemillis`, JDK 8 date stamps).
+    pub wall_ms: Option<i64>,
+    /// Process id decoration, when present (tells interleaved JVMs apart).
+    pub pid: Option<u64>,
+}
+
+impl Stamp {
+    /// This stamp moved back by `ns` (a unified pause line is written at the pause's end).
+    pub fn minus(self, ns: u64) -> Stamp {
+        Stamp {
+            uptime_ns: self.uptime_ns.map(|u| u.saturating_sub(ns)),
+            wall_ms: self.wall_ms.map(|w| w - (ns / 1_000_000) as i64),
+            pid: self.pid,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cpu {
+    pub user_ns: u64,
+    pub sys_ns: u64,
+    pub real_ns: u64,
+}
+
+/// A stop-the-world GC pause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GcPause {
+    /// `GC(N)` of unified logging.
+    pub gc_id: Option<u64>,
+    /// Start of the pause.
+    pub start: Stamp,
+    pub duration_ns: u64,
+    pub name: String,
+    pub cause: Option<String>,
+    pub cpu: Option<Cpu>,
+}
+
+/// A safepoint or "application threads were stopped" interval.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Safepoint {
+    pub start: Stamp,
+    pub total_ns: u64,
+    /// Time to safepoint: "Reaching safepoint", "Stopping threads took", `sync`.
+    pub ttsp_ns: Option<u64>,
+    /// The VM operation, when the line names it (JDK 17+, safepoint statistics).
+    pub operation: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// JDK 8 and earlier `-XX:+PrintGC*` output.
+    Jdk8,
+    /// Unified logging, `-Xlog` (JDK 9+).
+    Unified,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    Pause(GcPause),
+    /// CPU times printed on their own line (`gc+cpu`, a JDK 8 G1 `[Times: ...]` line).
+    Cpu {
+        gc_id: Option<u64>,
+        cpu: Cpu,
+    },
+    /// A "Total time for which application threads were stopped" line or a JDK 17+
+    /// `Safepoint "..."` line.
+    Safepoint(Safepoint),
+    /// A `-XX:+PrintSafepointStatistics` row (JDK 8): a second view of the same safepoints.
+    SafepointStatistics(Safepoint),
+    /// "Entering safepoint region: OP" (JDK 9-16): names the next stopped-time line.
+    SafepointBegin(String),
+    Collector(String),
+    Version(String),
+    /// A log line carrying nothing the analysis uses (heap sizes, phases, concurrent work).
+    Other,
+}
+
+/// What a line turned out to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    pub format: Format,
+    pub stamp: Stamp,
+    pub record: Record,
+}
+
+/// Why a line was not understood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unparsed {
+    /// Looks like a pause or safepoint line but its numbers could not be read.
+    Malformed,
+    /// A JDK 8 event whose brackets do not close on the line (split by concurrent output).
+    Incomplete,
+    /// Not a GC log line at all.
+    Unknown,
+}
+
+/// Parses one line (without its newline).
+pub fn parse_line(line: &[u8]) -> Result<Parsed, Unparsed> {
+    match line.first() {
+        None => Ok(Parsed {
+            format: Format::Jdk8,
+            stamp: Stamp::default(),
+            record: Record::Other,
+        }),
+        Some(b'[') => match parse_decorations(line) {
+            Some((stamp, msg)) => Ok(Parsed {
+                format: Format::Unified,
+                stamp,
+                record: parse_unified_message(msg)?,
+            }),
+            None => parse_jdk8(line),
+        },
+        _ => parse_jdk8(line),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Unified logging
+
+/// Splits `[dec][dec]... message` into a stamp and the message. `None` when the brackets
+/// are not a valid decoration set.
+fn parse_decorations(line: &[u8]) -> Option<(Stamp, &[u8])> {
+    let mut stamp = Stamp::default();
+    let mut pos = 0;
+    let mut uptime_secs = None;
+    let mut uptime_millis = None;
+    let mut nanos: [Option<u64>; 2] = [None, None];
+    let mut numbers = 0;
+    let msg;
+    loop {
+        let close = pos + 1 + memchr::memchr(b']', &line[pos + 1..])?;
+        let token = trim_spaces(&line[pos + 1..close]);
+        classify_decoration(
+            token,
+            &mut stamp,
+            &mut uptime_secs,
+            &mut uptime_millis,
+            &mut nanos,
+            &mut numbers,
+        )?;
+        pos = close + 1;
+        match line.get(pos) {
+            Some(b'[') => continue,
+            Some(b' ') => {
+                msg = &line[pos + 1..];
+                break;
+            }
+            None => {
+                msg = &line[pos..];
+                break;
+            }
+            _ => return None,
+        }
+    }
+    // Prefer the uptime decoration that is surely JVM uptime; of two nanosecond values the
+    // smaller is `uptimenanos` (the other is the monotonic clock since boot).
+    stamp.uptime_ns = uptime_secs.or(uptime_millis).or(match nanos {
+        [Some(a), Some(b)] => Some(a.min(b)),
+        [a, b] => a.or(b),
+    });
+    Some((stamp, msg))
+}
+
+fn classify_decoration(
+    token: &[u8],
+    stamp: &mut Stamp,
+    uptime_secs: &mut Option<u64>,
+    uptime_millis: &mut Option<u64>,
+    nanos: &mut [Option<u64>; 2],
+    numbers: &mut u32,
+) -> Option<()> {
+    let first = *token.first()?;
+    if first.is_ascii_digit() {
+        if token.len() >= 19 && token[4] == b'-' {
+            stamp.wall_ms = Some(iso_timestamp_ms(token)?);
+        } else if let Some(n) = token.strip_suffix(b"ns") {
+            let v = decimal_scaled(n, 0)?;
+            let slot = if nanos[0].is_none() { 0 } else { 1 };
+            nanos[slot] = Some(v);
+        } else if let Some(n) = token.strip_suffix(b"ms") {
+            let v = decimal_scaled(n, 0)?;
+            // `timemillis` is the epoch (13 digits today), `uptimemillis` a JVM uptime.
+            if v > 100_000_000_000 {
+                stamp.wall_ms = Some(v as i64);
+            } else {
+                *uptime_millis = Some(v * 1_000_000);
+            }
+        } else if let Some(n) = token.strip_suffix(b"s") {
+            *uptime_secs = Some(secs_to_ns(n)?);
+        } else {
+            // pid, then tid
+            let v = decimal_scaled(token, 0)?;
+            if *numbers == 0 {
+                stamp.pid = Some(v);
+            }
+            *numbers += 1;
+        }
+        return Some(());
+    }
+    // level, tags or hostname: short words without spaces inside (tags are padded, which
+    // trim_spaces removed) and no characters a JDK 8 bracket would contain.
+    if token.len() > 256
+        || !token
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b',' | b'+' | b'_' | b'-' | b'.'))
+    {
+        return None;
+    }
+    Some(())
+}
+
+fn trim_spaces(s: &[u8]) -> &[u8] {
+    let mut end = s.len();
+    while end > 0 && s[end - 1] == b' ' {
+        end -= 1;
+    }
+    let mut start = 0;
+    while start < end && s[start] == b' ' {
+        start += 1;
+    }
+    &s[start..end]
+}
+
+fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
+    if let Some(rest) = msg.strip_prefix(b"GC(") {
+        let close = memchr::memchr(b')', rest).ok_or(Unparsed::Malformed)?;
+        let gc_id = decimal_scaled(&rest[..close], 0).ok_or(Unparsed::Malformed)?;
+        let body = rest.get(close + 1..).unwrap_or_default();
+        let body = body.strip_prefix(b" ").unwrap_or(body);
+        return parse_unified_gc_body(gc_id, body);
+    }
+    if let Some(rest) = msg.strip_prefix(b"Safepoint \"") {
+        return parse_safepoint_fields(rest);
+    }
+    if let Some(rest) = msg.strip_prefix(b"Total time for which application threads were stopped: ")
+    {
+        return parse_stopped_time(rest).map(Record::Safepoint);
+    }
+    if let Some(op) = msg.strip_prefix(b"Entering safepoint region: ") {
+        return Ok(Record::SafepointBegin(lossy(op)));
+    }
+    if let Some(name) = msg.strip_prefix(b"Using ") {
+        if let Some(collector) = collector_name(name) {
+            return Ok(Record::Collector(collector.to_string()));
+        }
+    }
+    if let Some(v) = msg.strip_prefix(b"Version: ") {
+        let v = v.strip_suffix(b" (release)").unwrap_or(v);
+        return Ok(Record::Version(lossy(v)));
+    }
+    Ok(Record::Other)
+}
+
+fn collector_name(using: &[u8]) -> Option<&'static str> {
+    Some(match using {
+        b"G1" => "G1",
+        b"Parallel" => "Parallel",
+        b"Serial" => "Serial",
+        b"The Z Garbage Collector" => "ZGC",
+        b"Shenandoah" => "Shenandoah",
+        b"Concurrent Mark Sweep" => "CMS",
+        b"Epsilon" => "Epsilon",
+        _ => return None,
+    })
+}
+
+fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
+    // Generational ZGC prefixes its young and old collections' phases.
+    let (prefix, body) = match body {
+        [g @ (b'Y' | b'O'), b':', b' ', rest @ ..] => (Some(*g), rest),
+        _ => (None, body),
+    };
+    if let Some(rest) = body.strip_prefix(b"Pause ") {
+        let Some(space) = memchr::memrchr(b' ', rest) else {
+            return Ok(Record::Other); // "Pause Remark": the start line, no duration yet
+        };
+        let last = &rest[space + 1..];
+        if !last.ends_with(b"ms") || !last.first().is_some_and(u8::is_ascii_digit) {
+            return Ok(Record::Other); // start line of a pause with a cause: "Pause Young (...)"
+        }
+        let duration_ns = duration_with_unit(last).ok_or(Unparsed::Malformed)?;
+        let mut text = trim_spaces(&rest[..space]);
+        // Drop the heap transition "12M->1M(256M)".
+        if let Some(sp) = memchr::memrchr(b' ', text) {
+            if memchr::memmem::find(&text[sp + 1..], b"->").is_some() {
+                text = trim_spaces(&text[..sp]);
+            }
+        } else if memchr::memmem::find(text, b"->").is_some() {
+            text = b"";
+        }
+        let (mut name, cause) = pause_name_and_cause(text);
+        if let Some(g) = prefix {
+            name = format!("{}: {name}", g as char);
+        }
+        return Ok(Record::Pause(GcPause {
+            gc_id: Some(gc_id),
+            start: Stamp::default(),
+            duration_ns,
+            name,
+            cause,
+            cpu: None,
+        }));
+    }
+    if let Some(rest) = body.strip_prefix(b"User=") {
+        return parse_unified_cpu(rest)
+            .map(|cpu| Record::Cpu {
+                gc_id: Some(gc_id),
+                cpu,
+            })
+            .ok_or(Unparsed::Malformed);
+    }
+    Ok(Record::Other)
+}
+
+/// `0.01s Sys=0.00s Real=0.00s` (after `User=`).
+fn parse_unified_cpu(rest: &[u8]) -> Option<Cpu> {
+    let mut fields = rest.split(|&c| c == b' ');
+    let user = duration_with_unit(fields.next()?)?;
+    let sys = duration_with_unit(fields.next()?.strip_prefix(b"Sys=")?)?;
+    let real = duration_with_unit(fields.next()?.strip_prefix(b"Real=")?)?;
+    Some(Cpu {
+        user_ns: user,
+        sys_ns: sys,
+        real_ns: real,
+    })
+}
+
+/// `Young (Normal) (G1 Evacuation Pause)` -> ("Pause Young (Normal)", "G1 Evacuation Pause").
+fn pause_name_and_cause(text: &[u8]) -> (String, Option<String>) {
+    let paren = memchr::memchr(b'(', text).unwrap_or(text.len());
+    let base = trim_spaces(&text[..paren]);
+    let groups = paren_groups(&text[paren..]);
+    let mut name = String::with_capacity(32);
+    name.push_str("Pause ");
+    name.push_str(&String::from_utf8_lossy(base));
+    let has_cause = matches!(base, b"Young" | b"Full" | b"Initial Mark" | b"Mixed");
+    let mut cause = None;
+    for (i, g) in groups.iter().enumerate() {
+        let is_last = i + 1 == groups.len();
+        if has_cause && is_last && !is_g1_young_kind(g) {
+            cause = Some(String::from_utf8_lossy(g).into_owned());
+        } else {
+            name.push_str(" (");
+            name.push_str(&String::from_utf8_lossy(g));
+            name.push(')');
+        }
+    }
+    (name, cause)
+}
+
+fn is_g1_young_kind(g: &[u8]) -> bool {
+    matches!(
+        g,
+        b"Normal" | b"Mixed" | b"Concurrent Start" | b"Prepare Mixed" | b"Initial Mark"
+    )
+}
+
+/// The contents of top-level `(...)` groups, nesting respected: `(System.gc())` is one.
+fn paren_groups(s: &[u8]) -> Vec<&[u8]> {
+    let mut groups = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, &c) in s.iter().enumerate() {
+        match c {
+            b'(' => {
+                if depth == 0 {
+                    start = i + 1;
+                }
+                depth += 1;
+            }
+            b')' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    groups.push(&s[start..i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    groups
+}
+
+/// JDK 17+: `NAME", Time since last: N ns, Reaching safepoint: N ns, [Cleanup: N ns,]
+/// At safepoint: N ns, [Leaving safepoint: N ns,] Total: N ns[, Threads: ...]`.
+/// Fields are found by name: their set and order differ between releases.
+fn parse_safepoint_fields(rest: &[u8]) -> Result<Record, Unparsed> {
+    let quote = memchr::memchr(b'"', rest).ok_or(Unparsed::Malformed)?;
+    let operation = lossy(&rest[..quote]);
+    let mut total = None;
+    let mut ttsp = None;
+    for field in rest[quote + 1..].split(|&c| c == b',') {
+        let field = trim_spaces(field);
+        let Some(colon) = memchr::memchr(b':', field) else {
+            continue;
+        };
+        let key = &field[..colon];
+        let value = trim_spaces(&field[colon + 1..]);
+        let slot = match key {
+            b"Total" => &mut total,
+            b"Reaching safepoint" => &mut ttsp,
+            _ => continue,
+        };
+        let num = value.strip_suffix(b" ns").ok_or(Unparsed::Malformed)?;
+        *slot = Some(decimal_scaled(num, 0).ok_or(Unparsed::Malformed)?);
+    }
+    let total_ns = total.ok_or(Unparsed::Malformed)?;
+    Ok(Record::Safepoint(Safepoint {
+        start: Stamp::default(),
+        total_ns,
+        ttsp_ns: ttsp,
+        operation: Some(operation),
+    }))
+}
+
+/// `X seconds, Stopping threads took: Y seconds` (JDK 8-16).
+fn parse_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
+    let mut parts = rest.split(|&c| c == b' ');
+    let total_ns = secs_to_ns(parts.next().unwrap_or_default()).ok_or(Unparsed::Malformed)?;
+    let ttsp_ns = memchr::memmem::find(rest, b"Stopping threads took: ").and_then(|at| {
+        let v = &rest[at + b"Stopping threads took: ".len()..];
+        let end = memchr::memchr(b' ', v).unwrap_or(v.len());
+        secs_to_ns(&v[..end])
+    });
+    Ok(Safepoint {
+        start: Stamp::default(),
+        total_ns,
+        ttsp_ns,
+        operation: None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// JDK 8 -XX:+PrintGCDetails
+
+fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
+    let (stamp, rest) = jdk8_prefix(line);
+    let parsed = |record| {
+        Ok(Parsed {
+            format: Format::Jdk8,
+            stamp,
+            record,
+        })
+    };
+    let has_stamp = stamp.uptime_ns.is_some() || stamp.wall_ms.is_some();
+    match rest.first() {
+        Some(b'[') => {}
+        Some(b' ' | b'\t') => {
+            // Details of a multi-line event (G1, heap printouts); a G1 `[Times: ...]` line
+            // belongs to the pause just before it.
+            let trimmed = trim_spaces(rest);
+            if let Some(times) = trimmed.strip_prefix(b"[Times: ") {
+                return match parse_jdk8_times(times) {
+                    Some(cpu) => parsed(Record::Cpu { gc_id: None, cpu }),
+                    None => Err(Unparsed::Malformed),
+                };
+            }
+            return parsed(Record::Other);
+        }
+        Some(_) => return parse_jdk8_text(rest, stamp, has_stamp),
+        None => {
+            return if has_stamp {
+                parsed(Record::Other)
+            } else {
+                Err(Unparsed::Unknown)
+            }
+        }
+    }
+    if rest.starts_with(b"[GC") || rest.starts_with(b"[Full GC") {
+        if rest.starts_with(b"[GC concurrent") {
+            return parsed(Record::Other);
+        }
+        return parse_jdk8_event(rest).map(|mut pause| {
+            pause.start = stamp;
+            Parsed {
+                format: Format::Jdk8,
+                stamp,
+                record: Record::Pause(pause),
+            }
+        });
+    }
+    if rest.starts_with(b"[CMS-concurrent") || rest.starts_with(b"[CMS") {
+        return parsed(Record::Other);
+    }
+    if let Some(times) = rest.strip_prefix(b"[Times: ") {
+        return match parse_jdk8_times(times) {
+            Some(cpu) => parsed(Record::Cpu { gc_id: None, cpu }),
+            None => Err(Unparsed::Malformed),
+        };
+    }
+    if rest.starts_with(b"[PSYoungGen")
+        || rest.starts_with(b"[ParNew")
+        || rest.starts_with(b"[DefNew")
+    {
+        // the rest of an event whose start was written on the previous line
+        return Err(Unparsed::Incomplete);
+    }
+    Err(Unparsed::Unknown)
+}
+
+/// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `.
+fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
+    let mut stamp = Stamp::default();
+    let mut rest = line;
+    if rest.len() > 24 && rest[4] == b'-' && rest[0].is_ascii_digit() {
+        if let Some(colon_sp) = memchr::memmem::find(rest, b": ") {
+            if let Some(ms) = iso_timestamp_ms(&rest[..colon_sp]) {
+                stamp.wall_ms = Some(ms);
+                rest = &rest[colon_sp + 2..];
+            }
+        }
+    }
+    if rest.first().is_some_and(u8::is_ascii_digit) {
+        if let Some(colon_sp) = memchr::memmem::find(&rest[..rest.len().min(32)], b": ") {
+            if let Some(ns) = secs_to_ns(&rest[..colon_sp]) {
+                stamp.uptime_ns = Some(ns);
+                rest = &rest[colon_sp + 2..];
+            }
+        }
+    }
+    (stamp, rest)
+}
+
+/// Lines of JDK 8 logs that are not bracketed events.
+fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed, Unparsed> {
+    let parsed = |record| {
+        Ok(Parsed {
+            format: Format::Jdk8,
+            stamp,
+            record,
+        })
+    };
+    if let Some(r) = rest.strip_prefix(b"Total time for which application threads were stopped: ") {
+        return parse_stopped_time(r).map(|sp| Parsed {
+            format: Format::Jdk8,
+            stamp,
+            record: Record::Safepoint(sp),
+        });
+    }
+    if rest.starts_with(b"Application time: ") {
+        return parsed(Record::Other);
+    }
+    if let Some(flags) = rest.strip_prefix(b"CommandLine flags: ") {
+        for (flag, name) in [
+            (&b"-XX:+UseG1GC"[..], "G1"),
+            (b"-XX:+UseConcMarkSweepGC", "CMS"),
+            (b"-XX:+UseParallelOldGC", "Parallel"),
+            (b"-XX:+UseParallelGC", "Parallel"),
+            (b"-XX:+UseSerialGC", "Serial"),
+            (b"-XX:+UseShenandoahGC", "Shenandoah"),
+        ] {
+            if memchr::memmem::find(flags, flag).is_some() {
+                return parsed(Record::Collector(name.to_string()));
+            }
+        }
+        return parsed(Record::Other);
+    }
+    if rest.starts_with(b"Java HotSpot") || rest.starts_with(b"OpenJDK") {
+        // `... VM (25.151-b12) for linux-amd64 JRE (1.8.0_151-b12), built on ...`
+        if let Some(at) = memchr::memmem::find(rest, b"JRE (") {
+            let v = &rest[at + 5..];
+            if let Some(end) = memchr::memchr(b')', v) {
+                return parsed(Record::Version(lossy(&v[..end])));
+            }
+        }
+        return parsed(Record::Other);
+    }
+    if rest.starts_with(b"Memory: ")
+        || rest.starts_with(b"Heap")
+        || rest.starts_with(b"{Heap")
+        || rest == b"}"
+        || rest.starts_with(b"vmop ")
+        || rest.starts_with(b"Polling page")
+    {
+        return parsed(Record::Other);
+    }
+    if has_stamp {
+        if let Some(sp) = parse_safepoint_statistics(rest) {
+            return parsed(Record::SafepointStatistics(sp));
+        }
+        return parsed(Record::Other);
+    }
+    Err(Unparsed::Unknown)
+}
+
+/// `ParallelGCFailedAllocation  [ 10 0 0 ] [ 0 0 0 0 5 ] 0` (times: spin block sync cleanup vmop, ms).
+fn parse_safepoint_statistics(rest: &[u8]) -> Option<Safepoint> {
+    let name_end = memchr::memchr(b' ', rest)?;
+    let name = &rest[..name_end];
+    if name.is_empty() || !name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+        return None;
+    }
+    let mut groups = Vec::with_capacity(2);
+    let mut pos = name_end;
+    for _ in 0..2 {
+        let open = pos + memchr::memchr(b'[', &rest[pos..])?;
+        let close = open + memchr::memchr(b']', &rest[open..])?;
+        groups.push(&rest[open + 1..close]);
+        pos = close + 1;
+    }
+    let times: Vec<u64> = groups[1]
+        .split(|c| *c == b' ')
+        .filter(|t| !t.is_empty())
+        .map(|t| decimal_scaled(t, 6))
+        .collect::<Option<_>>()?;
+    let [_spin, _block, sync, cleanup, vmop] = times[..] else {
+        return None;
+    };
+    Some(Safepoint {
+        start: Stamp::default(),
+        total_ns: sync + cleanup + vmop,
+        ttsp_ns: Some(sync),
+        operation: Some(lossy(name)),
+    })
+}
+
+/// `user=0.00 sys=0.00, real=0.01 secs]`
+fn parse_jdk8_times(s: &[u8]) -> Option<Cpu> {
+    let field = |key: &[u8]| -> Option<u64> {
+        let at = memchr::memmem::find(s, key)? + key.len();
+        let v = &s[at..];
+        let end = v
+            .iter()
+            .position(|c| !(c.is_ascii_digit() || *c == b'.' || *c == b','))
+            .unwrap_or(v.len());
+        // "sys=0.00," : a trailing comma is the field separator, not a decimal comma.
+        let num = &v[..end];
+        let num = num.strip_suffix(b",").unwrap_or(num);
+        secs_to_ns(num)
+    };
+    Some(Cpu {
+        user_ns: field(b"user=")?,
+        sys_ns: field(b"sys=")?,
+        real_ns: field(b"real=")?,
+    })
+}
+
+/// `[GC ... , 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]`
+fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
+    let close = matching_bracket(rest).ok_or(Unparsed::Incomplete)?;
+    let inner = &rest[1..close];
+    let before_secs = inner.strip_suffix(b" secs").ok_or(Unparsed::Malformed)?;
+    let num_start = memchr::memrchr(b' ', before_secs).map_or(0, |p| p + 1);
+    let duration_ns = secs_to_ns(&before_secs[num_start..]).ok_or(Unparsed::Malformed)?;
+    let (name, cause) = jdk8_name_and_cause(inner);
+    let after = &rest[close + 1..];
+    let cpu =
+        memchr::memmem::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
+    Ok(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name,
+        cause,
+        cpu,
+    })
+}
+
+fn matching_bracket(s: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in s.iter().enumerate() {
+        match c {
+            b'[' => depth += 1,
+            b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
+    let contains = |pat: &[u8]| memchr::memmem::find(inner, pat).is_some();
+    let (head, after_head) = if let Some(r) = inner.strip_prefix(b"Full GC") {
+        ("Full GC", r)
+    } else if let Some(r) = inner.strip_prefix(b"GC pause") {
+        ("GC pause", r)
+    } else if let Some(r) = inner.strip_prefix(b"GC remark") {
+        ("GC remark", r)
+    } else if let Some(r) = inner.strip_prefix(b"GC cleanup") {
+        ("GC cleanup", r)
+    } else {
+        ("GC", inner.strip_prefix(b"GC").unwrap_or(inner))
+    };
+    // Leading "(cause)" groups right after the head: G1 adds "(young)", "(mixed)", ... kinds.
+    let mut groups = Vec::new();
+    let mut rest = after_head;
+    loop {
+        let t = trim_spaces(rest);
+        if t.first() != Some(&b'(') {
+            break;
+        }
+        let g = paren_groups(t);
+        let Some(first) = g.first() else { break };
+        groups.push(*first);
+        rest = &t[first.len() + 2..];
+    }
+    let cause = groups.first().map(|g| lossy(g));
+    let name = if contains(b"CMS-initial-mark") {
+        "CMS Initial Mark".to_string()
+    } else if contains(b"CMS-remark") {
+        "CMS Final Remark".to_string()
+    } else if head == "GC pause" {
+        let mut n = String::from("GC pause");
+        for g in groups.iter().skip(1) {
+            n.push_str(" (");
+            n.push_str(&String::from_utf8_lossy(g));
+            n.push(')');
+        }
+        n
+    } else if head == "GC" {
+        // The young generation's name: "[DefNew:", "[ParNew:", "[PSYoungGen:", "[ASParNew:".
+        match memchr::memchr(b'[', inner).map(|p| &inner[p + 1..]) {
+            Some(gen) => {
+                let end = gen
+                    .iter()
+                    .position(|c| !c.is_ascii_alphanumeric())
+                    .unwrap_or(gen.len());
+                if end > 0 && gen.get(end) == Some(&b':') {
+                    lossy(&gen[..end])
+                } else {
+                    "GC".to_string()
+                }
+            }
+            None => "GC".to_string(),
+        }
+    } else {
+        head.to_string()
+    };
+    (name, cause)
+}
+
+fn lossy(s: &[u8]) -> String {
+    String::from_utf8_lossy(s).into_owned()
+}
+
+#[cfg(test)]
+mod tests;

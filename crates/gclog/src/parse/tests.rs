@@ -1,0 +1,326 @@
+use super::*;
+
+fn pause(line: &str) -> (GcPause, Stamp) {
+    match parse_line(line.as_bytes()) {
+        Ok(Parsed {
+            record: Record::Pause(p),
+            stamp,
+            ..
+        }) => (p, stamp),
+        other => panic!("not a pause: {line}\n{other:?}"),
+    }
+}
+
+fn safepoint(line: &str) -> Safepoint {
+    match parse_line(line.as_bytes()) {
+        Ok(Parsed {
+            record: Record::Safepoint(s),
+            ..
+        }) => s,
+        other => panic!("not a safepoint: {line}\n{other:?}"),
+    }
+}
+
+fn other(line: &str) {
+    assert_eq!(
+        parse_line(line.as_bytes()).map(|p| p.record),
+        Ok(Record::Other),
+        "{line}"
+    );
+}
+
+const MS: u64 = 1_000_000;
+
+#[test]
+fn jdk8_serial_parnew_parallel_cms() {
+    let (p, stamp) = pause("2012-10-19T18:28:46.210+0100: 2.193: [GC 2.193: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs] ");
+    assert_eq!((p.name.as_str(), p.duration_ns), ("DefNew", 8_551_000));
+    assert_eq!(stamp.uptime_ns, Some(2_193 * MS));
+    assert!(stamp.wall_ms.is_some());
+    assert_eq!(
+        p.cpu,
+        Some(Cpu {
+            user_ns: 0,
+            sys_ns: 0,
+            real_ns: 10 * MS
+        })
+    );
+
+    let (p, _) = pause("5.123: [GC (Allocation Failure) 5.123: [ParNew: 78656K->8704K(78656K), 0.0301234 secs] 100000K->40000K(253440K), 0.0302345 secs] [Times: user=0.10 sys=0.02, real=0.03 secs]");
+    assert_eq!(p.name, "ParNew");
+    assert_eq!(p.cause.as_deref(), Some("Allocation Failure"));
+    assert_eq!(p.cpu.unwrap().sys_ns, 20 * MS);
+
+    let (p, _) = pause("1.000: [GC (Allocation Failure) [PSYoungGen: 65536K->10720K(76288K)] 65536K->10728K(251392K), 0.0123450 secs] [Times: user=0.03 sys=0.01, real=0.01 secs]");
+    assert_eq!((p.name.as_str(), p.duration_ns), ("PSYoungGen", 12_345_000));
+
+    let (p, _) = pause("9.0: [Full GC (Ergonomics) [PSYoungGen: 10K->0K(76288K)] [ParOldGen: 1000K->900K(175104K)] 1010K->900K(251392K), [Metaspace: 3000K->3000K(1056768K)], 0.2500000 secs] [Times: user=0.40 sys=0.00, real=0.25 secs]");
+    assert_eq!(
+        (p.name.as_str(), p.cause.as_deref()),
+        ("Full GC", Some("Ergonomics"))
+    );
+    assert_eq!(p.duration_ns, 250 * MS);
+
+    let (p, _) = pause("12.5: [GC (CMS Initial Mark) [1 CMS-initial-mark: 120458K(240896K)] 121786K(260032K), 0.0055970 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]");
+    assert_eq!(p.name, "CMS Initial Mark");
+    let (p, _) = pause("7.0: [GC[YG occupancy: 1370 K (19136 K)]7.0: [Rescan (non-parallel) 7.0: [grey object rescan, 0.0013400 secs]7.0: [root rescan, 0.0051750 secs], 0.0065730 secs]7.0: [weak refs processing, 0.0601980 secs] [1 CMS-remark: 120458K(240896K)] 121829K(260032K), 0.0674900 secs] [Times: user=0.07 sys=0.00, real=0.07 secs]");
+    assert_eq!(
+        (p.name.as_str(), p.duration_ns),
+        ("CMS Final Remark", 67_490_000)
+    );
+
+    // A full GC with a concurrent mode failure nests a concurrent phase inside the pause.
+    let (p, _) = pause("20.0: [Full GC (Allocation Failure) 20.0: [CMS20.5: [CMS-concurrent-mark: 0.500/0.600 secs] [Times: user=1.00 sys=0.00, real=0.60 secs] (concurrent mode failure): 200000K->150000K(240896K), 1.2345670 secs] 210000K->150000K(260032K), [Metaspace: 3000K->3000K(1056768K)], 1.2350000 secs] [Times: user=1.20 sys=0.00, real=1.24 secs]");
+    assert_eq!(p.duration_ns, 1_235 * MS);
+    assert_eq!(p.cpu.unwrap().real_ns, 1_240 * MS);
+
+    other("2012-10-19T18:28:46.210+0100: 139439.100: [CMS-concurrent-mark-start]");
+    other("139439.200: [CMS-concurrent-mark: 0.100/0.100 secs] [Times: user=0.10 sys=0.00, real=0.10 secs]");
+    other(" CMS: abort preclean due to time 2012-10-21T09:12:48.237+0100: 139444.219: [CMS-concurrent-abortable-preclean: 0.114/5.008 secs] [Times: user=0.12 sys=0.00, real=5.01 secs] ");
+}
+
+#[test]
+fn jdk8_g1_multi_line_events() {
+    let (p, _) = pause("2014-02-12T10:00:00.000+0000: 0.271: [GC pause (G1 Evacuation Pause) (young), 0.0104350 secs]");
+    assert_eq!(
+        (p.name.as_str(), p.cause.as_deref()),
+        ("GC pause (young)", Some("G1 Evacuation Pause"))
+    );
+    assert!(p.cpu.is_none());
+    let (p, _) =
+        pause("0.5: [GC pause (G1 Humongous Allocation) (young) (initial-mark), 0.0020000 secs]");
+    assert_eq!(p.name, "GC pause (young) (initial-mark)");
+    let (p, _) =
+        pause("0.9: [GC pause (G1 Evacuation Pause) (mixed) 20M->10M(64M), 0.0030000 secs]");
+    assert_eq!(p.name, "GC pause (mixed)");
+    let (p, _) = pause("1.0: [GC remark 1.0: [Finalize Marking, 0.0001 secs] 1.0: [GC ref-proc, 0.0002 secs] 1.0: [Unloading, 0.0010 secs], 0.0034000 secs]");
+    assert_eq!((p.name.as_str(), p.duration_ns), ("GC remark", 3_400_000));
+    let (p, _) = pause("1.1: [GC cleanup 10M->10M(64M), 0.0012000 secs]");
+    assert_eq!(p.name, "GC cleanup");
+    let (p, _) = pause("3.0: [Full GC (Allocation Failure)  100M->50M(200M), 0.3000000 secs]");
+    assert_eq!((p.name.as_str(), p.duration_ns), ("Full GC", 300 * MS));
+    match parse_line(b" [Times: user=0.02 sys=0.00, real=0.01 secs] ")
+        .unwrap()
+        .record
+    {
+        Record::Cpu { gc_id: None, cpu } => assert_eq!(cpu.user_ns, 20 * MS),
+        r => panic!("{r:?}"),
+    }
+    other("   [Parallel Time: 9.1 ms, GC Workers: 8]");
+    other("0.3: [GC concurrent-root-region-scan-start]");
+}
+
+#[test]
+fn jdk8_stopped_time_and_safepoint_statistics() {
+    let s = safepoint("2016-01-01T00:00:00.000+0000: 5.000: Total time for which application threads were stopped: 0.0123450 seconds, Stopping threads took: 0.0001230 seconds");
+    assert_eq!((s.total_ns, s.ttsp_ns), (12_345_000, Some(123_000)));
+    let s = safepoint("Total time for which application threads were stopped: 0.0000450 seconds");
+    assert_eq!((s.total_ns, s.ttsp_ns), (45_000, None));
+    match parse_line(b"0.084: ParallelGCFailedAllocation       [      10          0              0    ]      [     0     0     2     1     5    ]  0   ").unwrap().record {
+        Record::SafepointStatistics(s) => {
+            assert_eq!(s.operation.as_deref(), Some("ParallelGCFailedAllocation"));
+            assert_eq!((s.total_ns, s.ttsp_ns), (8 * MS, Some(2 * MS)));
+        }
+        r => panic!("{r:?}"),
+    }
+    other("         vmop                    [threads: total initially_running wait_to_block]    [time: spin block sync cleanup vmop] page_trap_count");
+    other("5.000: Application time: 1.0002340 seconds");
+}
+
+#[test]
+fn unified_decorations_in_any_combination() {
+    let msg = "GC(7) Pause Young (Normal) (G1 Evacuation Pause) 29M->2M(256M) 2.286ms";
+    for (decorations, uptime, wall) in [
+        ("[0.074s][info][gc       ]", Some(74 * MS), None),
+        ("[0,074s][info][gc]", Some(74 * MS), None),
+        (
+            "[2026-11-21T23:06:12.368+0000][0.074s][info][gc]",
+            Some(74 * MS),
+            Some(1_795_302_372_368),
+        ),
+        (
+            "[2026-11-21T23:06:12.368+0000][93093710ns][10595][10598][info][gc]",
+            Some(93_093_710),
+            Some(1_795_302_372_368),
+        ),
+        (
+            "[1795302372368ms][74ms][info][gc]",
+            Some(74 * MS),
+            Some(1_795_302_372_368),
+        ),
+        ("[74ms][10689][gc]", Some(74 * MS), None),
+        (
+            "[0.074s][1564317252090ns][myhost-1.example][gc]",
+            Some(74 * MS),
+            None,
+        ),
+        ("[1564317252090ns][74000000ns][gc]", Some(74 * MS), None),
+        (
+            "[2026-11-21T23:06:12.368+0000][info][gc]",
+            None,
+            Some(1_795_302_372_368),
+        ),
+        ("[gc]", None, None),
+    ] {
+        let (p, stamp) = pause(&format!("{decorations} {msg}"));
+        assert_eq!(p.gc_id, Some(7));
+        assert_eq!(p.duration_ns, 2_286_000, "{decorations}");
+        assert_eq!(p.name, "Pause Young (Normal)");
+        assert_eq!(p.cause.as_deref(), Some("G1 Evacuation Pause"));
+        assert_eq!(stamp.uptime_ns, uptime, "{decorations}");
+        assert_eq!(stamp.wall_ms, wall, "{decorations}");
+    }
+    let (_, stamp) =
+        pause("[0.1s][4242][4243][gc] GC(1) Pause Full (System.gc()) 10M->1M(64M) 12,5ms");
+    assert_eq!(stamp.pid, Some(4242));
+}
+
+#[test]
+fn unified_pause_names_per_collector() {
+    let cases = [
+        (
+            "GC(0) Pause Young (Allocation Failure) 64M->2M(245M) 2.263ms",
+            "Pause Young",
+            Some("Allocation Failure"),
+        ),
+        (
+            "GC(1) Pause Full (System.gc()) 10M->1M(64M) 12.500ms",
+            "Pause Full",
+            Some("System.gc()"),
+        ),
+        (
+            "GC(2) Pause Remark 20M->20M(64M) 1.000ms",
+            "Pause Remark",
+            None,
+        ),
+        (
+            "GC(2) Pause Cleanup 20M->20M(64M) 0.100ms",
+            "Pause Cleanup",
+            None,
+        ),
+        (
+            "GC(3) Pause Young (Concurrent Start) (G1 Humongous Allocation) 20M->20M(64M) 3.000ms",
+            "Pause Young (Concurrent Start)",
+            Some("G1 Humongous Allocation"),
+        ),
+        (
+            "GC(4) Pause Young (Prepare Mixed) (G1 Evacuation Pause) 20M->20M(64M) 3.000ms",
+            "Pause Young (Prepare Mixed)",
+            Some("G1 Evacuation Pause"),
+        ),
+        ("GC(0) Pause Mark Start 0.009ms", "Pause Mark Start", None),
+        (
+            "GC(0) Y: Pause Mark Start (Major) 0.021ms",
+            "Y: Pause Mark Start (Major)",
+            None,
+        ),
+        (
+            "GC(0) O: Pause Relocate Start 0.010ms",
+            "O: Pause Relocate Start",
+            None,
+        ),
+        (
+            "GC(0) Pause Init Mark (unload classes) 0.032ms",
+            "Pause Init Mark (unload classes)",
+            None,
+        ),
+        (
+            "GC(5) Pause Degenerated GC (Mark) 60M->30M(64M) 20.123ms",
+            "Pause Degenerated GC (Mark)",
+            None,
+        ),
+        (
+            "GC(9) Pause Initial Mark 1M->1M(2M) 0.500ms",
+            "Pause Initial Mark",
+            None,
+        ),
+    ];
+    for (msg, name, cause) in cases {
+        let (p, _) = pause(&format!("[1.000s][info][gc] {msg}"));
+        assert_eq!(p.name, name, "{msg}");
+        assert_eq!(p.cause.as_deref(), cause, "{msg}");
+    }
+    // Start lines and concurrent phases are not pauses.
+    other("[1.0s][info][gc,start] GC(3) Pause Young (Normal) (G1 Evacuation Pause)");
+    other("[1.0s][info][gc,start] GC(3) Pause Remark");
+    other("[1.0s][info][gc] GC(3) Concurrent Mark Cycle 20.000ms");
+    other("[1.0s][info][gc,phases] GC(3)   Evacuate Collection Set: 13.9ms");
+    other("[1.0s][info][gc,stats] GC(3) Phase: Pause Mark End  0.009 / 0.009 ms");
+}
+
+#[test]
+fn unified_safepoint_lines_of_every_release_by_field_name() {
+    // JDK 17.0.15 (with Cleanup), earlier 17 (without), 25 (Leaving safepoint, Threads).
+    let jdk17 = safepoint("[0.573s][info][safepoint] Safepoint \"G1CollectForAllocation\", Time since last: 504399439 ns, Reaching safepoint: 4155 ns, Cleanup: 113256 ns, At safepoint: 18843937 ns, Total: 18961348 ns");
+    assert_eq!((jdk17.total_ns, jdk17.ttsp_ns), (18_961_348, Some(4155)));
+    assert_eq!(jdk17.operation.as_deref(), Some("G1CollectForAllocation"));
+    let early17 = safepoint("[0.573s][info][safepoint] Safepoint \"Cleanup\", Time since last: 1000 ns, Reaching safepoint: 2000 ns, At safepoint: 3000 ns, Total: 5000 ns");
+    assert_eq!((early17.total_ns, early17.ttsp_ns), (5000, Some(2000)));
+    let jdk25 = safepoint("[0.142s][info][safepoint] Safepoint \"ZMarkStartYoungAndOld\", Time since last: 50814930 ns, Reaching safepoint: 161690 ns, At safepoint: 32230 ns, Leaving safepoint: 4464125 ns, Total: 4658045 ns, Threads: 1 runnable, 10 total");
+    assert_eq!((jdk25.total_ns, jdk25.ttsp_ns), (4_658_045, Some(161_690)));
+    let jdk11 = safepoint("[2.5s][info][safepoint] Total time for which application threads were stopped: 0,0012345 seconds, Stopping threads took: 0,0000123 seconds");
+    assert_eq!((jdk11.total_ns, jdk11.ttsp_ns), (1_234_500, Some(12_300)));
+    assert_eq!(
+        parse_line(b"[2.5s][info][safepoint] Entering safepoint region: RevokeBias")
+            .unwrap()
+            .record,
+        Record::SafepointBegin("RevokeBias".into())
+    );
+    assert_eq!(
+        parse_line(b"[2.5s][info][safepoint] Safepoint \"X\", Total: lots ns").map(|p| p.record),
+        Err(Unparsed::Malformed)
+    );
+}
+
+#[test]
+fn unified_cpu_collector_and_version() {
+    match parse_line(b"[0.058s][info][gc,cpu] GC(0) User=0.01s Sys=0,02s Real=0.03s")
+        .unwrap()
+        .record
+    {
+        Record::Cpu {
+            gc_id: Some(0),
+            cpu,
+        } => {
+            assert_eq!(
+                cpu,
+                Cpu {
+                    user_ns: 10 * MS,
+                    sys_ns: 20 * MS,
+                    real_ns: 30 * MS
+                }
+            )
+        }
+        r => panic!("{r:?}"),
+    }
+    assert_eq!(
+        parse_line(b"[0.047s][info][gc] Using The Z Garbage Collector")
+            .unwrap()
+            .record,
+        Record::Collector("ZGC".into())
+    );
+    assert_eq!(
+        parse_line(b"[0.021s][info][gc,init] Version: 17.0.15+6-Debian-1deb12u1 (release)")
+            .unwrap()
+            .record,
+        Record::Version("17.0.15+6-Debian-1deb12u1".into())
+    );
+    other("[0.557s][info][gc,task] GC(0) Using 2 workers of 2 for evacuation");
+}
+
+#[test]
+fn garbage_is_unknown_not_a_pause() {
+    for line in [
+        "hello world",
+        "[GC",
+        "[not a decoration] text",
+        "12:34 something",
+        "\u{1}\u{2}binary",
+    ] {
+        assert!(parse_line(line.as_bytes()).is_err(), "{line}");
+    }
+    assert_eq!(
+        parse_line(b"2.0: [GC (Allocation Failure) 2.0: [ParNew").map(|p| p.record),
+        Err(Unparsed::Incomplete)
+    );
+}
