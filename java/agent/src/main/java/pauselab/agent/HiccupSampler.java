@@ -1,5 +1,7 @@
 package pauselab.agent;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
@@ -16,6 +18,7 @@ final class HiccupSampler implements Runnable {
     private final SingleWriterRecorder recorder;
     private final long resolutionNs;
     private final long highestNs;
+    private final CountDownLatch ready = new CountDownLatch(1);
     private volatile boolean stopped;
     private long samples;
 
@@ -28,6 +31,9 @@ final class HiccupSampler implements Runnable {
     @Override
     public void run() {
         warmUp();
+        // Intervals start now, when sampling does, not when the recorder was made.
+        recorder.reset();
+        ready.countDown();
         long shortestNs = Long.MAX_VALUE;
         while (!stopped) {
             long start = System.nanoTime();
@@ -64,6 +70,11 @@ final class HiccupSampler implements Runnable {
                 interval = scratch.getIntervalHistogram(interval);
             }
         }
+    }
+
+    /** Waits until the warm-up is done and sampling has begun. */
+    void awaitSampling() throws InterruptedException {
+        ready.await(30, TimeUnit.SECONDS);
     }
 
     void stop() {

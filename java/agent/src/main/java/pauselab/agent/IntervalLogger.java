@@ -50,7 +50,11 @@ final class IntervalLogger implements Runnable {
             if (closed) {
                 return;
             }
-            startRecording();
+            try {
+                startRecording();
+            } catch (InterruptedException e) {
+                return;
+            }
         }
         long next = System.nanoTime() + options.intervalNs;
         int written = 0;
@@ -75,10 +79,18 @@ final class IntervalLogger implements Runnable {
         }
     }
 
-    private void startRecording() {
+    private void startRecording() throws InterruptedException {
+        warmUpEncoder();
         recorder = new SingleWriterRecorder(LOWEST_NS, HIGHEST_NS, SIGNIFICANT_DIGITS);
         sampler = new HiccupSampler(recorder, options.resolutionNs, HIGHEST_NS);
-        warmUpEncoder();
+        Thread thread = new Thread(sampler, "pauselab-hiccup-sampler");
+        thread.setDaemon(true);
+        thread.setPriority(Thread.MAX_PRIORITY);
+        thread.start();
+        if (cost != null) {
+            cost.samplerStarted(thread);
+        }
+        sampler.awaitSampling();
         long startMs = System.currentTimeMillis();
         writer.outputLogFormatVersion();
         writer.outputComment(String.format(Locale.ROOT,
@@ -89,13 +101,6 @@ final class IntervalLogger implements Runnable {
         writer.outputBaseTime(baseTimeMs);
         writer.outputLegend();
         out.flush();
-        Thread thread = new Thread(sampler, "pauselab-hiccup-sampler");
-        thread.setDaemon(true);
-        thread.setPriority(Thread.MAX_PRIORITY);
-        thread.start();
-        if (cost != null) {
-            cost.samplerStarted(thread);
-        }
     }
 
     private void writeInterval() {

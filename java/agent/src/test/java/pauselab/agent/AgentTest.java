@@ -103,7 +103,7 @@ class AgentTest {
     void logHasHeadersAndContiguousIntervalsCoveringTheRun() throws Exception {
         Path log = dir.resolve("idle.hlog");
         long before = System.currentTimeMillis();
-        Process jvm = startIdle(log, "interval=500ms,tag=idle", "3");
+        Process jvm = startIdle(log, "interval=500ms,tag=idle", "5");
         awaitExit(jvm, 0);
         long after = System.currentTimeMillis();
 
@@ -114,18 +114,24 @@ class AgentTest {
         assertTrue(lines.stream().filter(l -> !l.startsWith("#") && !l.startsWith("\""))
                 .allMatch(l -> l.startsWith("Tag=idle,")));
 
+        HistogramLogReader reader = new HistogramLogReader(log.toFile());
         List<Interval> intervals = read(log);
+        reader.nextIntervalHistogram();
+        double startTime = reader.getStartTimeSec();
         assertTrue(intervals.size() >= 5, "intervals: " + intervals.size());
-        // The reader adds BaseTime, so timestamps are absolute and within the JVM's lifetime.
-        assertTrue(intervals.get(0).start * 1000 >= before - 1000, "first interval starts before the JVM");
-        assertTrue(intervals.get(intervals.size() - 1).end * 1000 <= after + 1000, "last interval ends after exit");
+        // The reader adds BaseTime, so timestamps are absolute: the first interval starts when
+        // recording started (StartTime), inside the JVM's lifetime.
+        assertTrue(startTime * 1000 >= before, "recording started before the JVM");
+        assertEquals(startTime, intervals.get(0).start, 0.05, "first interval vs StartTime");
         for (int i = 1; i < intervals.size(); i++) {
             assertEquals(intervals.get(i - 1).end, intervals.get(i).start, 0.002, "gap before interval " + i);
         }
-        double covered = intervals.get(intervals.size() - 1).end - intervals.get(0).start;
-        assertTrue(covered >= 2.9, "the log covers only " + covered + " s of a 3 s run");
+        // The last interval runs to the exit: the idle main ran 5 s, recording began within 2 s of it.
+        double last = intervals.get(intervals.size() - 1).end;
+        assertTrue(last * 1000 <= after, "last interval ends after the JVM exited");
+        assertTrue(last - startTime >= 3.0, "the log covers only " + (last - startTime) + " s");
         long samples = intervals.stream().mapToLong(i -> i.histogram.getTotalCount()).sum();
-        assertTrue(samples >= 1000, "only " + samples + " wake-ups recorded in 3 s");
+        assertTrue(samples >= 1000, "only " + samples + " wake-ups recorded in over 3 s");
         for (Interval interval : intervals) {
             assertEquals(2, interval.histogram.getNumberOfSignificantValueDigits());
             assertEquals(TimeUnit.HOURS.toNanos(1), interval.histogram.getHighestTrackableValue());
