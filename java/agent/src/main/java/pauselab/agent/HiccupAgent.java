@@ -24,14 +24,18 @@ public final class HiccupAgent {
     }
 
     public static void premain(String args, Instrumentation instrumentation) {
-        start(args);
+        start(args, true);
     }
 
+    /** Loaded into a running JVM: a bad option is reported, never a reason to end that JVM. */
     public static void agentmain(String args, Instrumentation instrumentation) {
-        start(args);
+        start(args, false);
     }
 
-    private static synchronized void start(String args) {
+    private static boolean exitOnError;
+
+    private static synchronized void start(String args, boolean atStartup) {
+        exitOnError = atStartup;
         if (started) {
             System.err.println("pauselab-agent: already recording in this JVM, ignoring the second start");
             return;
@@ -107,6 +111,8 @@ public final class HiccupAgent {
 
     private static void fail(String message) {
         System.err.println("pauselab-agent: error: " + message);
-        System.exit(2);
+        if (exitOnError) {
+            System.exit(2);
+        }
     }
 }

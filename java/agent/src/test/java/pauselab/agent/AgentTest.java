@@ -189,6 +189,38 @@ class AgentTest {
     }
 
     @Test
+    void loadsIntoARunningJvmAndABadOptionThereDoesNotEndIt() throws Exception {
+        Path log = dir.resolve("attached.hlog");
+        Process jvm = new ProcessBuilder(JAVA, "-Xmx64m", "-XX:+UseSerialGC", "-cp", AGENT_JAR.toString(),
+                "pauselab.agent.Idle", "60").redirectErrorStream(true).start();
+        try {
+            com.sun.tools.attach.VirtualMachine vm = null;
+            for (int i = 0; i < 100 && vm == null; i++) {
+                try {
+                    vm = com.sun.tools.attach.VirtualMachine.attach(Long.toString(jvm.pid()));
+                } catch (com.sun.tools.attach.AttachNotSupportedException | IOException notReadyYet) {
+                    Thread.sleep(100);
+                }
+            }
+            assertTrue(vm != null, "could not attach to " + jvm.pid());
+            try {
+                vm.loadAgent(AGENT_JAR.toString(), "log=" + log + ",bogus");
+                assertTrue(jvm.isAlive(), "a bad option ended the running JVM");
+                vm.loadAgent(AGENT_JAR.toString(), "log=" + log + ",interval=200ms");
+            } finally {
+                vm.detach();
+            }
+            awaitIntervals(log, 2);
+        } finally {
+            signal(jvm.pid(), "TERM");
+            jvm.waitFor(60, TimeUnit.SECONDS);
+        }
+        String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(output.contains("pauselab-agent: error: unknown option 'bogus'"), output);
+        assertTrue(read(log).size() >= 2);
+    }
+
+    @Test
     void idleJvmHasNoLargeHiccup() throws Exception {
         Path log = dir.resolve("quiet.hlog");
         Process jvm = startIdle(log, "interval=1s", "3");
