@@ -11,6 +11,7 @@
 //! - [`vmstat`]: `/proc/vmstat` snapshots and deltas;
 //! - [`threads`]: threads of a process in uninterruptible sleep, with `wchan`;
 //! - [`probe`]: the mmap store-latency probe;
+//! - [`watch`]: per-interval JVM and host deltas and the likely cause of stalled intervals;
 //! - [`facts`]: all host-wide facts in one serializable snapshot ([`facts::HostFacts`]).
 
 pub mod cgroup;
@@ -24,6 +25,7 @@ pub mod probe;
 pub mod threads;
 pub mod vm;
 pub mod vmstat;
+pub mod watch;
 
 mod error;
 mod read;
