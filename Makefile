@@ -35,7 +35,6 @@ test-java:
 	@if [ -f java/pom.xml ]; then mvn -B -ntp -f java/pom.xml install; fi
 
 test-rust:
-	$(CARGO) build --release --workspace
 	$(CARGO) test --workspace
 
 test: setup
