@@ -3,9 +3,15 @@
 //! HTML report per lab bundle, and a matrix across hosts and JDKs.
 
 pub mod bundle;
+pub mod gc;
 pub mod hgrm;
+pub mod html;
+pub mod model;
+pub mod png;
 pub mod summary;
+pub mod svg;
 pub mod table;
+pub mod text;
 
 pub use summary::{IntervalPoint, LogSummary, Stats};
 

@@ -1,10 +1,198 @@
-//! `pauselab report`: not implemented yet.
+//! `pauselab report`: charts, tables and an HTML report from lab bundles, interval logs or
+//! GC logs, and a matrix across hosts and JDKs.
 
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct Args {}
+use anyhow::Context;
+use pauselab_pause::interval_log::TagFilter;
+use pauselab_report::bundle::{is_bundle, Bundle};
+use pauselab_report::hgrm::DEFAULT_UNIT_RATIO;
+use pauselab_report::model::{self, Section, Sla};
+use pauselab_report::{html, png, text};
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`pauselab report` is not implemented yet")
+use super::EXIT_CONDITION;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Lab bundle directories, HdrHistogram interval logs (charted side by side) or GC logs
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Write one self-contained HTML file (inline SVG, no scripts, no network)
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
+    /// Write the charts as PNG files into this directory
+    #[arg(long, value_name = "DIR")]
+    pub png: Option<PathBuf>,
+    /// Summarise several bundles as a table: rows kernel (host, disk), columns JDK
+    #[arg(long)]
+    pub matrix: bool,
+    /// Service level to check and draw, e.g. "p99=10ms,p99.9=50ms,max=200ms" (exit 3 if broken)
+    #[arg(long, value_name = "SPEC")]
+    pub sla: Option<String>,
+    /// Tag of the intervals to read from interval logs (default: untagged)
+    #[arg(long, value_name = "TAG")]
+    pub tag: Option<String>,
+    /// Machine-readable output (see docs/report.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+enum Input {
+    Bundle(PathBuf),
+    IntervalLog(PathBuf),
+    GcLog(PathBuf),
+}
+
+/// A file is an interval log when its first 4 KiB look like one, else a GC log.
+fn classify(path: &Path) -> anyhow::Result<Input> {
+    if path.is_dir() {
+        anyhow::ensure!(
+            is_bundle(path),
+            "{}: a directory without manifest.json is not a lab bundle (see docs/bundle-format.md)",
+            path.display()
+        );
+        return Ok(Input::Bundle(path.to_path_buf()));
+    }
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .with_context(|| format!("{}", path.display()))?;
+    let head = String::from_utf8_lossy(&head);
+    let interval_log = head.contains("#[Histogram log format")
+        || head.contains("\"StartTimestamp\"")
+        || head.contains(",HISTFAAA")
+        || head.contains(",HISTIgAA");
+    Ok(if interval_log {
+        Input::IntervalLog(path.to_path_buf())
+    } else {
+        Input::GcLog(path.to_path_buf())
+    })
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let sla = args
+        .sla
+        .as_deref()
+        .map(Sla::parse)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--sla: {e}"))?;
+    let inputs = args
+        .inputs
+        .iter()
+        .map(|p| classify(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let tag = TagFilter::from_option(args.tag.as_deref());
+
+    let mut sections: Vec<Section> = Vec::new();
+    let logs: Vec<PathBuf> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::IntervalLog(p) => Some(p.clone()),
+            _ => None,
+        })
+        .collect();
+    for input in &inputs {
+        match input {
+            Input::Bundle(dir) => sections.push(Section::from_bundle(&Bundle::open(dir)?)),
+            Input::GcLog(path) => sections.push(Section::from_gc_log(path)?),
+            Input::IntervalLog(_) => {}
+        }
+    }
+    if !logs.is_empty() {
+        sections.push(Section::from_logs(&logs, &tag)?);
+    }
+    // Anchors must be unique when the same experiment ran on several hosts.
+    for i in 1..sections.len() {
+        if sections[..i].iter().any(|s| s.id == sections[i].id) {
+            sections[i].id = format!("{}-{}", sections[i].id, i + 1);
+        }
+    }
+    let matrix = if args.matrix {
+        let m = model::matrix(&sections);
+        anyhow::ensure!(
+            !m.rows.is_empty(),
+            "--matrix needs lab bundles whose manifest names a default variant"
+        );
+        Some(m)
+    } else {
+        None
+    };
+    let ratio = DEFAULT_UNIT_RATIO;
+
+    if let Some(path) = &args.html {
+        let page = html::render(&sections, matrix.as_ref(), sla.as_ref(), ratio);
+        std::fs::write(path, page).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let mut png_files = Vec::new();
+    if let Some(dir) = &args.png {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for section in &sections {
+            let charts = html::charts(section, sla.as_ref(), ratio);
+            let mut named: Vec<(String, &String)> = Vec::new();
+            if let Some(p) = &charts.percentiles {
+                named.push((format!("{}-percentiles", section.id), p));
+            }
+            for (anchor, _, svg, safepoints) in &charts.timelines {
+                named.push((format!("{anchor}-timeline"), svg));
+                if let Some(sp) = safepoints {
+                    named.push((format!("{anchor}-safepoints"), sp));
+                }
+            }
+            for (i, svg) in charts.host.iter().enumerate() {
+                named.push((format!("{}-host-{}", section.id, i + 1), svg));
+            }
+            for (name, svg) in named {
+                let path = dir.join(format!("{name}.png"));
+                png::write_png(svg, &path)?;
+                png_files.push(path);
+            }
+        }
+    }
+
+    let breached = sla.as_ref().is_some_and(|sla| {
+        sections
+            .iter()
+            .flat_map(|s| &s.variants)
+            .filter_map(|v| v.hiccups.as_ref())
+            .any(|h| !sla.breaches(h, ratio).is_empty())
+    });
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let doc = serde_json::json!({
+            "sections": sections.iter().map(|s| serde_json::json!({
+                "id": s.id, "title": s.title, "source": s.source,
+                "facts": s.facts.iter().map(|(k, v)| serde_json::json!({"name": k, "value": v})).collect::<Vec<_>>(),
+                "result": s.result, "default_variant": s.default_variant, "baseline_variant": s.baseline_variant,
+                "variants": s.variants.iter().map(|v| model::variant_json(v, sla.as_ref(), ratio)).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "matrix": matrix,
+            "sla": sla,
+            "sla_met": sla.as_ref().map(|_| !breached),
+            "html": args.html,
+            "png": png_files,
+        });
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        out.write_all(text::render(&sections, matrix.as_ref(), sla.as_ref(), ratio).as_bytes())?;
+        if let Some(path) = &args.html {
+            writeln!(out, "HTML report: {}", path.display())?;
+        }
+        if let Some(dir) = &args.png {
+            writeln!(
+                out,
+                "PNG charts: {} files in {}",
+                png_files.len(),
+                dir.display()
+            )?;
+        }
+    }
+    out.flush().context("writing to stdout")?;
+    Ok(if breached {
+        ExitCode::from(EXIT_CONDITION)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

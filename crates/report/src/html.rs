@@ -1,0 +1,473 @@
+//! The self-contained HTML report: inline SVG and CSS only (no scripts, fonts or network),
+//! one column on phones, wider on large screens, and printable.
+
+use std::fmt::Write as _;
+
+use crate::hgrm;
+use crate::model::{variant_anchor, Matrix, Section, Sla, VariantReport};
+use crate::summary::Stats;
+use crate::svg::{self, escape, fmt_ms, Level, Marker, Series};
+
+/// Charts of one section, as SVG strings, in display order: (anchor, caption, svg).
+pub struct Charts {
+    pub percentiles: Option<String>,
+    /// (anchor, variant label, hiccup timeline, safepoint timeline when recorded).
+    pub timelines: Vec<(String, String, String, Option<String>)>,
+    pub host: Vec<String>,
+}
+
+const STYLE: &str = r#"
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1d1d1f; background: #fafafa; line-height: 1.4; }
+main { max-width: 1400px; margin: 0 auto; padding: 12px; }
+header h1 { font-size: 1.5rem; margin: 8px 0 4px; }
+section.bundle { background: #fff; border: 1px solid #e2e2e2; border-radius: 8px; padding: 12px 16px; margin: 16px 0; }
+h2 { font-size: 1.25rem; margin: 4px 0 8px; }
+h3 { font-size: 1.05rem; margin: 16px 0 6px; }
+.muted { color: #666; font-size: .9rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0; font-size: .9rem; }
+dl.facts dt { color: #666; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: .9rem; font-variant-numeric: tabular-nums; }
+th, td { padding: 4px 8px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child { text-align: left; }
+td.text { text-align: left; white-space: normal; min-width: 12em; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: .85rem; font-weight: 600; }
+.v-stalls, .v-vulnerable, .v-breach { background: #fde2e1; color: #a4000f; }
+.v-no_stalls, .v-not_vulnerable, .v-met { background: #dff3e4; color: #0a6b2c; }
+.v-baseline { background: #e6eefc; color: #1f4ea8; }
+.v-inconclusive, .v-skipped, .v-failed, .v-unknown { background: #f1f1f1; color: #555; }
+figure { margin: 8px 0; }
+figure svg.chart { width: 100%; height: auto; display: block; border: 1px solid #eee; border-radius: 4px; }
+.grid { display: grid; grid-template-columns: 1fr; gap: 12px; }
+@media (min-width: 1100px) { .grid.two { grid-template-columns: 1fr 1fr; } }
+table.matrix td { text-align: left; vertical-align: top; white-space: normal; }
+table.matrix a { color: inherit; text-decoration: none; display: block; }
+table.matrix ul { margin: 4px 0 0; padding-left: 1.1em; font-size: .85rem; }
+footer { color: #888; font-size: .8rem; margin: 24px 0; }
+@media print {
+  body { background: #fff; }
+  main { max-width: none; padding: 0; }
+  section.bundle { border: none; padding: 0; break-before: page; }
+  section.bundle:first-of-type { break-before: auto; }
+  figure, table { break-inside: avoid; }
+  .grid.two { grid-template-columns: 1fr; }
+  a { color: inherit; text-decoration: none; }
+}
+"#;
+
+fn ms(v: u64, unit_ratio: f64) -> String {
+    format!("{:.3}", v as f64 / unit_ratio)
+}
+
+fn badge(text: &str) -> String {
+    format!(
+        r#"<span class="badge v-{}">{}</span>"#,
+        escape(text),
+        escape(&text.replace('_', " "))
+    )
+}
+
+/// The charts of a section (shared scales across its variants).
+pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
+    let charted: Vec<(usize, &VariantReport)> = section
+        .variants
+        .iter()
+        .filter(|v| v.hiccups.is_some())
+        .enumerate()
+        .collect();
+    let percentiles = (!charted.is_empty()).then(|| {
+        let series: Vec<Series> = charted
+            .iter()
+            .map(|(i, v)| Series {
+                name: v.label.clone(),
+                color: svg::color(*i),
+                points: hgrm::percentile_points(
+                    &v.hiccups.as_ref().expect("charted").histogram,
+                    hgrm::DEFAULT_TICKS_PER_HALF_DISTANCE,
+                )
+                .iter()
+                .map(|p| (p.inverse_tail(), p.value as f64 / unit_ratio))
+                .collect(),
+            })
+            .collect();
+        svg::percentile_chart(
+            &format!("Latency by percentile: {}", section.title),
+            &series,
+            sla.map(|s| s.limits.as_slice()).unwrap_or(&[]),
+        )
+    });
+    let span = section.span_s();
+    let y_max = charted
+        .iter()
+        .flat_map(|(_, v)| v.hiccups.iter().chain(v.safepoints.iter()))
+        .map(|s| s.histogram.max() as f64 / unit_ratio)
+        .fold(0.0, f64::max);
+    let timelines = charted
+        .iter()
+        .map(|(i, v)| {
+            let h = v.hiccups.as_ref().expect("charted");
+            let st = Stats::of(&h.histogram);
+            let levels = [
+                ("p99", st.p99, "2 2"),
+                ("p99.9", st.p99_9, "6 3"),
+                ("p99.99", st.p99_99, "10 4"),
+                ("max", st.max, "1 3"),
+            ]
+            .iter()
+            .map(|(name, value, dash)| Level {
+                label: format!("{name} {}", fmt_ms(*value as f64 / unit_ratio)),
+                value: *value as f64 / unit_ratio,
+                dash,
+            })
+            .collect::<Vec<_>>();
+            let series = Series {
+                name: format!("{}: max per interval", v.label),
+                color: svg::color(*i),
+                points: h
+                    .intervals
+                    .iter()
+                    .map(|p| (p.offset_s, p.max as f64 / unit_ratio))
+                    .collect(),
+            };
+            let markers: Vec<Marker> = v
+                .pauses
+                .iter()
+                .map(|(t, e)| Marker {
+                    t_s: *t,
+                    duration_ms: e.duration_ms,
+                    label: format!("{:.1} s: {} {}", t, e.name, fmt_ms(e.duration_ms)),
+                })
+                .collect();
+            let longest = v.pauses.iter().map(|p| p.1.duration_ms).fold(0.0, f64::max);
+            let markers_label =
+                format!("GC pauses: {} (longest {})", markers.len(), fmt_ms(longest));
+            let chart = svg::timeline_chart(
+                &format!("Hiccups over time: {}", v.label),
+                &series,
+                &levels,
+                &markers,
+                &markers_label,
+                span,
+                y_max,
+            );
+            let safepoints = v.safepoints.as_ref().map(|sp| {
+                let st = Stats::of(&sp.histogram);
+                let caption = format!(
+                    "Safepoints: {} intervals, p99.9 {}, max {}",
+                    sp.intervals.len(),
+                    fmt_ms(st.p99_9 as f64 / unit_ratio),
+                    fmt_ms(st.max as f64 / unit_ratio)
+                );
+                let sp_series = Series {
+                    name: format!("{}: safepoint max per interval", v.label),
+                    color: "#6d6d6d",
+                    points: sp
+                        .intervals
+                        .iter()
+                        .map(|p| (p.offset_s, p.max as f64 / unit_ratio))
+                        .collect(),
+                };
+                svg::timeline_chart(
+                    &format!("Safepoints over time: {}", v.label),
+                    &sp_series,
+                    &[],
+                    &[],
+                    &caption,
+                    span,
+                    y_max,
+                )
+            });
+            (
+                variant_anchor(section, v),
+                v.label.clone(),
+                chart,
+                safepoints,
+            )
+        })
+        .collect();
+    let mut host = Vec::new();
+    if let Some(hs) = &section.host {
+        let pick = |names: &[(&str, &str, f64)], colors: usize| -> Vec<Series> {
+            names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (col, label, scale))| {
+                    let values = hs.columns.get(*col)?;
+                    let points: Vec<(f64, f64)> = hs
+                        .t_s
+                        .iter()
+                        .zip(values)
+                        .filter_map(|(t, v)| v.map(|v| (*t, v * scale)))
+                        .collect();
+                    (!points.is_empty()).then(|| Series {
+                        name: label.to_string(),
+                        color: svg::color(colors + i),
+                        points,
+                    })
+                })
+                .collect()
+        };
+        let pressure = pick(
+            &[
+                ("cpu_iowait_pct", "CPU iowait %", 1.0),
+                ("psi_io_some_avg10", "PSI io some avg10 %", 1.0),
+            ],
+            4,
+        );
+        if !pressure.is_empty() {
+            host.push(svg::line_chart(
+                "Host: I/O pressure",
+                "%",
+                &pressure,
+                span.max(hs.t_s.last().copied().unwrap_or(0.0)),
+            ));
+        }
+        let dirty = pick(
+            &[
+                ("dirty_kb", "Dirty MiB", 1.0 / 1024.0),
+                ("writeback_kb", "Writeback MiB", 1.0 / 1024.0),
+            ],
+            2,
+        );
+        if !dirty.is_empty() {
+            host.push(svg::line_chart(
+                "Host: dirty and writeback pages",
+                "MiB",
+                &dirty,
+                span.max(hs.t_s.last().copied().unwrap_or(0.0)),
+            ));
+        }
+    }
+    Charts {
+        percentiles,
+        timelines,
+        host,
+    }
+}
+
+fn variant_table(out: &mut String, section: &Section, sla: Option<&Sla>, unit_ratio: f64) {
+    let has_verdicts = section.variants.iter().any(|v| v.verdict.is_some());
+    let has_safepoints = section.variants.iter().any(|v| v.safepoints.is_some());
+    out.push_str(r#"<div class="scroll"><table class="variants"><thead><tr><th>variant</th><th>intervals</th><th>count</th><th>p50</th><th>p99</th><th>p99.9</th><th>p99.99</th><th>max (ms)</th>"#);
+    if has_safepoints {
+        out.push_str("<th>safepoint p99.9</th><th>safepoint max</th>");
+    }
+    if sla.is_some() {
+        out.push_str("<th>SLA</th>");
+    }
+    if has_verdicts {
+        out.push_str(r#"<th>verdict</th><th class="text">evidence</th>"#);
+    }
+    out.push_str("</tr></thead><tbody>");
+    for v in &section.variants {
+        let _ = write!(
+            out,
+            r##"<tr data-variant="{}"><td><a href="#{}">{}</a></td>"##,
+            escape(&v.id),
+            variant_anchor(section, v),
+            escape(&v.label)
+        );
+        match &v.hiccups {
+            Some(h) => {
+                let st = Stats::of(&h.histogram);
+                let _ = write!(out, "<td>{}</td><td>{}</td>", h.intervals.len(), st.count);
+                for value in [st.p50, st.p99, st.p99_9, st.p99_99, st.max] {
+                    let _ = write!(out, "<td>{}</td>", ms(value, unit_ratio));
+                }
+            }
+            None => {
+                out.push_str(r#"<td colspan="7" class="text muted">no hiccup log recorded</td>"#)
+            }
+        }
+        if has_safepoints {
+            match &v.safepoints {
+                Some(sp) => {
+                    let st = Stats::of(&sp.histogram);
+                    let _ = write!(
+                        out,
+                        "<td>{}</td><td>{}</td>",
+                        ms(st.p99_9, unit_ratio),
+                        ms(st.max, unit_ratio)
+                    );
+                }
+                None => out.push_str("<td>-</td><td>-</td>"),
+            }
+        }
+        if let Some(sla) = sla {
+            match &v.hiccups {
+                Some(h) => {
+                    let breaches = sla.breaches(h, unit_ratio);
+                    if breaches.is_empty() {
+                        let _ = write!(out, "<td>{}</td>", badge("met"));
+                    } else {
+                        let what: Vec<String> = breaches
+                            .iter()
+                            .map(|(p, l, a)| format!("p{p} {a:.1} > {l} ms"))
+                            .collect();
+                        let _ = write!(
+                            out,
+                            r#"<td title="{}">{}</td>"#,
+                            escape(&what.join("; ")),
+                            badge("breach")
+                        );
+                    }
+                }
+                None => out.push_str("<td>-</td>"),
+            }
+        }
+        if has_verdicts {
+            let _ = write!(
+                out,
+                r#"<td>{}</td><td class="text">{}</td>"#,
+                v.verdict.as_deref().map(badge).unwrap_or_default(),
+                escape(v.evidence.as_deref().unwrap_or(""))
+            );
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
+}
+
+fn matrix_html(out: &mut String, matrix: &Matrix) {
+    out.push_str(r#"<section class="bundle" id="matrix"><h2>Matrix: kernel × JDK</h2><p class="muted">Each cell: the verdict of the default configuration and whether each mitigation removed the stalls. Click a cell for its charts.</p><div class="scroll"><table class="matrix"><thead><tr><th>kernel</th><th>host</th><th>disk</th>"#);
+    for jdk in &matrix.jdks {
+        let _ = write!(out, "<th>JDK {}</th>", escape(jdk));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in &matrix.rows {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td>",
+            escape(&row.kernel),
+            escape(&row.host),
+            escape(&row.disk)
+        );
+        for jdk in &matrix.jdks {
+            match row.cells.get(jdk) {
+                Some(cell) => {
+                    let vulnerable = if cell.default_verdict == "stalls" {
+                        "vulnerable: yes"
+                    } else if cell.default_verdict == "no_stalls" {
+                        "vulnerable: no"
+                    } else {
+                        cell.default_verdict.as_str()
+                    };
+                    let _ = write!(
+                        out,
+                        r##"<td class="cell"><a href="#{}">{}"##,
+                        escape(&cell.anchor),
+                        badge_text(&cell.default_verdict, vulnerable)
+                    );
+                    if !cell.mitigations.is_empty() {
+                        out.push_str("<ul>");
+                        for (name, outcome) in &cell.mitigations {
+                            let _ = write!(out, "<li>{}: {}</li>", escape(name), escape(outcome));
+                        }
+                        out.push_str("</ul>");
+                    }
+                    out.push_str("</a></td>");
+                }
+                None => out.push_str(r#"<td class="muted">not run</td>"#),
+            }
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div></section>");
+}
+
+fn badge_text(class: &str, text: &str) -> String {
+    format!(
+        r#"<span class="badge v-{}">{}</span>"#,
+        escape(class),
+        escape(text)
+    )
+}
+
+/// The whole page.
+pub fn render(
+    sections: &[Section],
+    matrix: Option<&Matrix>,
+    sla: Option<&Sla>,
+    unit_ratio: f64,
+) -> String {
+    let title = match sections {
+        [one] => format!("pauselab report: {}", one.title),
+        _ => format!("pauselab report: {} runs", sections.len()),
+    };
+    let mut out = String::with_capacity(256 * 1024);
+    let _ = write!(
+        out,
+        r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{}</title><style>{STYLE}</style></head><body><main><header><h1>{}</h1><p class="muted">Hiccups are delays every application thread would have seen; values in ms.{}</p></header>"#,
+        escape(&title),
+        escape(&title),
+        sla.map(|s| format!(
+            " SLA: {}.",
+            s.limits
+                .iter()
+                .map(|(p, l)| if *p >= 100.0 {
+                    format!("max {l} ms")
+                } else {
+                    format!("p{p} {l} ms")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .unwrap_or_default()
+    );
+    if let Some(m) = matrix {
+        matrix_html(&mut out, m);
+    }
+    for section in sections {
+        let _ = write!(
+            out,
+            r#"<section class="bundle" id="{}"><h2>{}"#,
+            escape(&section.id),
+            escape(&section.title)
+        );
+        if let Some(result) = &section.result {
+            let _ = write!(out, " {}", badge(result));
+        }
+        let _ = write!(
+            out,
+            r#"</h2><p class="muted">{}</p>"#,
+            escape(&section.source)
+        );
+        if !section.facts.is_empty() {
+            out.push_str(r#"<dl class="facts">"#);
+            for (k, v) in &section.facts {
+                let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(v));
+            }
+            out.push_str("</dl>");
+        }
+        variant_table(&mut out, section, sla, unit_ratio);
+        let charts = charts(section, sla, unit_ratio);
+        if let Some(p) = &charts.percentiles {
+            let _ = write!(out, r#"<figure class="percentiles">{p}</figure>"#);
+        }
+        out.push_str(r#"<div class="grid two">"#);
+        for (anchor, _, svg, safepoints) in &charts.timelines {
+            let _ = write!(
+                out,
+                r#"<figure class="timeline" id="{}">{svg}</figure>"#,
+                escape(anchor)
+            );
+            if let Some(sp) = safepoints {
+                let _ = write!(out, r#"<figure class="safepoints">{sp}</figure>"#);
+            }
+        }
+        for svg in &charts.host {
+            let _ = write!(out, r#"<figure class="host">{svg}</figure>"#);
+        }
+        out.push_str("</div></section>");
+    }
+    let _ = write!(
+        out,
+        r#"<footer>Made by pauselab {}.</footer></main></body></html>"#,
+        env!("CARGO_PKG_VERSION")
+    );
+    out.push('\n');
+    out
+}

@@ -1,0 +1,483 @@
+//! What a report shows, whatever its input: sections (one per bundle, or one for a set of
+//! interval logs), each with variants, their summaries and verdicts, the SLA check and the
+//! matrix across bundles. Renderers (terminal, JSON, HTML, PNG) read only this.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pauselab_pause::interval_log::TagFilter;
+use pauselab_pause::PauseEvent;
+use serde::Serialize;
+
+use crate::bundle::{Bundle, HostSeries};
+use crate::summary::{LogSummary, Stats};
+use crate::ReportError;
+
+/// One variant (or one log) in a section.
+#[derive(Debug, Clone)]
+pub struct VariantReport {
+    pub id: String,
+    pub label: String,
+    pub variant: String,
+    pub jdk: Option<String>,
+    pub description: Option<String>,
+    pub hiccups: Option<LogSummary>,
+    pub safepoints: Option<LogSummary>,
+    /// Pauses from the variant's GC log, offsets in seconds since the section's start.
+    pub pauses: Vec<(f64, PauseEvent)>,
+    pub verdict: Option<String>,
+    pub evidence: Option<String>,
+}
+
+/// One bundle, or a set of interval logs.
+#[derive(Debug, Clone, Default)]
+pub struct Section {
+    /// HTML anchor, unique in a report.
+    pub id: String,
+    pub title: String,
+    pub source: String,
+    /// Host and run facts, in display order.
+    pub facts: Vec<(String, String)>,
+    pub result: Option<String>,
+    pub default_variant: Option<String>,
+    pub baseline_variant: Option<String>,
+    pub kernel: Option<String>,
+    pub hostname: Option<String>,
+    pub disk: Option<String>,
+    pub variants: Vec<VariantReport>,
+    pub host: Option<HostSeries>,
+}
+
+fn slug(text: &str) -> String {
+    let mut s: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    while s.contains("--") {
+        s = s.replace("--", "-");
+    }
+    s.trim_matches('-').to_string()
+}
+
+fn file_stem(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+impl Section {
+    pub fn from_bundle(bundle: &Bundle) -> Section {
+        let m = &bundle.manifest;
+        let h = &m.host;
+        let mut facts = Vec::new();
+        let mut fact = |k: &str, v: Option<String>| {
+            if let Some(v) = v.filter(|v| !v.is_empty()) {
+                facts.push((k.to_string(), v));
+            }
+        };
+        fact("host", h.hostname.clone());
+        fact("kernel", h.kernel.clone());
+        fact("distribution", h.distribution.clone());
+        fact(
+            "CPU",
+            h.cpu.clone().map(|c| match h.cpus {
+                Some(n) => format!("{c} ({n} CPUs)"),
+                None => c,
+            }),
+        );
+        fact(
+            "memory",
+            h.memory_bytes
+                .map(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)),
+        );
+        fact(
+            "swap",
+            h.swap_bytes.map(|b| {
+                if b == 0 {
+                    "none".to_string()
+                } else {
+                    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+                }
+            }),
+        );
+        fact("THP", h.thp.clone());
+        if !h.dirty.is_empty() {
+            fact(
+                "dirty",
+                Some(
+                    h.dirty
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            );
+        }
+        for p in &h.paths {
+            let mut text = p.path.clone();
+            if let Some(fs) = &p.filesystem {
+                text.push_str(&format!(" ({fs}"));
+                if let Some(dev) = &p.device {
+                    text.push_str(&format!(" on {dev}"));
+                }
+                if let Some(sw) = p.stable_writes {
+                    text.push_str(if sw { ", stable_writes" } else { "" });
+                }
+                text.push(')');
+            }
+            fact(&format!("{} path", p.role), Some(text));
+        }
+        fact(
+            "JDKs",
+            Some(
+                m.jdks
+                    .iter()
+                    .map(|j| match &j.version {
+                        Some(v) => format!("{} ({v})", j.id),
+                        None => j.id.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+        );
+        fact("fault injection", m.fault_injection.clone());
+        if let (Some(s), Some(e)) = (m.start_time_s, m.end_time_s) {
+            fact(
+                "run",
+                Some(format!(
+                    "{}, {:.0} s",
+                    pauselab_pause::interval_log::java_date_utc(s),
+                    e - s
+                )),
+            );
+        }
+        let start = m.start_time_s;
+        let variants = bundle
+            .variants
+            .iter()
+            .map(|v| VariantReport {
+                id: v.entry.id.clone(),
+                label: v.label(),
+                variant: v.entry.variant.clone(),
+                jdk: v.entry.jdk.clone(),
+                description: v.entry.description.clone(),
+                hiccups: v.hiccups.clone(),
+                safepoints: v.safepoints.clone(),
+                pauses: v
+                    .gc_log
+                    .as_deref()
+                    .map(|p| crate::gc::pauses(p, start))
+                    .unwrap_or_default(),
+                verdict: v.verdict.as_ref().map(|x| x.verdict.clone()),
+                evidence: v.verdict.as_ref().and_then(|x| x.evidence.clone()),
+            })
+            .collect();
+        Section {
+            id: slug(&format!("{}-{}", bundle.title(), file_stem(&bundle.dir))),
+            title: bundle.title(),
+            source: bundle.dir.display().to_string(),
+            facts,
+            result: bundle.verdict.as_ref().and_then(|v| v.result.clone()),
+            default_variant: m.experiment.default_variant.clone(),
+            baseline_variant: m.experiment.baseline_variant.clone(),
+            kernel: h.kernel.clone(),
+            hostname: h.hostname.clone(),
+            disk: bundle.disk(),
+            variants,
+            host: bundle.host_series.clone(),
+        }
+    }
+
+    /// A section comparing interval logs side by side, one "variant" per file.
+    pub fn from_logs(paths: &[PathBuf], tag: &TagFilter) -> Result<Section, ReportError> {
+        let mut variants = Vec::new();
+        for path in paths {
+            let summary = LogSummary::read(path, tag.clone(), None, None)?;
+            let name = file_stem(path);
+            variants.push(VariantReport {
+                id: slug(&name),
+                label: name.clone(),
+                variant: name,
+                jdk: None,
+                description: None,
+                hiccups: Some(summary),
+                safepoints: None,
+                pauses: Vec::new(),
+                verdict: None,
+                evidence: None,
+            });
+        }
+        let mut facts = Vec::new();
+        if let Some(start) = variants
+            .first()
+            .and_then(|v| v.hiccups.as_ref()?.start_s)
+            .filter(|s| *s > 1e8)
+        {
+            facts.push((
+                "start".to_string(),
+                pauselab_pause::interval_log::java_date_utc(start),
+            ));
+        }
+        Ok(Section {
+            id: "interval-logs".to_string(),
+            title: if paths.len() == 1 {
+                file_stem(&paths[0])
+            } else {
+                format!("{} interval logs", paths.len())
+            },
+            source: paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            facts,
+            variants,
+            ..Section::default()
+        })
+    }
+
+    /// A GC log analysed on the fly: its pauses as one variant.
+    pub fn from_gc_log(path: &Path) -> Result<Section, ReportError> {
+        let name = file_stem(path);
+        let (summary, pauses) = crate::gc::pause_summary(path)?;
+        Ok(Section {
+            id: slug(&format!("gc-{name}")),
+            title: format!("GC pauses: {name}"),
+            source: path.display().to_string(),
+            facts: vec![("pauses".to_string(), pauses.len().to_string())],
+            variants: vec![VariantReport {
+                id: slug(&name),
+                label: format!("{name} (GC pauses)"),
+                variant: name,
+                jdk: None,
+                description: None,
+                hiccups: Some(summary),
+                safepoints: None,
+                pauses,
+                verdict: None,
+                evidence: None,
+            }],
+            ..Section::default()
+        })
+    }
+
+    /// Longest run among the variants, seconds.
+    pub fn span_s(&self) -> f64 {
+        self.variants
+            .iter()
+            .flat_map(|v| v.hiccups.iter().chain(v.safepoints.iter()))
+            .flat_map(|s| s.intervals.last().map(|i| i.offset_s + i.length_s))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Service level: a maximum latency per percentile ("p99=10ms,p99.9=50ms,max=200ms").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sla {
+    /// (percentile 0..=100, limit ms), ascending percentiles; `max` is 100.
+    pub limits: Vec<(f64, f64)>,
+}
+
+impl Sla {
+    pub fn parse(spec: &str) -> Result<Sla, String> {
+        let mut limits = Vec::new();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("{part:?}: expected pNN=LIMIT or max=LIMIT"))?;
+            let pct = match key.trim() {
+                "max" => 100.0,
+                k => k
+                    .strip_prefix('p')
+                    .and_then(|n| n.parse::<f64>().ok())
+                    .filter(|p| *p > 0.0 && *p <= 100.0)
+                    .ok_or_else(|| format!("{key:?}: expected a percentile like p99.9 or max"))?,
+            };
+            let value = value.trim();
+            let (number, scale) = if let Some(n) = value.strip_suffix("ms") {
+                (n, 1.0)
+            } else if let Some(n) = value.strip_suffix("us") {
+                (n, 1e-3)
+            } else if let Some(n) = value.strip_suffix('s') {
+                (n, 1e3)
+            } else {
+                (value, 1.0)
+            };
+            let ms = number
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("{value:?}: expected a latency like 10ms, 500us or 1s"))?;
+            limits.push((pct, ms * scale));
+        }
+        if limits.is_empty() {
+            return Err("empty SLA: expected e.g. p99=10ms,p99.9=50ms,max=200ms".to_string());
+        }
+        limits.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(Sla { limits })
+    }
+
+    /// The limits a histogram breaks: (percentile, limit ms, actual ms).
+    pub fn breaches(&self, summary: &LogSummary, unit_ratio: f64) -> Vec<(f64, f64, f64)> {
+        self.limits
+            .iter()
+            .filter_map(|(pct, limit)| {
+                let actual = summary.histogram.value_at_quantile(pct / 100.0) as f64 / unit_ratio;
+                (actual > *limit).then_some((*pct, *limit, actual))
+            })
+            .collect()
+    }
+}
+
+/// A cell of the matrix: one section's default variant on one JDK.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatrixCell {
+    pub section_id: String,
+    /// Anchor of the variant's charts.
+    pub anchor: String,
+    pub default_verdict: String,
+    /// (mitigation variant, "removed" | "still stalls" | verdict)
+    pub mitigations: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MatrixRow {
+    pub kernel: String,
+    pub host: String,
+    pub disk: String,
+    /// JDK id -> cell.
+    pub cells: BTreeMap<String, MatrixCell>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    pub jdks: Vec<String>,
+    pub rows: Vec<MatrixRow>,
+}
+
+pub fn variant_anchor(section: &Section, variant: &VariantReport) -> String {
+    format!("{}-{}", section.id, slug(&variant.id))
+}
+
+/// Rows = kernel (host, disk), columns = JDK; the default variant's verdict and whether each
+/// mitigation (neither default nor baseline) removed the stalls.
+pub fn matrix(sections: &[Section]) -> Matrix {
+    let mut jdks: Vec<String> = Vec::new();
+    let mut rows: Vec<MatrixRow> = Vec::new();
+    for s in sections {
+        let Some(default) = &s.default_variant else {
+            continue;
+        };
+        let key = (
+            s.kernel.clone().unwrap_or_else(|| "?".into()),
+            s.hostname.clone().unwrap_or_else(|| "?".into()),
+            s.disk.clone().unwrap_or_else(|| "?".into()),
+        );
+        let row_index = match rows
+            .iter()
+            .position(|r| (r.kernel.clone(), r.host.clone(), r.disk.clone()) == key)
+        {
+            Some(i) => i,
+            None => {
+                rows.push(MatrixRow {
+                    kernel: key.0,
+                    host: key.1,
+                    disk: key.2,
+                    cells: BTreeMap::new(),
+                });
+                rows.len() - 1
+            }
+        };
+        for v in s.variants.iter().filter(|v| &v.variant == default) {
+            let jdk = v.jdk.clone().unwrap_or_else(|| "-".into());
+            if !jdks.contains(&jdk) {
+                jdks.push(jdk.clone());
+            }
+            let default_verdict = v.verdict.clone().unwrap_or_else(|| "unknown".into());
+            let mitigations = s
+                .variants
+                .iter()
+                .filter(|m| {
+                    m.jdk == v.jdk
+                        && &m.variant != default
+                        && Some(&m.variant) != s.baseline_variant.as_ref()
+                })
+                .map(|m| {
+                    let verdict = m.verdict.clone().unwrap_or_else(|| "unknown".into());
+                    let outcome = match (default_verdict.as_str(), verdict.as_str()) {
+                        ("stalls", "no_stalls") => "removed".to_string(),
+                        (_, "stalls") => "still stalls".to_string(),
+                        (_, other) => other.replace('_', " "),
+                    };
+                    (m.variant.clone(), outcome)
+                })
+                .collect();
+            rows[row_index].cells.insert(
+                jdk,
+                MatrixCell {
+                    section_id: s.id.clone(),
+                    anchor: variant_anchor(s, v),
+                    default_verdict,
+                    mitigations,
+                },
+            );
+        }
+    }
+    jdks.sort_by_key(|j| (j.parse::<u32>().unwrap_or(u32::MAX), j.clone()));
+    Matrix { jdks, rows }
+}
+
+/// The JSON form of a variant (values in the logs' recorded unit, ns).
+pub fn variant_json(v: &VariantReport, sla: Option<&Sla>, unit_ratio: f64) -> serde_json::Value {
+    let log = |s: &Option<LogSummary>| {
+        s.as_ref().map(|s| {
+            serde_json::json!({
+                "file": s.source, "intervals": s.intervals.len(), "span_s": s.span_s(),
+                "stats": Stats::of(&s.histogram),
+            })
+        })
+    };
+    let mut doc = serde_json::json!({
+        "id": v.id, "label": v.label, "variant": v.variant, "jdk": v.jdk,
+        "description": v.description, "verdict": v.verdict, "evidence": v.evidence,
+        "hiccups": log(&v.hiccups), "safepoints": log(&v.safepoints),
+        "gc_pauses": v.pauses.len(),
+        "gc_pause_max_ms": v.pauses.iter().map(|p| p.1.duration_ms).fold(None, |a: Option<f64>, d| Some(a.map_or(d, |a| a.max(d)))),
+    });
+    if let (Some(sla), Some(h)) = (sla, &v.hiccups) {
+        let breaches: Vec<_> = sla
+            .breaches(h, unit_ratio)
+            .into_iter()
+            .map(|(p, limit, actual)| serde_json::json!({ "percentile": p, "limit_ms": limit, "actual_ms": actual }))
+            .collect();
+        doc["sla"] = serde_json::json!({ "met": breaches.is_empty(), "breaches": breaches });
+    }
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sla_parses_units_and_sorts() {
+        let sla = Sla::parse("max=1s, p99=500us,p99.9=20").unwrap();
+        assert_eq!(sla.limits, vec![(99.0, 0.5), (99.9, 20.0), (100.0, 1000.0)]);
+        assert!(Sla::parse("p99").is_err());
+        assert!(Sla::parse("p101=1ms").is_err());
+        assert!(Sla::parse("p99=fast").is_err());
+        assert!(Sla::parse("").is_err());
+    }
+
+    #[test]
+    fn slugs_are_anchor_safe() {
+        assert_eq!(slug("hsperf-mmap on lab1 / x"), "hsperf-mmap-on-lab1-x");
+    }
+}

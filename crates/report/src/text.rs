@@ -1,0 +1,97 @@
+//! The terminal form of a report: per section its facts and one row per variant.
+
+use crate::model::{Matrix, Section, Sla};
+use crate::summary::Stats;
+use crate::table;
+
+pub fn render(
+    sections: &[Section],
+    matrix: Option<&Matrix>,
+    sla: Option<&Sla>,
+    unit_ratio: f64,
+) -> String {
+    let mut out = String::new();
+    if let Some(m) = matrix {
+        out.push_str("Matrix (default variant; mitigations)\n");
+        let mut header = vec!["kernel".to_string(), "host".to_string(), "disk".to_string()];
+        header.extend(m.jdks.iter().map(|j| format!("JDK {j}")));
+        let rows: Vec<Vec<String>> = m
+            .rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![r.kernel.clone(), r.host.clone(), r.disk.clone()];
+                row.extend(m.jdks.iter().map(|j| match r.cells.get(j) {
+                    Some(c) => {
+                        let mut text = c.default_verdict.replace('_', " ");
+                        for (name, outcome) in &c.mitigations {
+                            text.push_str(&format!("; {name}: {outcome}"));
+                        }
+                        text
+                    }
+                    None => "not run".to_string(),
+                }));
+                row
+            })
+            .collect();
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        out.push_str(&table::render(&header, &rows));
+        out.push('\n');
+    }
+    for section in sections {
+        out.push_str(&section.title);
+        if let Some(result) = &section.result {
+            out.push_str(&format!(": {}", result.replace('_', " ")));
+        }
+        out.push('\n');
+        for (k, v) in &section.facts {
+            out.push_str(&format!("  {k}: {v}\n"));
+        }
+        let mut header = vec!["variant", "count", "p50", "p99", "p99.9", "p99.99", "max"];
+        let has_safepoints = section.variants.iter().any(|v| v.safepoints.is_some());
+        if has_safepoints {
+            header.push("safepoint max");
+        }
+        if sla.is_some() {
+            header.push("SLA");
+        }
+        header.push("verdict");
+        let rows: Vec<Vec<String>> = section
+            .variants
+            .iter()
+            .map(|v| {
+                let mut row = vec![v.label.clone()];
+                match &v.hiccups {
+                    Some(h) => {
+                        let st = Stats::of(&h.histogram);
+                        row.push(st.count.to_string());
+                        row.extend(
+                            [st.p50, st.p99, st.p99_9, st.p99_99, st.max]
+                                .map(|x| table::scaled(x as f64, unit_ratio)),
+                        );
+                    }
+                    None => row.extend(std::iter::repeat("-".to_string()).take(6)),
+                }
+                if has_safepoints {
+                    row.push(
+                        v.safepoints
+                            .as_ref()
+                            .map(|s| table::scaled(s.histogram.max() as f64, unit_ratio))
+                            .unwrap_or_else(|| "-".into()),
+                    );
+                }
+                if let Some(sla) = sla {
+                    row.push(match &v.hiccups {
+                        Some(h) if sla.breaches(h, unit_ratio).is_empty() => "met".into(),
+                        Some(_) => "BREACH".into(),
+                        None => "-".into(),
+                    });
+                }
+                row.push(v.verdict.clone().unwrap_or_default().replace('_', " "));
+                row
+            })
+            .collect();
+        out.push_str(&table::render(&header, &rows));
+        out.push_str("(values in ms)\n\n");
+    }
+    out
+}
