@@ -8,7 +8,7 @@ CARGO ?= cargo
 MVN ?= mvn -B -q -f java/pom.xml
 BIN := target/release/pauselab
 # Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
-TEST_PACKAGES ?= prometheus
+TEST_PACKAGES ?= prometheus chromium
 
 .PHONY: all setup build java demo test lint test-rust test-java bench clean jmh-jfr
 

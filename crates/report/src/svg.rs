@@ -70,6 +70,17 @@ pub fn fmt_ms(v: f64) -> String {
     format!("{} ms", fmt_num(v))
 }
 
+/// A time axis ends at the data (a run of 300.2 s is not drawn to 400 s), ticks at nice steps.
+fn time_range(max_s: f64) -> (f64, f64) {
+    let (_, step) = nice_axis(max_s);
+    let end = if max_s > 0.0 && max_s.is_finite() {
+        max_s
+    } else {
+        1.0
+    };
+    (end, step)
+}
+
 /// A nice axis maximum and tick step covering `max` with about 5 ticks.
 pub fn nice_axis(max: f64) -> (f64, f64) {
     let max = if max > 0.0 && max.is_finite() {
@@ -343,7 +354,7 @@ pub fn timeline_chart(
     x_max_s: f64,
     y_max_ms: f64,
 ) -> String {
-    let (x1, x_step) = nice_axis(x_max_s);
+    let (x1, x_step) = time_range(x_max_s);
     let (y1, y_step) = nice_axis(y_max_ms);
     let strip = if markers.is_empty() { 0.0 } else { 46.0 };
     let f = Frame {
@@ -399,7 +410,7 @@ pub fn timeline_chart(
 
 /// Several series over time sharing a y axis (host signals).
 pub fn line_chart(title: &str, y_label: &str, series: &[Series], x_max_s: f64) -> String {
-    let (x1, x_step) = nice_axis(x_max_s);
+    let (x1, x_step) = time_range(x_max_s);
     let max_y = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))

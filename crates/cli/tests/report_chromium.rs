@@ -1,0 +1,149 @@
+//! The HTML report in a real browser: headless Chromium (Debian's `chromium`, installed by
+//! `make test` through TEST_PACKAGES) loads it without console messages, its DOM holds the
+//! charts and tables, and screenshots at desktop and phone widths are kept as test artefacts
+//! in target/report-artifacts/.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn artifacts() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("target dir")
+        .join("report-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn chromium() -> String {
+    let name = std::env::var("PAUSELAB_CHROMIUM").unwrap_or_else(|_| "chromium".to_string());
+    let found = Command::new(&name).arg("--version").output();
+    assert!(
+        found.is_ok_and(|o| o.status.success()),
+        "{name} not found: install Debian's chromium (scripts/setup.sh chromium, as make test does)"
+    );
+    name
+}
+
+struct Browser {
+    stdout: String,
+    console: Vec<String>,
+}
+
+/// Runs headless Chromium on `page` with a fresh profile; returns stdout and the page's
+/// console messages (logged to stderr as `...:CONSOLE...` lines).
+fn browse(page: &Path, profile: &str, extra: &[&str]) -> Browser {
+    let profile_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(profile);
+    let _ = std::fs::remove_dir_all(&profile_dir);
+    let out = Command::new("timeout")
+        .arg("120")
+        .arg(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile_dir.display()))
+        .args(extra)
+        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .output()
+        .expect("run chromium");
+    let _ = std::fs::remove_dir_all(&profile_dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "chromium failed: {stderr}");
+    Browser {
+        stdout: String::from_utf8_lossy(&out.stdout).to_string(),
+        console: stderr
+            .lines()
+            .filter(|l| l.contains(":CONSOLE"))
+            .map(str::to_string)
+            .collect(),
+    }
+}
+
+#[test]
+fn report_loads_in_chromium_without_console_messages() {
+    let dir = artifacts();
+    let page = dir.join("report.html");
+    let bundles = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bundles");
+    let out = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["report", "--matrix"])
+        .arg(bundles.join("c4-kernel3.2"))
+        .arg(bundles.join("lab-kernel6.1"))
+        .args(["--sla", "p99.9=20ms,max=200ms", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The detector works: a page that logs to the console is caught.
+    let noisy = dir.join("console-check.html");
+    std::fs::write(
+        &noisy,
+        "<!DOCTYPE html><script>console.error('console-check')</script>",
+    )
+    .unwrap();
+    let control = browse(&noisy, "chromium-control", &["--dump-dom"]);
+    assert!(
+        control.console.iter().any(|l| l.contains("console-check")),
+        "{:?}",
+        control.console
+    );
+
+    let dom = browse(&page, "chromium-dom", &["--dump-dom"]);
+    assert!(
+        dom.console.is_empty(),
+        "console messages: {:?}",
+        dom.console
+    );
+    assert!(dom.stdout.contains(r#"<table class="matrix">"#));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(
+        dom.stdout.matches("<svg").count(),
+        html.matches("<svg").count(),
+        "every chart survives parsing"
+    );
+    assert!(dom.stdout.matches("<svg").count() >= 10);
+
+    for (name, size) in [
+        ("report-wide.png", "1400,2400"),
+        ("report-phone.png", "390,2400"),
+    ] {
+        let shot = dir.join(name);
+        let _ = std::fs::remove_file(&shot);
+        let run = browse(
+            &page,
+            "chromium-shot",
+            &[
+                &format!("--window-size={size}"),
+                &format!("--screenshot={}", shot.display()),
+            ],
+        );
+        assert!(run.console.is_empty(), "{:?}", run.console);
+        let png = std::fs::read(&shot).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+        assert_eq!(
+            width,
+            size.split(',').next().unwrap().parse::<u32>().unwrap()
+        );
+        assert!(
+            png.len() > 50_000,
+            "{name} looks blank ({} bytes)",
+            png.len()
+        );
+    }
+}
