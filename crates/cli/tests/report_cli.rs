@@ -368,10 +368,10 @@ fn bad_input_is_one_clear_line_and_exit_1() {
     std::fs::write(&text, "hello\n").unwrap();
     check(
         &["report", text.to_str().unwrap()],
-        "no GC pause lines found",
+        "notes.txt: no GC or safepoint log lines",
     );
     check(
         &["report", "--matrix", text.to_str().unwrap()],
-        "no GC pause lines",
+        "no GC or safepoint log lines",
     );
 }

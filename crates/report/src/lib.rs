@@ -22,6 +22,8 @@ use pauselab_pause::interval_log::IntervalLogError;
 pub enum ReportError {
     #[error(transparent)]
     Log(#[from] IntervalLogError),
+    #[error(transparent)]
+    GcLog(#[from] pauselab_gclog::Error),
     #[error("{source_name}: {message}")]
     Input {
         source_name: String,
