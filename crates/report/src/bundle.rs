@@ -51,7 +51,7 @@ pub struct Host {
     pub memory_bytes: Option<u64>,
     pub thp: Option<String>,
     pub swap_bytes: Option<u64>,
-    pub dirty: BTreeMap<String, serde_json::Value>,
+    pub dirty: Option<BTreeMap<String, serde_json::Value>>,
     pub paths: Vec<HostPath>,
 }
 

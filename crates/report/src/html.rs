@@ -70,6 +70,26 @@ fn badge(text: &str) -> String {
     )
 }
 
+/// Colour by variant name, dash pattern by JDK: the same variant on two JDKs reads as a pair.
+fn style_of(section: &Section, v: &VariantReport) -> (&'static str, &'static str) {
+    let mut names: Vec<&str> = Vec::new();
+    let mut jdks: Vec<Option<&str>> = Vec::new();
+    for x in &section.variants {
+        if !names.contains(&x.variant.as_str()) {
+            names.push(&x.variant);
+        }
+        if !jdks.contains(&x.jdk.as_deref()) {
+            jdks.push(x.jdk.as_deref());
+        }
+    }
+    let name = names.iter().position(|n| *n == v.variant).unwrap_or(0);
+    let jdk = jdks
+        .iter()
+        .position(|j| *j == v.jdk.as_deref())
+        .unwrap_or(0);
+    (svg::color(name), svg::DASHES[jdk % svg::DASHES.len()])
+}
+
 /// The charts of a section (shared scales across its variants).
 pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
     let charted: Vec<(usize, &VariantReport)> = section
@@ -81,9 +101,10 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
     let percentiles = (!charted.is_empty()).then(|| {
         let series: Vec<Series> = charted
             .iter()
-            .map(|(i, v)| Series {
+            .map(|(_, v)| Series {
                 name: v.label.clone(),
-                color: svg::color(*i),
+                color: style_of(section, v).0,
+                dash: style_of(section, v).1,
                 points: hgrm::percentile_points(
                     &v.hiccups.as_ref().expect("charted").histogram,
                     hgrm::DEFAULT_TICKS_PER_HALF_DISTANCE,
@@ -107,7 +128,7 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
         .fold(0.0, f64::max);
     let timelines = charted
         .iter()
-        .map(|(i, v)| {
+        .map(|(_, v)| {
             let h = v.hiccups.as_ref().expect("charted");
             let st = Stats::of(&h.histogram);
             let levels = [
@@ -125,7 +146,8 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
             .collect::<Vec<_>>();
             let series = Series {
                 name: format!("{}: max per interval", v.label),
-                color: svg::color(*i),
+                color: style_of(section, v).0,
+                dash: style_of(section, v).1,
                 points: h
                     .intervals
                     .iter()
@@ -164,6 +186,7 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
                 let sp_series = Series {
                     name: format!("{}: safepoint max per interval", v.label),
                     color: "#6d6d6d",
+                    dash: "",
                     points: sp
                         .intervals
                         .iter()
@@ -205,6 +228,7 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
                     (!points.is_empty()).then(|| Series {
                         name: label.to_string(),
                         color: svg::color(colors + i),
+                        dash: "",
                         points,
                     })
                 })

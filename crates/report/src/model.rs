@@ -107,12 +107,13 @@ impl Section {
             }),
         );
         fact("THP", h.thp.clone());
-        if !h.dirty.is_empty() {
+        if let Some(dirty) = h.dirty.as_ref().filter(|d| !d.is_empty()) {
             fact(
                 "dirty",
                 Some(
-                    h.dirty
+                    dirty
                         .iter()
+                        .filter(|(_, v)| !v.is_null())
                         .map(|(k, v)| format!("{k}={v}"))
                         .collect::<Vec<_>>()
                         .join(" "),

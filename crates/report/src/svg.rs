@@ -21,8 +21,13 @@ pub fn color(index: usize) -> &'static str {
 pub struct Series {
     pub name: String,
     pub color: &'static str,
+    /// SVG stroke-dasharray ("" = solid): tells JDKs apart when variants share a colour.
+    pub dash: &'static str,
     pub points: Vec<(f64, f64)>,
 }
+
+/// Dash patterns for the second, third ... JDK of a run.
+pub const DASHES: [&str; 4] = ["", "7 3", "2 2", "10 3 2 3"];
 
 /// A horizontal reference line (e.g. "p99.9 0.80 ms").
 #[derive(Debug, Clone)]
@@ -167,9 +172,10 @@ fn polyline(out: &mut String, f: &Frame, series: &Series, map_x: impl Fn(f64) ->
     }
     let _ = write!(
         out,
-        r##"<polyline class="series" data-series="{}" fill="none" stroke="{}" stroke-width="2" stroke-linejoin="round" points="{}"/>"##,
+        r##"<polyline class="series" data-series="{}" fill="none" stroke="{}" stroke-dasharray="{}" stroke-width="2" stroke-linejoin="round" points="{}"/>"##,
         escape(&series.name),
         series.color,
+        series.dash,
         points.trim_end()
     );
 }
@@ -331,7 +337,7 @@ pub fn percentile_chart(title: &str, series: &[Series], sla: &[(f64, f64)]) -> S
         .iter()
         .map(|s| {
             let max = s.points.iter().map(|p| p.1).fold(0.0, f64::max);
-            (format!("{} (max {})", s.name, fmt_ms(max)), s.color, "")
+            (format!("{} (max {})", s.name, fmt_ms(max)), s.color, s.dash)
         })
         .collect();
     if !sla.is_empty() {
@@ -401,7 +407,7 @@ pub fn timeline_chart(
             );
         }
     }
-    let mut rows = vec![(series.name.clone(), series.color, "")];
+    let mut rows = vec![(series.name.clone(), series.color, series.dash)];
     rows.extend(levels.iter().map(|l| (l.label.clone(), "#555", l.dash)));
     legend(&mut out, &f, &rows);
     out.push_str("</svg>");
@@ -465,6 +471,7 @@ mod tests {
             .map(|i| Series {
                 name: format!("v{i}"),
                 color: color(i),
+                dash: "",
                 points: vec![
                     (1.0, 0.1),
                     (10.0, 0.2),
