@@ -125,15 +125,21 @@ fn write_json(
 }
 
 fn time_snapshots(reader: &mut Reader, n: u32) -> anyhow::Result<ExitCode> {
-    let n = n.max(1);
+    let n = n.max(1) as usize;
     let mut snapshot = reader.snapshot()?;
-    let start = Instant::now();
+    let mut nanos = Vec::with_capacity(n);
     for _ in 0..n {
+        let start = Instant::now();
         reader.snapshot_into(&mut snapshot)?;
+        nanos.push(start.elapsed().as_nanos() as u64);
     }
-    let per = start.elapsed().as_secs_f64() * 1e6 / f64::from(n);
+    let mean = nanos.iter().sum::<u64>() as f64 / n as f64 / 1000.0;
+    nanos.sort_unstable();
+    let at = |q: f64| nanos[((n - 1) as f64 * q) as usize] as f64 / 1000.0;
     println!(
-        "{per:.2} us per snapshot ({n} snapshots, {} counters, {})",
+        "median {:.2} us, p99 {:.2} us, mean {mean:.2} us per snapshot ({n} snapshots, {} counters, {})",
+        at(0.5),
+        at(0.99),
         snapshot.len(),
         serde_json::to_string(reader.route()).unwrap_or_default()
     );
