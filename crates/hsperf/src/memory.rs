@@ -19,6 +19,16 @@ use crate::process::{self, JvmMaps};
 
 const START_SYMBOL: &str = "_ZN10PerfMemory6_startE";
 const END_SYMBOL: &str = "_ZN10PerfMemory4_endE";
+/// Every symbol either route needs.
+const WANTED_SYMBOLS: [&str; 7] = [
+    START_SYMBOL,
+    END_SYMBOL,
+    "gHotSpotVMStructs",
+    "gHotSpotVMStructEntryArrayStride",
+    "gHotSpotVMStructEntryTypeNameOffset",
+    "gHotSpotVMStructEntryFieldNameOffset",
+    "gHotSpotVMStructEntryAddressOffset",
+];
 /// Largest region accepted (`-XX:PerfDataMemorySize` is 32 KiB by default).
 const MAX_REGION: u64 = 64 << 20;
 
@@ -161,12 +171,25 @@ pub(crate) fn locate(
         .unwrap_or(0);
     let bias = maps.libjvm_base.wrapping_sub(first_vaddr);
 
-    let symbol = |name: &str| -> Option<u64> {
-        elf.symbols()
-            .chain(elf.dynamic_symbols())
-            .find(|s| s.name() == Ok(name))
-            .map(|s| s.address().wrapping_add(bias))
+    // One pass over each symbol table (.symtab has ~70,000 entries): the exported
+    // table first, the local PerfMemory symbols only if the route may use them.
+    let mut found: Vec<(&str, u64)> = Vec::new();
+    let mut collect = |symbols: &mut dyn Iterator<Item = object::Symbol<'_, '_>>| {
+        for sym in symbols {
+            let Ok(name) = sym.name_bytes() else { continue };
+            if let Some(wanted) = WANTED_SYMBOLS.iter().find(|w| w.as_bytes() == name) {
+                if !found.iter().any(|(n, _)| n == wanted) {
+                    found.push((wanted, sym.address().wrapping_add(bias)));
+                }
+            }
+        }
     };
+    collect(&mut elf.dynamic_symbols());
+    if via != Some(AddressSource::VmStructs) {
+        collect(&mut elf.symbols());
+    }
+    let symbol =
+        |name: &str| -> Option<u64> { found.iter().find(|(n, _)| *n == name).map(|(_, a)| *a) };
 
     let remote = |e| remote_error(pid, uid, e);
     let from_symtab = match via {
