@@ -329,6 +329,16 @@ fn prometheus_scrapes_rising_safepoint_counters_of_a_shared_and_a_memory_only_jv
     assert!(all.contains("hsperf_sun_rt_safepoints_total{"), "{all}");
     promtool_check(&all);
 
+    // Asked for memory only, the JVM that shares a file is read from its memory too.
+    let memory = scrape_once(false, &["--source", "memory"]);
+    let shared_info = format!("hotspot_jvm_info{{pid=\"{}\"", shared.pid());
+    assert!(
+        memory
+            .lines()
+            .any(|l| l.starts_with(&shared_info) && l.contains("source=\"memory\"")),
+        "{memory}"
+    );
+
     // Prometheus must have stored rising safepoint counts for both JVMs.
     let pids = [shared.pid(), memory_only.pid()];
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -406,7 +416,7 @@ fn endpoints_negotiate_the_format_and_stay_read_only() {
 }
 
 /// One `--once` scrape, as root or as user `nobody`.
-fn scrape_once(as_nobody: bool) -> String {
+fn scrape_once(as_nobody: bool, extra: &[&str]) -> String {
     let mut command = if as_nobody {
         let mut c = Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
@@ -415,7 +425,11 @@ fn scrape_once(as_nobody: bool) -> String {
     } else {
         Command::new(env!("CARGO_BIN_EXE_pauselab"))
     };
-    let out = command.args(["export", "--once"]).output().unwrap();
+    let out = command
+        .args(["export", "--once"])
+        .args(extra)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "pauselab export --once failed: {}",
@@ -432,10 +446,10 @@ fn sample(metrics: &str, series: &str) -> Option<f64> {
 }
 
 /// Scrapes until `series` has a value (a JVM needs a moment to map libjvm.so).
-fn scrape_until(as_nobody: bool, series: &str) -> (String, f64) {
+fn scrape_until(as_nobody: bool, extra: &[&str], series: &str) -> (String, f64) {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
-        let metrics = scrape_once(as_nobody);
+        let metrics = scrape_once(as_nobody, extra);
         if let Some(value) = sample(&metrics, series) {
             return (metrics, value);
         }
@@ -450,12 +464,13 @@ fn unreadable_jvms_are_reported_with_a_reason() {
     compile_workload(&dir.0);
     let no_perf_data = start_jvm(JDK17, &dir.0, &["-XX:-UsePerfData"]);
     let root_jvm = start_jvm(JDK17, &dir.0, &[]);
+    let memory_only = start_jvm(JDK17, &dir.0, &["-XX:+PerfDisableSharedMem"]);
 
     let series = format!(
         "pauselab_export_unreadable_jvm{{pid=\"{}\",reason=\"perf_data_disabled\"}}",
         no_perf_data.pid()
     );
-    let (metrics, value) = scrape_until(false, &series);
+    let (metrics, value) = scrape_until(false, &[], &series);
     assert_eq!(value, 1.0);
     let errors = sample(
         &metrics,
@@ -463,12 +478,20 @@ fn unreadable_jvms_are_reported_with_a_reason() {
     );
     assert!(errors >= Some(1.0), "{metrics}");
 
+    // Asked for files only, a JVM without a perf data file is reported, not skipped.
+    let series = format!(
+        "pauselab_export_unreadable_jvm{{pid=\"{}\",reason=\"no_file\"}}",
+        memory_only.pid()
+    );
+    let (_, value) = scrape_until(false, &["--source", "file"], &series);
+    assert_eq!(value, 1.0);
+
     // An unprivileged exporter cannot read root's JVMs: it says so instead of hiding them.
     let series = format!(
         "pauselab_export_unreadable_jvm{{pid=\"{}\",reason=\"permission\"}}",
         root_jvm.pid()
     );
-    let (metrics, value) = scrape_until(true, &series);
+    let (metrics, value) = scrape_until(true, &[], &series);
     assert_eq!(value, 1.0);
     assert!(!metrics.contains(&format!("hotspot_jvm_info{{pid=\"{}\"", root_jvm.pid())));
 }

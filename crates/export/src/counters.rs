@@ -1,7 +1,5 @@
 //! The view of one JVM's counters that the metric model needs, and what identifies a JVM.
 
-use std::fmt;
-
 use pauselab_hsperf::{JvmProcess, Snapshot, Units, Value, Variability};
 
 /// Units of a numeric counter, as far as the metric model cares.
@@ -35,24 +33,6 @@ pub(crate) trait CounterSet {
     }
 }
 
-/// How the counters of a JVM were read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Route {
-    /// The shared perf data file under /tmp/hsperfdata_<user>.
-    File,
-    /// The JVM's memory (`process_vm_readv`), e.g. with -XX:+PerfDisableSharedMem.
-    Memory,
-}
-
-impl fmt::Display for Route {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Route::File => "file",
-            Route::Memory => "memory",
-        })
-    }
-}
-
 /// What `hotspot_jvm_info` says about a JVM.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct JvmIdentity {
@@ -60,13 +40,14 @@ pub(crate) struct JvmIdentity {
     pub main_class: String,
     pub jdk_version: String,
     pub gc: String,
-    pub source: Route,
+    /// `file` or `memory`: the route the counters were read through.
+    pub source: &'static str,
 }
 
 impl JvmIdentity {
     /// The main class comes from the command line (it handles `-jar` and modules), the rest
     /// from the counters, so it is the same whichever route read them.
-    pub(crate) fn new(jvm: &JvmProcess, source: Route, counters: &dyn CounterSet) -> Self {
+    pub(crate) fn new(jvm: &JvmProcess, source: &'static str, counters: &dyn CounterSet) -> Self {
         JvmIdentity {
             pid: jvm.pid,
             main_class: jvm

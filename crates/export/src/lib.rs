@@ -15,6 +15,7 @@
 //! ```
 
 mod counters;
+mod discovery;
 mod exposition;
 mod metrics;
 mod scrape;
@@ -22,7 +23,6 @@ mod server;
 
 use std::net::SocketAddr;
 
-pub use counters::Route;
 pub use exposition::{encode, openmetrics_to_prometheus, Format};
 pub use pauselab_hsperf::Source;
 pub use scrape::{Exporter, Options};

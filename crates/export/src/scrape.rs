@@ -5,15 +5,14 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use pauselab_hsperf::{
-    discover_jvms, Error as HsperfError, JvmProcess, PerfData, Reader, Snapshot, Source,
-};
+use pauselab_hsperf::{Error as HsperfError, JvmProcess, PerfData, Reader, Snapshot, Source};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::counters::{JvmIdentity, Route};
+use crate::counters::JvmIdentity;
+use crate::discovery::Discovery;
 use crate::exposition::{self, Format};
 use crate::metrics::{AllCounters, JvmMetrics, Labels};
 
@@ -34,6 +33,8 @@ pub struct Exporter {
 
 #[derive(Default)]
 struct State {
+    /// Which processes are JVMs, remembered between scrapes.
+    discovery: Discovery,
     /// Open readers by pid: the memory route resolves its address once, a file stays open.
     /// Each reader holds a pidfd, so a reused pid is never mistaken for the old JVM.
     readers: HashMap<u32, Reader>,
@@ -77,7 +78,8 @@ pub(crate) fn reason(error: &HsperfError) -> &'static str {
 
 /// The outcome of one JVM in one scrape.
 enum Outcome {
-    Read(Route, Snapshot),
+    /// Read through `route` (`file` or `memory`).
+    Read(&'static str, Snapshot),
     Failed(&'static str),
 }
 
@@ -102,12 +104,15 @@ impl Exporter {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.scrapes += 1;
 
-        let jvms = discover_jvms();
+        let jvms = state.discovery.jvms();
         let mut outcomes = Vec::with_capacity(jvms.len());
         for jvm in &jvms {
             let outcome = read_jvm(&mut state.readers, jvm, self.options.source);
             if let Outcome::Failed(reason) = outcome {
                 *state.read_errors.entry(reason).or_default() += 1;
+                if matches!(reason, "exited" | "not_jvm") {
+                    state.discovery.forget(jvm.pid);
+                }
             }
             outcomes.push((jvm, outcome));
         }
@@ -125,16 +130,16 @@ impl Exporter {
             unreadable.clone(),
         );
         let mut all_counters = self.options.all_counters.then(AllCounters::default);
-        let mut read_by_route: BTreeMap<String, i64> = BTreeMap::new();
+        let mut read_by_route: BTreeMap<&'static str, i64> = BTreeMap::new();
         for (jvm, outcome) in &outcomes {
             match outcome {
                 Outcome::Read(route, snapshot) => {
-                    let identity = JvmIdentity::new(jvm, *route, snapshot);
+                    let identity = JvmIdentity::new(jvm, route, snapshot);
                     metrics.record(&identity, snapshot);
                     if let Some(all) = all_counters.as_mut() {
                         all.record(&mut registry, &identity, snapshot);
                     }
-                    *read_by_route.entry(route.to_string()).or_default() += 1;
+                    *read_by_route.entry(route).or_default() += 1;
                 }
                 // It is gone: a series for it would outlive it by a scrape for nothing.
                 Outcome::Failed("exited") => {}
@@ -178,8 +183,8 @@ fn read_jvm(readers: &mut HashMap<u32, Reader>, jvm: &JvmProcess, source: Source
             },
         };
         let route = match reader.route() {
-            pauselab_hsperf::Route::File { .. } => Route::File,
-            pauselab_hsperf::Route::Memory { .. } => Route::Memory,
+            pauselab_hsperf::Route::File { .. } => "file",
+            pauselab_hsperf::Route::Memory { .. } => "memory",
         };
         match reader.snapshot() {
             Ok(snapshot) => return Outcome::Read(route, snapshot),
@@ -201,7 +206,7 @@ fn register_self_metrics(
     registry: &mut Registry,
     state: &State,
     jvms_seen: usize,
-    read_by_route: &BTreeMap<String, i64>,
+    read_by_route: &BTreeMap<&'static str, i64>,
     elapsed: Duration,
 ) {
     let duration = Gauge::<f64, AtomicU64>::default();
