@@ -10,7 +10,7 @@ BIN := target/release/pauselab
 # Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
 TEST_PACKAGES ?= prometheus chromium
 
-.PHONY: all setup build java demo test lint test-rust test-java bench clean jmh-jfr
+.PHONY: all setup build java demo test lint test-rust test-java bench clean jmh-jfr acceptance
 
 all: build
 
@@ -23,8 +23,10 @@ java:
 build: setup java
 	$(CARGO) build --release --workspace
 
+# Reproduces the hsperf-mmap stall here (2 minutes, root) and prints the table; exit 3 from
+# pauselab means "vulnerable", which is what the demo shows.
 demo: build
-	$(BIN) analyze fixtures/gclogs/demo-g1-jdk17.log
+	$(BIN) lab run hsperf-mmap --duration 2m || [ $$? -eq 3 ]
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -49,6 +51,11 @@ JAVA ?= java
 jmh-jfr:
 	$(MVN) install -DskipTests
 	$(JAVA) -cp java/benchmarks/target/pauselab-benchmarks.jar pauselab.bench.JfrOverhead
+
+# The lab's 2-minute acceptance runs (root; changes the host and undoes it): hsperf-mmap with
+# and without fault injection, on JDK 17 and on JDK 17 + 25 in one run.
+acceptance: build
+	$(CARGO) test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1 --nocapture
 
 bench: build
 	@if [ -d bench ]; then for b in bench/*.sh; do echo "== $$b"; bash "$$b"; done; fi

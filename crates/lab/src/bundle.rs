@@ -60,6 +60,8 @@ pub struct VariantSummary {
     pub hiccups: Option<Stats>,
     pub safepoints: Option<Stats>,
     pub exit_code: Option<i32>,
+    /// The native counter reader beside the JVM, when the variant has one.
+    pub hsperf_reader: Option<ReaderSummary>,
     /// Problems reading this variant's logs.
     pub errors: Vec<String>,
     pub verdict: VariantVerdict,
@@ -72,6 +74,40 @@ pub struct JdkVerdict {
     pub vulnerable: Vulnerable,
     pub reason: String,
     pub baseline_max_ms: Option<f64>,
+}
+
+/// What the hsperf reader companion did: reads, failed reads, the slowest read.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReaderSummary {
+    pub reads: u64,
+    pub errors: u64,
+    pub max_read_us: f64,
+    pub last_error: Option<String>,
+}
+
+fn read_reader_log(path: &Path) -> Option<ReaderSummary> {
+    let text = fs::read_to_string(path).ok()?;
+    let mut summary = ReaderSummary {
+        reads: 0,
+        errors: 0,
+        max_read_us: 0.0,
+        last_error: None,
+    };
+    for line in text.lines() {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let Some(error) = value["error"].as_str() {
+            summary.errors += 1;
+            summary.last_error = Some(error.to_string());
+        } else {
+            summary.reads += 1;
+            summary.max_read_us = summary
+                .max_read_us
+                .max(value["read_us"].as_f64().unwrap_or(0.0));
+        }
+    }
+    Some(summary)
 }
 
 /// `verdict.json`.
@@ -94,6 +130,9 @@ pub struct Outcome {
 pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
     let out = &finished.options.out;
     let rule = &finished.experiment.verdict;
+    let warmup_s = crate::units::parse_duration(&finished.experiment.warmup)
+        .map_err(LabError::Experiment)?
+        .as_secs_f64();
     let mut summaries: Vec<(VariantSummary, PathBuf)> = Vec::new();
     for instance in &finished.instances {
         let mut summary = VariantSummary {
@@ -106,6 +145,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             hiccups: None,
             safepoints: None,
             exit_code: instance.exit_code,
+            hsperf_reader: read_reader_log(&instance.out_dir.join(crate::companion::READER_LOG)),
             errors: Vec::new(),
             verdict: if instance.skipped.is_some() {
                 VariantVerdict::Skipped
@@ -117,7 +157,11 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
         if instance.skipped.is_none() {
             let hiccup_path = instance.out_dir.join(HICCUP_LOG);
             if finished.experiment.workload.hiccup_agent {
-                match hlog::read_interval_log(&hiccup_path, false) {
+                match hlog::read_interval_log(
+                    &hiccup_path,
+                    false,
+                    unix_s(instance.started_at().unwrap_or(finished.started)) + warmup_s,
+                ) {
                     Ok((h, _)) if !h.is_empty() => summary.hiccups = Some(hlog::stats(&h)),
                     Ok(_) => summary
                         .errors
@@ -130,7 +174,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                 match crate::safepoints::read(&gc_path) {
                     Ok(points) => {
                         let mut h = hlog::new_histogram();
-                        for p in &points {
+                        for p in points.iter().filter(|p| p.uptime_s >= warmup_s) {
                             h.saturating_record((p.total_ms * 1e6) as u64);
                         }
                         summary.safepoints = Some(hlog::stats(&h));

@@ -5,6 +5,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// The reader's log in the variant's bundle directory.
+pub const READER_LOG: &str = "hsperf-reader.jsonl";
+
 /// Reads the JVM's perf counters every `interval` (from process memory when the JVM keeps
 /// them there) and appends one JSON line per read to `log`: time, read latency, counters
 /// read, and the error if a read failed.

@@ -24,6 +24,10 @@ pub struct Experiment {
     pub duration: String,
     /// Name of the variant the others are compared with.
     pub baseline: String,
+    /// Start-up time left out of statistics and verdicts (JIT compilation of several JVMs
+    /// starting at once is noise, not the stall); the logs keep everything.
+    #[serde(default = "no_warmup")]
+    pub warmup: String,
     pub workload: Workload,
     /// Fault injected when root (skipped with `--no-fault` or `--disk`).
     #[serde(default)]
@@ -56,6 +60,10 @@ pub struct Workload {
     /// `-Xlog` selection for the GC log (written outside the stressed filesystem).
     #[serde(default)]
     pub gc_log: Option<String>,
+}
+
+fn no_warmup() -> String {
+    "0s".into()
 }
 
 fn yes() -> bool {
@@ -211,6 +219,8 @@ impl Experiment {
         }
         crate::units::parse_duration(&self.duration)
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
+        crate::units::parse_duration(&self.warmup)
+            .map_err(|e| LabError::Experiment(format!("{origin}: warmup: {e}")))?;
         if let Some(fault) = &self.fault {
             fault
                 .slow_device_spec()

@@ -48,9 +48,14 @@ pub fn stats(h: &Histogram<u64>) -> Stats {
 /// max in ms) of each interval.
 pub type IntervalLog = (Histogram<u64>, Vec<(f64, f64)>);
 
-/// Reads every interval of a log (any tag). A log still being written may end in a
-/// partial line: with `partial_ok` what was read before it is returned.
-pub fn read_interval_log(path: &Path, partial_ok: bool) -> Result<IntervalLog, String> {
+/// Reads every interval of a log (any tag) that starts at or after `from_epoch_s`. A log
+/// still being written may end in a partial line: with `partial_ok` what was read before
+/// it is returned.
+pub fn read_interval_log(
+    path: &Path,
+    partial_ok: bool,
+    from_epoch_s: f64,
+) -> Result<IntervalLog, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let complete = if partial_ok {
         match bytes.iter().rposition(|&b| b == b'\n') {
@@ -66,6 +71,9 @@ pub fn read_interval_log(path: &Path, partial_ok: bool) -> Result<IntervalLog, S
     let mut maxima = Vec::new();
     for interval in reader {
         let interval = interval.map_err(|e| e.to_string())?;
+        if interval.start_s < from_epoch_s {
+            continue;
+        }
         maxima.push((interval.offset_s, interval.histogram.max() as f64 / 1e6));
         total
             .add(&interval.histogram)

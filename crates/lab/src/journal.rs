@@ -373,18 +373,20 @@ fn replay(path: &Path) -> Result<CleanupReport, LabError> {
     let mut undone = std::collections::HashSet::new();
     let text =
         std::io::read_to_string(&file).map_err(|e| LabError::io(path, "read the journal", e))?;
-    for (number, line) in text.lines().enumerate() {
+    let lines: Vec<&str> = text.lines().collect();
+    for (number, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        // A run killed mid-write can leave a torn last line: the change it described was
-        // not started yet (intent is synced before the change), so it is safe to skip.
         match serde_json::from_str::<Line>(line) {
             Ok(Line::Header { header }) => report.run_id = header.run_id,
             Ok(Line::Change { seq, change }) => changes.push((seq, change)),
             Ok(Line::Undone { undone: seq }) => {
                 undone.insert(seq);
             }
+            // A run killed mid-write leaves a torn last line: the change it described was
+            // not started (intent is synced before the change), so it is skipped.
+            Err(_) if number + 1 == lines.len() && !text.ends_with('\n') => {}
             Err(e) => report.failures.push(format!(
                 "{}:{}: unreadable line skipped: {e}",
                 path.display(),
@@ -421,5 +423,95 @@ pub(crate) fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> b
             return false;
         }
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("pauselab-journal-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn panic_undoes_in_reverse_order() {
+        let state = temp_dir("panic");
+        let scratch = state.join("scratch");
+        let result = std::panic::catch_unwind(|| {
+            let mut journal = Journal::create(&state, "run-panic", "test").unwrap();
+            journal
+                .record(Change::Dir {
+                    path: scratch.clone(),
+                })
+                .unwrap();
+            fs::create_dir(&scratch).unwrap();
+            let file = scratch.join("f");
+            journal.record(Change::File { path: file.clone() }).unwrap();
+            fs::write(&file, "x").unwrap();
+            panic!("boom");
+        });
+        assert!(result.is_err());
+        assert!(!scratch.exists(), "scratch directory left behind");
+        assert!(
+            fs::read_dir(state.join("lab/journals"))
+                .unwrap()
+                .next()
+                .is_none(),
+            "journal left behind"
+        );
+        fs::remove_dir_all(&state).unwrap();
+    }
+
+    #[test]
+    fn cleanup_replays_a_dead_runs_journal_once() {
+        let state = temp_dir("replay");
+        let dir = state.join("left-behind");
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join("data"), "x").unwrap();
+        let kept = state.join("already-undone");
+        fs::create_dir(&kept).unwrap();
+        let journals = state.join("lab/journals");
+        fs::create_dir_all(&journals).unwrap();
+        // As a SIGKILLed run leaves it: intent lines, one undone, and a torn last line.
+        let text = format!(
+            "{{\"header\":{{\"run_id\":\"dead\",\"pid\":1,\"started_unix_s\":0,\"what\":\"t\"}}}}\n\
+             {{\"seq\":1,\"change\":{{\"kind\":\"dir\",\"path\":{:?}}}}}\n\
+             {{\"seq\":2,\"change\":{{\"kind\":\"dir\",\"path\":{:?}}}}}\n\
+             {{\"undone\":2}}\n\
+             {{\"seq\":3,\"chan",
+            dir, kept
+        );
+        fs::write(journals.join("dead.journal"), text).unwrap();
+        assert_eq!(stale_journals(&state).len(), 1);
+        let reports = cleanup_stale(&state).unwrap();
+        assert_eq!(reports.len(), 1);
+        assert_eq!(reports[0].run_id, "dead");
+        assert_eq!(reports[0].undone.len(), 1, "{:?}", reports[0]);
+        assert!(!dir.exists());
+        assert!(kept.exists(), "an undone change was replayed");
+        assert!(reports[0].failures.is_empty(), "{:?}", reports[0]);
+        assert!(!journals.join("dead.journal").exists());
+        fs::remove_dir_all(&state).unwrap();
+    }
+
+    #[test]
+    fn a_live_run_is_left_alone() {
+        let state = temp_dir("live");
+        let dir = state.join("in-use");
+        let mut journal = Journal::create(&state, "live", "test").unwrap();
+        journal.record(Change::Dir { path: dir.clone() }).unwrap();
+        fs::create_dir(&dir).unwrap();
+        assert!(stale_journals(&state).is_empty());
+        let reports = cleanup_stale(&state).unwrap();
+        assert!(reports[0].running);
+        assert!(dir.exists());
+        drop(journal);
+        assert!(!dir.exists());
+        fs::remove_dir_all(&state).unwrap();
     }
 }

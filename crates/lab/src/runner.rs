@@ -42,8 +42,17 @@ pub struct RunOptions {
 pub struct Progress {
     pub elapsed: Duration,
     pub total: Duration,
-    /// (label "jdk17/default", max hiccup so far in ms, still running).
-    pub variants: Vec<(String, f64, bool)>,
+    pub variants: Vec<VariantProgress>,
+}
+
+#[derive(Debug, Clone)]
+pub struct VariantProgress {
+    /// `jdk17/default`.
+    pub label: String,
+    /// Max so far, ms (None: not recorded by this experiment).
+    pub max_hiccup_ms: Option<f64>,
+    pub max_safepoint_ms: Option<f64>,
+    pub running: bool,
 }
 
 /// Receives what the run is doing (the CLI shows a progress bar).
@@ -395,20 +404,29 @@ pub fn run(
                     }
                     Err(_) => false,
                 };
-                let max = crate::hlog::read_interval_log(
-                    &instance.out_dir.join(bundle::HICCUP_LOG),
-                    true,
-                )
-                .map(|(h, _)| h.max() as f64 / 1e6)
-                .unwrap_or(0.0);
-                progress.variants.push((
-                    format!("{}/{}", instance.jdk, instance.variant),
-                    max,
+                let max_hiccup_ms = experiment.workload.hiccup_agent.then(|| {
+                    crate::hlog::read_interval_log(
+                        &instance.out_dir.join(bundle::HICCUP_LOG),
+                        true,
+                        0.0,
+                    )
+                    .map(|(h, _)| h.max() as f64 / 1e6)
+                    .unwrap_or(0.0)
+                });
+                let max_safepoint_ms = experiment.workload.gc_log.as_ref().map(|_| {
+                    crate::safepoints::read(&instance.out_dir.join(bundle::GC_LOG))
+                        .map(|points| points.iter().map(|p| p.total_ms).fold(0.0, f64::max))
+                        .unwrap_or(0.0)
+                });
+                progress.variants.push(VariantProgress {
+                    label: format!("{}/{}", instance.jdk, instance.variant),
+                    max_hiccup_ms,
+                    max_safepoint_ms,
                     running,
-                ));
+                });
             }
             observer.tick(&progress);
-            if elapsed >= duration || progress.variants.iter().all(|(_, _, running)| !running) {
+            if elapsed >= duration || progress.variants.iter().all(|v| !v.running) {
                 break;
             }
         }
@@ -522,7 +540,7 @@ fn start_companions(
         for companion in &variant.companions {
             let Companion::HsperfReader { interval } = companion;
             let interval = crate::units::parse_duration(interval).unwrap_or(Duration::from_secs(1));
-            let log = instance.out_dir.join("hsperf-reader.jsonl");
+            let log = instance.out_dir.join(crate::companion::READER_LOG);
             let stop = stop.clone();
             let run_stop = run_stop.clone();
             instance

@@ -10,7 +10,7 @@ use clap::Subcommand;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use pauselab_lab::bundle::Outcome;
 use pauselab_lab::experiment::{Experiment, BUILTIN};
-use pauselab_lab::runner::{Observer, Progress};
+use pauselab_lab::runner::{Observer, Progress, VariantProgress};
 use pauselab_lab::verdict::{VariantVerdict, Vulnerable};
 use pauselab_lab::{journal, units, RunOptions};
 
@@ -314,7 +314,7 @@ impl Observer for Bars {
         for label in labels {
             let row = self.multi.add(ProgressBar::new_spinner());
             row.set_style(ProgressStyle::with_template("  {msg}").expect("valid template"));
-            row.set_message(format!("{label:<24} max hiccup -"));
+            row.set_message(format!("{label:<24} starting"));
             self.rows.push(row);
         }
     }
@@ -324,23 +324,19 @@ impl Observer for Bars {
         if let Some(bar) = &self.main {
             bar.set_position(progress.elapsed.as_secs());
             bar.set_message(format!("{}:{:02}", remaining / 60, remaining % 60));
-            for (row, (label, max, running)) in self.rows.iter().zip(&progress.variants) {
-                let state = if *running { "" } else { "  (exited)" };
-                row.set_message(format!("{label:<24} max hiccup {max:>8.1} ms{state}"));
+            for (row, v) in self.rows.iter().zip(&progress.variants) {
+                row.set_message(describe(v));
             }
         } else if progress.elapsed >= self.last_line + Duration::from_secs(10) {
             self.last_line = progress.elapsed;
-            let maxima: Vec<String> = progress
-                .variants
-                .iter()
-                .map(|(label, max, _)| format!("{label} {max:.1}ms"))
-                .collect();
             eprintln!(
-                "{}s/{}s max hiccup: {}",
+                "{}s/{}s",
                 progress.elapsed.as_secs(),
-                progress.total.as_secs(),
-                maxima.join(", ")
+                progress.total.as_secs()
             );
+            for v in &progress.variants {
+                eprintln!("  {}", describe(v));
+            }
         }
     }
 
@@ -352,6 +348,21 @@ impl Observer for Bars {
             row.finish_and_clear();
         }
     }
+}
+
+/// One variant's line: max hiccup and max safepoint so far.
+fn describe(v: &VariantProgress) -> String {
+    let show = |x: Option<f64>| {
+        x.map(|x| format!("{x:>8.1} ms"))
+            .unwrap_or_else(|| "       -   ".into())
+    };
+    format!(
+        "{:<24} max hiccup {}  max safepoint {}{}",
+        v.label,
+        show(v.max_hiccup_ms),
+        show(v.max_safepoint_ms),
+        if v.running { "" } else { "  (exited)" }
+    )
 }
 
 /// Local-free UTC timestamp for default bundle names: 20261121-2345.

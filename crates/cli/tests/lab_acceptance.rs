@@ -1,0 +1,127 @@
+//! Acceptance of `pauselab lab run hsperf-mmap` on this kind of host (2 cores, kernel 6.x,
+//! root), 2 minutes each: run by `make acceptance`, not `make test`
+//! (`cargo test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1`).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
+const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
+fn run(name: &str, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("acceptance-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pauselab"));
+    cmd.args([
+        "lab",
+        "run",
+        "hsperf-mmap",
+        "--duration",
+        "2m",
+        "--json",
+        "--out",
+    ])
+    .arg(&out)
+    .args(extra);
+    let output = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let verdict: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&output.stderr)));
+    eprintln!(
+        "== {name}: bundle {}, result {}",
+        out.display(),
+        verdict["result"]
+    );
+    for v in verdict["variants"].as_array().unwrap() {
+        let s = &v["safepoints"];
+        let h = &v["hiccups"];
+        eprintln!(
+            "{:<28} safepoints n={} p99={} p99.9={} max={} | hiccups p99.9={} max={} | {} ({})",
+            v["id"].as_str().unwrap_or_default(),
+            s["count"],
+            s["p99_ms"],
+            s["p99_9_ms"],
+            s["max_ms"],
+            h["p99_9_ms"],
+            h["max_ms"],
+            v["verdict"],
+            v["evidence"].as_str().unwrap_or_default()
+        );
+    }
+    (output.status.code(), verdict)
+}
+
+fn variant<'a>(verdict: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    verdict["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["id"] == id)
+        .unwrap_or_else(|| panic!("no variant {id}"))
+}
+
+fn assert_vulnerable_on(verdict: &serde_json::Value, jdk: &str) {
+    let default = variant(verdict, &format!("default-{jdk}"));
+    let baseline = variant(verdict, &format!("no-perfdata-{jdk}"));
+    let max = default["safepoints"]["max_ms"].as_f64().unwrap();
+    let p999 = default["safepoints"]["p99_9_ms"].as_f64().unwrap();
+    let base_p999 = baseline["safepoints"]["p99_9_ms"].as_f64().unwrap();
+    assert!(max >= 1000.0, "{jdk}: default max {max} ms < 1 s");
+    assert!(
+        p999 >= 10.0 * base_p999,
+        "{jdk}: default p99.9 {p999} < 10x baseline {base_p999}"
+    );
+    assert_eq!(default["verdict"], "stalls");
+    for mitigation in ["no-shared-mem", "tmpfs", "reader"] {
+        let v = variant(verdict, &format!("{mitigation}-{jdk}"));
+        assert_eq!(v["verdict"], "no_stalls", "{jdk}/{mitigation}: {v}");
+    }
+}
+
+fn assert_no_stalls(verdict: &serde_json::Value) {
+    for v in verdict["variants"].as_array().unwrap() {
+        assert!(
+            v["verdict"] == "no_stalls" || v["verdict"] == "baseline",
+            "{v}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "2 minutes, changes the host: make acceptance"]
+fn fault_injection_reproduces_the_stall() {
+    let (code, verdict) = run("fault", &["--jdk", JDK17]);
+    assert_vulnerable_on(&verdict, "jdk17");
+    assert_eq!(verdict["result"], "vulnerable");
+    assert_eq!(code, Some(3));
+}
+
+#[test]
+#[ignore = "2 minutes: make acceptance"]
+fn without_fault_nothing_stalls() {
+    let (code, verdict) = run("no-fault", &["--jdk", JDK17, "--no-fault"]);
+    assert_no_stalls(&verdict);
+    assert_eq!(verdict["result"], "not_vulnerable");
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+#[ignore = "2 minutes, changes the host: make acceptance"]
+fn jdk17_and_jdk25_in_one_run() {
+    let (code, verdict) = run("matrix", &["--jdk", JDK17, "--jdk", JDK25]);
+    assert_vulnerable_on(&verdict, "jdk17");
+    assert_vulnerable_on(&verdict, "jdk25");
+    assert_eq!(code, Some(3));
+}
+
+#[test]
+#[ignore = "2 minutes: make acceptance"]
+fn jdk17_and_jdk25_without_fault() {
+    let (code, verdict) = run(
+        "matrix-no-fault",
+        &["--jdk", JDK17, "--jdk", JDK25, "--no-fault"],
+    );
+    assert_no_stalls(&verdict);
+    assert_eq!(code, Some(0));
+}
