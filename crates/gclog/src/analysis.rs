@@ -386,19 +386,30 @@ impl<'s> Analyzer<'s> {
         } else {
             bytes
         };
-        match parse_line(bytes) {
-            Ok(parsed) => self.parsed(parsed, number),
-            Err(kind) => {
-                if unterminated {
-                    let name = self.files[fi].file.clone();
-                    self.warn(
-                        &name,
-                        Some(number),
-                        "the last line is cut off (no newline at the end): the log was still being written or was truncated; it was not counted".to_string(),
-                    );
+        let parsed = parse_line(bytes);
+        if unterminated {
+            // A line without its newline may be cut anywhere: trust it only when it parsed
+            // into a record with values.
+            let counted = matches!(&parsed, Ok(p) if p.record != Record::Other);
+            let name = self.files[fi].file.clone();
+            self.warn(
+                &name,
+                Some(number),
+                if counted {
+                    "the last line has no newline (the log was still being written); it parsed completely and was counted"
+                } else {
+                    "the last line is cut off (no newline at the end): the log was still being written or was truncated; it was not counted"
                 }
-                self.unparsed_line(bytes, number, kind);
+                .to_string(),
+            );
+            if !counted {
+                self.unparsed_line(bytes, number, Unparsed::Incomplete);
+                return;
             }
+        }
+        match parsed {
+            Ok(parsed) => self.parsed(parsed, number),
+            Err(kind) => self.unparsed_line(bytes, number, kind),
         }
     }
 

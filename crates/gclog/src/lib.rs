@@ -10,6 +10,7 @@
 pub mod analysis;
 pub mod condition;
 pub mod findings;
+pub mod hlog;
 pub mod input;
 pub mod lines;
 pub mod num;

@@ -1,10 +1,13 @@
 //! `pauselab analyze`: GC and safepoint logs into pause histograms and a diagnosis.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use pauselab_gclog::condition::{parse_conditions, Condition};
+use pauselab_gclog::hlog::{HlogMode, HlogSink};
 use pauselab_gclog::{analyze_inputs, input, render, Analyzer, Options};
 
 use super::EXIT_CONDITION;
@@ -31,6 +34,23 @@ pub struct Args {
     /// count, stopped_share, gc_share, unparsed as numbers) or finding:RULE / finding:any
     #[arg(long, value_name = "EXPR")]
     pub fail_on: Option<String>,
+    /// Also write the GC pauses as an HdrHistogram interval log (V2, readable by Java's
+    /// HistogramLogProcessor), tagged `gc`
+    #[arg(long, value_name = "FILE")]
+    pub hlog: Option<PathBuf>,
+    /// pauses: each interval holds the pauses that started in it; hiccup: what jHiccup's
+    /// `-f -fz` file mode makes of them (1 ms ticks, zeros, coordinated-omission fill)
+    #[arg(long, value_enum, default_value_t = HlogModeArg::Pauses, requires = "hlog")]
+    pub hlog_mode: HlogModeArg,
+    /// Interval length of the --hlog file, seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, requires = "hlog")]
+    pub hlog_interval: f64,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum HlogModeArg {
+    Pauses,
+    Hiccup,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -38,13 +58,41 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(text) => parse_conditions(text)?,
         None => Vec::new(),
     };
+    if args.hlog_interval.is_nan() || args.hlog_interval < 0.001 {
+        anyhow::bail!("--hlog-interval must be at least 0.001 seconds");
+    }
     let inputs = input::expand(&args.logs)?;
-    let mut analyzer = Analyzer::new(Options {
+    let mut sink = match &args.hlog {
+        Some(path) => {
+            let file = File::create(path)
+                .with_context(|| format!("{}: cannot create the --hlog file", path.display()))?;
+            let mode = match args.hlog_mode {
+                HlogModeArg::Pauses => HlogMode::Pauses,
+                HlogModeArg::Hiccup => HlogMode::Hiccup,
+            };
+            Some(HlogSink::new(
+                BufWriter::new(file),
+                mode,
+                args.hlog_interval,
+                "gc",
+            ))
+        }
+        None => None,
+    };
+    let options = Options {
         top: args.top,
         ..Options::default()
-    });
+    };
+    let mut analyzer = match sink.as_mut() {
+        Some(s) => Analyzer::new(options).with_sink(s),
+        None => Analyzer::new(options),
+    };
     analyze_inputs(&inputs, &mut analyzer)?;
     let report = analyzer.finish();
+    if let (Some(sink), Some(path)) = (sink, &args.hlog) {
+        sink.finish()
+            .with_context(|| format!("{}: writing the interval log", path.display()))?;
+    }
 
     for w in &report.warnings {
         match w.line {

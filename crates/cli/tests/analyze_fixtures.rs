@@ -1,0 +1,133 @@
+//! Real logs of every collector of JDK 17 and JDK 25 (fixtures/gclogs, made by
+//! generate.sh with different decoration sets): pause and safepoint counts and sums must
+//! equal what the log says line by line, counted here without pauselab's parser.
+
+mod analyze_support;
+
+use std::io::Read;
+
+use analyze_support::{analyze_json, fixtures};
+
+struct Expected {
+    pauses: u64,
+    pause_ns: u64,
+    safepoints: u64,
+    safepoint_ns: u64,
+    collector: Option<String>,
+}
+
+/// Plain string matching: a pause line is "GC(N) [Y: |O: ]Pause ... <number>ms" at the end
+/// of the line; a safepoint line has `Safepoint "` and `Total: N ns`.
+fn count_by_hand(text: &str) -> Expected {
+    let mut e = Expected {
+        pauses: 0,
+        pause_ns: 0,
+        safepoints: 0,
+        safepoint_ns: 0,
+        collector: None,
+    };
+    for line in text.lines() {
+        let Some(msg) = line.rsplit("] ").next() else {
+            continue;
+        };
+        if let Some(rest) = msg.strip_prefix("GC(") {
+            let body = rest.split_once(") ").map_or("", |x| x.1);
+            let body = body
+                .strip_prefix("Y: ")
+                .or_else(|| body.strip_prefix("O: "))
+                .unwrap_or(body);
+            if body.starts_with("Pause ") {
+                if let Some(ms) = body.rsplit(' ').next().and_then(|t| t.strip_suffix("ms")) {
+                    if let Ok(v) = ms.parse::<f64>() {
+                        e.pauses += 1;
+                        e.pause_ns += (v * 1e6).round() as u64;
+                    }
+                }
+            }
+        } else if msg.starts_with("Safepoint \"") {
+            let total = msg
+                .split("Total: ")
+                .nth(1)
+                .unwrap()
+                .split(" ns")
+                .next()
+                .unwrap();
+            e.safepoints += 1;
+            e.safepoint_ns += total.parse::<u64>().unwrap();
+        } else if let Some(c) = msg.strip_prefix("Using ") {
+            if !c.contains("workers") && e.collector.is_none() {
+                e.collector = Some(c.to_string());
+            }
+        }
+    }
+    e
+}
+
+#[test]
+fn every_collector_of_jdk17_and_jdk25_matches_a_line_by_line_count() {
+    let mut seen = Vec::new();
+    for entry in std::fs::read_dir(fixtures()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.ends_with(".log.gz") {
+            continue;
+        }
+        let mut text = String::new();
+        flate2_free_gunzip(&path).read_to_string(&mut text).unwrap();
+        let want = count_by_hand(&text);
+        assert!(
+            want.pauses > 0 && want.safepoints > 0,
+            "{name}: fixture without pauses"
+        );
+        let json = analyze_json(std::slice::from_ref(&path));
+        assert_eq!(json["pauses"]["count"], want.pauses, "{name}");
+        let total_ns = (json["pauses"]["total_ms"].as_f64().unwrap() * 1e6).round() as u64;
+        assert_eq!(total_ns, want.pause_ns, "{name}");
+        assert_eq!(json["safepoints"]["count"], want.safepoints, "{name}");
+        let sp_ns = (json["safepoints"]["total_ms"].as_f64().unwrap() * 1e6).round() as u64;
+        assert!(
+            sp_ns.abs_diff(want.safepoint_ns) <= 1,
+            "{name}: {sp_ns} vs {}",
+            want.safepoint_ns
+        );
+        assert_eq!(
+            json["unparsed_lines"], 0,
+            "{name}: {}",
+            json["first_unparsed"]
+        );
+        let collector = json["jvm"]["collector"].as_str().unwrap().to_string();
+        let stated = want.collector.unwrap();
+        assert!(
+            stated.contains(&collector) || (collector == "ZGC" && stated.contains("Z Garbage")),
+            "{name}: {collector} vs {stated}"
+        );
+        // Every GC pause sits inside a safepoint of these logs.
+        let worst = json["worst"].as_array().unwrap();
+        assert!(
+            worst
+                .iter()
+                .all(|w| w["stopped_ms"].as_f64().unwrap()
+                    >= w["duration_ms"].as_f64().unwrap() - 0.001),
+            "{name}"
+        );
+        seen.push(name);
+    }
+    seen.sort();
+    for collector in ["serial", "parallel", "g1", "zgc", "shenandoah"] {
+        for jdk in ["jdk17", "jdk25"] {
+            let want = format!("{collector}-{jdk}.log.gz");
+            assert!(seen.contains(&want), "missing fixture {want}");
+        }
+    }
+}
+
+/// gunzip through the system tool, so the test does not share pauselab's input code.
+fn flate2_free_gunzip(path: &std::path::Path) -> impl Read {
+    let out = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    std::io::Cursor::new(out.stdout)
+}
