@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# pauselab analyze throughput and memory on a large GC log, against GCToolKit 3.5.0.
+# Builds a ~1 GB unified G1 log (the JDK 11 reference log repeated with shifted uptimes) in
+# a temporary directory removed on exit, then prints MB/s, max RSS and the ratio.
+# BENCH_MB=200 bench/analyze.sh for a smaller run; GCTOOLKIT_MB (default 150) bounds the
+# slice GCToolKit parses (it needs GBs of heap for big logs and runs at a few MB/s).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+target_mb=${BENCH_MB:-1000}
+gctoolkit_mb=${GCTOOLKIT_MB:-150}
+bin="$root/target/release/pauselab"
+[ -x "$bin" ] || cargo build --release -p pauselab --manifest-path "$root/Cargo.toml"
+data=${PAUSELAB_SHARED_DATA:-}
+if [ -z "$data" ]; then
+  for d in "$root/.." "$root/../.." "$root/../../.."; do
+    [ -d "$d/shared/data/gclogs" ] && data="$d/shared/data" && break
+  done
+fi
+[ -n "$data" ] || { echo "bench/analyze.sh: shared/data/gclogs not found (set PAUSELAB_SHARED_DATA)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+
+unzip -p "$data/gclogs/jdk11_details.log.zip" > "$work/base.log"
+base_mb=$(( $(stat -c %s "$work/base.log") / 1000000 ))
+span=$(tail -1 "$work/base.log" | sed -E 's/^\[([0-9.]+)s\].*/\1/')
+copies=$(( (target_mb + base_mb - 1) / base_mb ))
+: > "$work/big.log"
+for i in $(seq 0 $((copies - 1))); do
+  # Shift each copy's uptime so the big log is one continuous run.
+  perl -pe "s/^\[(\d+\.\d+)s\]/sprintf('[%.3fs]', \$1 + $i * ($span + 1))/e" "$work/base.log" >> "$work/big.log"
+done
+size=$(stat -c %s "$work/big.log")
+echo "log: $copies x jdk11_details.log = $((size / 1000000)) MB"
+
+cat "$work/big.log" > /dev/null  # page cache warm for both tools
+/usr/bin/time -f "%e %M" -o "$work/time" "$bin" analyze --json "$work/big.log" > "$work/out.json"
+read -r secs rss_kb < "$work/time"
+ours=$(awk -v s="$size" -v t="$secs" 'BEGIN { printf "%.0f", s / 1e6 / t }')
+echo "pauselab analyze: ${secs} s, ${ours} MB/s, max RSS $((rss_kb / 1024)) MB"
+
+# GCToolKit 3.5.0 from Maven Central, driven by a tiny Java program, on a slice.
+mkdir -p "$work/gctk/src"
+cat > "$work/gctk/pom.xml" <<'POM'
+<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>bench</groupId><artifactId>gctk</artifactId><version>1</version>
+<dependencies>
+<dependency><groupId>com.microsoft.gctoolkit</groupId><artifactId>gctoolkit-api</artifactId><version>3.5.0</version></dependency>
+<dependency><groupId>com.microsoft.gctoolkit</groupId><artifactId>gctoolkit-parser</artifactId><version>3.5.0</version></dependency>
+<dependency><groupId>com.microsoft.gctoolkit</groupId><artifactId>gctoolkit-vertx</artifactId><version>3.5.0</version></dependency>
+</dependencies></project>
+POM
+cat > "$work/gctk/src/Drive.java" <<'JAVA'
+import com.microsoft.gctoolkit.GCToolKit;
+import com.microsoft.gctoolkit.io.SingleGCLogFile;
+import java.nio.file.Path;
+public class Drive {
+    public static void main(String[] args) throws Exception {
+        GCToolKit toolkit = new GCToolKit();
+        toolkit.loadAggregationsFromServiceLoader();
+        long start = System.nanoTime();
+        toolkit.analyze(new SingleGCLogFile(Path.of(args[0])));
+        System.out.printf("%.3f%n", (System.nanoTime() - start) / 1e9);
+    }
+}
+JAVA
+(cd "$work/gctk" && mvn -q -B dependency:copy-dependencies -DoutputDirectory=lib >/dev/null)
+javac -cp "$work/gctk/lib/*" -d "$work/gctk" "$work/gctk/src/Drive.java"
+head -c $((gctoolkit_mb * 1000000)) "$work/big.log" | sed '$d' > "$work/slice.log"
+slice=$(stat -c %s "$work/slice.log")
+/usr/bin/time -f "%e %M" -o "$work/time2" java -Xmx8g -cp "$work/gctk:$work/gctk/lib/*" Drive "$work/slice.log" > /dev/null
+read -r gsecs grss_kb < "$work/time2"
+theirs=$(awk -v s="$slice" -v t="$gsecs" 'BEGIN { printf "%.1f", s / 1e6 / t }')
+echo "GCToolKit 3.5.0:  ${gsecs} s on $((slice / 1000000)) MB, ${theirs} MB/s, max RSS $((grss_kb / 1024)) MB"
+awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "ratio: pauselab is %.0fx GCToolKit (MB/s)\n", a / b }'
