@@ -31,22 +31,35 @@ pub fn available() -> bool {
     Path::new(JDK).join("bin/javac").exists() && Path::new("/usr/bin/unshare").exists()
 }
 
+/// The compiled workload, shared by every test run (recompiled when the source changes).
 fn classes() -> &'static Path {
     static CLASSES: OnceLock<PathBuf> = OnceLock::new();
     CLASSES.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("garbage-classes-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("Garbage.java"), WORKLOAD).unwrap();
+        let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let dir = target.join("garbage-classes");
+        let current = std::fs::read_to_string(dir.join("Garbage.java"))
+            .is_ok_and(|s| s == WORKLOAD)
+            && dir.join("Garbage.class").exists();
+        if current {
+            return dir;
+        }
+        // Compile next to it and rename, so a concurrent or killed run never sees half a build.
+        let fresh = target.join(format!("garbage-classes-{}", std::process::id()));
+        std::fs::create_dir_all(&fresh).unwrap();
+        std::fs::write(fresh.join("Garbage.java"), WORKLOAD).unwrap();
         let status = Command::new(format!("{JDK}/bin/javac"))
             .args([
                 "-d",
-                dir.to_str().unwrap(),
-                dir.join("Garbage.java").to_str().unwrap(),
+                fresh.to_str().unwrap(),
+                fresh.join("Garbage.java").to_str().unwrap(),
             ])
             .status()
             .unwrap();
         assert!(status.success(), "javac failed");
+        let _ = std::fs::remove_dir_all(&dir);
+        if std::fs::rename(&fresh, &dir).is_err() {
+            return fresh;
+        }
         dir
     })
 }
