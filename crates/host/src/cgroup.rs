@@ -205,7 +205,7 @@ fn tightest_quota(
     let mut current = dir.to_path_buf();
     loop {
         if let Some(quota) = read(&current)? {
-            if best.as_ref().map_or(true, |b| quota.cpus() < b.cpus()) {
+            if best.as_ref().is_none_or(|b| quota.cpus() < b.cpus()) {
                 best = Some(quota);
             }
         }

@@ -633,7 +633,7 @@ trait LessThan {
 
 impl LessThan for Option<u64> {
     fn is_none_or_less(&self, than: u64) -> bool {
-        self.map_or(true, |v| v < than)
+        self.is_none_or(|v| v < than)
     }
 }
 

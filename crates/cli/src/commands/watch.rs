@@ -109,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}", header());
     }
     let mut done = 0u64;
-    while args.count.map_or(true, |count| done < count) {
+    while args.count.is_none_or(|count| done < count) {
         let mut blocked = BlockedSeen::default();
         let deadline = started + interval;
         while Instant::now() < deadline && !stop.load(Ordering::SeqCst) {

@@ -30,12 +30,12 @@ pub fn unavailable() -> Option<String> {
         return Some(format!("needs the cgroup v1 blkio throttle ({THROTTLE})"));
     }
     for tool in ["losetup", "mkfs.ext4", "mount", "umount"] {
-        if Command::new("sh")
+        let found = Command::new("sh")
             .args(["-c", &format!("command -v {tool}")])
             .stdout(Stdio::null())
             .status()
-            .map_or(true, |s| !s.success())
-        {
+            .is_ok_and(|s| s.success());
+        if !found {
             return Some(format!("needs `{tool}`"));
         }
     }
