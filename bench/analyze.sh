@@ -51,23 +51,52 @@ cat > "$work/gctk/pom.xml" <<'POM'
 POM
 cat > "$work/gctk/src/Drive.java" <<'JAVA'
 import com.microsoft.gctoolkit.GCToolKit;
+import com.microsoft.gctoolkit.aggregator.Aggregates;
+import com.microsoft.gctoolkit.aggregator.Aggregation;
+import com.microsoft.gctoolkit.aggregator.Aggregator;
+import com.microsoft.gctoolkit.aggregator.Collates;
+import com.microsoft.gctoolkit.aggregator.EventSource;
+import com.microsoft.gctoolkit.event.GCEvent;
 import com.microsoft.gctoolkit.io.SingleGCLogFile;
+import com.microsoft.gctoolkit.jvm.JavaVirtualMachine;
 import java.nio.file.Path;
+
 public class Drive {
+    @Collates(PauseCounter.class)
+    public static class Pauses extends Aggregation {
+        long count;
+        double totalSeconds;
+        synchronized void add(double seconds) { count++; totalSeconds += seconds; }
+        @Override public boolean hasWarning() { return false; }
+        @Override public boolean isEmpty() { return count == 0; }
+    }
+
+    @Aggregates({EventSource.G1GC, EventSource.GENERATIONAL, EventSource.ZGC, EventSource.SHENANDOAH})
+    public static class PauseCounter extends Aggregator<Pauses> {
+        public PauseCounter(Pauses pauses) {
+            super(pauses);
+            register(GCEvent.class, e -> pauses.add(e.getDuration()));
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         GCToolKit toolkit = new GCToolKit();
-        toolkit.loadAggregationsFromServiceLoader();
+        toolkit.loadAggregation(new Pauses());
         long start = System.nanoTime();
-        toolkit.analyze(new SingleGCLogFile(Path.of(args[0])));
-        System.out.printf("%.3f%n", (System.nanoTime() - start) / 1e9);
+        JavaVirtualMachine jvm = toolkit.analyze(new SingleGCLogFile(Path.of(args[0])));
+        double secs = (System.nanoTime() - start) / 1e9;
+        Pauses p = jvm.getAggregation(Pauses.class).orElseThrow();
+        System.out.printf("%.3f %d %.3f%n", secs, p.count, p.totalSeconds);
     }
 }
 JAVA
 (cd "$work/gctk" && mvn -q -B dependency:copy-dependencies -DoutputDirectory=lib >/dev/null)
 javac -cp "$work/gctk/lib/*" -d "$work/gctk" "$work/gctk/src/Drive.java"
+# Drive prints: seconds, pause count, pause sum (a GCToolKit Aggregation, so it really parses).
 head -c $((gctoolkit_mb * 1000000)) "$work/big.log" | sed '$d' > "$work/slice.log"
 slice=$(stat -c %s "$work/slice.log")
-/usr/bin/time -f "%e %M" -o "$work/time2" java -Xmx8g -cp "$work/gctk:$work/gctk/lib/*" Drive "$work/slice.log" > /dev/null
+/usr/bin/time -f "%e %M" -o "$work/time2" java -Xmx8g -cp "$work/gctk:$work/gctk/lib/*" Drive "$work/slice.log" > "$work/gctk.out"
+echo "GCToolKit result (s, pauses, pause sum s): $(cat "$work/gctk.out")"
 read -r gsecs grss_kb < "$work/time2"
 theirs=$(awk -v s="$slice" -v t="$gsecs" 'BEGIN { printf "%.1f", s / 1e6 / t }')
 echo "GCToolKit 3.5.0:  ${gsecs} s on $((slice / 1000000)) MB, ${theirs} MB/s, max RSS $((grss_kb / 1024)) MB"
