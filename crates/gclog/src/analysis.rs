@@ -220,7 +220,7 @@ impl Clock {
             }
             if self
                 .last_uptime
-                .map_or(true, |l| u > l || u + 1_000_000_000 < l)
+                .is_none_or(|l| u > l || u + 1_000_000_000 < l)
             {
                 self.last_uptime = Some(u);
             }

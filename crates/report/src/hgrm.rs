@@ -189,7 +189,7 @@ pub fn java_fixed(x: f64, precision: usize) -> String {
         integer.resize(point, 0);
         (integer, digits.iter().copied().skip(point).collect())
     } else {
-        let zeros = std::iter::repeat(0).take((-point) as usize);
+        let zeros = std::iter::repeat_n(0, (-point) as usize);
         (vec![0], zeros.chain(digits.iter().copied()).collect())
     };
     let round_up = fraction.get(precision).is_some_and(|d| *d >= 5);

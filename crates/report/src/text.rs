@@ -69,7 +69,7 @@ pub fn render(
                                 .map(|x| table::scaled(x as f64, unit_ratio)),
                         );
                     }
-                    None => row.extend(std::iter::repeat("-".to_string()).take(6)),
+                    None => row.extend(std::iter::repeat_n("-".to_string(), 6)),
                 }
                 if has_safepoints {
                     row.push(
