@@ -21,6 +21,8 @@ public final class StartupHeap {
                 .number("launched-at-ms", "0",
                         "when the caller started the JVM, in ms since the epoch (adds launch_to_main_ms)")
                 .duration("duration", "0", "stop filling after this long; 0 fills it all")
+                .duration("hold", "0", "keep the filled heap reachable this long before exiting"
+                        + " (SIGTERM ends it early), e.g. to look at the process's memory")
                 .parse(args);
         long maxHeap = Runtime.getRuntime().maxMemory();
         long touch = options.size("touch") == 0 ? maxHeap / 2 : options.size("touch");
@@ -68,6 +70,15 @@ public final class StartupHeap {
             System.exit(1);
         }
         touched[1] = System.nanoTime() - start;
+        long holdNs = options.durationNs("hold");
+        long holdStart = System.nanoTime();
+        while (run.running() && System.nanoTime() - holdStart < holdNs) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                break;
+            }
+        }
         kept.clear();
         run.finish(touched[0] + chunk > touch);
     }

@@ -184,7 +184,7 @@ class WorkloadTest {
         String[][] cases = {
             {"GcThroughput", "--live", "8m", "--duration", "0", "--interval", "200ms", "--print-intervals"},
             {"ClassStorm", "--classes", "200000", "--threads", "1", "--interval", "200ms", "--print-intervals"},
-            {"StartupHeap", "--touch", "1g", "--chunk", "1k"},
+            {"StartupHeap", "--touch", "64m", "--chunk", "1k", "--hold", "10m"},
         };
         for (String[] c : cases) {
             Process process = start(Arrays.asList("-Xmx2g"), c[0], Arrays.copyOfRange(c, 1, c.length));
