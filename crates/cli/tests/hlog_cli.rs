@@ -3,10 +3,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use hdrhistogram::Histogram;
 use pauselab_pause::interval_log::IntervalLogWriter;
+
+mod java_tools;
+use java_tools::hdrhistogram_jar;
 
 fn pauselab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pauselab"))
@@ -81,33 +83,6 @@ fn table_lists_one_row_per_log_in_ms() {
     );
     assert!(lines[2].ends_with("28.180"), "{text}");
     assert_eq!(lines[3], "(values in ms)");
-}
-
-/// HdrHistogram 2.2.2 from Maven Central, fetched once into the target directory.
-fn hdrhistogram_jar() -> &'static Path {
-    static JAR: OnceLock<PathBuf> = OnceLock::new();
-    JAR.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hdrhistogram-2.2.2");
-        let jar = dir.join("HdrHistogram-2.2.2.jar");
-        if !jar.is_file() {
-            let status = Command::new("mvn")
-                .args([
-                    "-q",
-                    "-B",
-                    "dependency:copy",
-                    "-Dartifact=org.hdrhistogram:HdrHistogram:2.2.2",
-                    &format!("-DoutputDirectory={}", dir.display()),
-                ])
-                .current_dir(env!("CARGO_TARGET_TMPDIR"))
-                .status()
-                .expect("mvn is needed to fetch HdrHistogram 2.2.2 for this test");
-            assert!(
-                status.success() && jar.is_file(),
-                "mvn could not fetch HdrHistogram 2.2.2"
-            );
-        }
-        jar
-    })
 }
 
 fn java_log_processor(args: &[&str]) -> String {
