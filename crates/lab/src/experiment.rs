@@ -44,11 +44,12 @@ pub struct Experiment {
 pub struct Workload {
     /// Main class, in pauselab-workloads.jar unless `classpath` is given.
     pub main: String,
-    /// Class path entries of your own workload (relative to the experiment file);
-    /// default: pauselab-workloads.jar.
+    /// Class path entries of your own workload (relative to the experiment file;
+    /// `{benchmarks_jar}` is pauselab-benchmarks.jar); default: pauselab-workloads.jar.
     #[serde(default)]
     pub classpath: Option<Vec<String>>,
-    /// Arguments; `{duration_s}` is replaced by the run time in seconds.
+    /// Arguments; placeholders such as `{duration_s}` and `{out_dir}` are replaced
+    /// (`java::expand_arg`).
     #[serde(default)]
     pub args: Vec<String>,
     /// JVM flags every variant gets (heap, collector).
@@ -251,7 +252,7 @@ impl Experiment {
             if let Some(entries) = experiment.workload.classpath.as_mut() {
                 for entry in entries.iter_mut() {
                     let p = Path::new(entry.as_str());
-                    if p.is_relative() {
+                    if p.is_relative() && !entry.starts_with('{') {
                         *entry = base.join(p).display().to_string();
                     }
                 }

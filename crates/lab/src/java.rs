@@ -1,4 +1,5 @@
-//! JDKs and the pauselab jars (hiccup agent, workloads), and the JVM command line of a variant.
+//! JDKs and the pauselab jars (hiccup agent, workloads, benchmarks), and the JVM command
+//! line of a variant.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,10 +25,15 @@ pub struct Jdk {
 pub struct Jars {
     pub agent: Option<PathBuf>,
     pub workloads: Option<PathBuf>,
+    /// Found when a class path entry names `{benchmarks_jar}` (JMH experiments).
+    pub benchmarks: Option<PathBuf>,
 }
 
 pub const AGENT_JAR: &str = "pauselab-agent.jar";
 pub const WORKLOADS_JAR: &str = "pauselab-workloads.jar";
+pub const BENCHMARKS_JAR: &str = "pauselab-benchmarks.jar";
+/// Class path placeholder for pauselab-benchmarks.jar, found like the other jars.
+pub const BENCHMARKS_JAR_PLACEHOLDER: &str = "{benchmarks_jar}";
 
 impl Jdk {
     /// The bundle's JDK id: `17` for label `jdk17`.
@@ -127,10 +133,22 @@ pub fn find_jars(experiment: &Experiment) -> Result<Jars, LabError> {
         } else {
             None
         },
+        benchmarks: if experiment
+            .workload
+            .classpath
+            .iter()
+            .flatten()
+            .any(|entry| entry.contains(BENCHMARKS_JAR_PLACEHOLDER))
+        {
+            Some(find_jar(BENCHMARKS_JAR, "benchmarks")?)
+        } else {
+            None
+        },
     })
 }
 
-fn find_jar(name: &str, module: &str) -> Result<PathBuf, LabError> {
+/// One pauselab jar (`name`, built by the Maven module `module`), looked up as `find_jars` does.
+pub fn find_jar(name: &str, module: &str) -> Result<PathBuf, LabError> {
     let mut candidates = Vec::new();
     if let Some(dir) = std::env::var_os("PAUSELAB_JAVA_DIR") {
         candidates.push(PathBuf::from(dir).join(name));
@@ -192,23 +210,61 @@ pub fn command_line(
         ));
     }
     let classpath = match (&experiment.workload.classpath, &jars.workloads) {
-        (Some(entries), _) => entries.join(":"),
+        (Some(entries), _) => {
+            let benchmarks = jars
+                .benchmarks
+                .as_ref()
+                .map(|jar| jar.display().to_string())
+                .unwrap_or_default();
+            entries
+                .iter()
+                .map(|entry| entry.replace(BENCHMARKS_JAR_PLACEHOLDER, &benchmarks))
+                .collect::<Vec<_>>()
+                .join(":")
+        }
         (None, Some(jar)) => jar.display().to_string(),
         (None, None) => String::new(),
     };
     cmd.push("-cp".into());
     cmd.push(classpath);
     cmd.push(experiment.workload.main.clone());
-    // The workload may run a little longer than the run: the lab stops it.
-    let seconds = duration.as_secs() + 30;
     cmd.extend(
         experiment
             .workload
             .args
             .iter()
-            .map(|a| a.replace("{duration_s}", &seconds.to_string())),
+            .map(|a| expand_arg(a, duration, out_dir)),
     );
     cmd
+}
+
+/// Replaces the placeholders of a workload argument (docs/lab.md): `{duration_s}` is the
+/// run time plus 30 s (the workload may outlive the run: the lab stops it), `{run_s}` the
+/// run time, `{run_s/N}` the run time divided by N (whole, at least 1: how many
+/// fixed-length rounds fit, e.g. JMH forks), `{out_dir}` the variant's output directory.
+pub fn expand_arg(arg: &str, duration: Duration, out_dir: &Path) -> String {
+    let run_s = duration.as_secs();
+    let mut text = arg
+        .replace("{duration_s}", &(run_s + 30).to_string())
+        .replace("{run_s}", &run_s.to_string())
+        .replace("{out_dir}", &out_dir.display().to_string());
+    const DIVIDED: &str = "{run_s/";
+    let mut from = 0;
+    while let Some(start) = text[from..].find(DIVIDED).map(|i| i + from) {
+        let digits_at = start + DIVIDED.len();
+        let Some(len) = text[digits_at..].find('}') else {
+            break;
+        };
+        match text[digits_at..digits_at + len].parse::<u64>() {
+            Ok(divisor) if divisor > 0 => {
+                let value = (run_s / divisor).max(1).to_string();
+                text.replace_range(start..digits_at + len + 1, &value);
+                from = start + value.len();
+            }
+            _ => from = digits_at,
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -228,5 +284,24 @@ mod tests {
         );
         assert_eq!(parse_major("java version \"1.8.0_392\""), Some(8));
         assert_eq!(parse_major("garbage"), None);
+    }
+
+    #[test]
+    fn placeholders() {
+        let out = Path::new("/b/variants/off-jdk17");
+        let d = Duration::from_secs(95);
+        assert_eq!(expand_arg("{duration_s}s", d, out), "125s");
+        assert_eq!(expand_arg("{run_s}", d, out), "95");
+        assert_eq!(expand_arg("{run_s/30}", d, out), "3");
+        assert_eq!(expand_arg("{run_s/300}", d, out), "1");
+        assert_eq!(expand_arg("{run_s/30}x{run_s/10}", d, out), "3x9");
+        assert_eq!(
+            expand_arg("{out_dir}/jmh.json", d, out),
+            "/b/variants/off-jdk17/jmh.json"
+        );
+        // Not placeholders: left as written.
+        for literal in ["{run_s/0}", "{run_s/x}", "{run_s/3", "jfr=off", "{}"] {
+            assert_eq!(expand_arg(literal, d, out), literal);
+        }
     }
 }
