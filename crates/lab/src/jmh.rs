@@ -162,16 +162,21 @@ impl BenchmarkResult {
     }
 }
 
-/// The readings of a run: `score`, `score_error` and `gc.alloc.rate.norm` (B/op) when the
-/// GC profiler ran. With several results in one file each name is prefixed by the
-/// result's short name and a `/`.
+/// Measurement names: `jmh.score`, `jmh.score_error` and, when the GC profiler ran,
+/// `jmh.gc.alloc.rate.norm` (B/op). With several results in one file the result's short
+/// name comes between: `jmh.writeOneByte(jfr=off).score`.
+pub const SCORE: &str = "jmh.score";
+pub const SCORE_ERROR: &str = "jmh.score_error";
+pub const ALLOC_NORM_MEASUREMENT: &str = "jmh.gc.alloc.rate.norm";
+
+/// The readings of a run (names above).
 pub fn readings(results: &[BenchmarkResult]) -> Vec<Reading> {
     let mut readings = Vec::new();
     for result in results {
         let prefix = if results.len() > 1 {
-            format!("{}/", result.short_name())
+            format!("jmh.{}.", result.short_name())
         } else {
-            String::new()
+            "jmh.".to_string()
         };
         let mut push = |name: &str, value: f64, unit: &str| {
             readings.push(Reading {
@@ -195,6 +200,90 @@ pub fn readings(results: &[BenchmarkResult]) -> Vec<Reading> {
 /// throughputs (`ops/s`, ...) do not.
 pub fn higher_is_costlier(unit: &str) -> bool {
     !unit.starts_with("ops/")
+}
+
+/// A variant's score against the baseline's (same benchmark, same JDK).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cost {
+    /// Cost per operation relative to the baseline: 2.0 = each operation takes twice as
+    /// long (or throughput halves).
+    pub ratio: f64,
+    /// Whether the two confidence intervals (score +- error) are apart, so the difference
+    /// is not JMH's own noise. False when an error is unknown.
+    pub separated: bool,
+    /// The baseline's error relative to its score (None when JMH gave no error).
+    pub baseline_relative_error: Option<f64>,
+}
+
+/// Compares two scores of the same unit; None when the units differ or a score is 0.
+pub fn cost(subject: &Score, baseline: &Score) -> Option<Cost> {
+    if subject.unit != baseline.unit || subject.value <= 0.0 || baseline.value <= 0.0 {
+        return None;
+    }
+    let ratio = if higher_is_costlier(&subject.unit) {
+        subject.value / baseline.value
+    } else {
+        baseline.value / subject.value
+    };
+    let separated = match (subject.error, baseline.error) {
+        (Some(s), Some(b)) => {
+            subject.value - s > baseline.value + b || subject.value + s < baseline.value - b
+        }
+        _ => false,
+    };
+    Some(Cost {
+        ratio,
+        separated,
+        baseline_relative_error: baseline.error.map(|e| e / baseline.value),
+    })
+}
+
+/// A variant judged on its score against the baseline's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostJudgement {
+    /// At least `margin` times the baseline's cost, with the confidence intervals apart.
+    pub slower: bool,
+    pub cost: Cost,
+    /// `3.70x jfr-off (+270%): 8.692 +- 2.132 us/op vs 2.350 +- 0.257 us/op`.
+    pub evidence: String,
+}
+
+/// Judges `subject` against `baseline` (named `baseline_name` in the evidence): slower
+/// when its cost is at least `margin` times the baseline's and the difference is larger
+/// than JMH's errors. None when the scores cannot be compared (different units).
+pub fn judge_cost(
+    margin: f64,
+    subject: &Score,
+    baseline: &Score,
+    baseline_name: &str,
+) -> Option<CostJudgement> {
+    let cost = cost(subject, baseline)?;
+    let slower = cost.ratio >= margin && cost.separated;
+    let mut evidence = format!(
+        "{:.2}x {baseline_name} ({:+.0}%): {} vs {}",
+        cost.ratio,
+        (cost.ratio - 1.0) * 100.0,
+        format_score(subject),
+        format_score(baseline)
+    );
+    if cost.ratio >= margin && !cost.separated {
+        evidence.push_str("; within the error bars");
+    } else if !slower {
+        evidence.push_str(&format!("; below the {margin}x margin"));
+    }
+    Some(CostJudgement {
+        slower,
+        cost,
+        evidence,
+    })
+}
+
+/// `7.85 +- 1.20 us/op`.
+pub fn format_score(score: &Score) -> String {
+    match score.error {
+        Some(e) => format!("{:.3} +- {:.3} {}", score.value, e, score.unit),
+        None => format!("{:.3} {}", score.value, score.unit),
+    }
 }
 
 #[cfg(test)]
@@ -242,7 +331,7 @@ mod tests {
 
         let readings = readings(&results);
         let names: Vec<&str> = readings.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["score", "score_error", ALLOC_NORM]);
+        assert_eq!(names, [SCORE, SCORE_ERROR, ALLOC_NORM_MEASUREMENT]);
         assert_eq!(readings[0].unit, "us/op");
         assert_eq!(readings[2].unit, "B/op");
         assert_eq!(readings[2].value, alloc.value);
@@ -263,12 +352,12 @@ mod tests {
         assert_eq!(
             names,
             [
-                "writeOneByte(jfr=off)/score",
-                "writeOneByte(jfr=off)/gc.alloc.rate.norm",
-                "writeOneByte(jfr=socket-write-disabled)/score",
-                "writeOneByte(jfr=socket-write-disabled)/gc.alloc.rate.norm",
-                "writeOneByte(jfr=socket-write-enabled)/score",
-                "writeOneByte(jfr=socket-write-enabled)/gc.alloc.rate.norm",
+                "jmh.writeOneByte(jfr=off).score",
+                "jmh.writeOneByte(jfr=off).gc.alloc.rate.norm",
+                "jmh.writeOneByte(jfr=socket-write-disabled).score",
+                "jmh.writeOneByte(jfr=socket-write-disabled).gc.alloc.rate.norm",
+                "jmh.writeOneByte(jfr=socket-write-enabled).score",
+                "jmh.writeOneByte(jfr=socket-write-enabled).gc.alloc.rate.norm",
             ]
         );
         // With the event on, writes allocate; with JFR off they do not (below 1 B/op: the
@@ -348,6 +437,70 @@ mod tests {
                 Err(e) => assert!(!e.contains('\n'), "{e}"),
             }
         }
+    }
+
+    fn score(value: f64, error: Option<f64>, unit: &str) -> Score {
+        Score {
+            value,
+            error,
+            unit: unit.into(),
+        }
+    }
+
+    #[test]
+    fn cost_is_relative_to_the_baseline_in_the_direction_of_the_unit() {
+        let base = score(2.0, Some(0.2), "us/op");
+        let c = cost(&score(8.0, Some(1.0), "us/op"), &base).unwrap();
+        assert_eq!(c.ratio, 4.0);
+        assert!(c.separated);
+        assert_eq!(c.baseline_relative_error, Some(0.1));
+        // Overlapping intervals: not separated.
+        let c = cost(&score(2.3, Some(0.2), "us/op"), &base).unwrap();
+        assert!(!c.separated);
+        // Faster and apart is separated too.
+        assert!(
+            cost(&score(1.0, Some(0.1), "us/op"), &base)
+                .unwrap()
+                .separated
+        );
+        // Throughput: half the operations per second is twice the cost.
+        let c = cost(&score(250.0, None, "ops/s"), &score(500.0, None, "ops/s")).unwrap();
+        assert_eq!(c.ratio, 2.0);
+        assert!(!c.separated);
+        assert_eq!(c.baseline_relative_error, None);
+        assert!(cost(&score(1.0, None, "ns/op"), &base).is_none());
+        assert!(cost(&score(1.0, None, "us/op"), &score(0.0, None, "us/op")).is_none());
+        assert_eq!(format_score(&base), "2.000 +- 0.200 us/op");
+        assert_eq!(format_score(&score(3.0, None, "B/op")), "3.000 B/op");
+    }
+
+    #[test]
+    fn judged_slower_only_beyond_the_margin_and_the_error_bars() {
+        let base = score(2.35, Some(0.257), "us/op");
+        let on = judge_cost(1.5, &score(8.692, Some(2.132), "us/op"), &base, "jfr-off").unwrap();
+        assert!(on.slower);
+        assert_eq!(
+            on.evidence,
+            "3.70x jfr-off (+270%): 8.692 +- 2.132 us/op vs 2.350 +- 0.257 us/op"
+        );
+        let disabled = judge_cost(1.5, &score(2.138, Some(0.239), "us/op"), &base, "jfr-off");
+        let disabled = disabled.unwrap();
+        assert!(!disabled.slower);
+        assert!(disabled.evidence.contains("(-9%)"), "{}", disabled.evidence);
+        assert!(
+            disabled.evidence.contains("below the 1.5x margin"),
+            "{}",
+            disabled.evidence
+        );
+        // Twice as slow, but JMH's errors overlap: not enough to say so.
+        let noisy = judge_cost(1.5, &score(5.0, Some(2.5), "us/op"), &base, "jfr-off").unwrap();
+        assert!(!noisy.slower);
+        assert!(
+            noisy.evidence.contains("within the error bars"),
+            "{}",
+            noisy.evidence
+        );
+        assert!(judge_cost(1.5, &score(5.0, None, "ops/s"), &base, "jfr-off").is_none());
     }
 
     #[test]

@@ -57,7 +57,7 @@ fn parses_a_result_file_jmh_just_wrote() {
 
     let readings = jmh::readings(&results);
     assert!(readings.iter().any(|r| r.name
-        == "writeOneByte(jfr=socket-write-enabled)/gc.alloc.rate.norm"
+        == "jmh.writeOneByte(jfr=socket-write-enabled).gc.alloc.rate.norm"
         && r.unit == "B/op"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
