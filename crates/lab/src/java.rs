@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::experiment::{Experiment, Variant};
+use crate::jdk_lookup::parse_major;
 use crate::LabError;
 
 #[derive(Debug, Clone, Serialize)]
@@ -42,19 +43,27 @@ impl Jdk {
     }
 }
 
-/// Resolves JDK homes (or the default `java`: `$JAVA_HOME`, then `java` on PATH).
+/// Resolves JDK homes or major versions (`11`: see `jdk_lookup`), or the default `java`
+/// (`$JAVA_HOME`, then `java` on PATH).
 pub fn resolve_jdks(homes: &[PathBuf]) -> Result<Vec<Jdk>, LabError> {
     let homes: Vec<PathBuf> = if homes.is_empty() {
         vec![default_home()?]
     } else {
-        homes.to_vec()
+        let places = crate::jdk_lookup::JdkPlaces::from_env();
+        homes
+            .iter()
+            .map(|h| match crate::jdk_lookup::as_major(h) {
+                Some(major) => places.find(major),
+                None => Ok(h.clone()),
+            })
+            .collect::<Result<_, _>>()?
     };
     let mut jdks: Vec<Jdk> = Vec::new();
     for home in homes {
         let java = home.join("bin/java");
         if !java.is_file() {
             return Err(LabError::Java(format!(
-                "{}: no bin/java there; pass a JDK home such as /usr/lib/jvm/java-17-openjdk-amd64",
+                "{}: no bin/java there; pass a JDK home such as /usr/lib/jvm/java-17-openjdk-amd64 or a major version such as 17",
                 home.display()
             )));
         }
@@ -106,17 +115,6 @@ fn default_home() -> Result<PathBuf, LabError> {
     Err(LabError::Java(
         "no JDK found: set JAVA_HOME, put java on PATH or pass --jdk".into(),
     ))
-}
-
-/// `openjdk version "17.0.15" ...` -> 17; `java version "1.8.0_392"` -> 8.
-fn parse_major(line: &str) -> Option<u32> {
-    let quoted = line.split('"').nth(1)?;
-    let mut parts = quoted.split(['.', '-', '+', '_']);
-    let first: u32 = parts.next()?.parse().ok()?;
-    if first == 1 {
-        return parts.next()?.parse().ok();
-    }
-    Some(first)
 }
 
 /// Finds the jars an experiment needs: `$PAUSELAB_JAVA_DIR`, next to the executable,
@@ -270,21 +268,6 @@ pub fn expand_arg(arg: &str, duration: Duration, out_dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn majors() {
-        assert_eq!(
-            parse_major("openjdk version \"17.0.15\" 2025-04-15"),
-            Some(17)
-        );
-        assert_eq!(parse_major("openjdk version \"25\" 2025-09-16"), Some(25));
-        assert_eq!(
-            parse_major("openjdk version \"25.0.1\" 2025-10-21 LTS"),
-            Some(25)
-        );
-        assert_eq!(parse_major("java version \"1.8.0_392\""), Some(8));
-        assert_eq!(parse_major("garbage"), None);
-    }
 
     #[test]
     fn placeholders() {

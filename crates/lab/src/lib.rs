@@ -15,6 +15,7 @@ pub mod hostfacts;
 pub mod hostseries;
 pub mod isolation;
 pub mod java;
+pub mod jdk_lookup;
 pub mod jmh;
 pub mod journal;
 pub mod runner;

@@ -10,7 +10,8 @@ pub struct Safepoint {
     pub total_ms: f64,
 }
 
-/// Reads every `[safepoint]` line with a `Total: N ns` field. Lines of other tags are skipped.
+/// Reads every `[safepoint]` line with a `Total: N ns` field (JDK 17+) or a `Total time for
+/// which application threads were stopped: S seconds` (JDK 11). Lines of other tags are skipped.
 pub fn read(path: &Path) -> Result<Vec<Safepoint>, String> {
     let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let text = String::from_utf8_lossy(&text);
@@ -18,21 +19,26 @@ pub fn read(path: &Path) -> Result<Vec<Safepoint>, String> {
 }
 
 fn parse_line(line: &str) -> Option<Safepoint> {
-    if !line.contains("[safepoint") || !line.contains("Safepoint \"") {
+    if !line.contains("[safepoint") {
         return None;
     }
+    let number_after = |marker: &str| -> Option<f64> {
+        let rest = line.split(marker).nth(1)?;
+        rest.split_whitespace()
+            .next()?
+            .trim_end_matches(',')
+            .parse()
+            .ok()
+    };
+    let total_ms = if line.contains("Safepoint \"") {
+        number_after("Total: ")? / 1e6
+    } else {
+        number_after("Total time for which application threads were stopped: ")? * 1e3
+    };
     // The uptime decorator comes first: "[12.345s]".
     let uptime = line.strip_prefix('[')?.split(']').next()?;
     let uptime_s: f64 = uptime.strip_suffix('s')?.parse().ok()?;
-    let total = line.split("Total: ").nth(1)?;
-    let ns: f64 = total
-        .split_whitespace()
-        .next()?
-        .trim_end_matches(',')
-        .parse()
-        .ok()?;
     // The line is written when the safepoint ends.
-    let total_ms = ns / 1e6;
     Some(Safepoint {
         uptime_s: (uptime_s - total_ms / 1e3).max(0.0),
         total_ms,
@@ -55,5 +61,18 @@ mod tests {
         assert!((s.uptime_s - 10.0).abs() < 1e-3);
         assert!(parse_line("[1.0s][info][gc] GC(1) Pause Young 10M->2M(256M) 3.2ms").is_none());
         assert!(parse_line("[1.0s][info][safepoint] Safepoint \"X\", Total: garbage").is_none());
+    }
+
+    #[test]
+    fn jdk11_lines() {
+        let l11 = "[3.000s][info][safepoint    ] Total time for which application threads were stopped: 0.5001773 seconds, Stopping threads took: 0.0000417 seconds";
+        let s = parse_line(l11).unwrap();
+        assert!((s.total_ms - 500.1773).abs() < 1e-6);
+        assert!((s.uptime_s - (3.0 - 0.5001773)).abs() < 1e-6);
+        assert!(parse_line(
+            "[0.720s][info][safepoint    ] Entering safepoint region: EnableBiasedLocking"
+        )
+        .is_none());
+        assert!(parse_line("[0.720s][info][safepoint    ] Leaving safepoint region").is_none());
     }
 }

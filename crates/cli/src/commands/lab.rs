@@ -49,7 +49,8 @@ struct RunArgs {
     /// Run time, e.g. 90s or 2m (default: the experiment's)
     #[arg(long, value_parser = parse_duration)]
     duration: Option<Duration>,
-    /// JDK home; repeat for a matrix (every variant on every JDK, in the same run)
+    /// JDK home or major version (11: from /usr/lib/jvm, $JAVA_HOME or `make jdks`); repeat
+    /// for a matrix (every variant on every JDK, in the same run)
     #[arg(long = "jdk")]
     jdks: Vec<PathBuf>,
     /// Result bundle directory (default: ./pauselab-lab-NAME-DATE)
