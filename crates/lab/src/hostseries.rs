@@ -127,7 +127,7 @@ fn meminfo_kib(text: &str, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn psi(resource: &str, kind: &str) -> Option<f64> {
+pub(crate) fn psi(resource: &str, kind: &str) -> Option<f64> {
     let text = fs::read_to_string(format!("/proc/pressure/{resource}")).ok()?;
     let line = text.lines().find(|l| l.starts_with(kind))?;
     line.split_whitespace()

@@ -18,11 +18,13 @@ pub mod java;
 pub mod jdk_lookup;
 pub mod jmh;
 pub mod journal;
+pub mod pressure;
 pub mod runner;
 pub mod safepoints;
 pub mod stressors;
 pub mod sys;
 pub mod testpoint;
+pub mod thp;
 pub mod units;
 pub mod verdict;
 

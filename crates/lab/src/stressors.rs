@@ -108,7 +108,7 @@ impl Stressors {
                 }
                 StressorSpec::MemoryHog { size } => {
                     let wanted = crate::units::parse_bytes(size)?;
-                    let bytes = wanted.min(mem_available().unwrap_or(0) / 4);
+                    let bytes = wanted.min(crate::pressure::mem_available() / 4);
                     stressors.spawn("memory-hog", move || memory_hog(bytes, &stop, &counters))?;
                 }
                 StressorSpec::CpuHog { threads, duty } => {
@@ -266,11 +266,4 @@ fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
         }
         std::thread::sleep((deadline - now).min(Duration::from_millis(100)));
     }
-}
-
-fn mem_available() -> Option<u64> {
-    let text = fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }

@@ -180,6 +180,27 @@ class WorkloadTest {
     }
 
     @Test
+    void startupHeapReportsReadyThenTheFirstWindowsThroughput() throws Exception {
+        Run run = collect(start(Arrays.asList("-Xms128m", "-Xmx128m"), "StartupHeap",
+                "--touch", "32m", "--chunk", "64k", "--measure", "2500ms"), 0);
+        assertEquals(0, run.exitCode, run.stderr);
+        Map<String, Object> ready = run.lines.get(0);
+        assertEquals("ready", ready.get("type"));
+        assertTrue(number(ready, "uptime_at_main_ms") > 0, ready.toString());
+        Map<String, Object> summary = run.summary();
+        assertEquals("duration", summary.get("stopped"));
+        assertEquals(number(ready, "uptime_at_main_ms"), number(summary, "uptime_at_main_ms"));
+        assertEquals(32 * 1024 * 1024, number(summary, "touched_bytes"));
+        assertTrue(number(summary, "measured_s") >= 2.5, summary.toString());
+        // The live set was filled, then replaced: more was allocated than kept.
+        assertTrue(number(summary, "allocated_bytes") > 2 * number(summary, "touched_bytes"), summary.toString());
+        double rate = number(summary, "allocated_bytes") / 1048576.0 / number(summary, "measured_s");
+        assertEquals(rate, number(summary, "alloc_mib_per_s"), rate / 100);
+        assertTrue(number(summary, "min_interval_mib_per_s") > 0, summary.toString());
+        assertTrue(number(summary, "min_interval_mib_per_s") <= 1.5 * rate, summary.toString());
+    }
+
+    @Test
     void everyWorkloadSummarisesOnSigterm() throws Exception {
         String[][] cases = {
             {"GcThroughput", "--live", "8m", "--duration", "0", "--interval", "200ms", "--print-intervals"},
