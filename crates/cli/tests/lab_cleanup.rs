@@ -177,15 +177,7 @@ fn short_run_reproduces_the_stall() {
         "expected 'vulnerable' (exit 3): {stdout} {stderr}"
     );
     let verdict: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let variant = |name: &str| {
-        verdict["variants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["variant"] == name)
-            .unwrap_or_else(|| panic!("no {name} in {stdout}"))
-            .clone()
-    };
+    let variant = |name: &str| variant_named(&verdict, name).clone();
     let default = variant("default");
     assert_eq!(default["verdict"], "stalls", "{default}");
     assert!(

@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::experiment::{Metric, Role};
 use crate::hlog::{self, Stats};
 use crate::java::Jdk;
+use crate::measure::Measurement;
 use crate::runner::Finished;
 use crate::verdict::{self, Judgement, VariantVerdict, Vulnerable};
 use crate::LabError;
@@ -62,6 +63,13 @@ pub struct VariantSummary {
     pub exit_code: Option<i32>,
     /// The native counter reader beside the JVM, when the variant has one.
     pub hsperf_reader: Option<ReaderSummary>,
+    /// The workload's summary numbers, the GC log's and the run time (docs/lab.md,
+    /// "Measurements").
+    pub measurements: Vec<Measurement>,
+    /// Rules of `pauselab analyze` that fire on this variant's GC log.
+    pub gc_findings: Vec<String>,
+    /// Host changes made for this variant alone.
+    pub host_changes: Vec<String>,
     /// Problems reading this variant's logs.
     pub errors: Vec<String>,
     pub verdict: VariantVerdict,
@@ -146,6 +154,9 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             safepoints: None,
             exit_code: instance.exit_code,
             hsperf_reader: read_reader_log(&instance.out_dir.join(crate::companion::READER_LOG)),
+            measurements: Vec::new(),
+            gc_findings: Vec::new(),
+            host_changes: instance.host_changes.clone(),
             errors: Vec::new(),
             verdict: if instance.skipped.is_some() {
                 VariantVerdict::Skipped
@@ -196,6 +207,28 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                         ) {
                             summary.errors.push(e);
                         }
+                    }
+                    Err(e) => summary.errors.push(e),
+                }
+            }
+            summary
+                .measurements
+                .extend(instance.runner_measurements.iter().cloned());
+            if let Some(elapsed) = instance.elapsed_s {
+                summary
+                    .measurements
+                    .push(Measurement::new("process.elapsed_s", elapsed, "s"));
+            }
+            if let Some(workload) =
+                crate::measure::workload_summary(&instance.out_dir.join(WORKLOAD_OUT))
+            {
+                summary.measurements.extend(workload);
+            }
+            if finished.experiment.workload.gc_log.is_some() && gc_path.exists() {
+                match crate::measure::gc_log(&gc_path, warmup_s) {
+                    Ok(gc) => {
+                        summary.measurements.extend(gc.measurements);
+                        summary.gc_findings = gc.findings;
                     }
                     Err(e) => summary.errors.push(e),
                 }
@@ -326,6 +359,9 @@ fn manifest(finished: &Finished) -> serde_json::Value {
                 "early_exit": i.early_exit,
                 "exit_code": i.exit_code,
                 "companions": i.companions,
+                "host_changes": i.host_changes,
+                "start_time_s": i.started_at().map(unix_s),
+                "elapsed_s": i.elapsed_s,
             })
         })
         .collect();

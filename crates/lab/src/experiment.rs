@@ -9,10 +9,14 @@ use crate::stressors::StressorSpec;
 use crate::LabError;
 
 /// Built-in experiments: (name, TOML text).
-pub const BUILTIN: &[(&str, &str)] = &[(
-    "hsperf-mmap",
-    include_str!("../experiments/hsperf-mmap.toml"),
-)];
+pub const BUILTIN: &[(&str, &str)] = &[
+    (
+        "hsperf-mmap",
+        include_str!("../experiments/hsperf-mmap.toml"),
+    ),
+    ("gclog-io", include_str!("../experiments/gclog-io.toml")),
+    ("cpu-quota", include_str!("../experiments/cpu-quota.toml")),
+];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -28,6 +32,17 @@ pub struct Experiment {
     /// starting at once is noise, not the stall); the logs keep everything.
     #[serde(default = "no_warmup")]
     pub warmup: String,
+    /// Whether the variants run at the same time or one after the other.
+    #[serde(default)]
+    pub schedule: Schedule,
+    /// Host settings (sysfs, procfs) for the whole run, restored afterwards.
+    #[serde(default)]
+    pub host: HostSettings,
+    /// Measurements shown as columns of the results table (`workload.<field>`,
+    /// `gc.<name>`, `process.elapsed_s`, ...; docs/lab.md, "Measurements"). Every
+    /// measurement is in summary.json and `--json` whether shown or not.
+    #[serde(default)]
+    pub measurements: Vec<String>,
     pub workload: Workload,
     /// Fault injected when root (skipped with `--no-fault` or `--disk`).
     #[serde(default)]
@@ -61,6 +76,34 @@ pub struct Workload {
     /// `-Xlog` selection for the GC log (written outside the stressed filesystem).
     #[serde(default)]
     pub gc_log: Option<String>,
+}
+
+/// How the variants of one JDK share the host.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Schedule {
+    /// All at once, under the same stress (stalls caused by the host).
+    #[default]
+    Together,
+    /// Each alone, in the order given (start-up times, throughput, host settings that
+    /// differ per variant); the stressors run throughout.
+    OneByOne,
+}
+
+/// Host settings: absolute sysfs/procfs path -> value. Only the memory-management and VM
+/// tunables may be set (/sys/kernel/mm/, /proc/sys/vm/); every write goes through the
+/// journal and is undone afterwards.
+pub type HostSettings = std::collections::BTreeMap<String, String>;
+
+/// Where a variant's GC log is written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcLogLocation {
+    /// The bundle directory (outside the stressed filesystem).
+    #[default]
+    Out,
+    /// The variant's `/tmp` (stressed, tmpfs, ...), copied into the bundle afterwards.
+    Tmp,
 }
 
 fn no_warmup() -> String {
@@ -137,6 +180,23 @@ pub struct Variant {
     /// Processes or threads running beside the JVM.
     #[serde(default, rename = "companion")]
     pub companions: Vec<Companion>,
+    /// Arguments appended to the workload's (`{out_dir}` is the variant's bundle directory).
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub gc_log_on: GcLogLocation,
+    /// CFS bandwidth limit of the JVM's own CPU cgroup, in CPUs ("0.2" = 20 ms per 100 ms).
+    #[serde(default)]
+    pub cpu_quota: Option<f64>,
+    /// Transparent huge pages disabled for this JVM only (`prctl(PR_SET_THP_DISABLE)`).
+    #[serde(default)]
+    pub thp_disabled: bool,
+    /// Host settings while this variant runs (`schedule = "one-by-one"` only).
+    #[serde(default)]
+    pub host: HostSettings,
+    /// Oldest JDK (feature release) the variant's flags exist on; skipped on older ones.
+    #[serde(default)]
+    pub min_jdk: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -193,8 +253,26 @@ impl Experiment {
         if self.variants.is_empty() {
             return bad("no [[variant]]".into());
         }
+        check_host_settings(&self.host)
+            .map_err(|m| LabError::Experiment(format!("{origin}: {m}")))?;
         let mut names = std::collections::HashSet::new();
         for v in &self.variants {
+            check_host_settings(&v.host)
+                .map_err(|m| LabError::Experiment(format!("{origin}: variant {}: {m}", v.name)))?;
+            if !v.host.is_empty() && self.schedule != Schedule::OneByOne {
+                return bad(format!(
+                    "variant {}: per-variant host settings need schedule = \"one-by-one\" (the host has one value at a time)",
+                    v.name
+                ));
+            }
+            if let Some(q) = v.cpu_quota {
+                if !(0.01..=1024.0).contains(&q) {
+                    return bad(format!(
+                        "variant {}: cpu_quota {q} is not between 0.01 and 1024 CPUs",
+                        v.name
+                    ));
+                }
+            }
             if v.name.is_empty()
                 || !v
                     .name
@@ -234,6 +312,14 @@ impl Experiment {
         Ok(())
     }
 
+    /// Number of consecutive rounds of `duration` per JDK.
+    pub fn rounds_per_jdk(&self) -> usize {
+        match self.schedule {
+            Schedule::Together => 1,
+            Schedule::OneByOne => self.variants.len(),
+        }
+    }
+
     /// A built-in by name, or a TOML file.
     pub fn load(name_or_path: &str) -> Result<(Experiment, String), LabError> {
         if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
@@ -265,6 +351,24 @@ impl Experiment {
             names.join(", ")
         )))
     }
+}
+
+/// Settable host paths: memory management and VM tunables, nothing else.
+const SETTABLE_HOST_PREFIXES: &[&str] = &["/sys/kernel/mm/", "/proc/sys/vm/"];
+
+fn check_host_settings(settings: &HostSettings) -> Result<(), String> {
+    for (path, value) in settings {
+        if !SETTABLE_HOST_PREFIXES.iter().any(|p| path.starts_with(p)) || path.contains("..") {
+            return Err(format!(
+                "host setting {path:?}: only paths under {} may be set",
+                SETTABLE_HOST_PREFIXES.join(" or ")
+            ));
+        }
+        if value.is_empty() || value.contains('\n') {
+            return Err(format!("host setting {path:?}: give one value on one line"));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

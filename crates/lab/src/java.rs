@@ -181,14 +181,15 @@ pub fn find_jar(name: &str, module: &str) -> Result<PathBuf, LabError> {
         })
 }
 
-/// The full command line of one variant on one JDK. Logs go to `out_dir` (outside the
-/// stressed filesystem).
+/// The full command line of one variant on one JDK. The hiccup log goes to `out_dir`
+/// (outside the stressed filesystem), the GC log to `gc_log`.
 pub fn command_line(
     jdk: &Jdk,
     jars: &Jars,
     experiment: &Experiment,
     variant: &Variant,
     out_dir: &Path,
+    gc_log: &Path,
     duration: Duration,
 ) -> Vec<String> {
     let mut cmd = vec![jdk.java.display().to_string()];
@@ -204,7 +205,7 @@ pub fn command_line(
     if let Some(selection) = &experiment.workload.gc_log {
         cmd.push(format!(
             "-Xlog:{selection}:file={}:uptime,level,tags",
-            out_dir.join(crate::bundle::GC_LOG).display()
+            gc_log.display()
         ));
     }
     let classpath = match (&experiment.workload.classpath, &jars.workloads) {
@@ -231,6 +232,7 @@ pub fn command_line(
             .workload
             .args
             .iter()
+            .chain(&variant.args)
             .map(|a| expand_arg(a, duration, out_dir)),
     );
     cmd

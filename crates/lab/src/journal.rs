@@ -47,6 +47,8 @@ pub enum Change {
     BlkioThrottle { control: PathBuf, device: String },
     /// Child processes carrying `PAUSELAB_LAB_RUN=<run_id>` in their environment.
     Processes { run_id: String },
+    /// A cgroup directory this run created (its processes moved to the parent, then removed).
+    Cgroup { path: PathBuf },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -148,11 +150,39 @@ impl Journal {
         Ok(())
     }
 
+    /// A point to undo back to with [`Journal::undo_to`] (changes of one variant's turn).
+    pub fn mark(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Undoes, in reverse order, the changes recorded since `mark`. Failures are returned;
+    /// the journal is kept so `lab cleanup` can try again.
+    pub fn undo_to(&mut self, mark: usize) -> Vec<String> {
+        let failures = self.undo_while(|pending| pending.len() > mark);
+        if !failures.is_empty() {
+            self.keep = true;
+        }
+        failures
+    }
+
     /// Undoes every pending change in reverse order. Keeps going past failures; returns
     /// them all. The journal file is removed when everything was undone.
     pub fn undo_all(&mut self) -> Vec<String> {
+        let failures = self.undo_while(|pending| !pending.is_empty());
+        if failures.is_empty() && !self.keep {
+            let _ = fs::remove_file(&self.path);
+        } else {
+            self.keep = true;
+        }
+        failures
+    }
+
+    fn undo_while(&mut self, more: impl Fn(&[(u64, Change)]) -> bool) -> Vec<String> {
         let mut failures = Vec::new();
-        while let Some((seq, change)) = self.pending.pop() {
+        while more(&self.pending) {
+            let Some((seq, change)) = self.pending.pop() else {
+                break;
+            };
             match undo(&change) {
                 Ok(()) => {
                     if let Err(e) = self.append(&Line::Undone { undone: seq }) {
@@ -161,11 +191,6 @@ impl Journal {
                 }
                 Err(e) => failures.push(format!("{}: {e}", describe(&change))),
             }
-        }
-        if failures.is_empty() && !self.keep {
-            let _ = fs::remove_file(&self.path);
-        } else {
-            self.keep = true;
         }
         failures
     }
@@ -232,6 +257,7 @@ pub fn describe(change: &Change) -> String {
             format!("blkio throttle of {device} in {}", control.display())
         }
         Change::Processes { run_id } => format!("processes of run {run_id}"),
+        Change::Cgroup { path } => format!("cgroup {}", path.display()),
     }
 }
 
@@ -256,6 +282,7 @@ pub fn undo(change: &Change) -> Result<(), String> {
             }
         }
         Change::Mount { target } => sys::unmount(target, Duration::from_secs(20)),
+        Change::Cgroup { path } => crate::cgroup::remove(path),
         Change::SysfsWrite {
             path,
             previous,

@@ -7,17 +7,20 @@
 //! writes the result bundle. See docs/lab.md.
 
 pub mod bundle;
+pub mod cgroup;
 pub mod companion;
 pub mod experiment;
 pub mod fault;
 pub mod hlog;
 pub mod hostfacts;
 pub mod hostseries;
+pub mod hostsettings;
 pub mod isolation;
 pub mod java;
 pub mod jdk_lookup;
 pub mod jmh;
 pub mod journal;
+pub mod measure;
 pub mod pressure;
 pub mod runner;
 pub mod safepoints;

@@ -12,9 +12,12 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::Serialize;
 
 use crate::bundle;
-use crate::experiment::{Companion, Experiment, Role, TmpLocation, Variant};
+use crate::experiment::{
+    Companion, Experiment, GcLogLocation, Role, Schedule, TmpLocation, Variant,
+};
 use crate::fault::{self, SlowDevice};
 use crate::hostseries::Sampler;
+use crate::hostsettings;
 use crate::isolation;
 use crate::java::{self, Jdk};
 use crate::journal::{self, Change, Journal};
@@ -52,7 +55,15 @@ pub struct VariantProgress {
     /// Max so far, ms (None: not recorded by this experiment).
     pub max_hiccup_ms: Option<f64>,
     pub max_safepoint_ms: Option<f64>,
-    pub running: bool,
+    pub state: RunState,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// Its turn has not come yet (`schedule = "one-by-one"`).
+    Waiting,
+    Running,
+    Exited,
 }
 
 /// Receives what the run is doing (the CLI shows a progress bar).
@@ -72,6 +83,8 @@ pub struct Instance {
     pub tmp: TmpLocation,
     /// Directory bound over the JVM's /tmp (None for the host's own /tmp).
     pub tmp_dir: Option<PathBuf>,
+    /// Where the JVM writes its GC log (copied into `out_dir` when elsewhere).
+    pub gc_log: Option<PathBuf>,
     pub out_dir: PathBuf,
     pub command: Vec<String>,
     pub pid: Option<u32>,
@@ -81,6 +94,12 @@ pub struct Instance {
     pub early_exit: Option<String>,
     pub companions: Vec<String>,
     pub exit_code: Option<i32>,
+    /// Seconds from start to exit, when the JVM ended on its own.
+    pub elapsed_s: Option<f64>,
+    /// Host changes made for this variant alone (cgroup, THP).
+    pub host_changes: Vec<String>,
+    /// Measurements the runner itself takes (CPU throttling of the variant's cgroup).
+    pub runner_measurements: Vec<crate::measure::Measurement>,
     #[serde(skip)]
     started_at: Option<SystemTime>,
 }
@@ -137,6 +156,17 @@ pub fn run(
     bundle::prepare_out_dir(&options.out)?;
     let out =
         fs::canonicalize(&options.out).map_err(|e| LabError::io(&options.out, "resolve", e))?;
+    if out.starts_with("/tmp")
+        && experiment
+            .variants
+            .iter()
+            .any(|v| v.tmp != TmpLocation::Host)
+    {
+        return Err(LabError::Experiment(format!(
+            "{}: the bundle may not be under /tmp: the JVMs see a private /tmp and could not write their logs there; choose another --out",
+            out.display()
+        )));
+    }
 
     let stale = journal::stale_journals(&options.state_dir);
     if !stale.is_empty() {
@@ -247,13 +277,17 @@ pub fn run(
                 },
                 tmp: variant.tmp,
                 tmp_dir: None,
+                gc_log: None,
                 out_dir,
                 command: Vec::new(),
                 pid: None,
                 skipped: None,
                 early_exit: None,
+                elapsed_s: None,
                 companions: Vec::new(),
                 exit_code: None,
+                host_changes: Vec::new(),
+                runner_measurements: Vec::new(),
                 started_at: None,
             };
             let dir_name = format!("{}-{}", jdk.label, variant.name);
@@ -272,6 +306,18 @@ pub fn run(
             if let Some(dir) = &tmp_dir {
                 fault::create_dir(&mut journal, dir)?;
             }
+            if let Some(min) = variant.min_jdk.filter(|m| jdk.major < *m) {
+                instance.skipped = Some(format!("needs JDK {min} or later"));
+            }
+            if !root && (variant.cpu_quota.is_some() || !variant.host.is_empty()) {
+                instance
+                    .skipped
+                    .get_or_insert_with(|| "CPU cgroups and host settings need root".to_string());
+            }
+            let gc_log = match (variant.gc_log_on, &tmp_dir) {
+                (GcLogLocation::Tmp, Some(dir)) => dir.join(bundle::GC_LOG),
+                _ => instance.out_dir.join(bundle::GC_LOG),
+            };
             instance.tmp_dir = tmp_dir;
             instance.command = java::command_line(
                 jdk,
@@ -279,8 +325,10 @@ pub fn run(
                 &experiment,
                 variant,
                 &instance.out_dir,
+                &gc_log,
                 duration,
             );
+            instance.gc_log = Some(gc_log);
             instances.push(instance);
         }
     }
@@ -302,6 +350,14 @@ pub fn run(
         fact_paths.push(("tmpfs", &tmpfs_root));
     }
     let host_facts = crate::hostfacts::collect(&fact_paths);
+
+    if !experiment.host.is_empty() {
+        if root {
+            notes.extend(hostsettings::apply(&mut journal, &experiment.host)?);
+        } else {
+            notes.push("host settings skipped: they need root".into());
+        }
+    }
 
     // Stressors first, so every JVM starts under the same stress.
     let stressed_dirs: Vec<PathBuf> = instances
@@ -330,142 +386,64 @@ pub fn run(
     journal.record(Change::Processes {
         run_id: run_id.clone(),
     })?;
-    let mut children: Vec<Option<Child>> = Vec::new();
-    for instance in instances.iter_mut() {
-        if instance.skipped.is_some() {
-            children.push(None);
-            continue;
-        }
-        let output = file_for(&instance.out_dir.join(bundle::WORKLOAD_OUT))?;
-        let mut command = Command::new(&instance.command[0]);
-        command
-            .args(&instance.command[1..])
-            .current_dir(&instance.out_dir)
-            .stdin(Stdio::null())
-            .stdout(
-                output
-                    .try_clone()
-                    .map_err(|e| LabError::io(&instance.out_dir, "open workload.out", e))?,
-            )
-            .stderr(output);
-        isolation::isolate(&mut command, &run_id, instance.tmp_dir.as_deref())
-            .map_err(LabError::Host)?;
-        let child = command.spawn().map_err(|e| {
-            LabError::Host(format!("start {}/{}: {e}", instance.jdk, instance.variant))
-        })?;
-        instance.pid = Some(child.id());
-        instance.started_at = Some(SystemTime::now());
-        children.push(Some(child));
-    }
-    crate::testpoint::hit("started", &stop);
-    check_stop(&stop)?;
 
-    let readers = start_companions(&experiment, &mut instances, &stop);
-
+    let turns = turns(&experiment, &instances);
     let labels: Vec<String> = instances
         .iter()
         .filter(|i| i.skipped.is_none())
         .map(|i| format!("{}/{}", i.jdk, i.variant))
         .collect();
-    observer.started(duration, &labels);
+    let total = duration * turns.len() as u32;
+    observer.started(total, &labels);
     let series_path = out.join(bundle::HOST_SERIES);
     let mut series =
         fs::File::create(&series_path).map_err(|e| LabError::io(&series_path, "create", e))?;
     let _ = writeln!(series, "{}", crate::hostseries::CSV_HEADER);
-    let mut sampler = Sampler::default();
-    let begin = Instant::now();
-    let mut next_tick = begin;
+    let mut watch = Watch {
+        experiment: &experiment,
+        sampler: Sampler::default(),
+        series,
+        begin: Instant::now(),
+        total,
+        stop: &stop,
+    };
     let mut interrupted = false;
-    loop {
-        if stop.load(Ordering::SeqCst) {
-            interrupted = true;
+    let mut cleanup_failures = Vec::new();
+    for (number, turn) in turns.iter().enumerate() {
+        if number > 0 {
+            crate::testpoint::hit("next-turn", &stop);
+        }
+        // Everything recorded from here on belongs to this turn and is undone after it.
+        let mark = journal.mark();
+        let outcome = run_turn(
+            &mut journal,
+            &run_id,
+            &mut instances,
+            turn,
+            duration,
+            &mut watch,
+            &stressors,
+            observer,
+        );
+        match outcome {
+            Ok(TurnEnd::Completed) => {}
+            Ok(TurnEnd::Interrupted) => interrupted = true,
+            Err(e) => {
+                // The run's changes are undone when `journal` drops.
+                stressors.stop();
+                return Err(e);
+            }
+        }
+        cleanup_failures.extend(journal.undo_to(mark));
+        if interrupted {
             break;
         }
-        let now = Instant::now();
-        if now >= next_tick {
-            next_tick += Duration::from_secs(1);
-            let elapsed = now - begin;
-            let sample = sampler.sample(elapsed.as_secs_f64(), &stressors.counters);
-            let _ = writeln!(series, "{}", sample.csv_row());
-            let mut progress = Progress {
-                elapsed,
-                total: duration,
-                variants: Vec::new(),
-            };
-            for (instance, child) in instances.iter_mut().zip(children.iter_mut()) {
-                let Some(child) = child else { continue };
-                let running = match child.try_wait() {
-                    Ok(None) => true,
-                    Ok(Some(status)) => {
-                        if instance.early_exit.is_none() {
-                            instance.early_exit = Some(format!("exited early: {status}"));
-                        }
-                        false
-                    }
-                    Err(_) => false,
-                };
-                let max_hiccup_ms = experiment.workload.hiccup_agent.then(|| {
-                    crate::hlog::read_interval_log(
-                        &instance.out_dir.join(bundle::HICCUP_LOG),
-                        true,
-                        0.0,
-                    )
-                    .map(|(h, _)| h.max() as f64 / 1e6)
-                    .unwrap_or(0.0)
-                });
-                let max_safepoint_ms = experiment.workload.gc_log.as_ref().map(|_| {
-                    crate::safepoints::read(&instance.out_dir.join(bundle::GC_LOG))
-                        .map(|points| points.iter().map(|p| p.total_ms).fold(0.0, f64::max))
-                        .unwrap_or(0.0)
-                });
-                progress.variants.push(VariantProgress {
-                    label: format!("{}/{}", instance.jdk, instance.variant),
-                    max_hiccup_ms,
-                    max_safepoint_ms,
-                    running,
-                });
-            }
-            observer.tick(&progress);
-            if elapsed >= duration || progress.variants.iter().all(|v| !v.running) {
-                break;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(100));
     }
     observer.finished();
     crate::testpoint::hit("stopping", &stop);
-
-    // Stop the JVMs politely (they flush their logs), then the rest.
-    for child in children.iter().flatten() {
-        // SAFETY: signalling our own child's process group.
-        unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
-    }
-    let deadline = Instant::now() + Duration::from_secs(15);
-    for (instance, child) in instances.iter_mut().zip(children.iter_mut()) {
-        let Some(child) = child else { continue };
-        loop {
-            match child.try_wait() {
-                Ok(Some(status)) => {
-                    instance.exit_code = status.code();
-                    break;
-                }
-                Err(_) => break,
-                Ok(None) if Instant::now() >= deadline => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    instance
-                        .early_exit
-                        .get_or_insert_with(|| "did not stop on SIGTERM; killed".into());
-                    break;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            }
-        }
-    }
-    readers.stop();
     stressors.stop();
     drop(stressors);
-    let cleanup_failures = journal.undo_all();
+    cleanup_failures.extend(journal.undo_all());
     drop(journal);
 
     Ok(Finished {
@@ -486,6 +464,282 @@ pub fn run(
         fault_injection,
         duration,
     })
+}
+
+/// A group of instances that run at the same time.
+struct Turn {
+    instances: Vec<usize>,
+    /// Host settings while this turn runs.
+    host: crate::experiment::HostSettings,
+}
+
+/// `together`: one turn with every instance of every JDK. `one-by-one`: one turn per
+/// instance, JDK by JDK in variant order.
+fn turns(experiment: &Experiment, instances: &[Instance]) -> Vec<Turn> {
+    let runnable: Vec<usize> = (0..instances.len())
+        .filter(|&i| instances[i].skipped.is_none())
+        .collect();
+    match experiment.schedule {
+        Schedule::Together => vec![Turn {
+            instances: runnable,
+            host: Default::default(),
+        }],
+        Schedule::OneByOne => runnable
+            .into_iter()
+            .map(|i| Turn {
+                instances: vec![i],
+                host: experiment
+                    .variants
+                    .iter()
+                    .find(|v| v.name == instances[i].variant)
+                    .map(|v| v.host.clone())
+                    .unwrap_or_default(),
+            })
+            .collect(),
+    }
+}
+
+/// What every turn shares: the host sampler, the progress clock, the stop flag.
+struct Watch<'a> {
+    experiment: &'a Experiment,
+    sampler: Sampler,
+    series: fs::File,
+    begin: Instant,
+    total: Duration,
+    stop: &'a Arc<AtomicBool>,
+}
+
+enum TurnEnd {
+    Completed,
+    Interrupted,
+}
+
+/// Runs one turn: host settings and cgroups, the JVMs and their companions, until the
+/// duration is over, every JVM has exited, or the run is stopped; then stops the JVMs and
+/// moves GC logs kept in a variant's /tmp into the bundle. The caller undoes the turn's
+/// host changes.
+#[allow(clippy::too_many_arguments)]
+fn run_turn(
+    journal: &mut Journal,
+    run_id: &str,
+    instances: &mut [Instance],
+    turn: &Turn,
+    duration: Duration,
+    watch: &mut Watch<'_>,
+    stressors: &Stressors,
+    observer: &mut dyn Observer,
+) -> Result<TurnEnd, LabError> {
+    let stop = watch.stop;
+    let host_notes = if turn.host.is_empty() {
+        Vec::new()
+    } else {
+        hostsettings::apply(journal, &turn.host)?
+    };
+    for &index in &turn.instances {
+        instances[index]
+            .host_changes
+            .extend(host_notes.iter().cloned());
+    }
+    let mut children: Vec<(usize, Child)> = Vec::new();
+    let mut cgroups: Vec<(usize, PathBuf)> = Vec::new();
+    for &index in &turn.instances {
+        let instance = &mut instances[index];
+        let variant = watch
+            .experiment
+            .variants
+            .iter()
+            .find(|v| v.name == instance.variant)
+            .cloned();
+        let Some(variant) = variant else { continue };
+        let cgroup_procs = match variant.cpu_quota {
+            Some(cpus) => {
+                let name = format!("{}-{}", instance.jdk, instance.variant);
+                let procs = crate::cgroup::create_cpu_limited(journal, run_id, &name, cpus)?;
+                instance
+                    .host_changes
+                    .push(format!("CPU cgroup {} limited to {cpus} CPU", name));
+                Some(procs)
+            }
+            None => None,
+        };
+        if variant.thp_disabled {
+            instance.host_changes.push(
+                "transparent huge pages disabled for this process (PR_SET_THP_DISABLE)".into(),
+            );
+        }
+        let output = file_for(&instance.out_dir.join(bundle::WORKLOAD_OUT))?;
+        let mut command = Command::new(&instance.command[0]);
+        command
+            .args(&instance.command[1..])
+            .current_dir(&instance.out_dir)
+            .stdin(Stdio::null())
+            .stdout(
+                output
+                    .try_clone()
+                    .map_err(|e| LabError::io(&instance.out_dir, "open workload.out", e))?,
+            )
+            .stderr(output);
+        isolation::isolate(
+            &mut command,
+            run_id,
+            isolation::Isolation {
+                tmp: instance.tmp_dir.as_deref(),
+                cgroup_procs: cgroup_procs.as_deref(),
+                thp_disabled: variant.thp_disabled,
+            },
+        )
+        .map_err(LabError::Host)?;
+        let child = command.spawn().map_err(|e| {
+            LabError::Host(format!("start {}/{}: {e}", instance.jdk, instance.variant))
+        })?;
+        instance.pid = Some(child.id());
+        instance.started_at = Some(SystemTime::now());
+        children.push((index, child));
+        if let Some(procs) = cgroup_procs {
+            cgroups.push((index, procs));
+        }
+    }
+    crate::testpoint::hit("started", stop);
+    if stop.load(Ordering::SeqCst) {
+        stop_children(instances, &mut children);
+        return Ok(TurnEnd::Interrupted);
+    }
+    let readers = start_companions(watch.experiment, instances, &turn.instances, stop);
+
+    let turn_begin = Instant::now();
+    let mut next_tick = turn_begin;
+    let mut end = TurnEnd::Completed;
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            end = TurnEnd::Interrupted;
+            break;
+        }
+        let now = Instant::now();
+        if now >= next_tick {
+            next_tick += Duration::from_secs(1);
+            let elapsed = now - watch.begin;
+            let sample = watch
+                .sampler
+                .sample(elapsed.as_secs_f64(), &stressors.counters);
+            let _ = writeln!(watch.series, "{}", sample.csv_row());
+            let mut any_running = false;
+            for (index, child) in children.iter_mut() {
+                let instance = &mut instances[*index];
+                if instance.exit_code.is_some() || instance.early_exit.is_some() {
+                    continue;
+                }
+                match child.try_wait() {
+                    Ok(None) => any_running = true,
+                    Ok(Some(status)) => {
+                        instance.exit_code = status.code();
+                        instance.elapsed_s = instance
+                            .started_at
+                            .and_then(|t| t.elapsed().ok())
+                            .map(|d| d.as_secs_f64());
+                        if !status.success() {
+                            instance.early_exit = Some(format!("exited early: {status}"));
+                        }
+                    }
+                    Err(e) => instance.early_exit = Some(format!("lost: {e}")),
+                }
+            }
+            let progress = Progress {
+                elapsed,
+                total: watch.total,
+                variants: instances
+                    .iter()
+                    .filter(|i| i.skipped.is_none())
+                    .map(|i| progress_of(watch.experiment, i))
+                    .collect(),
+            };
+            observer.tick(&progress);
+            if now - turn_begin >= duration || !any_running {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    stop_children(instances, &mut children);
+    readers.stop();
+    for (index, procs) in &cgroups {
+        instances[*index].runner_measurements = crate::cgroup::throttling(procs);
+    }
+    // GC logs kept on the variant's own /tmp go into the bundle before that /tmp goes away.
+    for &index in &turn.instances {
+        let instance = &mut instances[index];
+        let target = instance.out_dir.join(bundle::GC_LOG);
+        if let Some(log) = instance.gc_log.clone().filter(|l| *l != target) {
+            if log.exists() {
+                fs::copy(&log, &target).map_err(|e| LabError::io(&log, "copy the GC log", e))?;
+            }
+        }
+    }
+    Ok(end)
+}
+
+/// Stops a turn's JVMs politely (they flush their logs), killing those that do not stop
+/// within 15 s.
+fn stop_children(instances: &mut [Instance], children: &mut [(usize, Child)]) {
+    for (index, child) in children.iter() {
+        if instances[*index].exit_code.is_none() {
+            // SAFETY: signalling our own child's process group.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(15);
+    for (index, child) in children.iter_mut() {
+        let instance = &mut instances[*index];
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    if instance.exit_code.is_none() {
+                        instance.exit_code = status.code();
+                    }
+                    break;
+                }
+                Err(_) => break,
+                Ok(None) if Instant::now() >= deadline => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    instance
+                        .early_exit
+                        .get_or_insert_with(|| "did not stop on SIGTERM; killed".into());
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+    }
+}
+
+/// One instance's progress line: its maxima so far, read from its logs.
+fn progress_of(experiment: &Experiment, instance: &Instance) -> VariantProgress {
+    let started = instance.pid.is_some();
+    let max_hiccup_ms = (started && experiment.workload.hiccup_agent).then(|| {
+        crate::hlog::read_interval_log(&instance.out_dir.join(bundle::HICCUP_LOG), true, 0.0)
+            .map(|(h, _)| h.max() as f64 / 1e6)
+            .unwrap_or(0.0)
+    });
+    let max_safepoint_ms = match (&instance.gc_log, &experiment.workload.gc_log) {
+        (Some(log), Some(_)) if started => Some(
+            crate::safepoints::read(log)
+                .map(|points| points.iter().map(|p| p.total_ms).fold(0.0, f64::max))
+                .unwrap_or(0.0),
+        ),
+        _ => None,
+    };
+    VariantProgress {
+        label: format!("{}/{}", instance.jdk, instance.variant),
+        max_hiccup_ms,
+        max_safepoint_ms,
+        state: if !started {
+            RunState::Waiting
+        } else if instance.exit_code.is_some() || instance.early_exit.is_some() {
+            RunState::Exited
+        } else {
+            RunState::Running
+        },
+    }
 }
 
 fn check_stop(stop: &AtomicBool) -> Result<(), LabError> {
@@ -523,11 +777,13 @@ impl Companions {
 fn start_companions(
     experiment: &Experiment,
     instances: &mut [Instance],
+    turn: &[usize],
     run_stop: &Arc<AtomicBool>,
 ) -> Companions {
     let stop = Arc::new(AtomicBool::new(false));
     let mut threads = Vec::new();
-    for instance in instances.iter_mut() {
+    for &index in turn {
+        let instance = &mut instances[index];
         let Some(pid) = instance.pid else { continue };
         let variant: &Variant = match experiment
             .variants

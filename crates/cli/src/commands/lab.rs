@@ -10,7 +10,7 @@ use clap::Subcommand;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use pauselab_lab::bundle::Outcome;
 use pauselab_lab::experiment::{Experiment, BUILTIN};
-use pauselab_lab::runner::{Observer, Progress, VariantProgress};
+use pauselab_lab::runner::{Observer, Progress, RunState, VariantProgress};
 use pauselab_lab::verdict::{VariantVerdict, Vulnerable};
 use pauselab_lab::{journal, units, RunOptions};
 
@@ -96,20 +96,47 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::new();
     for (name, text) in BUILTIN {
         let e = Experiment::parse(text, name)?;
+        let expected = expected_duration(&e)?;
         rows.push(serde_json::json!({
             "name": e.name,
             "description": e.description,
             "duration": e.duration,
+            "schedule": e.schedule,
+            "expected_duration_s": expected.as_secs(),
             "variants": e.variants.iter().map(|v| v.name.clone()).collect::<Vec<_>>(),
         }));
         if !json {
-            println!("{:<16} {:>4}  {}", e.name, e.duration, e.description);
+            println!(
+                "{:<16} {:>6}  {}",
+                e.name,
+                format!("~{}", human_duration(expected)),
+                e.description
+            );
         }
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        println!("(expected duration on one JDK; each --jdk adds as much)");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Wall time of a run on one JDK: each round of `duration`, plus about 20 s per round to
+/// start and stop the JVMs and set the host up.
+fn expected_duration(e: &Experiment) -> anyhow::Result<Duration> {
+    let round = units::parse_duration(&e.duration).map_err(anyhow::Error::msg)?;
+    let rounds = e.rounds_per_jdk() as u32;
+    Ok((round + Duration::from_secs(20)) * rounds)
+}
+
+fn human_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
 }
 
 fn cleanup(json: bool) -> anyhow::Result<ExitCode> {
@@ -154,6 +181,7 @@ fn cleanup(json: bool) -> anyhow::Result<ExitCode> {
 
 fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (experiment, text) = Experiment::load(&args.experiment)?;
+    let measurement_columns = experiment.measurements.clone();
     let out = args.out.unwrap_or_else(|| {
         PathBuf::from(format!("pauselab-lab-{}-{}", experiment.name, timestamp()))
     });
@@ -179,7 +207,7 @@ fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
         for note in &outcome.notes {
             println!("note: {note}");
         }
-        print_table(&outcome);
+        print_table(&outcome, &measurement_columns);
         println!("bundle: {}", out.display());
     }
     Ok(match outcome.result {
@@ -216,9 +244,10 @@ fn ms(v: Option<f64>) -> String {
     }
 }
 
-fn print_table(outcome: &Outcome) {
+fn print_table(outcome: &Outcome, columns: &[String]) {
+    let w = variant_width(outcome);
     println!(
-        "{:<8} {:<14} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | verdict",
+        "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | verdict",
         "jdk",
         "variant",
         "hiccups",
@@ -233,7 +262,7 @@ fn print_table(outcome: &Outcome) {
         "max"
     );
     println!(
-        "{:<8} {:<14} | {:^39} | {:^37} |",
+        "{:<8} {:<w$} | {:^39} | {:^37} |",
         "", "", "hiccups (ms)", "safepoints (ms)"
     );
     for v in &outcome.variants {
@@ -245,7 +274,7 @@ fn print_table(outcome: &Outcome) {
             _ => verdict_word(v.verdict).to_string(),
         };
         println!(
-            "{:<8} {:<14} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | {}",
+            "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | {}",
             v.jdk,
             v.variant,
             h.map(|h| h.count.to_string()).unwrap_or("-".into()),
@@ -261,6 +290,7 @@ fn print_table(outcome: &Outcome) {
             verdict
         );
     }
+    print_measurements(outcome, columns);
     for j in &outcome.per_jdk {
         println!("{}: {} ({})", j.jdk, result_word(j.vulnerable), j.reason);
     }
@@ -269,6 +299,79 @@ fn print_table(outcome: &Outcome) {
         outcome.experiment,
         result_word(outcome.result)
     );
+}
+
+/// The experiment's chosen measurements, one row per variant (summary.json has them all).
+fn print_measurements(outcome: &Outcome, columns: &[String]) {
+    if columns.is_empty() {
+        return;
+    }
+    let w = variant_width(outcome);
+    let mut header = format!("{:<8} {:<w$} |", "jdk", "variant");
+    let widths: Vec<usize> = columns
+        .iter()
+        .map(|c| short_name(c).len().max(12))
+        .collect();
+    for (column, width) in columns.iter().zip(&widths) {
+        header.push_str(&format!(" {:>width$}", short_name(column)));
+    }
+    println!();
+    println!("{header}");
+    for v in &outcome.variants {
+        let mut row = format!("{:<8} {:<w$} |", v.jdk, v.variant);
+        for (column, width) in columns.iter().zip(&widths) {
+            let cell = v
+                .measurements
+                .iter()
+                .find(|m| &m.name == column)
+                .map(|m| format_measurement(m.value, &m.unit))
+                .unwrap_or_else(|| "-".into());
+            row.push_str(&format!(" {cell:>width$}"));
+        }
+        println!("{row}");
+    }
+    let findings: Vec<String> = outcome
+        .variants
+        .iter()
+        .filter(|v| !v.gc_findings.is_empty())
+        .map(|v| format!("{}/{}: {}", v.jdk, v.variant, v.gc_findings.join(", ")))
+        .collect();
+    if !findings.is_empty() {
+        println!(
+            "GC log findings (pauselab analyze): {}",
+            findings.join("; ")
+        );
+    }
+    println!();
+}
+
+/// Width of the variant column: the longest name.
+fn variant_width(outcome: &Outcome) -> usize {
+    outcome
+        .variants
+        .iter()
+        .map(|v| v.variant.len())
+        .max()
+        .unwrap_or(0)
+        .max("variant".len())
+}
+
+/// `workload.mib_per_s` -> `mib_per_s`: the column header.
+fn short_name(name: &str) -> &str {
+    name.split_once('.').map(|(_, rest)| rest).unwrap_or(name)
+}
+
+fn format_measurement(value: f64, unit: &str) -> String {
+    let number = if value.abs() >= 100.0 || value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.2}")
+    };
+    if unit.is_empty() {
+        number
+    } else {
+        format!("{number} {unit}")
+    }
 }
 
 /// Progress bars on a terminal, plain lines every 10 s otherwise.
@@ -362,7 +465,11 @@ fn describe(v: &VariantProgress) -> String {
         v.label,
         show(v.max_hiccup_ms),
         show(v.max_safepoint_ms),
-        if v.running { "" } else { "  (exited)" }
+        match v.state {
+            RunState::Waiting => "  (waiting for its turn)",
+            RunState::Running => "",
+            RunState::Exited => "  (exited)",
+        }
     )
 }
 

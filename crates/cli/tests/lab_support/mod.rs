@@ -58,6 +58,19 @@ impl TestEnv {
         self.dir.join("stall.toml").display().to_string()
     }
 
+    /// Another test experiment of tests/lab/, next to the compiled workload.
+    pub fn experiment_named(&self, file: &str) -> String {
+        let target = self.dir.join(file);
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/lab")
+                .join(file),
+            &target,
+        )
+        .unwrap();
+        target.display().to_string()
+    }
+
     pub fn out(&self) -> String {
         self.dir.join("out").display().to_string()
     }
@@ -120,12 +133,22 @@ impl TestEnv {
                 let is_ours = env.split(|&b| b == 0).any(|kv| kv == marker.as_bytes());
                 let is_child = env
                     .split(|&b| b == 0)
-                    .any(|kv| kv.starts_with(b"PAUSELAB_LAB_RUN=test-stall"));
+                    .any(|kv| kv.starts_with(b"PAUSELAB_LAB_RUN=test-"));
                 let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
                     .map(|s| !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z'))
                     .unwrap_or(false);
                 if is_ours && is_child && alive {
                     left.push(format!("process {pid}"));
+                }
+            }
+        }
+        for root in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup"] {
+            if let Ok(entries) = std::fs::read_dir(root) {
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if name.starts_with("pauselab-test-") {
+                        left.push(format!("cgroup {}", e.path().display()));
+                    }
                 }
             }
         }
@@ -143,6 +166,16 @@ impl TestEnv {
         let left = self.leftovers();
         assert!(left.is_empty(), "left behind: {left:#?}");
     }
+}
+
+/// The summary of variant `name` in a verdict.json.
+pub fn variant_named<'a>(verdict: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    verdict["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["variant"] == name)
+        .unwrap_or_else(|| panic!("no variant {name} in {verdict}"))
 }
 
 impl Drop for TestEnv {

@@ -1,0 +1,170 @@
+//! The runner's per-variant host changes against the real host: a CPU cgroup with a CFS
+//! quota (throttling measured, cgroup removed), a host setting held only during one
+//! variant's turn (restored, also after SIGKILL and `lab cleanup`), variants one by one,
+//! and the built-in gclog-io experiment on the slow device. These need root.
+
+mod lab_support;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use lab_support::variant_named as variant;
+use lab_support::*;
+use serde_json::Value;
+
+const SCAN_SLEEP: &str = "/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs";
+
+fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn measurement(variant: &Value, name: &str) -> Option<f64> {
+    variant["measurements"]
+        .as_array()?
+        .iter()
+        .find(|m| m["name"] == name)?["value"]
+        .as_f64()
+}
+
+#[test]
+fn quota_cgroup_and_host_setting_one_by_one() {
+    let Some(env) = TestEnv::new() else { return };
+    let Ok(before) = std::fs::read_to_string(SCAN_SLEEP) else {
+        eprintln!("skipped: {SCAN_SLEEP} does not exist on this kernel");
+        return;
+    };
+    assert_ne!(before.trim(), "10007", "the test's value is already set");
+    let experiment = env.experiment_named("quota.toml");
+    let output = env
+        .lab(&["run", &experiment, "--out", &env.out(), "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.code().is_some(), "{stderr}");
+    let verdict: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    env.assert_clean();
+    assert_eq!(std::fs::read_to_string(SCAN_SLEEP).unwrap(), before);
+
+    let quota = variant(&verdict, "quota");
+    let free = variant(&verdict, "free");
+    // 0.05 CPU cannot start a JVM without being throttled.
+    let periods = measurement(quota, "cgroup.periods").expect("cgroup.periods measured");
+    let throttled = measurement(quota, "cgroup.throttled_periods").unwrap();
+    assert!(periods > 0.0 && throttled > 0.0, "{quota}");
+    assert!(measurement(quota, "cgroup.throttled_ms").unwrap() > 0.0);
+    assert!(measurement(free, "cgroup.periods").is_none(), "{free}");
+    // The GC log is read by pauselab-gclog into measurements.
+    assert!(measurement(free, "gc.pauses").unwrap() >= 0.0, "{free}");
+    // The host setting was held during the quota variant's turn only.
+    let changes = quota["host_changes"].to_string();
+    assert!(
+        changes.contains(SCAN_SLEEP) && changes.contains("10007"),
+        "{changes}"
+    );
+    let free_changes = free["host_changes"].to_string();
+    assert!(!free_changes.contains(SCAN_SLEEP), "{free_changes}");
+    assert!(
+        free_changes.contains("PR_SET_THP_DISABLE"),
+        "{free_changes}"
+    );
+
+    // One after the other: the second started after the first one's turn.
+    let manifest = read_json(&std::path::Path::new(&env.out()).join("manifest.json"));
+    let starts: Vec<f64> = manifest["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["start_time_s"].as_f64().unwrap())
+        .collect();
+    assert_eq!(starts.len(), 2);
+    assert!(starts[1] - starts[0] >= 7.0, "{starts:?}");
+}
+
+#[test]
+fn sigkill_during_a_turn_then_cleanup_restores_the_host() {
+    let Some(env) = TestEnv::new() else { return };
+    let Ok(before) = std::fs::read_to_string(SCAN_SLEEP) else {
+        return;
+    };
+    let experiment = env.experiment_named("quota.toml");
+    let mut child = env
+        .lab(&["run", &experiment, "--out", &env.out()])
+        .env("PAUSELAB_LAB_TESTPOINT", "next-turn")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        assert!(Instant::now() < deadline, "never reached the second turn");
+        match lines.next() {
+            Some(Ok(line)) if line.contains("pauselab-testpoint next-turn") => break,
+            Some(Ok(_)) => continue,
+            _ => panic!("run ended early: {:?}", child.wait()),
+        }
+    }
+    std::thread::spawn(move || for _ in lines {});
+    // The first turn's changes are undone; the journal still holds the run.
+    // SAFETY: signalling our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGKILL) }, 0);
+    child.wait().unwrap();
+    assert!(!env.leftovers().is_empty(), "SIGKILL left nothing to clean");
+    let output = env.lab(&["cleanup"]).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    env.assert_clean();
+    assert_eq!(std::fs::read_to_string(SCAN_SLEEP).unwrap(), before);
+}
+
+#[test]
+fn gclog_io_sync_log_stalls_and_the_analyzer_says_why() {
+    let Some(env) = TestEnv::new() else { return };
+    let output = env
+        .lab(&[
+            "run",
+            "gclog-io",
+            "--duration",
+            "45s",
+            "--out",
+            &env.out(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let verdict: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    env.assert_clean();
+    let sync = variant(&verdict, "sync-log");
+    assert_eq!(sync["verdict"], "stalls", "{sync}");
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    let findings = sync["gc_findings"].to_string();
+    assert!(findings.contains("stopped_gt_gc"), "{findings}");
+    // The GC log written to the variant's stressed /tmp was copied into the bundle.
+    let out = std::path::PathBuf::from(env.out());
+    for name in ["sync-log", "async-log", "tmpfs-log"] {
+        let dir = out.join("variants").join(format!(
+            "{name}-{}",
+            variant(&verdict, name)["jdk"].as_str().unwrap()
+        ));
+        let log = std::fs::read_to_string(dir.join("gc.log")).unwrap();
+        assert!(log.contains("Safepoint"), "{name}: {}", dir.display());
+    }
+    // The GC itself is short; the safepoint around it is not.
+    let sync_max = sync["safepoints"]["max_ms"].as_f64().unwrap();
+    assert!(
+        measurement(sync, "gc.max_pause_ms").unwrap() * 3.0 < sync_max,
+        "{sync}"
+    );
+    for mitigation in ["async-log", "tmpfs-log"] {
+        let max = variant(&verdict, mitigation)["safepoints"]["max_ms"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            max * 2.0 < sync_max,
+            "{mitigation}: {max} ms vs sync {sync_max} ms"
+        );
+    }
+}
