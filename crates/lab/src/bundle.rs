@@ -246,6 +246,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
         match rule.metric {
             Metric::Hiccup => s.hiccups.clone(),
             Metric::Safepoint => s.safepoints.clone(),
+            Metric::JmhScore => None,
         }
     };
     let mut per_jdk = Vec::new();

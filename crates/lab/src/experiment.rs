@@ -223,14 +223,26 @@ pub enum Companion {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VerdictRule {
-    /// `hiccup` (the agent's log) or `safepoint` (the GC log).
+    /// `hiccup` (the agent's log), `safepoint` (the GC log) or `jmh-score`.
     pub metric: Metric,
-    /// A variant stalls when its p99.9 or max is at least `margin` times the baseline's...
+    /// A variant stalls when its p99.9 or max is at least `margin` times the baseline's
+    /// (`jmh-score`: is slower when its cost per operation is)...
     pub margin: f64,
-    /// ...and at least `floor_ms`.
+    /// ...and at least `floor_ms` (pause metrics).
+    #[serde(default)]
     pub floor_ms: f64,
-    /// Inconclusive when the baseline's own max exceeds this: the host is too noisy.
+    /// Inconclusive when the baseline's own max exceeds this: the host is too noisy
+    /// (pause metrics).
+    #[serde(default)]
     pub noise_ms: f64,
+    /// `jmh-score`: inconclusive when the baseline's JMH error exceeds this fraction of
+    /// its score.
+    #[serde(default = "half")]
+    pub max_baseline_error: f64,
+}
+
+fn half() -> f64 {
+    0.5
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -238,6 +250,8 @@ pub struct VerdictRule {
 pub enum Metric {
     Hiccup,
     Safepoint,
+    /// JMH's primary score (`jmh.score`), as a cost ratio against the baseline's.
+    JmhScore,
 }
 
 impl Experiment {
@@ -306,7 +320,11 @@ impl Experiment {
                 .map_err(|e| LabError::Experiment(format!("{origin}: fault: {e}")))?;
         }
         let r = &self.verdict;
-        if !(r.margin >= 1.0 && r.floor_ms >= 0.0 && r.noise_ms > 0.0) {
+        if r.metric == Metric::JmhScore {
+            if !(r.margin >= 1.0 && r.max_baseline_error > 0.0) {
+                return bad("verdict: margin must be >= 1, max_baseline_error > 0".into());
+            }
+        } else if !(r.margin >= 1.0 && r.floor_ms >= 0.0 && r.noise_ms > 0.0) {
             return bad("verdict: margin must be >= 1, floor_ms >= 0, noise_ms > 0".into());
         }
         Ok(())

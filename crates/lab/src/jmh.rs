@@ -7,6 +7,9 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::experiment::{Role, VerdictRule};
+use crate::verdict::{Judgement, VariantVerdict, Vulnerable};
+
 /// Where a JMH variant writes its results: `-rff {out_dir}/jmh.json`.
 pub const RESULT_FILE: &str = "jmh.json";
 
@@ -49,7 +52,7 @@ pub struct Reading {
 pub fn read(path: &Path) -> Result<Vec<BenchmarkResult>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         format!(
-            "{}: cannot read the JMH result: {e} (JMH writes it when the run ends; see workload.out)",
+            "{}: cannot read the JMH result: {e} (JMH writes it when it finishes: did it finish within the run's duration? see workload.out)",
             path.display()
         )
     })?;
@@ -278,6 +281,123 @@ pub fn judge_cost(
     })
 }
 
+/// One variant of one JDK, for [`judge_jdk`].
+#[derive(Debug, Clone)]
+pub struct CostInput {
+    pub variant: String,
+    pub role: Role,
+    /// None when the variant gave no JMH result.
+    pub score: Option<Score>,
+}
+
+/// The `jmh-score` verdict of one JDK: a judgement per variant (None: no score, the
+/// variant keeps its failed/skipped verdict) and the JDK's answer with its reason.
+pub fn judge_jdk(
+    rule: &VerdictRule,
+    baseline: &str,
+    inputs: &[CostInput],
+) -> (Vec<Option<Judgement>>, Vulnerable, String) {
+    let base = inputs
+        .iter()
+        .find(|i| i.variant == baseline)
+        .and_then(|i| i.score.as_ref());
+    let mut judgements = Vec::new();
+    let mut subjects = Vec::new();
+    for input in inputs {
+        let judgement = match (&input.score, base) {
+            (None, _) => None,
+            _ if input.variant == baseline => Some(Judgement {
+                verdict: VariantVerdict::Baseline,
+                evidence: format!(
+                    "the baseline: {}",
+                    format_score(input.score.as_ref().unwrap())
+                ),
+            }),
+            (Some(_), None) => Some(Judgement {
+                verdict: VariantVerdict::NoData,
+                evidence: "the baseline has no JMH result".into(),
+            }),
+            (Some(score), Some(base)) => {
+                Some(match judge_cost(rule.margin, score, base, baseline) {
+                    Some(c) => {
+                        if input.role == Role::Subject {
+                            subjects.push((input.variant.clone(), c.clone()));
+                        }
+                        Judgement {
+                            verdict: if c.slower {
+                                VariantVerdict::Slower
+                            } else {
+                                VariantVerdict::NotSlower
+                            },
+                            evidence: c.evidence,
+                        }
+                    }
+                    None => Judgement {
+                        verdict: VariantVerdict::Failed,
+                        evidence: format!(
+                            "score in {} cannot be compared with the baseline's {}",
+                            score.unit, base.unit
+                        ),
+                    },
+                })
+            }
+        };
+        judgements.push(judgement);
+    }
+    let (answer, reason) = jdk_answer(rule, baseline, base, &subjects);
+    (judgements, answer, reason)
+}
+
+fn jdk_answer(
+    rule: &VerdictRule,
+    baseline: &str,
+    base: Option<&Score>,
+    subjects: &[(String, CostJudgement)],
+) -> (Vulnerable, String) {
+    let Some(base) = base else {
+        return (
+            Vulnerable::Inconclusive,
+            "the baseline variant gave no JMH result".into(),
+        );
+    };
+    if let Some((name, c)) = subjects.iter().find(|(_, c)| c.slower) {
+        return (
+            Vulnerable::Yes,
+            format!(
+                "{name} costs {:.2}x {baseline} per operation ({:+.0}%)",
+                c.cost.ratio,
+                (c.cost.ratio - 1.0) * 100.0
+            ),
+        );
+    }
+    match base.error {
+        None => {
+            return (
+                Vulnerable::Inconclusive,
+                "JMH gave no error for the baseline (too few iterations): cannot tell".into(),
+            )
+        }
+        Some(error) if error / base.value > rule.max_baseline_error => {
+            return (
+                Vulnerable::Inconclusive,
+                format!(
+                    "noise too high: the baseline's error is {:.0}% of its score (limit {:.0}%)",
+                    100.0 * error / base.value,
+                    100.0 * rule.max_baseline_error
+                ),
+            )
+        }
+        Some(_) => {}
+    }
+    match subjects.first() {
+        None => (
+            Vulnerable::Inconclusive,
+            "no subject variant gave a JMH result".into(),
+        ),
+        Some((name, c)) => (Vulnerable::No, format!("{name}: {}", c.evidence)),
+    }
+}
+
 /// `7.85 +- 1.20 us/op`.
 pub fn format_score(score: &Score) -> String {
     match score.error {
@@ -501,6 +621,101 @@ mod tests {
             noisy.evidence
         );
         assert!(judge_cost(1.5, &score(5.0, None, "ops/s"), &base, "jfr-off").is_none());
+    }
+
+    fn rule() -> VerdictRule {
+        VerdictRule {
+            metric: crate::experiment::Metric::JmhScore,
+            margin: 1.5,
+            floor_ms: 0.0,
+            noise_ms: 0.0,
+            max_baseline_error: 0.5,
+        }
+    }
+
+    fn input(variant: &str, role: Role, s: Option<Score>) -> CostInput {
+        CostInput {
+            variant: variant.into(),
+            role,
+            score: s,
+        }
+    }
+
+    #[test]
+    fn jdk_answers() {
+        let off = || Some(score(2.35, Some(0.257), "us/op"));
+        let setups = |on: Option<Score>| {
+            vec![
+                input("jfr-off", Role::Baseline, off()),
+                input(
+                    "event-disabled",
+                    Role::Mitigation,
+                    Some(score(2.138, Some(0.239), "us/op")),
+                ),
+                input("event-enabled", Role::Subject, on),
+            ]
+        };
+        let (judgements, answer, reason) = judge_jdk(
+            &rule(),
+            "jfr-off",
+            &setups(Some(score(8.692, Some(2.132), "us/op"))),
+        );
+        let verdicts: Vec<VariantVerdict> = judgements
+            .iter()
+            .map(|j| j.as_ref().unwrap().verdict)
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                VariantVerdict::Baseline,
+                VariantVerdict::NotSlower,
+                VariantVerdict::Slower
+            ]
+        );
+        assert_eq!(answer, Vulnerable::Yes);
+        assert_eq!(
+            reason,
+            "event-enabled costs 3.70x jfr-off per operation (+270%)"
+        );
+
+        let (_, answer, reason) = judge_jdk(
+            &rule(),
+            "jfr-off",
+            &setups(Some(score(2.5, Some(0.2), "us/op"))),
+        );
+        assert_eq!(answer, Vulnerable::No);
+        assert!(
+            reason.starts_with("event-enabled: 1.06x jfr-off"),
+            "{reason}"
+        );
+
+        // No result from the subject: its own verdict stays, the answer is inconclusive.
+        let (judgements, answer, _) = judge_jdk(&rule(), "jfr-off", &setups(None));
+        assert!(judgements[2].is_none());
+        assert_eq!(answer, Vulnerable::Inconclusive);
+
+        // A noisy baseline cannot say "no"...
+        let mut noisy = setups(Some(score(2.5, Some(0.2), "us/op")));
+        noisy[0].score = Some(score(2.35, Some(1.5), "us/op"));
+        let (_, answer, reason) = judge_jdk(&rule(), "jfr-off", &noisy);
+        assert_eq!(answer, Vulnerable::Inconclusive);
+        assert!(reason.contains("64% of its score"), "{reason}");
+        // ...nor can one without an error.
+        noisy[0].score = Some(score(2.35, None, "us/op"));
+        assert_eq!(
+            judge_jdk(&rule(), "jfr-off", &noisy).1,
+            Vulnerable::Inconclusive
+        );
+
+        // No baseline result.
+        let mut none = setups(Some(score(8.0, Some(1.0), "us/op")));
+        none[0].score = None;
+        let (judgements, answer, _) = judge_jdk(&rule(), "jfr-off", &none);
+        assert_eq!(answer, Vulnerable::Inconclusive);
+        assert_eq!(
+            judgements[2].as_ref().unwrap().verdict,
+            VariantVerdict::NoData
+        );
     }
 
     #[test]

@@ -18,6 +18,11 @@ pub enum VariantVerdict {
     Failed,
     /// Judged against a baseline that has no data.
     NoData,
+    /// `jmh-score`: costs at least `margin` times the baseline per operation, beyond the
+    /// error bars.
+    Slower,
+    /// `jmh-score`: within the margin or the error bars.
+    NotSlower,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -151,6 +156,7 @@ mod tests {
             margin: 3.0,
             floor_ms: 200.0,
             noise_ms: 300.0,
+            max_baseline_error: 0.5,
         }
     }
 

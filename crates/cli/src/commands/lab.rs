@@ -233,6 +233,8 @@ fn verdict_word(v: VariantVerdict) -> &'static str {
         VariantVerdict::Skipped => "skipped",
         VariantVerdict::Failed => "failed",
         VariantVerdict::NoData => "no baseline data",
+        VariantVerdict::Slower => "SLOWER",
+        VariantVerdict::NotSlower => "not slower",
     }
 }
 
