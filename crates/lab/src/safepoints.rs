@@ -1,7 +1,11 @@
 //! Safepoint pauses from the GC log the lab asks every variant to write
-//! (`-Xlog:...safepoint:file=gc.log:uptime,level,tags`, JDK 9+ unified logging).
+//! (`-Xlog:...safepoint:file=gc.log:uptime,level,tags`), parsed by pauselab-gclog's line
+//! parser: JDK 17+ `Safepoint "..."` lines and JDK 9-16 "Total time for which application
+//! threads were stopped" lines alike.
 
 use std::path::Path;
+
+use pauselab_gclog::parse::{parse_line as parse_gc_line, Record};
 
 /// One safepoint: start (seconds of JVM uptime) and total duration (ms).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -10,39 +14,32 @@ pub struct Safepoint {
     pub total_ms: f64,
 }
 
-/// Reads every `[safepoint]` line with a `Total: N ns` field (JDK 17+) or a `Total time for
-/// which application threads were stopped: S seconds` (JDK 11). Lines of other tags are skipped.
+/// Every safepoint of the log, in order. Lines of other kinds are skipped; a log still
+/// being written may end in a partial line, which is skipped too.
 pub fn read(path: &Path) -> Result<Vec<Safepoint>, String> {
-    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = String::from_utf8_lossy(&text);
-    Ok(text.lines().filter_map(parse_line).collect())
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(bytes
+        .split(|&b| b == b'\n')
+        .filter_map(parse_line_bytes)
+        .collect())
 }
 
-fn parse_line(line: &str) -> Option<Safepoint> {
-    if !line.contains("[safepoint") {
+fn parse_line_bytes(line: &[u8]) -> Option<Safepoint> {
+    let parsed = parse_gc_line(line).ok()?;
+    let Record::Safepoint(safepoint) = parsed.record else {
         return None;
-    }
-    let number_after = |marker: &str| -> Option<f64> {
-        let rest = line.split(marker).nth(1)?;
-        rest.split_whitespace()
-            .next()?
-            .trim_end_matches(',')
-            .parse()
-            .ok()
     };
-    let total_ms = if line.contains("Safepoint \"") {
-        number_after("Total: ")? / 1e6
-    } else {
-        number_after("Total time for which application threads were stopped: ")? * 1e3
-    };
-    // The uptime decorator comes first: "[12.345s]".
-    let uptime = line.strip_prefix('[')?.split(']').next()?;
-    let uptime_s: f64 = uptime.strip_suffix('s')?.parse().ok()?;
     // The line is written when the safepoint ends.
+    let start_ns = parsed.stamp.minus(safepoint.total_ns).uptime_ns?;
     Some(Safepoint {
-        uptime_s: (uptime_s - total_ms / 1e3).max(0.0),
-        total_ms,
+        uptime_s: start_ns as f64 / 1e9,
+        total_ms: safepoint.total_ns as f64 / 1e6,
     })
+}
+
+#[cfg(test)]
+fn parse_line(line: &str) -> Option<Safepoint> {
+    parse_line_bytes(line.as_bytes())
 }
 
 #[cfg(test)]
