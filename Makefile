@@ -58,8 +58,9 @@ jmh-jfr:
 	$(MVN) install -DskipTests
 	$(JAVA) -cp java/benchmarks/target/pauselab-benchmarks.jar pauselab.bench.JfrOverhead
 
-# The lab's 2-minute acceptance runs (root; changes the host and undoes it): hsperf-mmap with
-# and without fault injection, on JDK 17 and on JDK 17 + 25 in one run.
+# The lab's acceptance runs at default durations (root; changes the host and undoes it):
+# hsperf-mmap with and without fault injection, on JDK 17 and on JDK 17 + 25 in one run,
+# gclog-io on JDK 17 + 25, cpu-quota on JDK 17.
 acceptance: build
 	$(CARGO) test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1 --nocapture
 
