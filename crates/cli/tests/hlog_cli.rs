@@ -245,3 +245,45 @@ fn bad_input_is_one_clear_line_and_exit_1() {
     std::fs::write(&empty, "").unwrap();
     check(&["hlog", empty.to_str().unwrap()], "no interval histograms");
 }
+
+#[test]
+fn stdin_and_gzip_give_the_same_numbers_as_the_file() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let (name, _) = expected().into_iter().next().unwrap();
+    let path = jhiccup_dir().join(&name);
+    let file_json = pauselab(&["hlog", "--json", path.to_str().unwrap()]);
+    assert!(file_json.status.success());
+    let numbers = |out: &[u8]| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_slice(out).unwrap();
+        let file = &mut v["files"][0];
+        file.as_object_mut().unwrap().remove("file");
+        file.clone()
+    };
+    let want = numbers(&file_json.stdout);
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["hlog", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&bytes).unwrap());
+    let from_stdin = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(from_stdin.status.success());
+    assert_eq!(numbers(&from_stdin.stdout), want);
+
+    let gz = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stdin-test.hlog.gz");
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("gzip -c '{}' > '{}'", path.display(), gz.display()))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let from_gz = pauselab(&["hlog", "--json", gz.to_str().unwrap()]);
+    assert!(from_gz.status.success());
+    assert_eq!(numbers(&from_gz.stdout), want);
+}

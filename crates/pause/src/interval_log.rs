@@ -36,7 +36,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
 use base64::Engine as _;
@@ -110,10 +110,11 @@ impl TagFilter {
 /// An error reading or writing an interval log. Display names the file and line.
 #[derive(Debug, thiserror::Error)]
 pub enum IntervalLogError {
+    // The io error is part of the message, not a `source`: printing the chain would
+    // repeat it.
     #[error("{source_name}: {error}")]
     Io {
         source_name: String,
-        #[source]
         error: io::Error,
     },
     #[error("{source_name}:{line}: {message}")]
@@ -148,17 +149,62 @@ pub struct IntervalLogReader<R> {
     done: bool,
 }
 
-impl IntervalLogReader<BufReader<File>> {
-    /// Opens a log file. Errors name the path.
+/// What [`IntervalLogReader::open`] reads from: a file, plain or gzip-compressed, or stdin.
+pub type LogInput = Box<dyn BufRead>;
+
+/// The name [`IntervalLogReader::open`] gives standard input (`-`).
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Whether a file (plain or gzip-compressed) starts like an interval log: a format header,
+/// jHiccup's legend, or V2 histogram payloads within its first 4 KiB.
+pub fn looks_like_interval_log(path: &Path) -> Result<bool, IntervalLogError> {
+    let io_error = |error| IntervalLogError::Io {
+        source_name: path.display().to_string(),
+        error,
+    };
+    let mut input = open_input(path, false).map_err(io_error)?;
+    let mut head = Vec::with_capacity(4096);
+    // A compressed file cut short still has a readable beginning.
+    let _ = io::Read::take(&mut input, 4096).read_to_end(&mut head);
+    let head = String::from_utf8_lossy(&head);
+    Ok(head.contains("#[Histogram log format")
+        || head.contains("\"StartTimestamp\"")
+        || head.contains(",HISTFAAA")
+        || head.contains(",HISTIgAA"))
+}
+
+/// A file (or stdin), decompressed when it starts with the gzip magic.
+fn open_input(path: &Path, is_stdin: bool) -> io::Result<LogInput> {
+    let mut raw: LogInput = if is_stdin {
+        Box::new(BufReader::new(io::stdin()))
+    } else {
+        Box::new(BufReader::new(File::open(path)?))
+    };
+    if raw.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
+        Ok(Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(
+            raw,
+        ))))
+    } else {
+        Ok(raw)
+    }
+}
+
+impl IntervalLogReader<LogInput> {
+    /// Opens a log file (`-` for standard input); gzip-compressed input (`.hlog.gz`, or
+    /// any input starting with the gzip magic) is decompressed on the fly. Errors name
+    /// the path.
     pub fn open(path: &Path) -> Result<Self, IntervalLogError> {
-        let file = File::open(path).map_err(|error| IntervalLogError::Io {
-            source_name: path.display().to_string(),
+        let is_stdin = path == Path::new("-");
+        let name = if is_stdin {
+            STDIN_NAME.to_string()
+        } else {
+            path.display().to_string()
+        };
+        let input = open_input(path, is_stdin).map_err(|error| IntervalLogError::Io {
+            source_name: name.clone(),
             error,
         })?;
-        Ok(IntervalLogReader::new(
-            BufReader::new(file),
-            &path.display().to_string(),
-        ))
+        Ok(IntervalLogReader::new(input, &name))
     }
 }
 

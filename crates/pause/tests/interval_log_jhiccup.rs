@@ -67,3 +67,38 @@ fn every_log_matches_java_counts_and_percentiles() {
         }
     }
 }
+
+#[test]
+fn gzip_compressed_logs_read_the_same_and_truncation_is_an_error() {
+    use std::io::Write;
+    let dir = jhiccup_dir();
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let name = expected.as_object().unwrap().keys().next().unwrap().clone();
+    let plain = std::fs::read(dir.join(&name)).unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(&plain).unwrap();
+    let compressed = encoder.finish().unwrap();
+    let tmp = std::env::temp_dir().join(format!("pauselab-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let gz = tmp.join("log.hlog.gz");
+    std::fs::write(&gz, &compressed).unwrap();
+    let totals = |path: &std::path::Path| -> Result<(usize, u64), String> {
+        let mut intervals = 0;
+        let mut count = 0;
+        for interval in IntervalLogReader::open(path).map_err(|e| e.to_string())? {
+            let interval = interval.map_err(|e| e.to_string())?;
+            intervals += 1;
+            count += interval.histogram.len();
+        }
+        Ok((intervals, count))
+    };
+    let want = totals(&dir.join(&name)).unwrap();
+    assert!(want.0 > 0);
+    assert_eq!(totals(&gz).unwrap(), want);
+    let truncated = tmp.join("truncated.hlog.gz");
+    std::fs::write(&truncated, &compressed[..compressed.len() / 2]).unwrap();
+    let err = totals(&truncated).unwrap_err();
+    assert!(err.contains("truncated.hlog.gz"), "{err}");
+    std::fs::remove_dir_all(&tmp).unwrap();
+}

@@ -12,7 +12,7 @@ use pauselab_report::{table, LogSummary};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Interval logs (jHiccup `.hlog`/`.jHiccup`, the hiccup agent's, pauselab's own)
+    /// Interval logs (jHiccup `.hlog`/`.jHiccup`, the hiccup agent's, pauselab's own), plain or gzip-compressed; `-` reads standard input
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Only intervals with this tag (default: untagged intervals, as HistogramLogProcessor)

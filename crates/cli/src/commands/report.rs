@@ -1,7 +1,7 @@
 //! `pauselab report`: charts, tables and an HTML report from lab bundles, interval logs or
 //! GC logs, and a matrix across hosts and JDKs.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -45,7 +45,7 @@ enum Input {
     GcLog(PathBuf),
 }
 
-/// A file is an interval log when its first 4 KiB look like one, else a GC log.
+/// A file is an interval log when its first 4 KiB (decompressed) look like one, else a GC log.
 fn classify(path: &Path) -> anyhow::Result<Input> {
     if path.is_dir() {
         anyhow::ensure!(
@@ -55,15 +55,7 @@ fn classify(path: &Path) -> anyhow::Result<Input> {
         );
         return Ok(Input::Bundle(path.to_path_buf()));
     }
-    let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(4096).read_to_end(&mut head))
-        .with_context(|| format!("{}", path.display()))?;
-    let head = String::from_utf8_lossy(&head);
-    let interval_log = head.contains("#[Histogram log format")
-        || head.contains("\"StartTimestamp\"")
-        || head.contains(",HISTFAAA")
-        || head.contains(",HISTIgAA");
+    let interval_log = pauselab_pause::interval_log::looks_like_interval_log(path)?;
     Ok(if interval_log {
         Input::IntervalLog(path.to_path_buf())
     } else {
