@@ -118,6 +118,7 @@ struct HttpResponse {
     status: u16,
     headers: Vec<(String, String)>,
     body: String,
+    body_bytes: Vec<u8>,
 }
 
 impl HttpResponse {
@@ -141,9 +142,14 @@ fn http(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)]) 
     }
     request.push_str("Connection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).unwrap();
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).unwrap();
-    let (head, body) = raw.split_once("\r\n\r\n").expect("HTTP header end");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("HTTP header end");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let body_bytes = raw[split + 4..].to_vec();
     let mut lines = head.lines();
     let status = lines
         .next()
@@ -160,7 +166,8 @@ fn http(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)]) 
     HttpResponse {
         status,
         headers,
-        body: body.to_string(),
+        body: String::from_utf8_lossy(&body_bytes).into_owned(),
+        body_bytes,
     }
 }
 
@@ -413,6 +420,18 @@ fn endpoints_negotiate_the_format_and_stay_read_only() {
         "{}",
         openmetrics.body
     );
+
+    // gzip when asked for (Prometheus always asks), plain otherwise.
+    let gzipped = http(addr, "GET", "/metrics", &[("Accept-Encoding", "gzip")]);
+    assert_eq!(gzipped.header("Content-Encoding"), Some("gzip"));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&gzipped.body_bytes[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    assert!(text.contains("pauselab_export_scrapes_total 3\n"), "{text}");
+    let refused = http(addr, "GET", "/metrics", &[("Accept-Encoding", "gzip;q=0")]);
+    assert_eq!(refused.header("Content-Encoding"), None);
+    assert!(refused.body.contains("pauselab_export_scrapes_total 4\n"));
 }
 
 /// One `--once` scrape, as root or as user `nobody`.
