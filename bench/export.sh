@@ -12,10 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCRAPES=${1:-40}
-JDK=${JDK:-/usr/lib/jvm/java-17-openjdk-amd64}
-BIN=target/release/pauselab
-
-cargo build --release -q -p pauselab
+. bench/common.sh
+bench_build
 
 work=$(mktemp -d /tmp/pauselab-bench-export.XXXXXX)
 pids=()
@@ -28,28 +26,13 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# Mostly idle, like most services between requests; exits on its own after 10 minutes.
-cat >"$work/Idle.java" <<'EOF'
-public class Idle {
-    public static void main(String[] args) throws Exception {
-        long end = System.nanoTime() + 600_000_000_000L;
-        byte[] keep = null;
-        while (System.nanoTime() < end) {
-            keep = new byte[1 << 16];
-            Thread.sleep(200);
-        }
-        System.out.println(keep.length);
-    }
-}
-EOF
-"$JDK/bin/javac" -d "$work" "$work/Idle.java"
-
 start_jvms() { # total wanted
     while [ ${#pids[@]} -lt "$1" ]; do
         flags=()
         [ $((${#pids[@]} % 2)) -eq 1 ] && flags=(-XX:+PerfDisableSharedMem)
-        "$JDK/bin/java" -Xmx32m -Xss256k -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 \
-            -XX:+UseSerialGC "${flags[@]}" -cp "$work" Idle >/dev/null 2>&1 &
+        # Mostly idle, like most services between requests: 64 KiB five times a second.
+        start_garbage 600 64k 5 1 -Xmx32m -Xss256k -XX:TieredStopAtLevel=1 \
+            -XX:CICompilerCount=1 -XX:+UseSerialGC "${flags[@]}"
         pids+=($!)
     done
 }

@@ -7,11 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-JDK=${JDK:-/usr/lib/jvm/java-17-openjdk-amd64}
-BIN=${BIN:-target/release/pauselab}
 RUNS_NATIVE=${RUNS_NATIVE:-50}
 RUNS_JDK=${RUNS_JDK:-7}
-[ -x "$BIN" ] || cargo build --release -p pauselab >/dev/null
+. bench/common.sh
+bench_build
 
 work=$(mktemp -d)
 jvm_pid=
@@ -21,20 +20,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-cat >"$work/Busy.java" <<'JAVA'
-public class Busy {
-    public static void main(String[] a) throws Exception {
-        java.util.List<byte[]> keep = new java.util.ArrayList<>();
-        for (int i = 0; ; i++) {
-            keep.add(new byte[1024]);
-            if (keep.size() > 2000) keep.clear();
-            if (i % 1000 == 0) Thread.sleep(20);
-        }
-    }
-}
-JAVA
-"$JDK/bin/javac" -d "$work" "$work/Busy.java"
-"$JDK/bin/java" -Xmx64m -cp "$work" Busy &
+# Busy but small: 1 KiB arrays, 50,000 a second, 2,000 kept live.
+start_garbage 3600 1k 50000 2000 -Xmx64m
 jvm_pid=$!
 for _ in $(seq 100); do
     "$BIN" perf "$jvm_pid" sun.rt.createVmEndTime 2>/dev/null | grep -qv '=0$' && break

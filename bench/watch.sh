@@ -10,10 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SECONDS_RUN=${1:-30}
-JDK=${JDK:-/usr/lib/jvm/java-17-openjdk-amd64}
-BIN=target/release/pauselab
-
-cargo build --release -q -p pauselab
+. bench/common.sh
+bench_build
 
 work=$(mktemp -d /tmp/pauselab-bench-watch.XXXXXX)
 jvm=
@@ -24,20 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-cat >"$work/Garbage.java" <<'JAVA'
-public class Garbage {
-    public static void main(String[] args) throws Exception {
-        byte[][] live = new byte[2][];
-        long end = System.nanoTime() + Long.parseLong(args[0]) * 1_000_000_000L;
-        for (int i = 0; System.nanoTime() < end; i++) {
-            live[i % 2] = new byte[4 << 20];
-            Thread.sleep(5);
-        }
-    }
-}
-JAVA
-"$JDK/bin/javac" -d "$work" "$work/Garbage.java"
-"$JDK/bin/java" -Xmx256m -cp "$work" Garbage $((2 * SECONDS_RUN + 30)) &
+# 4 MiB arrays every 5 ms, 2 kept live: a young collection every few hundred ms.
+start_garbage $((2 * SECONDS_RUN + 30)) 4m 200 2 -Xmx256m
 jvm=$!
 sleep 2
 

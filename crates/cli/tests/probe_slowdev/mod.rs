@@ -1,10 +1,12 @@
 //! A slow block device that requires stable pages, for tests that need real writeback
-//! stalls (recipe: a loop device with `stable_writes=1`, ext4 without lazy init, a cgroup v1
-//! blkio write throttle and a write backlog).
+//! stalls: the lab's own fault injection (`pauselab_lab::fault`, docs/lab.md), journaled in
+//! a state directory of the test's own, and the recipe's `dd` loop keeping a backlog (each
+//! pass truncates and rewrites the file, so the backlog is never throttled by the writer
+//! waiting on its own pages).
 //!
-//! Everything it changes is undone in `Drop`, also when the test fails; a test process that
-//! was killed leaves devices behind that the next `SlowDevice::start` removes (their names
-//! carry the pid of the process that created them).
+//! Everything it changes is undone when it is dropped, also when the test fails; a test
+//! process that was killed leaves a journal behind that the next `SlowDevice::start`
+//! replays (the lab's `cleanup`).
 
 #![allow(dead_code)] // each test binary uses a different part
 
@@ -13,10 +15,10 @@ pub mod jvm;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
-const THROTTLE: &str = "/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device";
-const NAME_PREFIX: &str = "pauselab-slowdev-";
+use pauselab_lab::fault::{self, SlowDeviceSpec, BLKIO_WRITE_BPS};
+use pauselab_lab::journal::{self, Journal};
+
 /// Write bandwidth of the slow device: 4 MB/s.
 pub const BYTES_PER_SECOND: u64 = 4 * 1024 * 1024;
 
@@ -26,8 +28,10 @@ pub fn unavailable() -> Option<String> {
     if unsafe { libc::geteuid() } != 0 {
         return Some("needs root (loop devices, mounts, blkio throttle)".into());
     }
-    if !Path::new(THROTTLE).exists() {
-        return Some(format!("needs the cgroup v1 blkio throttle ({THROTTLE})"));
+    if !Path::new(BLKIO_WRITE_BPS).exists() {
+        return Some(format!(
+            "needs the cgroup v1 blkio throttle ({BLKIO_WRITE_BPS})"
+        ));
     }
     for tool in ["losetup", "mkfs.ext4", "mount", "umount"] {
         let found = Command::new("sh")
@@ -42,33 +46,16 @@ pub fn unavailable() -> Option<String> {
     None
 }
 
-fn run(program: &str, args: &[&str]) -> Result<String, String> {
-    let output = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("{program}: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "{program} {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
-}
-
-fn write_sysfs(path: &str, value: &str) -> Result<(), String> {
-    std::fs::write(path, value).map_err(|e| format!("write {value:?} to {path}: {e}"))
-}
-
 pub struct SlowDevice {
-    work: PathBuf,
     mount: PathBuf,
-    loop_device: Option<String>,
-    mounted: bool,
-    throttled: Option<String>,
     load: Option<Child>,
+    // Undoes the device when dropped, after `Drop` has stopped the load.
+    _journal: Journal,
+}
+
+/// Journals of every slow test device live here, so a killed test's are found again.
+fn state_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("slowdev-state")
 }
 
 impl SlowDevice {
@@ -76,59 +63,26 @@ impl SlowDevice {
     /// (a stalled store waits about chunk / 4 MB/s). Panics with the reason on failure,
     /// after undoing what was already set up.
     pub fn start(name: &str, chunk_mib: u32) -> SlowDevice {
-        remove_stale_devices();
-        let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("{NAME_PREFIX}{}-{name}", std::process::id()));
-        let mut device = SlowDevice {
-            mount: work.join("mnt"),
-            work,
-            loop_device: None,
-            mounted: false,
-            throttled: None,
-            load: None,
+        let state = state_dir();
+        let _ = journal::cleanup_stale(&state);
+        let run_id = format!("slowdev-{name}-{}", std::process::id());
+        let mut journal = Journal::create(&state, &run_id, &format!("test slow device {name}"))
+            .unwrap_or_else(|e| panic!("cannot build the slow device: {e}"));
+        let scratch = state.join("scratch").join(&run_id);
+        std::fs::create_dir_all(scratch.parent().unwrap()).unwrap();
+        fault::create_dir(&mut journal, &scratch)
+            .unwrap_or_else(|e| panic!("cannot build the slow device: {e}"));
+        let spec = SlowDeviceSpec {
+            size_bytes: 1 << 30,
+            write_bps: BYTES_PER_SECOND,
+            stable_writes: true,
+            fstype: "ext4".into(),
         };
-        if let Err(err) = device.set_up(chunk_mib) {
-            panic!("cannot build the slow device: {err}");
-        }
-        device
-    }
-
-    fn set_up(&mut self, chunk_mib: u32) -> Result<(), String> {
-        std::fs::create_dir_all(&self.mount)
-            .map_err(|e| format!("{}: {e}", self.mount.display()))?;
-        let image = self.work.join("slow.img");
-        let file =
-            std::fs::File::create(&image).map_err(|e| format!("{}: {e}", image.display()))?;
-        file.set_len(1 << 30)
-            .map_err(|e| format!("{}: {e}", image.display()))?;
-        let loop_device = run("losetup", &["-f", "--show", image.to_str().unwrap()])?;
-        self.loop_device = Some(loop_device.clone());
-        let kernel_name = loop_device.trim_start_matches("/dev/");
-        // Before mkfs and mount: set later it has no effect.
-        write_sysfs(
-            &format!("/sys/block/{kernel_name}/queue/stable_writes"),
-            "1",
-        )?;
-        run(
-            "mkfs.ext4",
-            &[
-                "-q",
-                "-F",
-                "-E",
-                "lazy_itable_init=0,lazy_journal_init=0",
-                &loop_device,
-            ],
-        )?;
-        run("mount", &[&loop_device, self.mount.to_str().unwrap()])?;
-        self.mounted = true;
-        let dev = std::fs::read_to_string(format!("/sys/block/{kernel_name}/dev"))
-            .map_err(|e| e.to_string())?;
-        let dev = dev.trim().to_string();
-        write_sysfs(THROTTLE, &format!("{dev} {BYTES_PER_SECOND}"))?;
-        self.throttled = Some(dev);
+        let device = fault::setup_slow_device(&mut journal, &scratch, &spec)
+            .unwrap_or_else(|e| panic!("cannot build the slow device: {e}"));
         let script = format!(
             "while :; do dd if=/dev/zero of={}/load bs=1M count={chunk_mib} conv=fdatasync 2>/dev/null; done",
-            self.mount.display()
+            device.mount_point.display()
         );
         let mut command = Command::new("sh");
         command
@@ -143,8 +97,14 @@ impl SlowDevice {
                 Ok(())
             });
         }
-        self.load = Some(command.spawn().map_err(|e| format!("write load: {e}"))?);
-        Ok(())
+        let load = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start the write backlog: {e}"));
+        SlowDevice {
+            mount: device.mount_point,
+            load: Some(load),
+            _journal: journal,
+        }
     }
 
     pub fn mount_point(&self) -> &Path {
@@ -159,66 +119,6 @@ impl Drop for SlowDevice {
             // SAFETY: kill on the group we created.
             unsafe { libc::kill(-(load.id() as i32), libc::SIGKILL) };
             let _ = load.wait();
-        }
-        // Lift the throttle before unmounting, or the final flush crawls at 4 MB/s.
-        if let Some(dev) = self.throttled.take() {
-            let _ = write_sysfs(THROTTLE, &format!("{dev} 0"));
-        }
-        if self.mounted {
-            unmount(&self.mount);
-        }
-        if let Some(loop_device) = self.loop_device.take() {
-            let _ = run("losetup", &["-d", &loop_device]);
-        }
-        let _ = std::fs::remove_dir_all(&self.work);
-    }
-}
-
-fn unmount(mount: &Path) {
-    let target = mount.to_str().unwrap_or_default();
-    for _ in 0..20 {
-        if run("umount", &[target]).is_ok() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let _ = run("umount", &["-l", target]);
-}
-
-/// Removes loop devices (and their mounts and throttles) left by killed test processes.
-fn remove_stale_devices() {
-    let Ok(listing) = run("losetup", &["-l", "-n", "-O", "NAME,BACK-FILE"]) else {
-        return;
-    };
-    for line in listing.lines() {
-        let mut fields = line.split_whitespace();
-        let (Some(device), Some(backing)) = (fields.next(), fields.next()) else {
-            continue;
-        };
-        let Some(rest) = backing.split(NAME_PREFIX).nth(1) else {
-            continue;
-        };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
-            continue;
-        };
-        if Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
-        }
-        let kernel_name = device.trim_start_matches("/dev/");
-        if let Ok(dev) = std::fs::read_to_string(format!("/sys/block/{kernel_name}/dev")) {
-            let _ = write_sysfs(THROTTLE, &format!("{} 0", dev.trim()));
-        }
-        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-        for line in mountinfo.lines() {
-            let fields: Vec<&str> = line.split(' ').collect();
-            let source = line.split(" - ").nth(1).and_then(|r| r.split(' ').nth(1));
-            if source == Some(device) && fields.len() > 4 {
-                unmount(Path::new(fields[4]));
-            }
-        }
-        let _ = run("losetup", &["-d", device]);
-        if let Some(work) = Path::new(backing).parent() {
-            let _ = std::fs::remove_dir_all(work);
         }
     }
 }
