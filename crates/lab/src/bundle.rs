@@ -233,6 +233,12 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                     Err(e) => summary.errors.push(e),
                 }
             }
+            if let Some(result) = crate::jmh::result_file(&finished.experiment, &instance.out_dir) {
+                match crate::jmh::measurements(&result) {
+                    Ok(jmh) => summary.measurements.extend(jmh),
+                    Err(e) => summary.errors.push(e),
+                }
+            }
             if summary.hiccups.as_ref().is_some_and(|h| h.count == 0) {
                 summary
                     .errors
@@ -251,6 +257,21 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
     };
     let mut per_jdk = Vec::new();
     for jdk in &finished.jdks {
+        if rule.metric == Metric::JmhScore {
+            let mut of_jdk: Vec<&mut VariantSummary> = summaries
+                .iter_mut()
+                .filter(|(s, _)| s.jdk == jdk.label)
+                .map(|(s, _)| s)
+                .collect();
+            let baseline = &finished.experiment.baseline;
+            per_jdk.push(crate::jmh::judge_summaries(
+                rule,
+                baseline,
+                &jdk.label,
+                &mut of_jdk,
+            ));
+            continue;
+        }
         let baseline = summaries
             .iter()
             .find(|(s, _)| s.jdk == jdk.label && s.variant == finished.experiment.baseline)

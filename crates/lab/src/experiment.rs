@@ -16,6 +16,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("gclog-io", include_str!("../experiments/gclog-io.toml")),
     ("cpu-quota", include_str!("../experiments/cpu-quota.toml")),
+    (
+        "jfr-overhead",
+        include_str!("../experiments/jfr-overhead.toml"),
+    ),
 ];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -7,11 +7,28 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::experiment::{Role, VerdictRule};
+use crate::bundle::{JdkVerdict, VariantSummary};
+use crate::experiment::{Experiment, Role, VerdictRule};
+use crate::measure::Measurement;
 use crate::verdict::{Judgement, VariantVerdict, Vulnerable};
 
 /// Where a JMH variant writes its results: `-rff {out_dir}/jmh.json`.
 pub const RESULT_FILE: &str = "jmh.json";
+
+/// JMH's own entry point: a workload with this main class must leave a result file.
+pub const JMH_MAIN: &str = "org.openjdk.jmh.Main";
+
+/// The result file of a variant to read, if any: always for JMH's own main class (a
+/// missing file is then an error), otherwise when the workload wrote one.
+pub fn result_file(experiment: &Experiment, out_dir: &Path) -> Option<std::path::PathBuf> {
+    let path = out_dir.join(RESULT_FILE);
+    (experiment.workload.main == JMH_MAIN || path.exists()).then_some(path)
+}
+
+/// The measurements of a variant's result file (names below).
+pub fn measurements(path: &Path) -> Result<Vec<Measurement>, String> {
+    read(path).map(|results| readings(&results))
+}
 
 /// The secondary metric of JMH's GC profiler (`-prof gc`): bytes allocated per operation.
 pub const ALLOC_NORM: &str = "gc.alloc.rate.norm";
@@ -38,14 +55,6 @@ pub struct BenchmarkResult {
     pub primary: Score,
     /// Bytes per operation from the GC profiler, when it ran.
     pub alloc_norm: Option<Score>,
-}
-
-/// A named number with its unit, ready for a variant's summary.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Reading {
-    pub name: String,
-    pub value: f64,
-    pub unit: String,
 }
 
 /// Reads a JMH JSON result file. Errors are one line naming the file.
@@ -173,7 +182,7 @@ pub const SCORE_ERROR: &str = "jmh.score_error";
 pub const ALLOC_NORM_MEASUREMENT: &str = "jmh.gc.alloc.rate.norm";
 
 /// The readings of a run (names above).
-pub fn readings(results: &[BenchmarkResult]) -> Vec<Reading> {
+pub fn readings(results: &[BenchmarkResult]) -> Vec<Measurement> {
     let mut readings = Vec::new();
     for result in results {
         let prefix = if results.len() > 1 {
@@ -182,11 +191,7 @@ pub fn readings(results: &[BenchmarkResult]) -> Vec<Reading> {
             "jmh.".to_string()
         };
         let mut push = |name: &str, value: f64, unit: &str| {
-            readings.push(Reading {
-                name: format!("{prefix}{name}"),
-                value,
-                unit: unit.to_string(),
-            })
+            readings.push(Measurement::new(&format!("{prefix}{name}"), value, unit))
         };
         push("score", result.primary.value, &result.primary.unit);
         if let Some(error) = result.primary.error {
@@ -281,6 +286,59 @@ pub fn judge_cost(
     })
 }
 
+/// A variant's primary JMH score, from its measurements (`jmh.score`, `jmh.score_error`).
+pub fn score_of(measurements: &[Measurement]) -> Option<Score> {
+    let score = measurements.iter().find(|m| m.name == SCORE)?;
+    Some(Score {
+        value: score.value,
+        error: measurements
+            .iter()
+            .find(|m| m.name == SCORE_ERROR)
+            .map(|m| m.value),
+        unit: score.unit.clone(),
+    })
+}
+
+/// Judges the summaries of one JDK on `jmh.score` (sets their verdict and evidence).
+pub fn judge_summaries(
+    rule: &VerdictRule,
+    baseline: &str,
+    jdk: &str,
+    summaries: &mut [&mut VariantSummary],
+) -> JdkVerdict {
+    let inputs: Vec<CostInput> = summaries
+        .iter()
+        .map(|s| CostInput {
+            variant: s.variant.clone(),
+            role: s.role,
+            score: score_of(&s.measurements),
+        })
+        .collect();
+    let (judgements, vulnerable, reason) = judge_jdk(rule, baseline, &inputs);
+    for (summary, judgement) in summaries.iter_mut().zip(judgements) {
+        match judgement {
+            Some(j) => {
+                summary.verdict = j.verdict;
+                summary.evidence = j.evidence;
+            }
+            None => {
+                summary.evidence = summary
+                    .skipped
+                    .clone()
+                    .or_else(|| summary.early_exit.clone())
+                    .or_else(|| summary.errors.first().cloned())
+                    .unwrap_or_else(|| "no JMH result".into())
+            }
+        }
+    }
+    JdkVerdict {
+        jdk: jdk.to_string(),
+        vulnerable,
+        reason,
+        baseline_max_ms: None,
+    }
+}
+
 /// One variant of one JDK, for [`judge_jdk`].
 #[derive(Debug, Clone)]
 pub struct CostInput {
@@ -306,12 +364,9 @@ pub fn judge_jdk(
     for input in inputs {
         let judgement = match (&input.score, base) {
             (None, _) => None,
-            _ if input.variant == baseline => Some(Judgement {
+            (Some(score), _) if input.variant == baseline => Some(Judgement {
                 verdict: VariantVerdict::Baseline,
-                evidence: format!(
-                    "the baseline: {}",
-                    format_score(input.score.as_ref().unwrap())
-                ),
+                evidence: format_score(score),
             }),
             (Some(_), None) => Some(Judgement {
                 verdict: VariantVerdict::NoData,

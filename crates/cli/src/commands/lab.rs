@@ -247,6 +247,16 @@ fn ms(v: Option<f64>) -> String {
 }
 
 fn print_table(outcome: &Outcome, columns: &[String]) {
+    if outcome
+        .variants
+        .iter()
+        .all(|v| v.hiccups.is_none() && v.safepoints.is_none())
+    {
+        // No pause logs (e.g. a JMH experiment): the verdicts with their evidence.
+        print_measurements(outcome, columns);
+        print_verdicts(outcome);
+        return;
+    }
     let w = variant_width(outcome);
     println!(
         "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | verdict",
@@ -293,6 +303,24 @@ fn print_table(outcome: &Outcome, columns: &[String]) {
         );
     }
     print_measurements(outcome, columns);
+    print_verdicts_of_jdks(outcome);
+}
+
+fn print_verdicts(outcome: &Outcome) {
+    let w = variant_width(outcome);
+    for v in &outcome.variants {
+        println!(
+            "{:<8} {:<w$} | {}: {}",
+            v.jdk,
+            v.variant,
+            verdict_word(v.verdict),
+            v.evidence
+        );
+    }
+    print_verdicts_of_jdks(outcome);
+}
+
+fn print_verdicts_of_jdks(outcome: &Outcome) {
     for j in &outcome.per_jdk {
         println!("{}: {} ({})", j.jdk, result_word(j.vulnerable), j.reason);
     }
