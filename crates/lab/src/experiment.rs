@@ -20,6 +20,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "jfr-overhead",
         include_str!("../experiments/jfr-overhead.toml"),
     ),
+    ("pretouch", include_str!("../experiments/pretouch.toml")),
+    (
+        "memory-pressure",
+        include_str!("../experiments/memory-pressure.toml"),
+    ),
 ];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -221,6 +226,12 @@ pub enum Companion {
     /// pauselab reads the JVM's perf counters (from process memory when the JVM does not
     /// share them through a file) every `interval`.
     HsperfReader { interval: String },
+    /// pauselab's memory filler takes the host near its limit for the variant's turn
+    /// (docs/experiments/memory-pressure.md).
+    MemoryPressure(crate::pressure::PressureSpec),
+    /// pauselab turns THP off host-wide while memory pressure is high, back on when it
+    /// eases (docs/experiments/memory-pressure.md).
+    ThpGovernor(crate::thp::GovernorSpec),
 }
 
 /// How a variant is judged against the baseline (docs/lab.md, "Verdict").
@@ -306,9 +317,14 @@ impl Experiment {
                 return bad(format!("variant {:?} appears twice", v.name));
             }
             for c in &v.companions {
-                let Companion::HsperfReader { interval } = c;
-                crate::units::parse_duration(interval)
-                    .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
+                match c {
+                    Companion::HsperfReader { interval } => {
+                        crate::units::parse_duration(interval).map(|_| ())
+                    }
+                    Companion::MemoryPressure(spec) => spec.bounds().map(|_| ()),
+                    Companion::ThpGovernor(spec) => spec.thresholds().map(|_| ()),
+                }
+                .map_err(|e| LabError::Experiment(format!("{origin}: variant {}: {e}", v.name)))?;
             }
         }
         if !self.variants.iter().any(|v| v.name == self.baseline) {

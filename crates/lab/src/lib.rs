@@ -21,6 +21,7 @@ pub mod jdk_lookup;
 pub mod jmh;
 pub mod journal;
 pub mod measure;
+pub mod memory;
 pub mod pressure;
 pub mod runner;
 pub mod safepoints;

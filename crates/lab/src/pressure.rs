@@ -8,12 +8,14 @@
 //! leaves physical memory as fragmented as ordinary use does. It is a thread of the lab
 //! process: its memory goes away with the process, even on SIGKILL.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::stressors::Counters;
 
 /// Bytes of one chunk: filled and released as a unit.
 pub const CHUNK: u64 = 64 << 20;
@@ -103,30 +105,43 @@ pub struct FillerReport {
 /// A running filler thread.
 pub struct Filler {
     stop: Arc<AtomicBool>,
+    /// Set once the filler first had nothing more to take (or could not map more).
+    settled: Arc<AtomicBool>,
     handle: Option<JoinHandle<FillerReport>>,
-    held: Arc<AtomicU64>,
+    counters: Arc<Counters>,
 }
 
 impl Filler {
-    /// Starts filling. `held` is updated as chunks come and go (the host series shows it).
-    pub fn start(bounds: Bounds, held: Arc<AtomicU64>) -> Result<Filler, String> {
+    /// Starts filling. The counters' `memory_bytes` follow the chunks as they come and go
+    /// (the host series shows them).
+    pub fn start(bounds: Bounds, counters: Arc<Counters>) -> Result<Filler, String> {
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
-        let thread_held = held.clone();
+        let thread_counters = counters.clone();
+        let settled = Arc::new(AtomicBool::new(false));
+        let thread_settled = settled.clone();
         let handle = std::thread::Builder::new()
             .name("pauselab-memory-pressure".into())
-            .spawn(move || fill(bounds, &thread_stop, &thread_held))
+            .spawn(move || fill(bounds, &thread_stop, &thread_settled, &thread_counters))
             .map_err(|e| format!("start the memory filler: {e}"))?;
         Ok(Filler {
             stop,
+            settled,
             handle: Some(handle),
-            held,
+            counters,
         })
+    }
+
+    /// Waits until the filler has taken what it may (or `timeout` passes, or `stop`).
+    pub fn wait_settled(&self, timeout: Duration, stop: &AtomicBool) -> bool {
+        crate::journal::wait_until(timeout, || {
+            self.settled.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst)
+        }) && self.settled.load(Ordering::SeqCst)
     }
 
     /// Bytes held now.
     pub fn held(&self) -> u64 {
-        self.held.load(Ordering::Relaxed)
+        self.counters.memory_bytes.load(Ordering::Relaxed)
     }
 
     /// Releases everything and reports.
@@ -151,17 +166,27 @@ impl Drop for Filler {
 
 /// MemAvailable in bytes (0 when unreadable: the filler then only releases).
 pub fn mem_available() -> u64 {
+    meminfo_bytes("MemAvailable:")
+}
+
+fn meminfo_bytes(key: &str) -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| {
-            let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            let line = text.lines().find(|l| l.starts_with(key))?;
             line.split_whitespace().nth(1)?.parse::<u64>().ok()
         })
         .map(|kib| kib * 1024)
         .unwrap_or(0)
 }
 
-fn fill(bounds: Bounds, stop: &AtomicBool, held: &AtomicU64) -> FillerReport {
+fn fill(
+    bounds: Bounds,
+    stop: &AtomicBool,
+    settled: &AtomicBool,
+    counters: &Counters,
+) -> FillerReport {
+    let held = &counters.memory_bytes;
     let mut chunks: Vec<Chunk> = Vec::new();
     let start = mem_available();
     let mut report = FillerReport {
@@ -175,7 +200,10 @@ fn fill(bounds: Bounds, stop: &AtomicBool, held: &AtomicU64) -> FillerReport {
         match step(&bounds, available, chunks.len() as u64 * CHUNK) {
             Step::Fill => match Chunk::touched(CHUNK as usize) {
                 Some(chunk) => chunks.push(chunk),
-                None => std::thread::sleep(Duration::from_millis(100)),
+                None => {
+                    settled.store(true, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(100));
+                }
             },
             Step::Release(n) => {
                 for _ in 0..n {
@@ -183,7 +211,10 @@ fn fill(bounds: Bounds, stop: &AtomicBool, held: &AtomicU64) -> FillerReport {
                 }
                 report.released_chunks += n;
             }
-            Step::Hold => std::thread::sleep(Duration::from_millis(100)),
+            Step::Hold => {
+                settled.store(true, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(100));
+            }
         }
         let bytes = chunks.len() as u64 * CHUNK;
         held.store(bytes, Ordering::Relaxed);
@@ -237,6 +268,50 @@ impl Drop for Chunk {
         // SAFETY: unmapping the mapping this Chunk owns, once.
         unsafe { libc::munmap(self.address, self.length) };
     }
+}
+
+/// Memory every JVM of a turn may need besides its heap, and at least this much for the
+/// rest of the host: a heap is only started when `-Xmx` plus the margin fits in
+/// MemAvailable (a pre-touched heap is committed at once).
+pub fn heap_margin(mem_total: u64) -> u64 {
+    (mem_total / 10).max(2 << 30)
+}
+
+/// The heap a JVM command line asks for: the last `-Xmx` (the JVM takes the last one),
+/// else the last `-Xms`; None when neither is given.
+pub fn max_heap(command: &[String]) -> Option<u64> {
+    let last = |prefix: &str| {
+        command
+            .iter()
+            .rev()
+            .find_map(|a| a.strip_prefix(prefix))
+            .and_then(|v| crate::units::parse_bytes(v).ok())
+    };
+    last("-Xmx").or_else(|| last("-Xms"))
+}
+
+/// Whether the heaps of JVMs about to start together fit in `available` with the margin;
+/// Err says by how much they do not.
+pub fn heaps_fit(commands: &[&[String]], available: u64, mem_total: u64) -> Result<(), String> {
+    let heaps: u64 = commands.iter().filter_map(|c| max_heap(c)).sum();
+    if heaps == 0 {
+        return Ok(());
+    }
+    let margin = heap_margin(mem_total);
+    if heaps + margin > available {
+        return Err(format!(
+            "needs {} MiB of heap plus a {} MiB margin, but MemAvailable is {} MiB",
+            heaps >> 20,
+            margin >> 20,
+            available >> 20
+        ));
+    }
+    Ok(())
+}
+
+/// MemTotal in bytes (0 when unreadable).
+pub fn mem_total() -> u64 {
+    meminfo_bytes("MemTotal:")
 }
 
 #[cfg(test)]
@@ -297,6 +372,25 @@ mod tests {
         assert!(spec("lots", "1G").bounds().is_err());
     }
 
+    #[test]
+    fn heaps_must_fit_with_the_margin() {
+        let cmd = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let eight = cmd(&["java", "-Xms8g", "-Xmx8g", "-XX:+AlwaysPreTouch"]);
+        assert_eq!(max_heap(&eight), Some(8 * G));
+        assert_eq!(max_heap(&cmd(&["java", "-Xmx1g", "-Xmx2g"])), Some(2 * G));
+        assert_eq!(max_heap(&cmd(&["java", "-Xms512m"])), Some(512 << 20));
+        assert_eq!(max_heap(&cmd(&["java", "-cp", "x"])), None);
+        // 24 GiB host: margin 2.4 GiB.
+        assert!(heaps_fit(&[&eight], 11 * G, 24 * G).is_ok());
+        let err = heaps_fit(&[&eight], 10 * G, 24 * G).unwrap_err();
+        assert!(
+            err.contains("8192 MiB of heap") && err.contains("10240 MiB"),
+            "{err}"
+        );
+        assert!(heaps_fit(&[&eight, &eight], 17 * G, 24 * G).is_err());
+        assert!(heaps_fit(&[&cmd(&["java"])], 0, 24 * G).is_ok());
+    }
+
     /// A real filler with a small `max`: it takes its memory and gives all of it back.
     #[test]
     fn a_real_filler_holds_memory_and_gives_it_back() {
@@ -305,24 +399,21 @@ mod tests {
             eprintln!("skipped: MemAvailable {} MiB", available >> 20);
             return;
         }
-        let held = Arc::new(AtomicU64::new(0));
+        let counters = Arc::new(Counters::default());
         let filler = Filler::start(
             Bounds {
                 leave: available / 4 + CHUNK,
                 floor: available / 4,
                 max: 4 * CHUNK,
             },
-            held.clone(),
+            counters.clone(),
         )
         .unwrap();
-        assert!(
-            crate::journal::wait_until(Duration::from_secs(30), || filler.held() == 4 * CHUNK),
-            "held {}",
-            filler.held()
-        );
+        assert!(filler.wait_settled(Duration::from_secs(30), &AtomicBool::new(false)));
+        assert_eq!(filler.held(), 4 * CHUNK);
         let report = filler.stop();
         assert_eq!(report.peak_bytes, 4 * CHUNK);
         assert_eq!(report.released_chunks, 0);
-        assert_eq!(held.load(Ordering::Relaxed), 0);
+        assert_eq!(counters.memory_bytes.load(Ordering::Relaxed), 0);
     }
 }

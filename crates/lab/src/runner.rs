@@ -530,6 +530,12 @@ fn run_turn(
     observer: &mut dyn Observer,
 ) -> Result<TurnEnd, LabError> {
     let stop = watch.stop;
+    if let Some(reason) = crate::memory::no_room(instances, &turn.instances) {
+        for &index in &turn.instances {
+            instances[index].skipped = Some(reason.clone());
+        }
+        return Ok(TurnEnd::Completed);
+    }
     let host_notes = if turn.host.is_empty() {
         Vec::new()
     } else {
@@ -540,6 +546,14 @@ fn run_turn(
             .host_changes
             .extend(host_notes.iter().cloned());
     }
+    let memory = crate::memory::TurnMemory::start(
+        journal,
+        watch.experiment,
+        instances,
+        &turn.instances,
+        stressors.counters.clone(),
+        stop,
+    )?;
     let mut children: Vec<(usize, Child)> = Vec::new();
     let mut cgroups: Vec<(usize, PathBuf)> = Vec::new();
     for &index in &turn.instances {
@@ -664,6 +678,7 @@ fn run_turn(
     for (index, procs) in &cgroups {
         instances[*index].runner_measurements = crate::cgroup::throttling(procs);
     }
+    memory.finish(instances, &turn.instances);
     // GC logs kept on the variant's own /tmp go into the bundle before that /tmp goes away.
     for &index in &turn.instances {
         let instance = &mut instances[index];
@@ -794,7 +809,9 @@ fn start_companions(
             None => continue,
         };
         for companion in &variant.companions {
-            let Companion::HsperfReader { interval } = companion;
+            let Companion::HsperfReader { interval } = companion else {
+                continue;
+            };
             let interval = crate::units::parse_duration(interval).unwrap_or(Duration::from_secs(1));
             let log = instance.out_dir.join(crate::companion::READER_LOG);
             let stop = stop.clone();

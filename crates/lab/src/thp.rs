@@ -27,20 +27,19 @@ pub const DEFRAG: &str = "/sys/kernel/mm/transparent_hugepage/defrag";
 /// The governor's log in the variant's bundle directory.
 pub const GOVERNOR_LOG: &str = "thp-governor.jsonl";
 
-/// The selected value of a sysfs selection file (`always [madvise] never` -> `madvise`).
+/// The THP mode selected in `path` (`always [madvise] never` -> `madvise`).
 pub fn read_mode(path: &Path) -> Result<String, String> {
     let text = fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read the THP mode: {e}", path.display()))?;
-    let selected = text
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')));
-    selected.map(str::to_string).ok_or_else(|| {
-        format!(
+    let mode = crate::hostsettings::current_value(&text);
+    if !["always", "madvise", "never"].contains(&mode.as_str()) {
+        return Err(format!(
             "{}: no selected mode in {:?} (expected e.g. \"always [madvise] never\")",
             path.display(),
             text.trim()
-        )
-    })
+        ));
+    }
+    Ok(mode)
 }
 
 /// `/proc/vmstat` counters that show what THP cost: huge page faults and their fallbacks,
@@ -251,13 +250,25 @@ impl Governor {
             previous: on_mode.clone(),
             loop_image: None,
         })?;
-        let mut out = fs::File::create(log).map_err(|e| LabError::io(log, "create", e))?;
+        let out = fs::File::create(log).map_err(|e| LabError::io(log, "create", e))?;
+        let mut watch = Watch {
+            enabled: enabled.to_path_buf(),
+            thresholds,
+            out,
+            state: State::On,
+            off_since: None,
+            report: GovernorReport {
+                on_mode,
+                ..GovernorReport::default()
+            },
+        };
+        // The first reading is acted on before the JVM starts.
+        watch.tick();
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
-        let enabled: PathBuf = enabled.to_path_buf();
         let handle = std::thread::Builder::new()
             .name("pauselab-thp-governor".into())
-            .spawn(move || govern(&enabled, on_mode, &thresholds, &mut out, &thread_stop))
+            .spawn(move || watch.run(&thread_stop))
             .map_err(|e| LabError::Host(format!("start the thp governor: {e}")))?;
         Ok(Governor {
             stop,
@@ -285,70 +296,84 @@ impl Drop for Governor {
     }
 }
 
-fn govern(
-    enabled: &Path,
-    on_mode: String,
-    t: &Thresholds,
-    out: &mut fs::File,
-    stop: &AtomicBool,
-) -> GovernorReport {
-    let mut report = GovernorReport {
-        on_mode: on_mode.clone(),
-        ..GovernorReport::default()
-    };
-    let mut state = State::On;
-    let mut off_since: Option<Instant> = None;
-    while !stop.load(Ordering::Relaxed) {
-        let now = Instant::now();
-        let reading = Reading::now();
-        let (next, switch) = decide(state, &reading, t, now);
-        state = next;
-        if let Some(switch) = switch {
-            let mode = match switch {
-                Switch::TurnOff => "never",
-                Switch::TurnOn => on_mode.as_str(),
-            };
-            match fs::write(enabled, mode) {
-                Ok(()) => {
-                    match switch {
-                        Switch::TurnOff => {
-                            report.turned_off += 1;
-                            off_since = Some(now);
-                        }
-                        Switch::TurnOn => {
-                            report.turned_on += 1;
-                            if let Some(since) = off_since.take() {
-                                report.off_s += since.elapsed().as_secs_f64();
-                            }
-                        }
-                    }
-                    let line = serde_json::json!({
-                        "unix_ms": crate::sys::unix_now_ms(),
-                        "thp": mode,
-                        "psi_memory_some_avg10": reading.psi_some_avg10,
-                        "mem_available_bytes": reading.available_bytes,
-                    });
-                    let _ = writeln!(out, "{line}");
-                }
-                Err(e) => report
-                    .errors
-                    .push(format!("{}: write {mode}: {e}", enabled.display())),
+/// The governor's thread state.
+struct Watch {
+    enabled: PathBuf,
+    thresholds: Thresholds,
+    out: fs::File,
+    state: State,
+    off_since: Option<Instant>,
+    report: GovernorReport,
+}
+
+impl Watch {
+    fn run(mut self, stop: &AtomicBool) -> GovernorReport {
+        let interval = self.thresholds.interval;
+        loop {
+            let deadline = Instant::now() + interval;
+            while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20).min(interval));
+            }
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            self.tick();
+        }
+        if let Some(since) = self.off_since.take() {
+            self.report.off_s += since.elapsed().as_secs_f64();
+            let on_mode = self.report.on_mode.clone();
+            if let Err(e) = fs::write(&self.enabled, &on_mode) {
+                self.report.errors.push(format!(
+                    "{}: restore {on_mode}: {e}",
+                    self.enabled.display()
+                ));
             }
         }
-        let deadline = now + t.interval;
-        while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20).min(t.interval));
-        }
+        self.report
     }
-    if let Some(since) = off_since {
-        report.off_s += since.elapsed().as_secs_f64();
-        if let Err(e) = fs::write(enabled, &on_mode) {
-            report
+
+    /// One reading, and the switch it calls for.
+    fn tick(&mut self) {
+        let now = Instant::now();
+        let reading = Reading::now();
+        let (next, switch) = decide(self.state, &reading, &self.thresholds, now);
+        self.state = next;
+        let Some(switch) = switch else { return };
+        let mode = match switch {
+            Switch::TurnOff => "never".to_string(),
+            Switch::TurnOn => self.report.on_mode.clone(),
+        };
+        if let Err(e) = fs::write(&self.enabled, &mode) {
+            self.report
                 .errors
-                .push(format!("{}: restore {on_mode}: {e}", enabled.display()));
+                .push(format!("{}: write {mode}: {e}", self.enabled.display()));
+            // Try again on the next reading.
+            self.state = match switch {
+                Switch::TurnOff => State::On,
+                Switch::TurnOn => State::Off,
+            };
+            return;
         }
+        match switch {
+            Switch::TurnOff => {
+                self.report.turned_off += 1;
+                self.off_since = Some(now);
+            }
+            Switch::TurnOn => {
+                self.report.turned_on += 1;
+                if let Some(since) = self.off_since.take() {
+                    self.report.off_s += since.elapsed().as_secs_f64();
+                }
+            }
+        }
+        let line = serde_json::json!({
+            "unix_ms": crate::sys::unix_now_ms(),
+            "thp": mode,
+            "psi_memory_some_avg10": reading.psi_some_avg10,
+            "mem_available_bytes": reading.available_bytes,
+        });
+        let _ = writeln!(self.out, "{line}");
     }
-    report
 }
 
 #[cfg(test)]

@@ -81,6 +81,9 @@ public final class StartupHeap {
                 double measuredS = (System.nanoTime() - mainAtNs) / 1e9;
                 line.put("measured_s", measuredS).put("allocated_bytes", allocated[0])
                         .put("alloc_mib_per_s", allocated[0] / 1048576.0 / measuredS)
+                        // Counted from JVM start: the time before main did no work.
+                        .put("alloc_mib_per_s_from_start",
+                                allocated[0] / 1048576.0 / (measuredS + uptimeAtMainMs / 1000.0))
                         .put("min_interval_mib_per_s", minInterval[0]);
             }
             return line.put("gc_count", gc[0] - gcAtStart[0]).put("gc_time_ms", gc[1] - gcAtStart[1]);
