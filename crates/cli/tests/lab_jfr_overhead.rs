@@ -23,7 +23,7 @@ fn shortened(state: &PathBuf) -> String {
         .unwrap();
     assert!(shown.status.success());
     let text = String::from_utf8(shown.stdout).unwrap();
-    let long = r#""-wi", "3", "-w", "1s", "-i", "5", "-r", "3s""#;
+    let long = r#""-wi", "3", "-w", "1s", "-i", "6", "-r", "2s""#;
     assert!(
         text.contains(long),
         "the built-in's iterations changed:\n{text}"
