@@ -60,12 +60,24 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
             .as_ref()
             .and_then(|s| s.value_str(name).map(|v| v.into_owned()))
     };
+    // java.rt.vmArgs joins the options with spaces, so an option with a space in it (a log
+    // path) would fall apart; the launcher's command line has each one whole. When the two
+    // agree (they do unless @argfiles or JDK_JAVA_OPTIONS added options), the command
+    // line's split is used.
+    let cmdline = read_nul_separated(&format!("/proc/{}/cmdline", jvm.pid));
+    let launcher_options = jvm_options_of_command_line(&cmdline);
     let (args, options_source): (Vec<String>, String) = match text("java.rt.vmArgs") {
-        Some(args) => (
-            args.split_whitespace().map(str::to_string).collect(),
+        Some(joined) => (
+            match launcher_options {
+                Some(options) if options.join(" ") == joined.trim() => options,
+                _ => joined.split_whitespace().map(str::to_string).collect(),
+            },
             "java.rt.vmArgs (perf counters)".to_string(),
         ),
-        None => (read_cmdline(jvm.pid), format!("/proc/{}/cmdline", jvm.pid)),
+        None => (
+            launcher_options.unwrap_or(cmdline),
+            format!("/proc/{}/cmdline", jvm.pid),
+        ),
     };
     // HotSpot reads JAVA_TOOL_OPTIONS before the command line and _JAVA_OPTIONS after it.
     let mut all: Vec<String> = Vec::new();
@@ -88,23 +100,11 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
     }
 }
 
-fn read_cmdline(pid: u32) -> Vec<String> {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|bytes| {
-            bytes
-                .split(|b| *b == 0)
-                .filter(|a| !a.is_empty())
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn read_environment(pid: u32) -> Vec<String> {
-    read_cmdline_like(&format!("/proc/{pid}/environ"))
+    read_nul_separated(&format!("/proc/{pid}/environ"))
 }
 
-fn read_cmdline_like(path: &str) -> Vec<String> {
+fn read_nul_separated(path: &str) -> Vec<String> {
     std::fs::read(path)
         .map(|bytes| {
             bytes
@@ -114,6 +114,48 @@ fn read_cmdline_like(path: &str) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The JVM options of a `java` launcher command line: everything between the program and
+/// the main class, `-jar`, `-m`/`--module` or a source file. None when it is not such a
+/// command line or uses @argfiles (whose content it does not show).
+fn jvm_options_of_command_line(argv: &[String]) -> Option<Vec<String>> {
+    let program = argv.first()?;
+    if program.rsplit('/').next() != Some("java") {
+        return None;
+    }
+    // Options whose value is the next argument.
+    const WITH_VALUE: &[&str] = &[
+        "-cp",
+        "-classpath",
+        "--class-path",
+        "-p",
+        "--module-path",
+        "--upgrade-module-path",
+        "--add-modules",
+        "--limit-modules",
+        "--add-reads",
+        "--add-exports",
+        "--add-opens",
+        "--patch-module",
+        "--enable-native-access",
+    ];
+    let mut options = Vec::new();
+    let mut rest = argv[1..].iter();
+    while let Some(arg) = rest.next() {
+        if arg.starts_with('@') {
+            return None;
+        }
+        if !arg.starts_with('-') || matches!(arg.as_str(), "-jar" | "-m" | "--module") {
+            break;
+        }
+        if WITH_VALUE.contains(&arg.as_str()) {
+            rest.next();
+            continue;
+        }
+        options.push(arg.clone());
+    }
+    Some(options)
 }
 
 fn environment_words(environment: &[String], name: &str) -> Vec<String> {
@@ -228,4 +270,30 @@ fn render(report: &DoctorReport) -> String {
         count(Severity::Ok)
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        text.split('|').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn options_stop_at_the_main_class_and_keep_spaces() {
+        let argv = words("/usr/lib/jvm/x/bin/java|-Xmx1g|-cp|a.jar:b.jar|-Xlog:gc*:file=/var/log/my app/gc.log|-XX:+PerfDisableSharedMem|com.example.Main|-XX:+NotAJvmOption");
+        assert_eq!(
+            jvm_options_of_command_line(&argv).unwrap(),
+            words("-Xmx1g|-Xlog:gc*:file=/var/log/my app/gc.log|-XX:+PerfDisableSharedMem")
+        );
+        let jar = words("java|-XX:-UsePerfData|-jar|app.jar|--verbose");
+        assert_eq!(
+            jvm_options_of_command_line(&jar).unwrap(),
+            words("-XX:-UsePerfData")
+        );
+        assert!(jvm_options_of_command_line(&words("java|@opts.txt|Main")).is_none());
+        assert!(jvm_options_of_command_line(&words("/usr/bin/python3|-Xmx1g")).is_none());
+        assert!(jvm_options_of_command_line(&[]).is_none());
+    }
 }
