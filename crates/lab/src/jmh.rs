@@ -249,8 +249,10 @@ pub fn cost(subject: &Score, baseline: &Score) -> Option<Cost> {
 /// A variant judged on its score against the baseline's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CostJudgement {
-    /// At least `margin` times the baseline's cost, with the confidence intervals apart.
-    pub slower: bool,
+    /// `Slower`: at least `margin` times the baseline's cost, with the confidence
+    /// intervals apart; `Unclear`: at least `margin` times, within the error bars;
+    /// `NotSlower`: below the margin.
+    pub verdict: VariantVerdict,
     pub cost: Cost,
     /// `3.70x jfr-off (+270%): 8.692 +- 2.132 us/op vs 2.350 +- 0.257 us/op`.
     pub evidence: String,
@@ -266,7 +268,11 @@ pub fn judge_cost(
     baseline_name: &str,
 ) -> Option<CostJudgement> {
     let cost = cost(subject, baseline)?;
-    let slower = cost.ratio >= margin && cost.separated;
+    let verdict = match (cost.ratio >= margin, cost.separated) {
+        (true, true) => VariantVerdict::Slower,
+        (true, false) => VariantVerdict::Unclear,
+        (false, _) => VariantVerdict::NotSlower,
+    };
     let mut evidence = format!(
         "{:.2}x {baseline_name} ({:+.0}%): {} vs {}",
         cost.ratio,
@@ -274,13 +280,13 @@ pub fn judge_cost(
         format_score(subject),
         format_score(baseline)
     );
-    if cost.ratio >= margin && !cost.separated {
-        evidence.push_str("; within the error bars");
-    } else if !slower {
-        evidence.push_str(&format!("; below the {margin}x margin"));
+    match verdict {
+        VariantVerdict::Unclear => evidence.push_str("; within the error bars"),
+        VariantVerdict::NotSlower => evidence.push_str(&format!("; below the {margin}x margin")),
+        _ => {}
     }
     Some(CostJudgement {
-        slower,
+        verdict,
         cost,
         evidence,
     })
@@ -379,11 +385,7 @@ pub fn judge_jdk(
                             subjects.push((input.variant.clone(), c.clone()));
                         }
                         Judgement {
-                            verdict: if c.slower {
-                                VariantVerdict::Slower
-                            } else {
-                                VariantVerdict::NotSlower
-                            },
+                            verdict: c.verdict,
                             evidence: c.evidence,
                         }
                     }
@@ -415,7 +417,10 @@ fn jdk_answer(
             "the baseline variant gave no JMH result".into(),
         );
     };
-    if let Some((name, c)) = subjects.iter().find(|(_, c)| c.slower) {
+    if let Some((name, c)) = subjects
+        .iter()
+        .find(|(_, c)| c.verdict == VariantVerdict::Slower)
+    {
         return (
             Vulnerable::Yes,
             format!(
@@ -443,6 +448,12 @@ fn jdk_answer(
             )
         }
         Some(_) => {}
+    }
+    if let Some((name, c)) = subjects
+        .iter()
+        .find(|(_, c)| c.verdict == VariantVerdict::Unclear)
+    {
+        return (Vulnerable::Inconclusive, format!("{name}: {}", c.evidence));
     }
     match subjects.first() {
         None => (
@@ -653,14 +664,14 @@ mod tests {
     fn judged_slower_only_beyond_the_margin_and_the_error_bars() {
         let base = score(2.35, Some(0.257), "us/op");
         let on = judge_cost(1.5, &score(8.692, Some(2.132), "us/op"), &base, "jfr-off").unwrap();
-        assert!(on.slower);
+        assert_eq!(on.verdict, VariantVerdict::Slower);
         assert_eq!(
             on.evidence,
             "3.70x jfr-off (+270%): 8.692 +- 2.132 us/op vs 2.350 +- 0.257 us/op"
         );
         let disabled = judge_cost(1.5, &score(2.138, Some(0.239), "us/op"), &base, "jfr-off");
         let disabled = disabled.unwrap();
-        assert!(!disabled.slower);
+        assert_eq!(disabled.verdict, VariantVerdict::NotSlower);
         assert!(disabled.evidence.contains("(-9%)"), "{}", disabled.evidence);
         assert!(
             disabled.evidence.contains("below the 1.5x margin"),
@@ -669,7 +680,7 @@ mod tests {
         );
         // Twice as slow, but JMH's errors overlap: not enough to say so.
         let noisy = judge_cost(1.5, &score(5.0, Some(2.5), "us/op"), &base, "jfr-off").unwrap();
-        assert!(!noisy.slower);
+        assert_eq!(noisy.verdict, VariantVerdict::Unclear);
         assert!(
             noisy.evidence.contains("within the error bars"),
             "{}",
@@ -743,6 +754,19 @@ mod tests {
             reason.starts_with("event-enabled: 1.06x jfr-off"),
             "{reason}"
         );
+
+        // A quiet baseline, but the subject's own error bars reach back to it: cannot tell.
+        let (judgements, answer, reason) = judge_jdk(
+            &rule(),
+            "jfr-off",
+            &setups(Some(score(5.0, Some(3.0), "us/op"))),
+        );
+        assert_eq!(
+            judgements[2].as_ref().unwrap().verdict,
+            VariantVerdict::Unclear
+        );
+        assert_eq!(answer, Vulnerable::Inconclusive);
+        assert!(reason.contains("within the error bars"), "{reason}");
 
         // No result from the subject: its own verdict stays, the answer is inconclusive.
         let (judgements, answer, _) = judge_jdk(&rule(), "jfr-off", &setups(None));

@@ -21,8 +21,10 @@ pub enum VariantVerdict {
     /// `jmh-score`: costs at least `margin` times the baseline per operation, beyond the
     /// error bars.
     Slower,
-    /// `jmh-score`: within the margin or the error bars.
+    /// `jmh-score`: below the margin.
     NotSlower,
+    /// `jmh-score`: above the margin but within the error bars: cannot tell.
+    Unclear,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

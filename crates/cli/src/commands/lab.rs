@@ -236,6 +236,7 @@ fn verdict_word(v: VariantVerdict) -> &'static str {
         VariantVerdict::NoData => "no baseline data",
         VariantVerdict::Slower => "SLOWER",
         VariantVerdict::NotSlower => "not slower",
+        VariantVerdict::Unclear => "unclear",
     }
 }
 
