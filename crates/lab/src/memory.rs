@@ -11,22 +11,24 @@ use std::time::{Duration, Instant};
 use crate::experiment::{Companion, Experiment};
 use crate::journal::Journal;
 use crate::measure::Measurement;
-use crate::pressure::Filler;
+use crate::pressure::{Filler, PressureSpec};
 use crate::runner::Instance;
 use crate::stressors::Counters;
 use crate::thp::Governor;
 use crate::LabError;
 
 /// Why the JVMs of a turn are not started: their heaps (`-Xmx`) plus a margin do not fit
-/// in MemAvailable now (docs/experiments/pretouch.md). None when they fit.
-pub fn no_room(instances: &[Instance], turn: &[usize]) -> Option<String> {
+/// in MemAvailable now (docs/experiments/pretouch.md). Memory held by the run's own filler
+/// counts as available: it gives way under its floor. None when they fit.
+pub fn no_room(run: &RunMemory, instances: &[Instance], turn: &[usize]) -> Option<String> {
     let commands: Vec<&[String]> = turn
         .iter()
         .map(|&i| instances[i].command.as_slice())
         .collect();
+    let ours = run.filler.as_ref().map_or(0, |(_, f)| f.held());
     crate::pressure::heaps_fit(
         &commands,
-        crate::pressure::mem_available(),
+        crate::pressure::mem_available() + ours,
         crate::pressure::mem_total(),
     )
     .err()
@@ -35,9 +37,17 @@ pub fn no_room(instances: &[Instance], turn: &[usize]) -> Option<String> {
 /// How long the filler may take to get the host near its limit before the JVM starts.
 const FILL_PATIENCE: Duration = Duration::from_secs(90);
 
+/// What outlives a turn: the filler stays while consecutive turns ask for the same
+/// pressure (filling 20 GiB took 24-52 s here), and goes as soon as a turn asks for none or
+/// another, and with the run.
+#[derive(Default)]
+pub struct RunMemory {
+    filler: Option<(PressureSpec, Filler)>,
+}
+
 /// Started before a turn's JVMs, finished after they stopped.
 pub struct TurnMemory {
-    filler: Option<Filler>,
+    filler: Option<(PressureSpec, Filler)>,
     governor: Option<Governor>,
     vmstat_before: Vec<(String, u64)>,
     fill_s: f64,
@@ -50,6 +60,7 @@ impl TurnMemory {
     /// until the filler settles so the JVMs start under pressure, then starts the governor,
     /// which records the THP mode in `journal`, its log in the first instance's directory.
     pub fn start(
+        run: &mut RunMemory,
         journal: &mut Journal,
         experiment: &Experiment,
         instances: &[Instance],
@@ -82,13 +93,21 @@ impl TurnMemory {
             fill_s: 0.0,
             filled: false,
         };
+        let kept = run.filler.take();
         if let Some(spec) = pressure {
-            let bounds = spec.bounds().map_err(LabError::Experiment)?;
             let started = Instant::now();
-            let filler = Filler::start(bounds, counters).map_err(LabError::Host)?;
+            let filler = match kept {
+                Some((kept_spec, filler)) if kept_spec == *spec => filler,
+                other => {
+                    drop(other);
+                    let bounds = spec.bounds().map_err(LabError::Experiment)?;
+                    Filler::start(bounds, counters).map_err(LabError::Host)?
+                }
+            };
             memory.filled = filler.wait_settled(FILL_PATIENCE, stop);
             memory.fill_s = started.elapsed().as_secs_f64();
-            memory.filler = Some(filler);
+            filler.reset_stats();
+            memory.filler = Some((spec.clone(), filler));
         }
         if let (Some(spec), Some(&first)) = (governor, turn.first()) {
             memory.governor = Some(Governor::start(
@@ -104,7 +123,7 @@ impl TurnMemory {
 
     /// A note for the bundle when the filler did not get where it was asked to.
     fn note(&self) -> Option<String> {
-        let filler = self.filler.as_ref()?;
+        let (_, filler) = self.filler.as_ref()?;
         (!self.filled).then(|| {
             format!(
                 "memory filler held {} MiB after {:.0} s without reaching its target; the variant ran anyway",
@@ -117,9 +136,11 @@ impl TurnMemory {
     /// Stops the governor (THP mode back) and the filler (memory back), and gives every
     /// instance of the turn the measurements: `thp.<vmstat counter>` growth over the turn
     /// (host-wide), `pressure.*` and `thp.governor_*` for the companions that ran.
-    pub fn finish(self, instances: &mut [Instance], turn: &[usize]) {
+    /// The filler is handed back to `run` for the next turn.
+    pub fn finish(mut self, run: &mut RunMemory, instances: &mut [Instance], turn: &[usize]) {
         let mut notes: Vec<String> = self.note().into_iter().collect();
         let (measurements, errors) = self.measure();
+        run.filler = self.filler.take();
         notes.extend(errors.into_iter().map(|e| format!("thp governor: {e}")));
         for &i in turn {
             instances[i]
@@ -129,7 +150,7 @@ impl TurnMemory {
         }
     }
 
-    fn measure(mut self) -> (Vec<Measurement>, Vec<String>) {
+    fn measure(&mut self) -> (Vec<Measurement>, Vec<String>) {
         let after = crate::thp::vmstat();
         let mut measurements: Vec<Measurement> =
             crate::thp::vmstat_delta(&self.vmstat_before, &after)
@@ -147,8 +168,8 @@ impl TurnMemory {
             measurements.push(Measurement::new("thp.governor_off_s", report.off_s, "s"));
             errors.extend(report.errors);
         }
-        if let Some(filler) = self.filler.take() {
-            let report = filler.stop();
+        if let Some((_, filler)) = &self.filler {
+            let report = filler.stats();
             let mib = |b: u64| b as f64 / 1048576.0;
             measurements.push(Measurement::new(
                 "pressure.held_mib",

@@ -8,7 +8,7 @@
 //! leaves physical memory as fragmented as ordinary use does. It is a thread of the lab
 //! process: its memory goes away with the process, even on SIGKILL.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -91,23 +91,31 @@ pub fn step(bounds: &Bounds, available: u64, held: u64) -> Step {
     Step::Hold
 }
 
-/// What the filler did, for the bundle.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct FillerReport {
+/// What the filler did since it started or since [`Filler::reset_stats`] (one turn).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct FillerStats {
     pub peak_bytes: u64,
     /// Chunks handed back because MemAvailable fell under the floor.
     pub released_chunks: u64,
-    /// MemAvailable when the filler started and its lowest value while it ran.
-    pub available_at_start_bytes: u64,
+    /// The lowest MemAvailable seen.
     pub min_available_bytes: u64,
+}
+
+/// The filler thread's live statistics.
+#[derive(Debug)]
+struct Shared {
+    stop: AtomicBool,
+    /// Set once the filler first had nothing more to take (or could not map more).
+    settled: AtomicBool,
+    peak_bytes: AtomicU64,
+    released_chunks: AtomicU64,
+    min_available_bytes: AtomicU64,
 }
 
 /// A running filler thread.
 pub struct Filler {
-    stop: Arc<AtomicBool>,
-    /// Set once the filler first had nothing more to take (or could not map more).
-    settled: Arc<AtomicBool>,
-    handle: Option<JoinHandle<FillerReport>>,
+    shared: Arc<Shared>,
+    handle: Option<JoinHandle<()>>,
     counters: Arc<Counters>,
 }
 
@@ -115,18 +123,21 @@ impl Filler {
     /// Starts filling. The counters' `memory_bytes` follow the chunks as they come and go
     /// (the host series shows them).
     pub fn start(bounds: Bounds, counters: Arc<Counters>) -> Result<Filler, String> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread_stop = stop.clone();
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            settled: AtomicBool::new(false),
+            peak_bytes: AtomicU64::new(0),
+            released_chunks: AtomicU64::new(0),
+            min_available_bytes: AtomicU64::new(u64::MAX),
+        });
+        let thread_shared = shared.clone();
         let thread_counters = counters.clone();
-        let settled = Arc::new(AtomicBool::new(false));
-        let thread_settled = settled.clone();
         let handle = std::thread::Builder::new()
             .name("pauselab-memory-pressure".into())
-            .spawn(move || fill(bounds, &thread_stop, &thread_settled, &thread_counters))
+            .spawn(move || fill(bounds, &thread_shared, &thread_counters))
             .map_err(|e| format!("start the memory filler: {e}"))?;
         Ok(Filler {
-            stop,
-            settled,
+            shared,
             handle: Some(handle),
             counters,
         })
@@ -134,9 +145,10 @@ impl Filler {
 
     /// Waits until the filler has taken what it may (or `timeout` passes, or `stop`).
     pub fn wait_settled(&self, timeout: Duration, stop: &AtomicBool) -> bool {
+        let settled = &self.shared.settled;
         crate::journal::wait_until(timeout, || {
-            self.settled.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst)
-        }) && self.settled.load(Ordering::SeqCst)
+            settled.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst)
+        }) && settled.load(Ordering::SeqCst)
     }
 
     /// Bytes held now.
@@ -144,17 +156,36 @@ impl Filler {
         self.counters.memory_bytes.load(Ordering::Relaxed)
     }
 
-    /// Releases everything and reports.
-    pub fn stop(mut self) -> FillerReport {
-        self.finish()
+    /// Statistics so far.
+    pub fn stats(&self) -> FillerStats {
+        let min = self.shared.min_available_bytes.load(Ordering::Relaxed);
+        FillerStats {
+            peak_bytes: self.shared.peak_bytes.load(Ordering::Relaxed),
+            released_chunks: self.shared.released_chunks.load(Ordering::Relaxed),
+            min_available_bytes: if min == u64::MAX { 0 } else { min },
+        }
     }
 
-    fn finish(&mut self) -> FillerReport {
-        self.stop.store(true, Ordering::SeqCst);
-        self.handle
-            .take()
-            .and_then(|h| h.join().ok())
-            .unwrap_or_default()
+    /// Starts the statistics over (a new turn), from what is held now.
+    pub fn reset_stats(&self) {
+        self.shared.peak_bytes.store(self.held(), Ordering::Relaxed);
+        self.shared.released_chunks.store(0, Ordering::Relaxed);
+        self.shared
+            .min_available_bytes
+            .store(u64::MAX, Ordering::Relaxed);
+    }
+
+    /// Releases everything and reports.
+    pub fn stop(mut self) -> FillerStats {
+        self.finish();
+        self.stats()
+    }
+
+    fn finish(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
     }
 }
 
@@ -180,28 +211,19 @@ fn meminfo_bytes(key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn fill(
-    bounds: Bounds,
-    stop: &AtomicBool,
-    settled: &AtomicBool,
-    counters: &Counters,
-) -> FillerReport {
+fn fill(bounds: Bounds, shared: &Shared, counters: &Counters) {
     let held = &counters.memory_bytes;
     let mut chunks: Vec<Chunk> = Vec::new();
-    let start = mem_available();
-    let mut report = FillerReport {
-        available_at_start_bytes: start,
-        min_available_bytes: start,
-        ..FillerReport::default()
-    };
-    while !stop.load(Ordering::Relaxed) {
+    while !shared.stop.load(Ordering::Relaxed) {
         let available = mem_available();
-        report.min_available_bytes = report.min_available_bytes.min(available);
+        shared
+            .min_available_bytes
+            .fetch_min(available, Ordering::Relaxed);
         match step(&bounds, available, chunks.len() as u64 * CHUNK) {
             Step::Fill => match Chunk::touched(CHUNK as usize) {
                 Some(chunk) => chunks.push(chunk),
                 None => {
-                    settled.store(true, Ordering::SeqCst);
+                    shared.settled.store(true, Ordering::SeqCst);
                     std::thread::sleep(Duration::from_millis(100));
                 }
             },
@@ -209,20 +231,19 @@ fn fill(
                 for _ in 0..n {
                     chunks.pop();
                 }
-                report.released_chunks += n;
+                shared.released_chunks.fetch_add(n, Ordering::Relaxed);
             }
             Step::Hold => {
-                settled.store(true, Ordering::SeqCst);
+                shared.settled.store(true, Ordering::SeqCst);
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
         let bytes = chunks.len() as u64 * CHUNK;
         held.store(bytes, Ordering::Relaxed);
-        report.peak_bytes = report.peak_bytes.max(bytes);
+        shared.peak_bytes.fetch_max(bytes, Ordering::Relaxed);
     }
     chunks.clear();
     held.store(0, Ordering::Relaxed);
-    report
 }
 
 /// One anonymous mapping, every page touched; unmapped on drop.

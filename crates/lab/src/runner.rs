@@ -409,6 +409,7 @@ pub fn run(
     };
     let mut interrupted = false;
     let mut cleanup_failures = Vec::new();
+    let mut run_memory = crate::memory::RunMemory::default();
     for (number, turn) in turns.iter().enumerate() {
         if number > 0 {
             crate::testpoint::hit("next-turn", &stop);
@@ -417,6 +418,7 @@ pub fn run(
         let mark = journal.mark();
         let outcome = run_turn(
             &mut journal,
+            &mut run_memory,
             &run_id,
             &mut instances,
             turn,
@@ -521,6 +523,7 @@ enum TurnEnd {
 #[allow(clippy::too_many_arguments)]
 fn run_turn(
     journal: &mut Journal,
+    run_memory: &mut crate::memory::RunMemory,
     run_id: &str,
     instances: &mut [Instance],
     turn: &Turn,
@@ -530,7 +533,7 @@ fn run_turn(
     observer: &mut dyn Observer,
 ) -> Result<TurnEnd, LabError> {
     let stop = watch.stop;
-    if let Some(reason) = crate::memory::no_room(instances, &turn.instances) {
+    if let Some(reason) = crate::memory::no_room(run_memory, instances, &turn.instances) {
         for &index in &turn.instances {
             instances[index].skipped = Some(reason.clone());
         }
@@ -547,6 +550,7 @@ fn run_turn(
             .extend(host_notes.iter().cloned());
     }
     let memory = crate::memory::TurnMemory::start(
+        run_memory,
         journal,
         watch.experiment,
         instances,
@@ -678,7 +682,7 @@ fn run_turn(
     for (index, procs) in &cgroups {
         instances[*index].runner_measurements = crate::cgroup::throttling(procs);
     }
-    memory.finish(instances, &turn.instances);
+    memory.finish(run_memory, instances, &turn.instances);
     // GC logs kept on the variant's own /tmp go into the bundle before that /tmp goes away.
     for &index in &turn.instances {
         let instance = &mut instances[index];
