@@ -80,6 +80,29 @@ fn quota_cgroup_and_host_setting_one_by_one() {
         .collect();
     assert_eq!(starts.len(), 2);
     assert!(starts[1] - starts[0] >= 7.0, "{starts:?}");
+
+    // The report shows the experiment's measurement columns, in text and HTML.
+    let html = std::path::Path::new(&env.out()).join("report.html");
+    let report = std::process::Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["report", &env.out(), "--html"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(report.status.success(), "{text}");
+    let header = text
+        .lines()
+        .find(|l| l.contains("throttled_ms"))
+        .unwrap_or_else(|| panic!("no measurement table: {text}"));
+    assert!(header.contains("elapsed_s"), "{header}");
+    let quota_row = text
+        .lines()
+        .find(|l| l.starts_with("quota") && l.contains(" ms"))
+        .unwrap_or_else(|| panic!("no quota row: {text}"));
+    assert!(!quota_row.contains(" - "), "{quota_row}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(r#"<table class="measurements">"#));
+    assert!(page.contains(r#"title="cgroup.throttled_ms""#));
 }
 
 #[test]

@@ -38,6 +38,24 @@ pub struct Experiment {
     pub description: Option<String>,
     pub default_variant: Option<String>,
     pub baseline_variant: Option<String>,
+    /// The experiment as run; its `measurements` name the report's measurement columns.
+    pub definition: Option<serde_json::Value>,
+}
+
+impl Experiment {
+    /// Measurement names the experiment shows as columns (docs/lab.md, "Measurements").
+    pub fn measurement_columns(&self) -> Vec<String> {
+        self.definition
+            .as_ref()
+            .and_then(|d| d["measurements"].as_array())
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(|n| n.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -99,6 +117,16 @@ pub struct VariantVerdict {
     pub id: String,
     pub verdict: String,
     pub evidence: Option<String>,
+    /// Workload, GC-log, cgroup and JMH numbers of the variant.
+    pub measurements: Vec<Measurement>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Measurement {
+    pub name: String,
+    pub value: f64,
+    pub unit: String,
 }
 
 /// The host sampled during the run: column name -> values per row (`None` when empty).

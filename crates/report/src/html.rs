@@ -355,6 +355,32 @@ fn variant_table(out: &mut String, section: &Section, sla: Option<&Sla>, unit_ra
     out.push_str("</tbody></table></div>");
 }
 
+/// The experiment's chosen measurements (throughput, start-up, JMH scores...), one row
+/// per variant.
+fn measurement_table(out: &mut String, section: &Section) {
+    if section.measurement_columns.is_empty() {
+        return;
+    }
+    out.push_str(r#"<div class="scroll"><table class="measurements"><thead><tr><th>variant</th>"#);
+    for column in &section.measurement_columns {
+        let _ = write!(
+            out,
+            r#"<th title="{}">{}</th>"#,
+            escape(column),
+            escape(crate::table::measurement_header(column))
+        );
+    }
+    out.push_str("</tr></thead><tbody>");
+    for v in &section.variants {
+        let _ = write!(out, "<tr><td>{}</td>", escape(&v.label));
+        for column in &section.measurement_columns {
+            let _ = write!(out, "<td>{}</td>", escape(&v.measurement_cell(column)));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
+}
+
 fn matrix_html(out: &mut String, matrix: &Matrix) {
     out.push_str(r#"<section class="bundle" id="matrix"><h2>Matrix: kernel × JDK</h2><p class="muted">Each cell: the verdict of the default configuration and whether each mitigation removed the stalls. Click a cell for its charts.</p><div class="scroll"><table class="matrix"><thead><tr><th>kernel</th><th>host</th><th>disk</th>"#);
     for jdk in &matrix.jdks {
@@ -467,6 +493,7 @@ pub fn render(
             out.push_str("</dl>");
         }
         variant_table(&mut out, section, sla, unit_ratio);
+        measurement_table(&mut out, section);
         let charts = charts(section, sla, unit_ratio);
         if let Some(p) = &charts.percentiles {
             let _ = write!(out, r#"<figure class="percentiles">{p}</figure>"#);

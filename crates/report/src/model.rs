@@ -27,6 +27,18 @@ pub struct VariantReport {
     pub pauses: Vec<(f64, PauseEvent)>,
     pub verdict: Option<String>,
     pub evidence: Option<String>,
+    pub measurements: Vec<crate::bundle::Measurement>,
+}
+
+impl VariantReport {
+    /// The measurement `name` formatted for a table cell, `-` when the variant has none.
+    pub fn measurement_cell(&self, name: &str) -> String {
+        self.measurements
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| crate::table::format_measurement(m.value, &m.unit))
+            .unwrap_or_else(|| "-".into())
+    }
 }
 
 /// One bundle, or a set of interval logs.
@@ -46,6 +58,8 @@ pub struct Section {
     pub disk: Option<String>,
     pub variants: Vec<VariantReport>,
     pub host: Option<HostSeries>,
+    /// Measurements shown as a table beside the pause table (empty: none).
+    pub measurement_columns: Vec<String>,
 }
 
 fn slug(text: &str) -> String {
@@ -177,6 +191,11 @@ impl Section {
                     .unwrap_or_default(),
                 verdict: v.verdict.as_ref().map(|x| x.verdict.clone()),
                 evidence: v.verdict.as_ref().and_then(|x| x.evidence.clone()),
+                measurements: v
+                    .verdict
+                    .as_ref()
+                    .map(|x| x.measurements.clone())
+                    .unwrap_or_default(),
             })
             .collect();
         Section {
@@ -192,6 +211,7 @@ impl Section {
             disk: bundle.disk(),
             variants,
             host: bundle.host_series.clone(),
+            measurement_columns: m.experiment.measurement_columns(),
         }
     }
 
@@ -212,6 +232,7 @@ impl Section {
                 pauses: Vec::new(),
                 verdict: None,
                 evidence: None,
+                measurements: Vec::new(),
             });
         }
         let mut facts = Vec::new();
@@ -263,6 +284,7 @@ impl Section {
                 pauses,
                 verdict: None,
                 evidence: None,
+                measurements: Vec::new(),
             }],
             ..Section::default()
         })

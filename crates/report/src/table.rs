@@ -40,6 +40,26 @@ pub fn scaled(value: f64, unit_ratio: f64) -> String {
     format!("{:.3}", value / unit_ratio)
 }
 
+/// A measurement for display: whole numbers and values of 100 and more without decimals,
+/// others with two, then the unit.
+pub fn format_measurement(value: f64, unit: &str) -> String {
+    let number = if value.abs() >= 100.0 || value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.2}")
+    };
+    if unit.is_empty() {
+        number
+    } else {
+        format!("{number} {unit}")
+    }
+}
+
+/// `workload.mib_per_s` -> `mib_per_s`: a measurement's column header.
+pub fn measurement_header(name: &str) -> &str {
+    name.split_once('.').map(|(_, rest)| rest).unwrap_or(name)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

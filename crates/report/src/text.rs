@@ -91,7 +91,32 @@ pub fn render(
             })
             .collect();
         out.push_str(&table::render(&header, &rows));
-        out.push_str("(values in ms)\n\n");
+        out.push_str("(values in ms)\n");
+        if !section.measurement_columns.is_empty() {
+            let mut header = vec!["variant"];
+            header.extend(
+                section
+                    .measurement_columns
+                    .iter()
+                    .map(|c| table::measurement_header(c)),
+            );
+            let rows: Vec<Vec<String>> = section
+                .variants
+                .iter()
+                .map(|v| {
+                    let mut row = vec![v.label.clone()];
+                    row.extend(
+                        section
+                            .measurement_columns
+                            .iter()
+                            .map(|c| v.measurement_cell(c)),
+                    );
+                    row
+                })
+                .collect();
+            out.push_str(&table::render(&header, &rows));
+        }
+        out.push('\n');
     }
     out
 }

@@ -13,6 +13,7 @@ use pauselab_lab::experiment::{Experiment, BUILTIN};
 use pauselab_lab::runner::{Observer, Progress, RunState, VariantProgress};
 use pauselab_lab::verdict::{VariantVerdict, Vulnerable};
 use pauselab_lab::{journal, units, RunOptions};
+use pauselab_report::table::{format_measurement, measurement_header as short_name};
 
 /// Exit code when a run could not decide (noisy host, no baseline data, interrupted).
 pub const EXIT_INCONCLUSIVE: u8 = 4;
@@ -386,24 +387,6 @@ fn variant_width(outcome: &Outcome) -> usize {
         .max()
         .unwrap_or(0)
         .max("variant".len())
-}
-
-/// `workload.mib_per_s` -> `mib_per_s`: the column header.
-fn short_name(name: &str) -> &str {
-    name.split_once('.').map(|(_, rest)| rest).unwrap_or(name)
-}
-
-fn format_measurement(value: f64, unit: &str) -> String {
-    let number = if value.abs() >= 100.0 || value.fract() == 0.0 {
-        format!("{value:.0}")
-    } else {
-        format!("{value:.2}")
-    };
-    if unit.is_empty() {
-        number
-    } else {
-        format!("{number} {unit}")
-    }
 }
 
 /// Progress bars on a terminal, plain lines every 10 s otherwise.
