@@ -469,8 +469,17 @@ impl Observer for Bars {
     }
 }
 
-/// One variant's line: max hiccup and max safepoint so far.
+/// One variant's line: max hiccup and max safepoint so far (just its state when the
+/// experiment records neither, e.g. JMH).
 fn describe(v: &VariantProgress) -> String {
+    if v.max_hiccup_ms.is_none() && v.max_safepoint_ms.is_none() {
+        let state = match v.state {
+            RunState::Waiting => "waiting for its turn",
+            RunState::Running => "running",
+            RunState::Exited => "exited",
+        };
+        return format!("{:<24} {state}", v.label);
+    }
     let show = |x: Option<f64>| {
         x.map(|x| format!("{x:>8.1} ms"))
             .unwrap_or_else(|| "       -   ".into())
