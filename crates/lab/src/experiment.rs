@@ -25,6 +25,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "memory-pressure",
         include_str!("../experiments/memory-pressure.toml"),
     ),
+    (
+        "classload-cds",
+        include_str!("../experiments/classload-cds.toml"),
+    ),
 ];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -58,6 +62,9 @@ pub struct Experiment {
     pub fault: Option<Fault>,
     #[serde(default, rename = "stressor")]
     pub stressors: Vec<StressorSpec>,
+    /// `java` commands run on each JDK before the variants (`crate::prepare`).
+    #[serde(default)]
+    pub prepare: Vec<crate::prepare::Step>,
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
     pub verdict: VerdictRule,
@@ -269,6 +276,14 @@ pub enum Metric {
     JmhScore,
 }
 
+/// Names that become file names: letters, digits, `-` and `_`.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 impl Experiment {
     pub fn parse(text: &str, origin: &str) -> Result<Experiment, LabError> {
         let experiment: Experiment = toml::from_str(text)
@@ -302,12 +317,7 @@ impl Experiment {
                     ));
                 }
             }
-            if v.name.is_empty()
-                || !v
-                    .name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            {
+            if !is_plain_name(&v.name) {
                 return bad(format!(
                     "variant name {:?}: use letters, digits, - and _",
                     v.name
@@ -334,6 +344,8 @@ impl Experiment {
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
         crate::units::parse_duration(&self.warmup)
             .map_err(|e| LabError::Experiment(format!("{origin}: warmup: {e}")))?;
+        crate::prepare::validate(&self.prepare)
+            .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
         if let Some(fault) = &self.fault {
             fault
                 .slow_device_spec()

@@ -126,7 +126,15 @@ pub fn find_jars(experiment: &Experiment) -> Result<Jars, LabError> {
         } else {
             None
         },
-        workloads: if experiment.workload.classpath.is_none() {
+        workloads: if experiment
+            .workload
+            .classpath
+            .as_ref()
+            .is_none_or(|entries| {
+                entries
+                    .iter()
+                    .any(|e| e.contains(crate::prepare::WORKLOADS_JAR_PLACEHOLDER))
+            }) {
             Some(find_jar(WORKLOADS_JAR, "workloads")?)
         } else {
             None

@@ -22,6 +22,7 @@ pub mod jmh;
 pub mod journal;
 pub mod measure;
 pub mod memory;
+pub mod prepare;
 pub mod pressure;
 pub mod runner;
 pub mod safepoints;

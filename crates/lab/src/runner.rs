@@ -199,6 +199,18 @@ pub fn run(
     fault::create_dir(&mut journal, &scratch)?;
     crate::testpoint::hit("scratch", &stop);
     check_stop(&stop)?;
+    let prepared = crate::prepare::run(
+        &experiment.prepare,
+        &jdks,
+        &jars,
+        &scratch,
+        &out,
+        &mut journal,
+        &run_id,
+        &stop,
+        &mut |step| observer.note(step),
+    )?;
+    notes.extend(prepared.notes());
 
     // Where the stressed /tmp directories go.
     let mut slow_device = None;
@@ -329,6 +341,12 @@ pub fn run(
                 duration,
             );
             instance.gc_log = Some(gc_log);
+            prepared.expand_command(&jdk.label, &jars, &mut instance.command);
+            if let Some(why) = prepared.failure(&jdk.label) {
+                instance
+                    .skipped
+                    .get_or_insert(format!("preparation failed: {why}"));
+            }
             instances.push(instance);
         }
     }

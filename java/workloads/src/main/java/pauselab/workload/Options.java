@@ -53,6 +53,11 @@ final class Options {
         return add(name, null, "false", help);
     }
 
+    /** A file name; the empty default means "not given". */
+    Options path(String name, String help) {
+        return add(name, "PATH", "", help);
+    }
+
     private Options add(String name, String kind, String defaultValue, String help) {
         options.put(name, new Option(name, kind, defaultValue, help));
         return this;
@@ -101,6 +106,11 @@ final class Options {
             switch (option.kind) {
                 case "SIZE": parseSize(option.value); break;
                 case "TIME": parseDurationNs(option.value); break;
+                case "PATH":
+                    if (option.value.isEmpty()) {
+                        throw new IllegalArgumentException("empty path");
+                    }
+                    break;
                 default: Double.parseDouble(option.value); break;
             }
         } catch (IllegalArgumentException e) {
@@ -133,6 +143,10 @@ final class Options {
         return Boolean.parseBoolean(get(name));
     }
 
+    String text(String name) {
+        return get(name);
+    }
+
     private String get(String name) {
         Option option = options.get(name);
         if (option == null) {
@@ -153,7 +167,8 @@ final class Options {
         lines.add("");
         for (Option option : options.values()) {
             String left = "  --" + option.name + (option.kind == null ? "" : " " + option.kind);
-            String right = option.help + (option.kind == null ? "" : " (default " + option.defaultValue + ")");
+            String right = option.help + (option.kind == null || option.defaultValue.isEmpty() ? ""
+                    : " (default " + option.defaultValue + ")");
             lines.add(String.format(Locale.ROOT, "%-26s %s", left, right));
         }
         lines.add(String.format(Locale.ROOT, "%-26s %s", "  --help", "print this text"));

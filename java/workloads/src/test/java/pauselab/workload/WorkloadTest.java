@@ -9,12 +9,16 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Runs each workload in a real JVM from the built jar and checks what it prints. */
 class WorkloadTest {
@@ -152,6 +156,54 @@ class WorkloadTest {
         assertTrue(number(summary, "metaspace_used_bytes") > 3000 * 200, summary.toString());
     }
 
+    /** The CDS form of the storm: the classes written into a jar, then loaded from the class path. */
+    @Test
+    void classStormWritesAJarAndLoadsItFromTheClassPath(@TempDir Path dir) throws Exception {
+        Path jar = dir.resolve("storm.jar");
+        Run written = collect(start(Arrays.asList("-Xmx128m"), "ClassStorm",
+                "--classes", "500", "--write-jar", jar.toString()), 0);
+        assertEquals(0, written.exitCode, written.stderr);
+        assertEquals(500, number(written.summary(), "written"));
+        assertEquals(Files.size(jar), number(written.summary(), "jar_bytes"));
+        assertTrue(!Files.exists(dir.resolve("storm.jar.partial")));
+        try (JarFile entries = new JarFile(jar.toFile())) {
+            assertEquals(500, entries.size());
+            assertTrue(entries.getEntry("pauselab/generated/Storm499.class") != null);
+        }
+
+        Path loads = dir.resolve("loads.log");
+        List<String> command = Arrays.asList(JAVA, "-XX:+UseSerialGC", "-Xmx128m",
+                "-Xlog:class+load:file=" + loads, "-cp", JAR + File.pathSeparator + jar,
+                "pauselab.workload.ClassStorm", "--classes", "500", "--threads", "2", "--from-classpath",
+                "--allocate", "8m");
+        Run run = collect(new ProcessBuilder(command).start(), 0);
+        assertEquals(0, run.exitCode, run.stderr);
+        Map<String, Object> summary = run.summary();
+        assertEquals("classpath", summary.get("loader"));
+        assertEquals(500, number(summary, "loaded"));
+        assertEquals(0, number(summary, "generate_s"));
+        assertEquals(8 * 1024 * 1024, number(summary, "allocated_bytes"));
+        // Defined by the application loader from the jar, not generated in memory.
+        long fromJar = Files.readAllLines(loads).stream()
+                .filter(l -> l.contains(" pauselab.generated.Storm") && l.contains("storm.jar")).count();
+        assertEquals(500, fromJar);
+
+        // More classes than the jar holds: a clear error naming the remedy.
+        Run missing = collect(new ProcessBuilder(Arrays.asList(JAVA, "-cp", JAR + File.pathSeparator + jar,
+                "pauselab.workload.ClassStorm", "--classes", "600", "--threads", "1", "--from-classpath")).start(), 0);
+        assertEquals(1, missing.exitCode);
+        assertTrue(missing.stderr.contains("--write-jar"), missing.stderr);
+    }
+
+    @Test
+    void classStormRefusesWriteJarWithFromClasspath() throws Exception {
+        Process process = start(Arrays.asList(), "ClassStorm", "--write-jar", "x.jar", "--from-classpath");
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(2, process.exitValue());
+        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(stderr.contains("exclude each other"), stderr);
+    }
+
     @Test
     void generatedClassesAreDistinctAndInitialised() throws Exception {
         byte[][] classes = {ClassStorm.generate(0), ClassStorm.generate(1), ClassStorm.generate(2)};
@@ -160,6 +212,7 @@ class WorkloadTest {
             Class<?> type = Class.forName("pauselab.generated.Storm" + i, true, loader);
             assertEquals(loader, type.getClassLoader());
             assertEquals(i * 31L + 7, type.getField("value").getLong(null));
+            assertTrue(type.getField("ref").get(null) != null, "the initialiser stores a reference");
         }
         assertThrows(ClassNotFoundException.class, () -> Class.forName("pauselab.generated.Storm3", true, loader));
     }
