@@ -1,0 +1,118 @@
+//! Acceptance of the built-in `pretouch` and `memory-pressure` experiments at their default
+//! durations on JDK 17 (root; memory-pressure changes the host's THP mode and fills its
+//! memory, then undoes both): run by `make acceptance`, not `make test`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
+const THP_ENABLED: &str = "/sys/kernel/mm/transparent_hugepage/enabled";
+
+fn run(experiment: &str) -> Value {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("acceptance-{experiment}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let output = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["lab", "run", experiment, "--json", "--jdk", JDK17, "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let verdict: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&output.stderr)));
+    for v in verdict["variants"].as_array().unwrap() {
+        eprintln!(
+            "{:<24} {} {}",
+            v["variant"].as_str().unwrap_or_default(),
+            v["skipped"],
+            v["measurements"]
+        );
+    }
+    verdict
+}
+
+fn variant<'a>(verdict: &'a Value, name: &str) -> &'a Value {
+    verdict["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["variant"] == name)
+        .unwrap_or_else(|| panic!("no variant {name}"))
+}
+
+fn measurement(variant: &Value, name: &str) -> Option<f64> {
+    variant["measurements"]
+        .as_array()?
+        .iter()
+        .find(|m| m["name"] == name)?["value"]
+        .as_f64()
+}
+
+#[test]
+#[ignore = "about 2 minutes: make acceptance"]
+fn pretouch_start_up_grows_with_the_pre_touched_heap() {
+    let verdict = run("pretouch");
+    let mut previous = 0.0;
+    for size in ["1g", "4g", "8g"] {
+        let plain = variant(&verdict, size);
+        let touched = variant(&verdict, &format!("{size}-pretouch"));
+        if touched["skipped"].is_string() {
+            eprintln!("{size}: skipped here: {}", touched["skipped"]);
+            continue;
+        }
+        let t = measurement(touched, "workload.uptime_at_main_ms").unwrap();
+        let p = measurement(plain, "workload.uptime_at_main_ms").unwrap();
+        assert!(t > p, "{size}: pre-touched {t} ms, plain {p} ms");
+        assert!(
+            t > previous,
+            "{size}: {t} ms, a smaller heap took {previous} ms"
+        );
+        previous = t;
+        assert!(measurement(touched, "workload.alloc_mib_per_s").unwrap() > 0.0);
+    }
+}
+
+#[test]
+#[ignore = "about 3-5 minutes, changes THP and fills memory: make acceptance"]
+fn memory_pressure_governs_thp_and_restores_the_host() {
+    let before = std::fs::read_to_string(THP_ENABLED).unwrap();
+    let verdict = run("memory-pressure");
+    assert_eq!(std::fs::read_to_string(THP_ENABLED).unwrap(), before);
+    for name in ["never", "never-pressure"] {
+        let v = variant(&verdict, name);
+        assert_eq!(measurement(v, "thp.thp_fault_alloc"), Some(0.0), "{v}");
+    }
+    for name in [
+        "never-pressure",
+        "always-pressure",
+        "madvise-pressure",
+        "dynamic-pressure",
+    ] {
+        let v = variant(&verdict, name);
+        assert!(measurement(v, "pressure.held_mib").unwrap() > 0.0, "{v}");
+        assert!(
+            measurement(v, "workload.kallocs_per_s").unwrap() > 0.0,
+            "{v}"
+        );
+    }
+    // Calm: THP stays on. Near the limit (MemAvailable about 3 GiB, under the governor's
+    // 4 GiB): off from before the JVM starts to the end of the turn.
+    let calm = variant(&verdict, "dynamic");
+    assert_eq!(
+        measurement(calm, "thp.governor_turned_off"),
+        Some(0.0),
+        "{calm}"
+    );
+    let pressed = variant(&verdict, "dynamic-pressure");
+    assert_eq!(
+        measurement(pressed, "thp.governor_turned_off"),
+        Some(1.0),
+        "{pressed}"
+    );
+    assert!(
+        measurement(pressed, "thp.governor_off_s").unwrap() > 5.0,
+        "{pressed}"
+    );
+}
