@@ -225,10 +225,16 @@ class AgentTest {
         Path log = dir.resolve("quiet.hlog");
         Process jvm = startIdle(log, "interval=1s", "3");
         awaitExit(jvm, 0);
-        long max = read(log).stream().mapToLong(i -> i.histogram.getMaxValue()).max().orElse(-1);
-        assertTrue(max >= 0, "no interval logged");
-        // Generous: the machine is shared, but a 100 ms stall of an idle JVM would be a fault.
-        assertTrue(max < TimeUnit.MILLISECONDS.toNanos(100), "idle JVM max hiccup " + max / 1e6 + " ms");
+        Histogram all = new Histogram(3);
+        read(log).forEach(i -> all.add(i.histogram));
+        assertTrue(all.getTotalCount() > 0, "no interval logged");
+        // The maximum is left alone: on a shared machine one scheduling delay of an idle JVM
+        // can be long, and that is a real hiccup. Most samples of an idle JVM must be
+        // near zero, or the agent invents them.
+        long median = all.getValueAtPercentile(50);
+        long p90 = all.getValueAtPercentile(90);
+        assertTrue(median < TimeUnit.MILLISECONDS.toNanos(5), "idle JVM median hiccup " + median / 1e6 + " ms");
+        assertTrue(p90 < TimeUnit.MILLISECONDS.toNanos(50), "idle JVM p90 hiccup " + p90 / 1e6 + " ms");
     }
 
     @Test
