@@ -125,11 +125,13 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
 
 /// Wall time of a run on one JDK: about 15 s to set the host up and tear it down (the slow
 /// device's mkfs is most of it), then each round of `duration` plus about 5 s to stop its
-/// JVMs. Rounds whose JVMs exit on their own end earlier.
+/// JVMs, and about 20 s per preparation step. Rounds whose JVMs exit on their own end
+/// earlier.
 fn expected_duration(e: &Experiment) -> anyhow::Result<Duration> {
     let round = units::parse_duration(&e.duration).map_err(anyhow::Error::msg)?;
     let rounds = e.rounds_per_jdk() as u32;
-    Ok(Duration::from_secs(15) + (round + Duration::from_secs(5)) * rounds)
+    let preparation = Duration::from_secs(20) * e.prepare.len() as u32;
+    Ok(Duration::from_secs(15) + preparation + (round + Duration::from_secs(5)) * rounds)
 }
 
 fn human_duration(d: Duration) -> String {
