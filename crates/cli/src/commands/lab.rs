@@ -420,7 +420,7 @@ impl Observer for Bars {
     fn started(&mut self, total: Duration, labels: &[String]) {
         if !self.tty {
             eprintln!(
-                "running {} variant(s) for {}s",
+                "running {} variant(s) for up to {}s",
                 labels.len(),
                 total.as_secs()
             );
