@@ -13,6 +13,9 @@ use crate::Error;
 pub struct Input {
     pub name: String,
     pub path: Option<PathBuf>,
+    /// The index of a file inside the zip archive at `path` (an archive holding several
+    /// files is read as one input per file, named `archive.zip!member`).
+    pub zip_entry: Option<usize>,
 }
 
 /// Expands the command-line arguments into inputs, in reading order: each rotated set is
@@ -25,6 +28,7 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, Error> {
             out.push(Input {
                 name: "<stdin>".to_string(),
                 path: None,
+                zip_entry: None,
             });
             continue;
         }
@@ -53,10 +57,14 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, Error> {
                 continue;
             }
             seen.push(canonical);
-            out.push(Input {
-                name: p.display().to_string(),
-                path: Some(p),
-            });
+            match zip_members(&p) {
+                Some(members) => out.extend(members),
+                None => out.push(Input {
+                    name: p.display().to_string(),
+                    path: Some(p),
+                    zip_entry: None,
+                }),
+            }
         }
     }
     Ok(out)
@@ -117,7 +125,7 @@ fn order_rotated_set(set: &mut [PathBuf]) {
     if set.len() < 2 {
         return;
     }
-    let keys: Vec<(Option<i64>, Option<u64>, Option<std::time::SystemTime>)> = set
+    let keys: Vec<AgeKey> = set
         .iter()
         .map(|p| {
             let (wall, up) = first_stamp(p);
@@ -125,22 +133,40 @@ fn order_rotated_set(set: &mut [PathBuf]) {
             (wall, up, mtime)
         })
         .collect();
-    let mut idx: Vec<usize> = (0..set.len()).collect();
-    if keys.iter().all(|k| k.0.is_some()) {
-        idx.sort_by_key(|&i| keys[i].0);
-    } else if keys.iter().all(|k| k.1.is_some()) {
-        idx.sort_by_key(|&i| keys[i].1);
-    } else {
-        idx.sort_by_key(|&i| keys[i].2);
-    }
-    let sorted: Vec<PathBuf> = idx.iter().map(|&i| set[i].clone()).collect();
+    let sorted: Vec<PathBuf> = oldest_first(&keys)
+        .iter()
+        .map(|&i| set[i].clone())
+        .collect();
     set.clone_from_slice(&sorted);
 }
 
+/// Type of the keys [`oldest_first`] orders by: first wall-clock stamp, first uptime stamp,
+/// modification time.
+type AgeKey = (Option<i64>, Option<u64>, Option<std::time::SystemTime>);
+
+/// Indices, oldest first: by wall clock when every member has one, else by uptime, else by
+/// modification time (members without one keep their order).
+fn oldest_first(keys: &[AgeKey]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    if keys.iter().all(|k| k.0.is_some()) {
+        order.sort_by_key(|&i| keys[i].0);
+    } else if keys.iter().all(|k| k.1.is_some()) {
+        order.sort_by_key(|&i| keys[i].1);
+    } else {
+        order.sort_by_key(|&i| keys[i].2);
+    }
+    order
+}
+
 fn first_stamp(path: &Path) -> (Option<i64>, Option<u64>) {
-    let Ok(reader) = open_path(path) else {
-        return (None, None);
-    };
+    match open_path(path) {
+        Ok(reader) => first_stamp_of(reader),
+        Err(_) => (None, None),
+    }
+}
+
+/// The first wall-clock and uptime stamps among the first 200 lines.
+fn first_stamp_of(reader: Box<dyn Read>) -> (Option<i64>, Option<u64>) {
     let mut lines = LineReader::new(reader);
     for _ in 0..200 {
         let Ok(Some(line)) = lines.next_line() else {
@@ -157,9 +183,116 @@ fn first_stamp(path: &Path) -> (Option<i64>, Option<u64>) {
 
 /// Opens an input for reading, decompressing gzip and zip.
 pub fn open(input: &Input) -> Result<Box<dyn Read>, Error> {
-    match &input.path {
-        None => decompress(Box::new(io::stdin().lock()), &input.name),
-        Some(p) => open_path(p),
+    match (&input.path, input.zip_entry) {
+        (None, _) => decompress(Box::new(io::stdin().lock()), &input.name),
+        (Some(p), Some(index)) => {
+            let member = ZipMemberReader::start(p.clone(), index, input.name.clone());
+            decompress(Box::new(member), &input.name)
+        }
+        (Some(p), None) => open_path(p),
+    }
+}
+
+/// The files of a zip archive holding more than one, oldest first (by their first time
+/// stamps, as a rotated set); None for anything else (a single-file archive streams as it
+/// is, through [`decompress`]).
+fn zip_members(path: &Path) -> Option<Vec<Input>> {
+    let mut file = File::open(path).ok()?;
+    let mut magic = [0u8; 4];
+    file.read_exact(&mut magic).ok()?;
+    if magic != *b"PK\x03\x04" {
+        return None;
+    }
+    let mut archive = zip::ZipArchive::new(file).ok()?;
+    let mut members = Vec::new();
+    for index in 0..archive.len() {
+        let entry = archive.by_index_raw(index).ok()?;
+        if entry.is_file() {
+            members.push(Input {
+                name: format!("{}!{}", path.display(), entry.name()),
+                path: Some(path.to_path_buf()),
+                zip_entry: Some(index),
+            });
+        }
+    }
+    if members.len() < 2 {
+        return None;
+    }
+    // Members have no modification time of their own here: without stamps they keep the
+    // archive's order.
+    let keys: Vec<AgeKey> = members
+        .iter()
+        .map(|m| {
+            let (wall, uptime) = open(m).map(first_stamp_of).unwrap_or((None, None));
+            (wall, uptime, None)
+        })
+        .collect();
+    let mut slots: Vec<Option<Input>> = members.into_iter().map(Some).collect();
+    Some(
+        oldest_first(&keys)
+            .iter()
+            .filter_map(|&i| slots[i].take())
+            .collect(),
+    )
+}
+
+/// Streams one member of a zip archive: a thread decompresses it into a bounded channel
+/// (the `zip` crate's member reader borrows its archive, so it cannot be handed out), and
+/// stops when the reader is dropped.
+struct ZipMemberReader {
+    chunks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    position: usize,
+}
+
+impl ZipMemberReader {
+    fn start(path: PathBuf, index: usize, name: String) -> ZipMemberReader {
+        let (sender, chunks) = std::sync::mpsc::sync_channel(4);
+        std::thread::spawn(move || {
+            let result = (|| -> io::Result<()> {
+                let file = File::open(&path)?;
+                let mut archive = zip::ZipArchive::new(file).map_err(io::Error::other)?;
+                let mut member = archive.by_index(index).map_err(io::Error::other)?;
+                loop {
+                    let mut chunk = vec![0u8; 64 * 1024];
+                    let n = member.read(&mut chunk)?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    chunk.truncate(n);
+                    if sender.send(Ok(chunk)).is_err() {
+                        return Ok(()); // the reader is gone
+                    }
+                }
+            })();
+            if let Err(e) = result {
+                let _ = sender.send(Err(io::Error::new(e.kind(), format!("{name}: {e}"))));
+            }
+        });
+        ZipMemberReader {
+            chunks,
+            current: Vec::new(),
+            position: 0,
+        }
+    }
+}
+
+impl Read for ZipMemberReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.position == self.current.len() {
+            match self.chunks.recv() {
+                Ok(Ok(chunk)) => {
+                    self.current = chunk;
+                    self.position = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Ok(0), // finished
+            }
+        }
+        let n = out.len().min(self.current.len() - self.position);
+        out[..n].copy_from_slice(&self.current[self.position..self.position + n]);
+        self.position += n;
+        Ok(n)
     }
 }
 
@@ -235,6 +368,45 @@ fn open_zip_entry(mut r: BufReader<Box<dyn Read>>, name: &str) -> Result<Box<dyn
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_zip_of_a_rotated_set_is_read_member_by_member_oldest_first() {
+        use std::io::Write;
+        let log = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gclogs/demo-g1-jdk17.log"),
+        )
+        .unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        let (older, newer) = lines.split_at(lines.len() / 2);
+        let dir = std::env::temp_dir().join(format!("pauselab-zip-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let archive = dir.join("logs.zip");
+        let mut zip = zip::ZipWriter::new(File::create(&archive).unwrap());
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        // The live file first, as `zip logs.zip gc.log*` stores it.
+        for (name, part) in [("gc.log", newer), ("gc.log.0", older)] {
+            zip.start_file(name, options).unwrap();
+            zip.write_all((part.join("\n") + "\n").as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+
+        let inputs = expand(&[archive.display().to_string()]).unwrap();
+        let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                format!("{}!gc.log.0", archive.display()),
+                format!("{}!gc.log", archive.display())
+            ]
+        );
+        let mut text = String::new();
+        for input in &inputs {
+            open(input).unwrap().read_to_string(&mut text).unwrap();
+        }
+        assert_eq!(text, lines.join("\n") + "\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn rotation_suffixes() {
