@@ -5,44 +5,20 @@
 
 mod lab_support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Child;
+use std::time::Duration;
 
 use lab_support::*;
 
 /// Starts a run of the test experiment stopping at `testpoint`, and waits until it is there.
 fn start_at(env: &TestEnv, testpoint: Option<&str>, wait_for: &str) -> Child {
-    let mut cmd = env.lab(&[
-        "run",
-        &env.experiment(),
-        "--duration",
-        "40s",
-        "--out",
-        &env.out(),
-    ]);
-    if let Some(point) = testpoint {
-        cmd.env("PAUSELAB_LAB_TESTPOINT", point);
-    }
-    let mut child = cmd
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        assert!(Instant::now() < deadline, "run never reached {wait_for:?}");
-        match lines.next() {
-            Some(Ok(line)) if line.contains(wait_for) => break,
-            Some(Ok(_)) => continue,
-            _ => panic!("run ended before {wait_for:?}: {:?}", child.wait()),
-        }
-    }
-    // Keep draining stderr so the run never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    child
+    let (experiment, out) = (env.experiment(), env.out());
+    start_lab_until(
+        env,
+        &["run", &experiment, "--duration", "40s", "--out", &out],
+        testpoint,
+        wait_for,
+    )
 }
 
 fn signal(child: &Child, sig: i32) {

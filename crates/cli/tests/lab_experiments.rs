@@ -5,10 +5,6 @@
 
 mod lab_support;
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
-
 use lab_support::variant_named as variant;
 use lab_support::*;
 use serde_json::Value;
@@ -112,24 +108,13 @@ fn sigkill_during_a_turn_then_cleanup_restores_the_host() {
         return;
     };
     let experiment = env.experiment_named("quota.toml");
-    let mut child = env
-        .lab(&["run", &experiment, "--out", &env.out()])
-        .env("PAUSELAB_LAB_TESTPOINT", "next-turn")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        assert!(Instant::now() < deadline, "never reached the second turn");
-        match lines.next() {
-            Some(Ok(line)) if line.contains("pauselab-testpoint next-turn") => break,
-            Some(Ok(_)) => continue,
-            _ => panic!("run ended early: {:?}", child.wait()),
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
+    let out = env.out();
+    let mut child = start_lab_until(
+        &env,
+        &["run", &experiment, "--out", &out],
+        Some("next-turn"),
+        "pauselab-testpoint next-turn",
+    );
     // The first turn's changes are undone; the journal still holds the run.
     // SAFETY: signalling our own child.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGKILL) }, 0);

@@ -5,10 +5,7 @@
 
 mod lab_support;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use lab_support::*;
 use serde_json::Value;
@@ -29,18 +26,6 @@ fn measurement(variant: &Value, name: &str) -> Option<f64> {
         .as_f64()
 }
 
-fn copy_experiment(env: &TestEnv, name: &str) -> String {
-    let target = env.dir.join(name);
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/lab")
-            .join(name),
-        &target,
-    )
-    .unwrap();
-    target.display().to_string()
-}
-
 fn run_json(env: &TestEnv, experiment: &str) -> Value {
     let output = env
         .lab(&["run", experiment, "--out", &env.out(), "--json"])
@@ -54,7 +39,7 @@ fn run_json(env: &TestEnv, experiment: &str) -> Value {
 #[test]
 fn pretouched_heap_starts_slower_and_a_heap_without_room_is_skipped() {
     let Some(env) = TestEnv::new() else { return };
-    let experiment = copy_experiment(&env, "pretouch-short.toml");
+    let experiment = env.experiment_named("pretouch-short.toml");
     let verdict = run_json(&env, &experiment);
     env.assert_clean();
 
@@ -95,7 +80,7 @@ fn governor_turns_thp_off_and_the_mode_comes_back() {
         eprintln!("skipped: no {THP_ENABLED}");
         return;
     };
-    let experiment = copy_experiment(&env, "thp-governor.toml");
+    let experiment = env.experiment_named("thp-governor.toml");
     let verdict = run_json(&env, &experiment);
     env.assert_clean();
     assert_eq!(thp_mode().as_deref(), Some(before.as_str()));
@@ -133,25 +118,14 @@ fn sigkill_while_governed_then_cleanup_restores_thp() {
         eprintln!("skipped: no {THP_ENABLED}");
         return;
     };
-    let experiment = copy_experiment(&env, "thp-governor.toml");
-    let mut child = env
-        .lab(&["run", &experiment, "--duration", "60s", "--out", &env.out()])
-        .env("PAUSELAB_LAB_TESTPOINT", "started")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        assert!(Instant::now() < deadline, "run never started its JVM");
-        match lines.next() {
-            Some(Ok(line)) if line.contains("pauselab-testpoint started") => break,
-            Some(Ok(_)) => continue,
-            _ => panic!("run ended early: {:?}", child.wait()),
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
+    let experiment = env.experiment_named("thp-governor.toml");
+    let out = env.out();
+    let mut child = start_lab_until(
+        &env,
+        &["run", &experiment, "--duration", "60s", "--out", &out],
+        Some("started"),
+        "pauselab-testpoint started",
+    );
     // The governor turned THP off before the JVM started.
     assert_eq!(thp_mode().as_deref(), Some("never"));
     child.kill().unwrap();

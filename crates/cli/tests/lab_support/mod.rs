@@ -3,9 +3,11 @@
 
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Runs that inject faults share the machine's loop devices and 2 cores: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -166,6 +168,38 @@ impl TestEnv {
         let left = self.leftovers();
         assert!(left.is_empty(), "left behind: {left:#?}");
     }
+}
+
+/// Starts `pauselab lab ARGS` (stopping at `testpoint`, when given) and waits until its
+/// stderr has a line containing `wait_for`; stderr is drained afterwards so the run never
+/// blocks on a full pipe.
+pub fn start_lab_until(
+    env: &TestEnv,
+    args: &[&str],
+    testpoint: Option<&str>,
+    wait_for: &str,
+) -> Child {
+    let mut cmd = env.lab(args);
+    if let Some(point) = testpoint {
+        cmd.env("PAUSELAB_LAB_TESTPOINT", point);
+    }
+    let mut child = cmd
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        assert!(Instant::now() < deadline, "run never reached {wait_for:?}");
+        match lines.next() {
+            Some(Ok(line)) if line.contains(wait_for) => break,
+            Some(Ok(_)) => continue,
+            _ => panic!("run ended before {wait_for:?}: {:?}", child.wait()),
+        }
+    }
+    std::thread::spawn(move || for _ in lines {});
+    child
 }
 
 /// The summary of variant `name` in a verdict.json.
