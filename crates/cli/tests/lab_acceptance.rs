@@ -2,6 +2,8 @@
 //! host (2 cores, kernel 6.x, root): run by `make acceptance`, not `make test`
 //! (`cargo test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1`).
 
+mod lab_support;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -132,14 +134,7 @@ fn jdk17_and_jdk25_without_fault() {
 }
 
 fn measurement(variant: &serde_json::Value, name: &str) -> f64 {
-    variant["measurements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {variant}"))["value"]
-        .as_f64()
-        .unwrap()
+    lab_support::measurement(variant, name).unwrap_or_else(|| panic!("no {name} in {variant}"))
 }
 
 #[test]

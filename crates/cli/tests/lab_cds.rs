@@ -4,6 +4,9 @@
 //! and the scratch area is gone afterwards. A failing preparation step skips that JDK's
 //! variants with the JVM's own error. No root needed (the variants use the host's /tmp).
 
+mod lab_support;
+use lab_support::measurement;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -85,14 +88,6 @@ impl Drop for Env {
 fn json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
-}
-
-fn measurement(summary: &serde_json::Value, name: &str) -> Option<f64> {
-    summary["measurements"]
-        .as_array()?
-        .iter()
-        .find(|m| m["name"] == name)?["value"]
-        .as_f64()
 }
 
 /// `pauselab.generated.Storm<i>` class-load lines of a unified log, and how many of them

@@ -15,14 +15,6 @@ fn read_json(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn measurement(variant: &Value, name: &str) -> Option<f64> {
-    variant["measurements"]
-        .as_array()?
-        .iter()
-        .find(|m| m["name"] == name)?["value"]
-        .as_f64()
-}
-
 #[test]
 fn quota_cgroup_and_host_setting_one_by_one() {
     let Some(env) = TestEnv::new() else { return };

@@ -18,14 +18,6 @@ fn thp_mode() -> Option<String> {
         .find_map(|w| w.strip_prefix('[')?.strip_suffix(']').map(str::to_string))
 }
 
-fn measurement(variant: &Value, name: &str) -> Option<f64> {
-    variant["measurements"]
-        .as_array()?
-        .iter()
-        .find(|m| m["name"] == name)?["value"]
-        .as_f64()
-}
-
 fn run_json(env: &TestEnv, experiment: &str) -> Value {
     let output = env
         .lab(&["run", experiment, "--out", &env.out(), "--json"])

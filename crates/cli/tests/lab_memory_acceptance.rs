@@ -2,6 +2,9 @@
 //! durations on JDK 17 (root; memory-pressure changes the host's THP mode and fills its
 //! memory, then undoes both): run by `make acceptance`, not `make test`.
 
+mod lab_support;
+use lab_support::measurement;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -40,14 +43,6 @@ fn variant<'a>(verdict: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|v| v["variant"] == name)
         .unwrap_or_else(|| panic!("no variant {name}"))
-}
-
-fn measurement(variant: &Value, name: &str) -> Option<f64> {
-    variant["measurements"]
-        .as_array()?
-        .iter()
-        .find(|m| m["name"] == name)?["value"]
-        .as_f64()
 }
 
 #[test]

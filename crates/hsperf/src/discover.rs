@@ -161,6 +161,30 @@ pub fn main_class(cmdline: &[String]) -> Option<String> {
     None
 }
 
+/// The JVM options of a `java` launcher command line: everything between the program and
+/// the main class (`-jar`, `-m`, a class or source file), without the launcher's own
+/// `-cp`-style options and their values. None when it is not a `java` command line or uses
+/// @argfiles, whose content it does not show.
+pub fn jvm_options(cmdline: &[String]) -> Option<Vec<String>> {
+    if !looks_like_java(cmdline) {
+        return None;
+    }
+    let mut options = Vec::new();
+    let mut args = cmdline.iter().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            a if a.starts_with('@') => return None,
+            "-jar" | "-m" | "--module" => break,
+            a if a.starts_with("--module=") || !a.starts_with('-') => break,
+            a if OPTIONS_WITH_VALUE.contains(&a) => {
+                args.next();
+            }
+            _ => options.push(arg.clone()),
+        }
+    }
+    Some(options)
+}
+
 /// Facts that need the counters: version, GC, command.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct JvmDetails {
@@ -184,5 +208,28 @@ impl JvmDetails {
             gc: text("sun.gc.policy.name"),
             command: text("sun.rt.javaCommand"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        text.split('|').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn options_stop_at_the_main_class_and_keep_spaces() {
+        let argv = words("/usr/lib/jvm/x/bin/java|-Xmx1g|-cp|a.jar:b.jar|-Xlog:gc*:file=/var/log/my app/gc.log|-XX:+PerfDisableSharedMem|com.example.Main|-XX:+NotAJvmOption");
+        assert_eq!(
+            jvm_options(&argv).unwrap(),
+            words("-Xmx1g|-Xlog:gc*:file=/var/log/my app/gc.log|-XX:+PerfDisableSharedMem")
+        );
+        let jar = words("java|-XX:-UsePerfData|-jar|app.jar|--verbose");
+        assert_eq!(jvm_options(&jar).unwrap(), words("-XX:-UsePerfData"));
+        assert!(jvm_options(&words("java|@opts.txt|Main")).is_none());
+        assert!(jvm_options(&words("/usr/bin/python3|-Xmx1g")).is_none());
+        assert!(jvm_options(&[]).is_none());
     }
 }

@@ -29,7 +29,9 @@ mod process;
 mod reader;
 mod select;
 
-pub use discover::{discover_jvms, inspect, main_class, JvmDetails, JvmProcess, PerfData};
+pub use discover::{
+    discover_jvms, inspect, jvm_options, main_class, JvmDetails, JvmProcess, PerfData,
+};
 pub use error::{Error, Result};
 pub use format::{parse_prologue, Counter, Prologue, Snapshot, Units, Value, Variability, MAGIC};
 pub use memory::{locate_region, AddressSource, RemoteRegion};

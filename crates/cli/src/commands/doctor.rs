@@ -65,7 +65,7 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
     // agree (they do unless @argfiles or JDK_JAVA_OPTIONS added options), the command
     // line's split is used.
     let cmdline = read_nul_separated(&format!("/proc/{}/cmdline", jvm.pid));
-    let launcher_options = jvm_options_of_command_line(&cmdline);
+    let launcher_options = pauselab_hsperf::jvm_options(&cmdline);
     let (args, options_source): (Vec<String>, String) = match text("java.rt.vmArgs") {
         Some(joined) => (
             match launcher_options {
@@ -114,48 +114,6 @@ fn read_nul_separated(path: &str) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The JVM options of a `java` launcher command line: everything between the program and
-/// the main class, `-jar`, `-m`/`--module` or a source file. None when it is not such a
-/// command line or uses @argfiles (whose content it does not show).
-fn jvm_options_of_command_line(argv: &[String]) -> Option<Vec<String>> {
-    let program = argv.first()?;
-    if program.rsplit('/').next() != Some("java") {
-        return None;
-    }
-    // Options whose value is the next argument.
-    const WITH_VALUE: &[&str] = &[
-        "-cp",
-        "-classpath",
-        "--class-path",
-        "-p",
-        "--module-path",
-        "--upgrade-module-path",
-        "--add-modules",
-        "--limit-modules",
-        "--add-reads",
-        "--add-exports",
-        "--add-opens",
-        "--patch-module",
-        "--enable-native-access",
-    ];
-    let mut options = Vec::new();
-    let mut rest = argv[1..].iter();
-    while let Some(arg) = rest.next() {
-        if arg.starts_with('@') {
-            return None;
-        }
-        if !arg.starts_with('-') || matches!(arg.as_str(), "-jar" | "-m" | "--module") {
-            break;
-        }
-        if WITH_VALUE.contains(&arg.as_str()) {
-            rest.next();
-            continue;
-        }
-        options.push(arg.clone());
-    }
-    Some(options)
 }
 
 fn environment_words(environment: &[String], name: &str) -> Vec<String> {
@@ -270,30 +228,4 @@ fn render(report: &DoctorReport) -> String {
         count(Severity::Ok)
     ));
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(text: &str) -> Vec<String> {
-        text.split('|').map(str::to_string).collect()
-    }
-
-    #[test]
-    fn options_stop_at_the_main_class_and_keep_spaces() {
-        let argv = words("/usr/lib/jvm/x/bin/java|-Xmx1g|-cp|a.jar:b.jar|-Xlog:gc*:file=/var/log/my app/gc.log|-XX:+PerfDisableSharedMem|com.example.Main|-XX:+NotAJvmOption");
-        assert_eq!(
-            jvm_options_of_command_line(&argv).unwrap(),
-            words("-Xmx1g|-Xlog:gc*:file=/var/log/my app/gc.log|-XX:+PerfDisableSharedMem")
-        );
-        let jar = words("java|-XX:-UsePerfData|-jar|app.jar|--verbose");
-        assert_eq!(
-            jvm_options_of_command_line(&jar).unwrap(),
-            words("-XX:-UsePerfData")
-        );
-        assert!(jvm_options_of_command_line(&words("java|@opts.txt|Main")).is_none());
-        assert!(jvm_options_of_command_line(&words("/usr/bin/python3|-Xmx1g")).is_none());
-        assert!(jvm_options_of_command_line(&[]).is_none());
-    }
 }

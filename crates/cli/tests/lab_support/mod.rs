@@ -202,6 +202,15 @@ pub fn start_lab_until(
     child
 }
 
+/// The value of measurement `name` in a variant's summary (summary.json or verdict.json).
+pub fn measurement(variant: &serde_json::Value, name: &str) -> Option<f64> {
+    variant["measurements"]
+        .as_array()?
+        .iter()
+        .find(|m| m["name"] == name)?["value"]
+        .as_f64()
+}
+
 /// The summary of variant `name` in a verdict.json.
 pub fn variant_named<'a>(verdict: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     verdict["variants"]
