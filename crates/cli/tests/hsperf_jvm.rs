@@ -29,7 +29,6 @@ fn bin() -> &'static str {
 fn workload_classes() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        // Outside /tmp: the private-namespace test mounts over /tmp.
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hsperf-workload");
         std::fs::create_dir_all(&dir).unwrap();
         let src = dir.join("Idle.java");
@@ -104,7 +103,10 @@ impl Jvm {
     }
 
     fn spawn(mut cmd: Command, alloc: bool, scratch: Option<Scratch>) -> Jvm {
-        cmd.arg("-cp").arg(workload_classes()).arg("Idle");
+        // The class path is the working directory: a JVM whose /tmp is replaced still has
+        // it when the checkout itself is under /tmp.
+        cmd.current_dir(workload_classes())
+            .args(["-cp", ".", "Idle"]);
         if alloc {
             cmd.arg("alloc");
         }

@@ -130,9 +130,15 @@ fn cleanup_leaves_a_live_run_alone() {
     env.assert_clean();
 }
 
+/// The bundle under /tmp, as many users keep it: each variant replaces only its hsperf
+/// directory, so the JVMs still see it.
 #[test]
 fn short_run_reproduces_the_stall() {
     let Some(env) = TestEnv::new() else { return };
+    let under_tmp =
+        std::path::Path::new("/tmp").join(format!("pauselab-test-bundle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&under_tmp);
+    let out_dir = under_tmp.join("out");
     let output = env
         .lab(&[
             "run",
@@ -140,7 +146,7 @@ fn short_run_reproduces_the_stall() {
             "--duration",
             "25s",
             "--out",
-            &env.out(),
+            out_dir.to_str().unwrap(),
             "--json",
         ])
         .output()
@@ -163,7 +169,7 @@ fn short_run_reproduces_the_stall() {
     assert_eq!(variant("tmpfs")["verdict"], "no_stalls", "{stdout}");
     assert_eq!(variant("no-perfdata")["verdict"], "baseline");
     // The bundle holds what the verdict was made from.
-    let out = std::path::Path::new(&env.out()).to_path_buf();
+    let out = out_dir.clone();
     for file in [
         "manifest.json",
         "verdict.json",
@@ -194,4 +200,5 @@ fn short_run_reproduces_the_stall() {
     assert!(samples.starts_with("t_s,"), "{samples}");
     assert!(samples.lines().count() >= 21, "one host sample per second");
     env.assert_clean();
+    std::fs::remove_dir_all(&under_tmp).unwrap();
 }

@@ -118,7 +118,7 @@ pub enum GcLogLocation {
     /// The bundle directory (outside the stressed filesystem).
     #[default]
     Out,
-    /// The variant's `/tmp` (stressed, tmpfs, ...), copied into the bundle afterwards.
+    /// The variant's directory (stressed, tmpfs, ...), copied into the bundle afterwards.
     Tmp,
 }
 
@@ -166,7 +166,8 @@ impl Fault {
     }
 }
 
-/// Where a variant's `/tmp` lives.
+/// Where a variant's directory lives: its hsperf directory (bound over
+/// `/tmp/hsperfdata_<user>` for the JVM) and, with `gc_log_on = "tmp"`, its GC log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TmpLocation {
@@ -176,7 +177,7 @@ pub enum TmpLocation {
     Tmpfs,
     /// A private directory in the run's scratch area on the host's ordinary disk.
     Scratch,
-    /// The host's own `/tmp`, shared (no mount namespace).
+    /// The host's own `/tmp/hsperfdata_<user>`, shared (no mount namespace).
     Host,
 }
 
@@ -284,7 +285,44 @@ pub fn is_plain_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// Whether a run injects the experiment's fault (a slow device needs root) or stresses a
+/// directory the user gave (`--disk`) or the host's own disk (`--no-fault`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultUse {
+    /// The experiment's `[fault]`, if it has one.
+    Inject,
+    /// `--disk DIR` or `--no-fault`.
+    Skip,
+}
+
 impl Experiment {
+    /// What this experiment does that only root may do, one phrase each; empty when it
+    /// runs as any user. `lab run` refuses to start without root when this is not empty.
+    pub fn root_requirements(&self, fault: FaultUse) -> Vec<&'static str> {
+        let mut needs = Vec::new();
+        if self.fault.is_some() && fault == FaultUse::Inject {
+            needs.push("a slow device (loop device, mount, blkio throttle)");
+        }
+        if self.variants.iter().any(|v| v.tmp != TmpLocation::Host) {
+            needs.push("a private hsperf directory per variant (mount namespace)");
+        }
+        if self.variants.iter().any(|v| v.cpu_quota.is_some()) {
+            needs.push("CPU cgroups");
+        }
+        if !self.host.is_empty() || self.variants.iter().any(|v| !v.host.is_empty()) {
+            needs.push("host settings in /sys and /proc/sys");
+        }
+        if self
+            .variants
+            .iter()
+            .flat_map(|v| &v.companions)
+            .any(|c| matches!(c, Companion::ThpGovernor(_)))
+        {
+            needs.push("the THP governor (writes /sys/kernel/mm/transparent_hugepage)");
+        }
+        needs
+    }
+
     pub fn parse(text: &str, origin: &str) -> Result<Experiment, LabError> {
         let experiment: Experiment = toml::from_str(text)
             .map_err(|e| LabError::Experiment(format!("{origin}: {}", e.to_string().trim())))?;

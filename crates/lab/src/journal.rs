@@ -30,6 +30,10 @@ pub const RUN_MARKER_ENV: &str = "PAUSELAB_LAB_RUN";
 pub enum Change {
     /// A directory this run created (removed with its content; never crosses a mount).
     Dir { path: PathBuf },
+    /// A directory this run created in a place other processes share (the host's
+    /// `/tmp/hsperfdata_<user>`): removed only if it is still empty, since JVMs started
+    /// meanwhile may have put their files in it.
+    SharedDir { path: PathBuf },
     /// A file this run created.
     File { path: PathBuf },
     /// A loop device attached to `image` (detached by looking the image up again).
@@ -247,6 +251,7 @@ fn lock(file: &File, path: &Path) -> Result<(), LabError> {
 pub fn describe(change: &Change) -> String {
     match change {
         Change::Dir { path } => format!("directory {}", path.display()),
+        Change::SharedDir { path } => format!("directory {} (if empty)", path.display()),
         Change::File { path } => format!("file {}", path.display()),
         Change::LoopDevice { image } => format!("loop device on {}", image.display()),
         Change::SysfsWrite { path, previous, .. } => {
@@ -313,6 +318,13 @@ pub fn undo(change: &Change) -> Result<(), String> {
         Change::File { path } => match fs::remove_file(path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e.to_string()),
+        },
+        Change::SharedDir { path } => match fs::remove_dir(path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            // Another JVM has put its perf file in it since: it is the host's now.
+            Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => Ok(()),
             Err(e) => Err(e.to_string()),
         },
         Change::Dir { path } => {

@@ -156,17 +156,6 @@ pub fn run(
     bundle::prepare_out_dir(&options.out)?;
     let out =
         fs::canonicalize(&options.out).map_err(|e| LabError::io(&options.out, "resolve", e))?;
-    if out.starts_with("/tmp")
-        && experiment
-            .variants
-            .iter()
-            .any(|v| v.tmp != TmpLocation::Host)
-    {
-        return Err(LabError::Experiment(format!(
-            "{}: the bundle may not be under /tmp: the JVMs see a private /tmp and could not write their logs there; choose another --out",
-            out.display()
-        )));
-    }
 
     let stale = journal::stale_journals(&options.state_dir);
     if !stale.is_empty() {
@@ -273,6 +262,7 @@ pub fn run(
 
     // Plan every instance.
     let mut instances = Vec::new();
+    let mut host_hsperf_ready = false;
     for jdk in &jdks {
         for variant in &experiment.variants {
             let out_dir = out
@@ -306,8 +296,10 @@ pub fn run(
             let tmp_dir = match variant.tmp {
                 TmpLocation::Host => None,
                 _ if !root => {
-                    instance.skipped =
-                        Some("a private /tmp needs a mount namespace, which needs root".into());
+                    instance.skipped = Some(
+                        "a private hsperf directory needs a mount namespace, which needs root"
+                            .into(),
+                    );
                     None
                 }
                 TmpLocation::Tmpfs if !tmpfs_ok => None,
@@ -317,6 +309,11 @@ pub fn run(
             };
             if let Some(dir) = &tmp_dir {
                 fault::create_dir(&mut journal, dir)?;
+                isolation::variant_hsperf_dir(dir)?;
+                if !host_hsperf_ready {
+                    isolation::ensure_host_hsperf_dir(&mut journal)?;
+                    host_hsperf_ready = true;
+                }
             }
             if let Some(min) = variant.min_jdk.filter(|m| jdk.major < *m) {
                 instance.skipped = Some(format!("needs JDK {min} or later"));
@@ -615,11 +612,21 @@ fn run_turn(
                     .map_err(|e| LabError::io(&instance.out_dir, "open workload.out", e))?,
             )
             .stderr(output);
+        let hsperf_source = instance
+            .tmp_dir
+            .as_ref()
+            .map(|dir| dir.join(isolation::hsperf_dir_name()));
+        let hsperf_target = isolation::host_hsperf_path();
         isolation::isolate(
             &mut command,
             run_id,
             isolation::Isolation {
-                tmp: instance.tmp_dir.as_deref(),
+                hsperf: hsperf_source
+                    .as_deref()
+                    .map(|source| isolation::HsperfBind {
+                        source,
+                        target: &hsperf_target,
+                    }),
                 cgroup_procs: cgroup_procs.as_deref(),
                 thp_disabled: variant.thp_disabled,
             },

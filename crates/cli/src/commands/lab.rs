@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use pauselab_lab::bundle::Outcome;
-use pauselab_lab::experiment::{Experiment, BUILTIN};
+use pauselab_lab::experiment::{Experiment, FaultUse, BUILTIN};
 use pauselab_lab::runner::{Observer, Progress, RunState, VariantProgress};
 use pauselab_lab::verdict::{VariantVerdict, Vulnerable};
 use pauselab_lab::{journal, units, RunOptions};
@@ -19,9 +19,10 @@ use pauselab_report::table::{format_measurement, measurement_header as short_nam
 pub const EXIT_INCONCLUSIVE: u8 = 4;
 
 #[derive(clap::Args)]
+#[command(arg_required_else_help = true)]
 pub struct Args {
     #[command(subcommand)]
-    command: Option<LabCommand>,
+    command: LabCommand,
 }
 
 #[derive(Subcommand)]
@@ -33,7 +34,7 @@ enum LabCommand {
     },
     /// Print an experiment's TOML
     Show { name: String },
-    /// Run an experiment (default: hsperf-mmap for 2 minutes)
+    /// Run an experiment (default: hsperf-mmap for 2 minutes); changes the host and undoes it
     Run(RunArgs),
     /// Undo what runs killed with SIGKILL left on the host (mounts, loop devices, throttles, files, processes)
     Cleanup {
@@ -73,15 +74,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    match args.command.unwrap_or(LabCommand::Run(RunArgs {
-        experiment: "hsperf-mmap".into(),
-        duration: None,
-        jdks: Vec::new(),
-        out: None,
-        disk: None,
-        no_fault: false,
-        json: false,
-    })) {
+    match args.command {
         LabCommand::List { json } => list(json),
         LabCommand::Show { name } => {
             let (_, text) = Experiment::load(&name)?;
@@ -98,19 +91,23 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     for (name, text) in BUILTIN {
         let e = Experiment::parse(text, name)?;
         let expected = expected_duration(&e)?;
+        let needs_root = e.root_requirements(FaultUse::Inject);
         rows.push(serde_json::json!({
             "name": e.name,
             "description": e.description,
             "duration": e.duration,
             "schedule": e.schedule,
             "expected_duration_s": expected.as_secs(),
+            "needs_root": !needs_root.is_empty(),
+            "root_for": needs_root,
             "variants": e.variants.iter().map(|v| v.name.clone()).collect::<Vec<_>>(),
         }));
         if !json {
             println!(
-                "{:<16} {:>6}  {}",
+                "{:<16} {:>6}  {:<4}  {}",
                 e.name,
                 format!("~{}", human_duration(expected)),
+                if needs_root.is_empty() { "" } else { "root" },
                 e.description
             );
         }
@@ -118,7 +115,9 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        println!("(expected duration on one JDK; each --jdk adds as much)");
+        println!(
+            "(expected duration on one JDK; each --jdk adds as much; \"root\": runs only as root)"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -185,6 +184,19 @@ fn cleanup(json: bool) -> anyhow::Result<ExitCode> {
 
 fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (experiment, text) = Experiment::load(&args.experiment)?;
+    let fault = if args.disk.is_some() || args.no_fault {
+        FaultUse::Skip
+    } else {
+        FaultUse::Inject
+    };
+    let needs_root = experiment.root_requirements(fault);
+    if !needs_root.is_empty() && !pauselab_lab::sys::is_root() {
+        anyhow::bail!(
+            "lab run {}: needs root for {}; run it as root (nothing was changed)",
+            args.experiment,
+            needs_root.join(", ")
+        );
+    }
     let measurement_columns = experiment.measurements.clone();
     let out = args.out.unwrap_or_else(|| {
         PathBuf::from(format!("pauselab-lab-{}-{}", experiment.name, timestamp()))

@@ -98,12 +98,10 @@ impl TestJvm {
                 "java",
             ])
             .args(jvm_args)
-            .args([
-                "-cp",
-                classes().to_str().unwrap(),
-                "Garbage",
-                &seconds.to_string(),
-            ])
+            // The class path is the working directory, which the JVM keeps when its /tmp is
+            // replaced, also when the checkout is under /tmp.
+            .current_dir(classes())
+            .args(["-cp", ".", "Garbage", &seconds.to_string()])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
