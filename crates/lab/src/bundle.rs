@@ -4,7 +4,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
 
@@ -167,13 +166,9 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
         };
         if instance.skipped.is_none() {
             let hiccup_path = instance.out_dir.join(HICCUP_LOG);
-            if finished.experiment.workload.hiccup_agent {
-                match hlog::read_interval_log(
-                    &hiccup_path,
-                    false,
-                    unix_s(instance.started_at().unwrap_or(finished.started)) + warmup_s,
-                ) {
-                    Ok((h, _)) if !h.is_empty() => summary.hiccups = Some(hlog::stats(&h)),
+            if let Some(hiccups) = &instance.follow.hiccups {
+                match hiccups.after_warmup() {
+                    Ok(h) if !h.is_empty() => summary.hiccups = Some(hlog::stats(h)),
                     Ok(_) => summary
                         .errors
                         .push(format!("{}: no hiccup samples", hiccup_path.display())),
@@ -181,8 +176,8 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                 }
             }
             let gc_path = instance.out_dir.join(GC_LOG);
-            if finished.experiment.workload.gc_log.is_some() {
-                match crate::safepoints::read(&gc_path) {
+            if let Some(safepoints) = &instance.follow.safepoints {
+                match safepoints.points() {
                     Ok(points) => {
                         let mut h = hlog::new_histogram();
                         for p in points.iter().filter(|p| p.uptime_s >= warmup_s) {
@@ -200,7 +195,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                             points.iter().map(|p| (p.uptime_s, p.total_ms)).collect();
                         if let Err(e) = hlog::write_pause_log(
                             &instance.out_dir.join(SAFEPOINT_LOG),
-                            unix_s(start),
+                            crate::sys::unix_s(start),
                             &pauses,
                             end_s,
                             1.0,
@@ -347,12 +342,6 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<(), LabError> {
     fs::write(path, text).map_err(|e| LabError::io(path, "write", e))
 }
 
-fn unix_s(t: std::time::SystemTime) -> f64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
 fn manifest(finished: &Finished) -> serde_json::Value {
     let experiment = &finished.experiment;
     let default_variant = experiment
@@ -382,7 +371,7 @@ fn manifest(finished: &Finished) -> serde_json::Value {
                 "exit_code": i.exit_code,
                 "companions": i.companions,
                 "host_changes": i.host_changes,
-                "start_time_s": i.started_at().map(unix_s),
+                "start_time_s": i.started_at().map(crate::sys::unix_s),
                 "elapsed_s": i.elapsed_s,
             })
         })
@@ -410,8 +399,8 @@ fn manifest(finished: &Finished) -> serde_json::Value {
             "baseline_variant": experiment.baseline,
             "definition": experiment,
         },
-        "start_time_s": unix_s(finished.started),
-        "end_time_s": unix_s(finished.ended),
+        "start_time_s": crate::sys::unix_s(finished.started),
+        "end_time_s": crate::sys::unix_s(finished.ended),
         "fault_injection": finished.fault_injection,
         "interrupted": finished.interrupted,
         "options": {

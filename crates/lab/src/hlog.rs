@@ -1,9 +1,10 @@
-//! Reading the hiccup agent's interval logs and writing the safepoint interval log.
+//! Latency statistics of the lab's histograms and writing the safepoint interval log (the
+//! hiccup log is read as it grows: [`crate::follow`]).
 
 use std::path::Path;
 
 use hdrhistogram::Histogram;
-use pauselab_pause::interval_log::{IntervalLogReader, IntervalLogWriter, TagFilter};
+use pauselab_pause::interval_log::IntervalLogWriter;
 use serde::Serialize;
 
 /// Latency statistics in milliseconds.
@@ -42,44 +43,6 @@ pub fn stats(h: &Histogram<u64>) -> Stats {
         at_least_100ms: h.count_between(100_000_000, h.max().max(100_000_000)),
         at_least_1s: h.count_between(1_000_000_000, h.max().max(1_000_000_000)),
     }
-}
-
-/// A whole interval log: all intervals added up, and (seconds since the log's start,
-/// max in ms) of each interval.
-pub type IntervalLog = (Histogram<u64>, Vec<(f64, f64)>);
-
-/// Reads every interval of a log (any tag) that starts at or after `from_epoch_s`. A log
-/// still being written may end in a partial line: with `partial_ok` what was read before
-/// it is returned.
-pub fn read_interval_log(
-    path: &Path,
-    partial_ok: bool,
-    from_epoch_s: f64,
-) -> Result<IntervalLog, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let complete = if partial_ok {
-        match bytes.iter().rposition(|&b| b == b'\n') {
-            Some(end) => &bytes[..=end],
-            None => &bytes[..0],
-        }
-    } else {
-        &bytes[..]
-    };
-    let reader =
-        IntervalLogReader::new(complete, &path.display().to_string()).with_tag(TagFilter::Any);
-    let mut total = new_histogram();
-    let mut maxima = Vec::new();
-    for interval in reader {
-        let interval = interval.map_err(|e| e.to_string())?;
-        if interval.start_s < from_epoch_s {
-            continue;
-        }
-        maxima.push((interval.offset_s, interval.histogram.max() as f64 / 1e6));
-        total
-            .add(&interval.histogram)
-            .map_err(|e| format!("{}: histogram out of range: {e:?}", path.display()))?;
-    }
-    Ok((total, maxima))
 }
 
 /// Writes pauses (start in seconds since `start_epoch_s`, duration in ms) as an untagged

@@ -11,6 +11,7 @@ pub mod cgroup;
 pub mod companion;
 pub mod experiment;
 pub mod fault;
+pub mod follow;
 pub mod hlog;
 pub mod hostfacts;
 pub mod hostseries;

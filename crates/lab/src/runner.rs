@@ -102,6 +102,27 @@ pub struct Instance {
     pub runner_measurements: Vec<crate::measure::Measurement>,
     #[serde(skip)]
     started_at: Option<SystemTime>,
+    /// Its logs, read as the JVM writes them (progress, then the bundle).
+    #[serde(skip)]
+    pub follow: Follow,
+}
+
+/// The logs of one instance that the lab reads while the JVM writes them.
+#[derive(Debug, Clone, Default)]
+pub struct Follow {
+    pub safepoints: Option<crate::follow::SafepointFollower>,
+    pub hiccups: Option<crate::follow::HiccupFollower>,
+}
+
+impl Follow {
+    fn poll(&mut self, at_end: bool) {
+        if let Some(f) = &mut self.safepoints {
+            f.poll(at_end);
+        }
+        if let Some(f) = &mut self.hiccups {
+            f.poll(at_end);
+        }
+    }
 }
 
 /// Everything a finished run knows; the bundle and the verdict are made from it.
@@ -291,6 +312,7 @@ pub fn run(
                 host_changes: Vec::new(),
                 runner_measurements: Vec::new(),
                 started_at: None,
+                follow: Follow::default(),
             };
             let dir_name = format!("{}-{}", jdk.label, variant.name);
             let tmp_dir = match variant.tmp {
@@ -421,6 +443,9 @@ pub fn run(
         begin: Instant::now(),
         total,
         stop: &stop,
+        warmup_s: crate::units::parse_duration(&experiment.warmup)
+            .map_err(LabError::Experiment)?
+            .as_secs_f64(),
     };
     let mut interrupted = false;
     let mut cleanup_failures = Vec::new();
@@ -524,6 +549,8 @@ struct Watch<'a> {
     begin: Instant,
     total: Duration,
     stop: &'a Arc<AtomicBool>,
+    /// Hiccups and safepoints before this much of a JVM's run are left out of its verdict.
+    warmup_s: f64,
 }
 
 enum TurnEnd {
@@ -636,7 +663,23 @@ fn run_turn(
             LabError::Host(format!("start {}/{}: {e}", instance.jdk, instance.variant))
         })?;
         instance.pid = Some(child.id());
-        instance.started_at = Some(SystemTime::now());
+        let started_at = SystemTime::now();
+        instance.started_at = Some(started_at);
+        instance.follow = Follow {
+            safepoints: watch
+                .experiment
+                .workload
+                .gc_log
+                .as_ref()
+                .and(instance.gc_log.as_deref())
+                .map(crate::follow::SafepointFollower::new),
+            hiccups: watch.experiment.workload.hiccup_agent.then(|| {
+                crate::follow::HiccupFollower::new(
+                    &instance.out_dir.join(bundle::HICCUP_LOG),
+                    crate::sys::unix_s(started_at) + watch.warmup_s,
+                )
+            }),
+        };
         children.push((index, child));
         if let Some(procs) = cgroup_procs {
             cgroups.push((index, procs));
@@ -690,9 +733,9 @@ fn run_turn(
                 elapsed,
                 total: watch.total,
                 variants: instances
-                    .iter()
+                    .iter_mut()
                     .filter(|i| i.skipped.is_none())
-                    .map(|i| progress_of(watch.experiment, i))
+                    .map(progress_of)
                     .collect(),
             };
             observer.tick(&progress);
@@ -703,6 +746,9 @@ fn run_turn(
         std::thread::sleep(Duration::from_millis(100));
     }
     stop_children(instances, &mut children);
+    for &index in &turn.instances {
+        instances[index].follow.poll(true);
+    }
     readers.stop();
     for (index, procs) in &cgroups {
         instances[*index].runner_measurements = crate::cgroup::throttling(procs);
@@ -756,29 +802,31 @@ fn stop_children(instances: &mut [Instance], children: &mut [(usize, Child)]) {
     }
 }
 
-/// One instance's progress line: its maxima so far, read from its logs.
-fn progress_of(experiment: &Experiment, instance: &Instance) -> VariantProgress {
+/// One instance's progress line: its maxima so far, from what its logs gained since the
+/// last tick.
+fn progress_of(instance: &mut Instance) -> VariantProgress {
     let started = instance.pid.is_some();
-    let max_hiccup_ms = (started && experiment.workload.hiccup_agent).then(|| {
-        crate::hlog::read_interval_log(&instance.out_dir.join(bundle::HICCUP_LOG), true, 0.0)
-            .map(|(h, _)| h.max() as f64 / 1e6)
-            .unwrap_or(0.0)
-    });
-    let max_safepoint_ms = match (&instance.gc_log, &experiment.workload.gc_log) {
-        (Some(log), Some(_)) if started => Some(
-            crate::safepoints::read(log)
-                .map(|points| points.iter().map(|p| p.total_ms).fold(0.0, f64::max))
-                .unwrap_or(0.0),
-        ),
-        _ => None,
-    };
+    let running = instance.exit_code.is_none() && instance.early_exit.is_none();
+    if started && running {
+        instance.follow.poll(false);
+    }
+    let max_hiccup_ms = instance
+        .follow
+        .hiccups
+        .as_ref()
+        .map(crate::follow::HiccupFollower::max_ms);
+    let max_safepoint_ms = instance
+        .follow
+        .safepoints
+        .as_ref()
+        .map(crate::follow::SafepointFollower::max_ms);
     VariantProgress {
         label: format!("{}/{}", instance.jdk, instance.variant),
         max_hiccup_ms,
         max_safepoint_ms,
         state: if !started {
             RunState::Waiting
-        } else if instance.exit_code.is_some() || instance.early_exit.is_some() {
+        } else if !running {
             RunState::Exited
         } else {
             RunState::Running

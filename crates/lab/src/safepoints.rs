@@ -3,8 +3,6 @@
 //! parser: JDK 17+ `Safepoint "..."` lines and JDK 9-16 "Total time for which application
 //! threads were stopped" lines alike.
 
-use std::path::Path;
-
 use pauselab_gclog::parse::{parse_line as parse_gc_line, Record};
 
 /// One safepoint: start (seconds of JVM uptime) and total duration (ms).
@@ -14,17 +12,8 @@ pub struct Safepoint {
     pub total_ms: f64,
 }
 
-/// Every safepoint of the log, in order. Lines of other kinds are skipped; a log still
-/// being written may end in a partial line, which is skipped too.
-pub fn read(path: &Path) -> Result<Vec<Safepoint>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(bytes
-        .split(|&b| b == b'\n')
-        .filter_map(parse_line_bytes)
-        .collect())
-}
-
-fn parse_line_bytes(line: &[u8]) -> Option<Safepoint> {
+/// The safepoint a GC log line reports, if it reports one.
+pub fn parse(line: &[u8]) -> Option<Safepoint> {
     let parsed = parse_gc_line(line).ok()?;
     let Record::Safepoint(safepoint) = parsed.record else {
         return None;
@@ -39,7 +28,7 @@ fn parse_line_bytes(line: &[u8]) -> Option<Safepoint> {
 
 #[cfg(test)]
 fn parse_line(line: &str) -> Option<Safepoint> {
-    parse_line_bytes(line.as_bytes())
+    parse(line.as_bytes())
 }
 
 #[cfg(test)]

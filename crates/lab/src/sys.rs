@@ -22,6 +22,13 @@ pub fn unix_now_s() -> u64 {
         .unwrap_or(0)
 }
 
+/// Seconds since the Unix epoch of `t` (0 before it).
+pub fn unix_s(t: std::time::SystemTime) -> f64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
 pub fn unix_now_ms() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
