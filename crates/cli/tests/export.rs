@@ -3,8 +3,9 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
@@ -94,9 +95,41 @@ fn start_jvm(jdk: &str, classes: &Path, flags: &[&str]) -> Running {
 
 /// Starts `pauselab export` on a free loopback port and returns it with its address.
 fn start_exporter(extra: &[&str]) -> (Running, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pauselab"));
+    command
         .args(["export", "--listen", "127.0.0.1:0"])
-        .args(extra)
+        .args(extra);
+    let (exporter, addr, _) = start_listening(command);
+    (exporter, addr)
+}
+
+/// Starts `pauselab export` with at most `limit` open files, as systemd's default
+/// LimitNOFILE=1024 (soft) would; also returns the rest of its standard error.
+fn start_exporter_with_open_files(limit: u64) -> (Running, SocketAddr, BufReader<ChildStderr>) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pauselab"));
+    command.args(["export", "--listen", "127.0.0.1:0"]);
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        command.pre_exec(move || set_open_files_limit(limit));
+    }
+    start_listening(command)
+}
+
+fn set_open_files_limit(limit: u64) -> std::io::Result<()> {
+    let rlimit = libc::rlimit {
+        rlim_cur: limit,
+        rlim_max: limit,
+    };
+    // SAFETY: a plain system call on a valid struct.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &rlimit) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Spawns an exporter command and waits for the address it serves on.
+fn start_listening(mut command: Command) -> (Running, SocketAddr, BufReader<ChildStderr>) {
+    let mut child = command
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -111,7 +144,7 @@ fn start_exporter(extra: &[&str]) -> (Running, SocketAddr) {
         .unwrap_or_else(|| panic!("unexpected first line from the exporter: {line:?}"))
         .parse()
         .unwrap();
-    (Running(child), addr)
+    (Running(child), addr, stderr)
 }
 
 struct HttpResponse {
@@ -513,4 +546,277 @@ fn unreadable_jvms_are_reported_with_a_reason() {
     let (metrics, value) = scrape_until(true, &[], &series);
     assert_eq!(value, 1.0);
     assert!(!metrics.contains(&format!("hotspot_jvm_info{{pid=\"{}\"", root_jvm.pid())));
+}
+
+/// Threads, open files and peak resident memory (kB) of a process, from /proc.
+fn usage(pid: u32) -> (u64, usize, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in /proc/{pid}/status"))
+    };
+    let open_files = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count();
+    (field("Threads:"), open_files, field("VmHWM:"))
+}
+
+/// Sends `request` and returns what the server answers (empty if it closed at once),
+/// reading for at most `limit`. Write errors are expected: the server stops reading.
+fn send_raw(addr: SocketAddr, request: &[u8], limit: Duration) -> Vec<u8> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).unwrap();
+    stream.set_read_timeout(Some(limit)).unwrap();
+    stream.set_write_timeout(Some(limit)).unwrap();
+    let _ = stream.write_all(request);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    answer
+}
+
+fn status_of(answer: &[u8]) -> String {
+    String::from_utf8_lossy(answer)
+        .split(' ')
+        .nth(1)
+        .unwrap_or("none")
+        .to_string()
+}
+
+/// `/metrics` must answer 200 within a second, whatever else is going on.
+fn assert_scrape_answers_promptly(addr: SocketAddr, during: &str) {
+    let started = Instant::now();
+    let answer = send_raw(
+        addr,
+        b"GET /metrics HTTP/1.1\r\n\r\n",
+        Duration::from_secs(5),
+    );
+    let took = started.elapsed();
+    assert_eq!(status_of(&answer), "200", "scrape {during}");
+    assert!(
+        took < Duration::from_secs(1),
+        "scrape {during} took {took:?}"
+    );
+}
+
+const MEMORY_LIMIT_KB: u64 = 64 * 1024;
+
+#[test]
+fn hostile_clients_leave_the_exporter_serving_within_bounds() {
+    // This test's own end of a thousand connections needs more than 1,024 descriptors.
+    let mut own = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain system calls on a valid struct.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut own);
+        own.rlim_cur = own.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &own);
+    }
+    assert!(
+        own.rlim_cur >= 1_200,
+        "need 1,200 open files, have {}",
+        own.rlim_cur
+    );
+    let (exporter, addr, _stderr) = start_exporter_with_open_files(1_024);
+    let pid = exporter.pid();
+
+    // A slow-loris client, one byte a second, runs alongside everything else.
+    let slow = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        let started = Instant::now();
+        let request = b"GET /metrics HTTP/1.1\r\nX-Slow: abcdefghijklmnopqrstuvwxyz\r\n\r\n";
+        for byte in request {
+            if stream.write_all(&[*byte]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(1));
+            if started.elapsed() > Duration::from_secs(12) {
+                break;
+            }
+        }
+        (started.elapsed(), stream)
+    });
+
+    // A request head of 16 MB (one header line), a huge announced body, real bodies,
+    // chunked bodies, bytes that are not HTTP.
+    let big_line = [
+        b"GET /metrics HTTP/1.1\r\nX-Big: ".as_slice(),
+        &vec![b'a'; 16 << 20],
+    ]
+    .concat();
+    let short = Duration::from_secs(3);
+    assert_eq!(status_of(&send_raw(addr, &big_line, short)), "431");
+    let huge_length = b"GET /healthz HTTP/1.1\r\nContent-Length: 99999999999999\r\n\r\n";
+    assert_eq!(status_of(&send_raw(addr, huge_length, short)), "413");
+    let body = [
+        b"POST /metrics HTTP/1.1\r\nContent-Length: 1000000\r\n\r\n".as_slice(),
+        &vec![b'b'; 1_000_000],
+    ]
+    .concat();
+    let answer = send_raw(addr, &body, short);
+    assert!(
+        ["413", "none"].contains(&status_of(&answer).as_str()),
+        "{answer:?}"
+    );
+    let chunked = b"GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nffffffff\r\n";
+    assert_eq!(status_of(&send_raw(addr, chunked, short)), "400");
+    let mut noise = vec![0u8; 64 * 1024];
+    let mut x: u32 = 2_463_534_242;
+    for byte in noise.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *byte = x as u8;
+    }
+    noise.extend_from_slice(b"\r\n\r\n");
+    let answer = send_raw(addr, &noise, short);
+    assert!(
+        ["400", "none"].contains(&status_of(&answer).as_str()),
+        "{answer:?}"
+    );
+    assert_scrape_answers_promptly(addr, "after malformed requests");
+
+    // Cut off after the head timeout (before the idle connections below, which would
+    // evict it as the oldest connection).
+    let (took, mut slow_stream) = slow.join().unwrap();
+    slow_stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = slow_stream.read_to_end(&mut answer);
+    assert!(
+        took >= Duration::from_secs(4) && took <= Duration::from_secs(8),
+        "slow client cut off after {took:?}"
+    );
+    assert_eq!(status_of(&answer), "408", "{answer:?}");
+
+    // A thousand idle connections, held open, under a limit of 1,024 open files.
+    let idle: Vec<TcpStream> = (0..1_000)
+        .map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(2)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let (threads, open_files, peak_kb) = usage(pid);
+    eprintln!("with 1,000 idle connections: {threads} threads, {open_files} open files, VmHWM {peak_kb} kB");
+    assert!(threads <= 4, "{threads} threads");
+    assert!(open_files <= 300, "{open_files} open files");
+    assert_scrape_answers_promptly(addr, "while 1,000 idle connections are open");
+    assert_eq!(get(addr, "/healthz").body, "ok\n");
+
+    drop(idle);
+    assert_scrape_answers_promptly(addr, "after everything");
+    let (threads, _, peak_kb) = usage(pid);
+    assert!(threads <= 4, "{threads} threads");
+    assert!(peak_kb < MEMORY_LIMIT_KB, "VmHWM {peak_kb} kB");
+}
+
+#[test]
+fn an_exporter_that_cannot_accept_connections_exits_with_an_error() {
+    // Standard input, output, error and the listening socket: no room for a connection.
+    let (mut exporter, addr, mut stderr) = start_exporter_with_open_files(4);
+    let _waiting = TcpStream::connect(addr).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = exporter.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still running with accept failing"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut message = String::new();
+    stderr.read_to_string(&mut message).unwrap();
+    assert_eq!(status.code(), Some(1), "{message}");
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(
+        message.starts_with("pauselab: error: pauselab export: stopped serving on ")
+            && message.contains("Too many open files")
+            && message.contains("LimitNOFILE"),
+        "{message}"
+    );
+}
+
+#[test]
+fn once_into_a_closed_pipe_exits_quietly() {
+    let mut fds = [0; 2];
+    // SAFETY: pipe fills two descriptors, each owned once below.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just created and are owned by nothing else.
+    let (reader, writer) = unsafe {
+        use std::os::fd::FromRawFd;
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    };
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["export", "--once"])
+        .stdout(Stdio::from(writer))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+/// Renames the first `initCapacity` counter of a JVM's perf data file to `new_name`, in
+/// place, with a parser of its own (version 2.0 layout: prologue with the entries' offset
+/// at 24 and count at 28; entry: length, name offset, vector length, type, flags, units,
+/// variability, data offset). The JVM never reads counter names back, so it runs on.
+fn rename_counter(file: &Path, new_name: &str) -> String {
+    use std::os::unix::fs::FileExt;
+    let bytes = std::fs::read(file).unwrap();
+    assert_eq!(bytes[4], 1, "expected a little-endian region");
+    let i32_at = |at: usize| i32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let mut entry = i32_at(24);
+    for _ in 0..i32_at(28) {
+        let name_start = entry + i32_at(entry + 4);
+        let data_start = entry + i32_at(entry + 16);
+        let name_end = name_start + bytes[name_start..].iter().position(|&b| b == 0).unwrap();
+        let name = String::from_utf8_lossy(&bytes[name_start..name_end]).into_owned();
+        if name.ends_with("initCapacity") && data_start - name_start > new_name.len() {
+            let mut patched = new_name.as_bytes().to_vec();
+            patched.resize(data_start - name_start, 0);
+            let f = std::fs::OpenOptions::new().write(true).open(file).unwrap();
+            f.write_all_at(&patched, name_start as u64).unwrap();
+            return name;
+        }
+        entry += i32_at(entry);
+    }
+    panic!("no initCapacity counter in {}", file.display());
+}
+
+#[test]
+fn a_hostile_counter_name_cannot_inject_metrics() {
+    let dir = TempDir::new("export-hostile-name");
+    compile_workload(&dir.0);
+    let jvm = start_jvm(JDK17, &dir.0, &[]);
+    let file = PathBuf::from(format!("/tmp/hsperfdata_root/{}", jvm.pid()));
+    let info = format!("hotspot_jvm_info{{pid=\"{}\"", jvm.pid());
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !(file.exists() && scrape_once(false, &[]).contains(&info)) {
+        assert!(
+            Instant::now() < deadline,
+            "JVM {} never exported",
+            jvm.pid()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let renamed = rename_counter(&file, "x\nevil_injected_metric{pid=\"1\"} 42");
+
+    let metrics = scrape_once(false, &["--all-counters"]);
+    assert!(
+        !metrics.lines().any(|l| l.starts_with("evil")),
+        "{renamed} renamed, the output has an injected line:\n{metrics}"
+    );
+    assert!(metrics.contains(
+        "# HELP hsperf_x_evil_injected_metric_pid_1_42_bytes hsperf counter x\\nevil_injected_metric{pid=\"1\"} 42.\n"
+    ), "{metrics}");
+    assert!(metrics.contains(&info), "the JVM itself is still exported");
+    promtool_check(&metrics);
 }

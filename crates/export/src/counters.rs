@@ -1,5 +1,7 @@
 //! The view of one JVM's counters that the metric model needs, and what identifies a JVM.
 
+use std::collections::HashMap;
+
 use pauselab_hsperf::{JvmProcess, Snapshot, Units, Value, Variability};
 
 /// Units of a numeric counter, as far as the metric model cares.
@@ -95,25 +97,36 @@ fn gc_name(counters: &dyn CounterSet) -> String {
     known.to_string()
 }
 
-impl CounterSet for Snapshot {
-    fn long(&self, name: &str) -> Option<i64> {
-        self.value_i64(name)
-    }
+/// An owned copy of what the metric model reads from one snapshot. Copying is where the
+/// hsperf parser runs for the last time, so a fault in it is contained to the JVM being
+/// copied; building metrics from the copy runs only this crate's code.
+pub(crate) struct CounterValues {
+    counters: Vec<OwnedCounter>,
+    by_name: HashMap<String, usize>,
+    tick_frequency: Option<f64>,
+}
 
-    fn string(&self, name: &str) -> Option<String> {
-        self.value_str(name).map(|s| s.into_owned())
-    }
+struct OwnedCounter {
+    name: String,
+    value: OwnedValue,
+    kind: CounterKind,
+}
 
-    fn tick_frequency(&self) -> Option<f64> {
-        Snapshot::tick_frequency(self).map(|f| f as f64)
-    }
+enum OwnedValue {
+    Long(i64),
+    Double(f64),
+    Text(String),
+}
 
-    fn each_numeric(&self, f: &mut dyn FnMut(&str, f64, CounterKind)) {
-        for counter in self.counters() {
+impl CounterValues {
+    pub(crate) fn copy(snapshot: &Snapshot) -> CounterValues {
+        let mut counters = Vec::new();
+        for counter in snapshot.counters() {
             let value = match counter.value {
-                Value::Long(v) => v as f64,
-                Value::Double(v) => v,
-                Value::String(_) | Value::Bytes(_) => continue,
+                Value::Long(v) => OwnedValue::Long(v),
+                Value::Double(v) => OwnedValue::Double(v),
+                Value::String(s) => OwnedValue::Text(s.into_owned()),
+                Value::Bytes(_) => continue,
             };
             let units = match counter.units {
                 Units::Ticks => CounterUnits::Ticks,
@@ -121,7 +134,56 @@ impl CounterSet for Snapshot {
                 _ => CounterUnits::Other,
             };
             let monotonic = counter.variability == Variability::Monotonic;
-            f(counter.name, value, CounterKind { units, monotonic });
+            counters.push(OwnedCounter {
+                name: counter.name.to_string(),
+                value,
+                kind: CounterKind { units, monotonic },
+            });
+        }
+        let mut by_name = HashMap::with_capacity(counters.len());
+        for (index, counter) in counters.iter().enumerate() {
+            // The first of two counters with one name wins, as in Snapshot::get.
+            by_name.entry(counter.name.clone()).or_insert(index);
+        }
+        CounterValues {
+            counters,
+            by_name,
+            tick_frequency: snapshot.tick_frequency().map(|f| f as f64),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&OwnedValue> {
+        Some(&self.counters[*self.by_name.get(name)?].value)
+    }
+}
+
+impl CounterSet for CounterValues {
+    fn long(&self, name: &str) -> Option<i64> {
+        match self.get(name)? {
+            OwnedValue::Long(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    fn string(&self, name: &str) -> Option<String> {
+        match self.get(name)? {
+            OwnedValue::Text(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    fn tick_frequency(&self) -> Option<f64> {
+        self.tick_frequency
+    }
+
+    fn each_numeric(&self, f: &mut dyn FnMut(&str, f64, CounterKind)) {
+        for counter in &self.counters {
+            let value = match counter.value {
+                OwnedValue::Long(v) => v as f64,
+                OwnedValue::Double(v) => v,
+                OwnedValue::Text(_) => continue,
+            };
+            f(&counter.name, value, counter.kind);
         }
     }
 }

@@ -14,6 +14,8 @@ use std::collections::HashMap;
 use std::fs;
 use std::time::{Duration, Instant};
 
+use std::panic::{self, AssertUnwindSafe};
+
 use pauselab_hsperf::{inspect, Error, JvmProcess};
 
 /// `java` processes younger than this are looked at on every scrape.
@@ -43,12 +45,27 @@ struct ProcessIdentity {
 
 enum Verdict {
     Jvm(Box<JvmProcess>),
-    NotJvm { checked: Instant },
+    NotJvm {
+        checked: Instant,
+    },
+    /// Looking at it hit a bug (a panic, contained to this process); looked at again after
+    /// [`RECHECK`] rather than on every scrape.
+    Failed {
+        checked: Instant,
+    },
+}
+
+/// What one look at the host found.
+pub(crate) struct Found {
+    /// Every HotSpot JVM running now, sorted by pid.
+    pub jvms: Vec<JvmProcess>,
+    /// Processes that could not be told apart from a JVM because of a bug in doing so.
+    pub failed: Vec<u32>,
 }
 
 impl Discovery {
-    /// Every HotSpot JVM running now, sorted by pid.
-    pub(crate) fn jvms(&mut self) -> Vec<JvmProcess> {
+    /// Every HotSpot JVM running now.
+    pub(crate) fn jvms(&mut self) -> Found {
         let own = std::process::id();
         let now = Instant::now();
         let host_uptime = host_uptime();
@@ -67,6 +84,7 @@ impl Discovery {
             .retain(|pid, _| pids.binary_search(pid).is_ok());
 
         let mut jvms = Vec::new();
+        let mut failed = Vec::new();
         for pid in pids {
             // Gone already: nothing to report.
             let Some(identity) = process_identity(pid) else {
@@ -89,12 +107,25 @@ impl Discovery {
                     (identity.command == "java" && age < YOUNG)
                         || now.duration_since(*checked) >= RECHECK
                 }
+                Some(Verdict::Failed { checked }) => {
+                    let again = now.duration_since(*checked) >= RECHECK;
+                    if !again {
+                        failed.push(pid);
+                    }
+                    again
+                }
                 None => true,
             };
             if !look_again {
                 continue;
             }
-            let verdict = match inspect(pid) {
+            let Ok(inspected) = panic::catch_unwind(AssertUnwindSafe(|| inspect(pid))) else {
+                failed.push(pid);
+                let verdict = Verdict::Failed { checked: now };
+                self.processes.insert(pid, Process { identity, verdict });
+                continue;
+            };
+            let verdict = match inspected {
                 Ok(jvm) => {
                     jvms.push(jvm.clone());
                     Verdict::Jvm(Box::new(jvm))
@@ -108,7 +139,7 @@ impl Discovery {
             };
             self.processes.insert(pid, Process { identity, verdict });
         }
-        jvms
+        Found { jvms, failed }
     }
 
     /// Forgets what is known about `pid`, e.g. after it could not be read, so the next

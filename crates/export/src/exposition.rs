@@ -72,6 +72,30 @@ pub fn encode(registry: &Registry, format: Format) -> String {
     }
 }
 
+/// `text` made safe for a `# HELP` line as `prometheus-client` writes it (unchanged):
+/// backslash, line feed and double quote escaped as OpenMetrics wants, other control
+/// characters replaced. Help text that names something from a JVM must pass through this,
+/// or a counter name holding a line feed could add lines of its own to the output.
+pub(crate) fn escape_help(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() => out.push(char::REPLACEMENT_CHARACTER),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Help text escaped for OpenMetrics (see [`escape_help`]) as the Prometheus text format
+/// escapes it: there, only backslash and line feed are escaped.
+fn help_for_prometheus(openmetrics_help: &str) -> String {
+    openmetrics_help.replace("\\\"", "\"")
+}
+
 /// Rewrites OpenMetrics text as produced by `prometheus-client` into the Prometheus text
 /// format 0.0.4. Samples pass through unchanged; only family metadata lines differ.
 pub fn openmetrics_to_prometheus(openmetrics: &str) -> String {
@@ -94,7 +118,7 @@ pub fn openmetrics_to_prometheus(openmetrics: &str) -> String {
                 out.push_str("# HELP ");
                 out.push_str(&name);
                 out.push(' ');
-                out.push_str(help);
+                out.push_str(&help_for_prometheus(help));
                 out.push('\n');
             }
             out.push_str("# TYPE ");

@@ -11,12 +11,13 @@
 //! let exporter = Exporter::new(Options::default());
 //! print!("{}", exporter.render(Format::Prometheus)); // one scrape
 //! let server = Server::bind("127.0.0.1:9404".parse().unwrap(), exporter).unwrap();
-//! server.run(); // serves /metrics, / and /healthz
+//! server.run().unwrap(); // serves /metrics, / and /healthz until the listener fails
 //! ```
 
 mod counters;
 mod discovery;
 mod exposition;
+mod http;
 mod metrics;
 mod scrape;
 mod server;
@@ -33,4 +34,8 @@ pub use server::Server;
 pub enum Error {
     #[error("cannot listen on {addr}: {reason} (is another exporter already running? pick another port with --listen)")]
     Bind { addr: SocketAddr, reason: String },
+    /// The server could not go on accepting connections (e.g. out of file descriptors):
+    /// a service manager should restart it.
+    #[error("stopped serving on {addr}: {reason} (raise the open file limit, e.g. LimitNOFILE= in the systemd unit)")]
+    Listener { addr: SocketAddr, reason: String },
 }

@@ -3,7 +3,8 @@
 //! A fresh [`Registry`] is built for every scrape, so a JVM that exited since the last
 //! scrape simply has no series any more (no stale series, no unbounded growth).
 
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicU64;
 
 use prometheus_client::metrics::counter::Counter;
@@ -12,6 +13,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::counters::{CounterKind, CounterSet, JvmIdentity};
+use crate::exposition::escape_help;
 
 /// Label pairs of one series. Keys are fixed names; values come from the JVM.
 pub(crate) type Labels = Vec<(&'static str, String)>;
@@ -19,6 +21,8 @@ type CounterSeconds = Family<Labels, Counter<f64, AtomicU64>>;
 type CounterCount = Family<Labels, Counter<u64>>;
 type GaugeInt = Family<Labels, Gauge<i64>>;
 type GaugeFloat = Family<Labels, Gauge<f64, AtomicU64>>;
+
+const MAX_SPACES_PER_GENERATION: i64 = 16;
 
 /// Curated per-JVM metrics, all named `hotspot_*`, all labelled with `pid`.
 pub(crate) struct JvmMetrics {
@@ -264,9 +268,12 @@ impl JvmMetrics {
             let Some(generation) = counters.string(&format!("{generation_prefix}.name")) else {
                 break;
             };
+            // HotSpot has at most three spaces per generation; the bound keeps a damaged
+            // count from turning one scrape into billions of lookups.
             let spaces = counters
                 .long(&format!("{generation_prefix}.spaces"))
-                .unwrap_or(0);
+                .unwrap_or(0)
+                .clamp(0, MAX_SPACES_PER_GENERATION);
             for s in 0..spaces {
                 let prefix = format!("{generation_prefix}.space.{s}");
                 let Some(space) = counters.string(&format!("{prefix}.name")) else {
@@ -387,7 +394,11 @@ fn gauge(family: &GaugeInt, labels: Labels, value: Option<i64>) {
 /// useful ones are on `hotspot_jvm_info`).
 #[derive(Default)]
 pub(crate) struct AllCounters {
+    /// By family name as exposed (with its unit suffix).
     families: HashMap<String, RawFamily>,
+    /// Every family and sample name in use: two families exposing one name would make the
+    /// whole scrape invalid, and counter names come from the JVMs, any user's included.
+    taken: HashSet<String>,
 }
 
 enum RawFamily {
@@ -404,6 +415,7 @@ impl AllCounters {
     ) {
         let pid = identity.pid.to_string();
         let frequency = counters.tick_frequency();
+        let mut recorded = HashSet::new();
         counters.each_numeric(&mut |name, value, kind| {
             let (value, unit) = match kind.units {
                 crate::counters::CounterUnits::Ticks => match frequency {
@@ -415,10 +427,28 @@ impl AllCounters {
                 crate::counters::CounterUnits::Other => (value, None),
             };
             let base = sanitise(name);
-            let family = self
-                .families
-                .entry(base.clone())
-                .or_insert_with(|| new_raw_family(registry, &base, name, kind, unit.clone()));
+            let family_name = match &unit {
+                Some(unit) => format!("{base}_{}", unit.as_str()),
+                None => base.clone(),
+            };
+            // Two counters of one JVM that sanitise alike: the first one is exposed.
+            if !recorded.insert(family_name.clone()) {
+                return;
+            }
+            let family = match self.families.entry(family_name) {
+                Entry::Occupied(known) => known.into_mut(),
+                Entry::Vacant(new) => {
+                    let mut names = vec![new.key().clone()];
+                    if kind.monotonic {
+                        names.push(format!("{}_total", new.key()));
+                    }
+                    if names.iter().any(|n| self.taken.contains(n)) {
+                        return;
+                    }
+                    self.taken.extend(names);
+                    new.insert(new_raw_family(registry, &base, name, kind, unit))
+                }
+            };
             let labels = vec![("pid", pid.clone())];
             match family {
                 RawFamily::Counter(f) if kind.monotonic && value >= 0.0 => {
@@ -442,7 +472,7 @@ fn new_raw_family(
     kind: CounterKind,
     unit: Option<Unit>,
 ) -> RawFamily {
-    let help = format!("hsperf counter {original}");
+    let help = format!("hsperf counter {}", escape_help(original));
     if kind.monotonic {
         let family = CounterSeconds::default();
         match unit {
@@ -512,5 +542,174 @@ mod tests {
             "hsperf_sun_os_hrt_hrtfrequency"
         );
         assert_eq!(sanitise("a-b:c/é."), "hsperf_a_b_c");
+    }
+
+    /// A version 2.0 little-endian region as HotSpot lays it out: (name, type, units,
+    /// variability, data). Built here rather than read from a JVM because a JVM does not
+    /// let its users pick counter names, and hostile names are the point.
+    fn region(counters: &[(&str, u8, u8, u8, Vec<u8>)]) -> Vec<u8> {
+        const HEADER: usize = 20;
+        let mut entries = Vec::new();
+        for (name, type_code, units, variability, data) in counters {
+            let data_offset = (HEADER + name.len() + 1).div_ceil(8) * 8;
+            let length = (data_offset + data.len()).div_ceil(8) * 8;
+            let vector_length = if *type_code == b'B' { data.len() } else { 0 };
+            let start = entries.len();
+            for field in [length, HEADER, vector_length] {
+                entries.extend_from_slice(&(field as i32).to_le_bytes());
+            }
+            entries.extend_from_slice(&[*type_code, 1, *units, *variability]);
+            entries.extend_from_slice(&(data_offset as i32).to_le_bytes());
+            entries.extend_from_slice(name.as_bytes());
+            entries.resize(start + data_offset, 0);
+            entries.extend_from_slice(data);
+            entries.resize(start + length, 0);
+        }
+        let mut out = vec![0xCA, 0xFE, 0xC0, 0xC0, 1, 2, 0, 1];
+        out.extend_from_slice(&((32 + entries.len()) as i32).to_le_bytes());
+        out.extend_from_slice(&0i32.to_le_bytes());
+        out.extend_from_slice(&0i64.to_le_bytes());
+        out.extend_from_slice(&32i32.to_le_bytes());
+        out.extend_from_slice(&(counters.len() as i32).to_le_bytes());
+        out.extend_from_slice(&entries);
+        out
+    }
+
+    fn long(name: &str, units: u8, variability: u8, v: i64) -> (&str, u8, u8, u8, Vec<u8>) {
+        (name, b'J', units, variability, v.to_le_bytes().to_vec())
+    }
+
+    fn text(name: &str, value: &str) -> (&'static str, u8, u8, u8, Vec<u8>) {
+        let mut data = value.as_bytes().to_vec();
+        data.resize(value.len() + 8, 0);
+        (name.to_string().leak(), b'B', 5, 1, data)
+    }
+
+    /// Checks every line of a text exposition against the format's grammar: metadata
+    /// lines, or `name{label="escaped value",...} value`.
+    fn assert_well_formed(exposition: &str) {
+        let is_name_start = |c: char| c.is_ascii_alphabetic() || c == '_' || c == ':';
+        let is_name_char = |c: char| is_name_start(c) || c.is_ascii_digit();
+        let mut families = HashSet::new();
+        for line in exposition.lines() {
+            if let Some(rest) = line.strip_prefix("# TYPE ") {
+                let name = rest.split(' ').next().unwrap();
+                assert!(families.insert(name.to_string()), "family {name} twice");
+                continue;
+            }
+            if line.starts_with("# HELP ") || line.starts_with("# UNIT ") || line == "# EOF" {
+                continue;
+            }
+            let mut chars = line.chars().peekable();
+            let name: String = std::iter::from_fn(|| chars.next_if(|&c| is_name_char(c))).collect();
+            assert!(
+                name.starts_with(is_name_start),
+                "bad metric name in {line:?}"
+            );
+            if chars.next_if_eq(&'{').is_some() {
+                loop {
+                    let label: String =
+                        std::iter::from_fn(|| chars.next_if(|&c| is_name_char(c))).collect();
+                    assert!(!label.is_empty(), "bad label in {line:?}");
+                    assert_eq!(chars.next(), Some('='), "{line:?}");
+                    assert_eq!(chars.next(), Some('"'), "{line:?}");
+                    loop {
+                        match chars.next() {
+                            Some('"') => break,
+                            Some('\\') => assert!(
+                                matches!(chars.next(), Some('\\' | '"' | 'n')),
+                                "bad escape in {line:?}"
+                            ),
+                            Some(_) => {}
+                            None => panic!("unterminated label value in {line:?}"),
+                        }
+                    }
+                    match chars.next() {
+                        Some(',') => continue,
+                        Some('}') => break,
+                        other => panic!("unexpected {other:?} in {line:?}"),
+                    }
+                }
+            }
+            assert_eq!(chars.next(), Some(' '), "{line:?}");
+            let value: String = chars.collect();
+            assert!(value.parse::<f64>().is_ok(), "bad value in {line:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_counter_names_and_strings_cannot_add_lines_or_break_the_scrape() {
+        const NONE: u8 = 1;
+        const BYTES: u8 = 2;
+        const EVENTS: u8 = 4;
+        const HERTZ: u8 = 6;
+        const CONSTANT: u8 = 1;
+        const MONOTONIC: u8 = 2;
+        const VARIABLE: u8 = 3;
+        let injection = "x\nevil_injected_metric{pid=\"1\"} 42";
+        let bytes = region(&[
+            long("sun.os.hrt.frequency", HERTZ, CONSTANT, 1_000_000_000),
+            long("sun.rt.safepoints", EVENTS, MONOTONIC, 5),
+            long(injection, NONE, MONOTONIC, 7),
+            long("back\\slash\"quote\rcr", NONE, VARIABLE, 8),
+            // Two counters whose metric families would both be exposed as hsperf_foo_bytes,
+            // and two whose samples would both be hsperf_bar_total.
+            long("foo.bytes", NONE, VARIABLE, 1),
+            long("foo", BYTES, VARIABLE, 2),
+            long("bar.total", NONE, VARIABLE, 3),
+            long("bar", NONE, MONOTONIC, 4),
+            text("sun.gc.collector.0.name", "G1 \"young\"\nevil 1 \\"),
+            long("sun.gc.collector.0.invocations", EVENTS, MONOTONIC, 3),
+            text("sun.gc.generation.0.name", "young\n"),
+            // A count of spaces no JVM has: the scrape must not loop over it.
+            long("sun.gc.generation.0.spaces", NONE, CONSTANT, i64::MAX),
+        ]);
+        let capacity = bytes.len();
+        let snapshot = pauselab_hsperf::Snapshot::parse(bytes, capacity, "crafted").unwrap();
+        assert_eq!(
+            snapshot.value_i64(injection),
+            Some(7),
+            "the region is not as meant"
+        );
+        let counters = crate::counters::CounterValues::copy(&snapshot);
+        let identity = JvmIdentity {
+            pid: 4242,
+            main_class: "Main\n\"x\" \\".to_string(),
+            jdk_version: "17\nevil 1".to_string(),
+            gc: "G1".to_string(),
+            source: "file",
+        };
+
+        let mut registry = Registry::default();
+        let metrics = JvmMetrics::register(&mut registry);
+        metrics.record(&identity, &counters);
+        let mut all = AllCounters::default();
+        all.record(&mut registry, &identity, &counters);
+
+        let openmetrics =
+            crate::exposition::encode(&registry, crate::exposition::Format::OpenMetrics);
+        let text = crate::exposition::encode(&registry, crate::exposition::Format::Prometheus);
+        for exposition in [&openmetrics, &text] {
+            assert_well_formed(exposition);
+            assert!(
+                !exposition.lines().any(|l| l.starts_with("evil")),
+                "injected line in:\n{exposition}"
+            );
+        }
+        let contains = |exposition: &str, wanted: &str| {
+            assert!(
+                exposition.contains(wanted),
+                "no {wanted:?} in:\n{exposition}"
+            )
+        };
+        // The hostile name is in the help text, escaped as each format wants it.
+        contains(&text, "# HELP hsperf_x_evil_injected_metric_pid_1_42_total hsperf counter x\\nevil_injected_metric{pid=\"1\"} 42.\n");
+        contains(&openmetrics, "# HELP hsperf_x_evil_injected_metric_pid_1_42 hsperf counter x\\nevil_injected_metric{pid=\\\"1\\\"} 42.\n");
+        contains(&text, "hsperf counter back\\\\slash\"quote\u{FFFD}cr.");
+        contains(&text, "hotspot_gc_collections_total{pid=\"4242\",collector=\"G1 \\\"young\\\"\\nevil 1 \\\\\"} 3\n");
+        contains(&text, "main_class=\"Main\\n\\\"x\\\" \\\\\"");
+        // Of two counters exposed under one name, the first is kept.
+        contains(&text, "hsperf_foo_bytes{pid=\"4242\"} 1.0\n");
+        contains(&text, "hsperf_bar_total{pid=\"4242\"} 3.0\n");
     }
 }

@@ -1,17 +1,18 @@
 //! One scrape: find every JVM, take a snapshot of each, build a fresh registry.
 
 use std::collections::{BTreeMap, HashMap};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use pauselab_hsperf::{Error as HsperfError, JvmProcess, PerfData, Reader, Snapshot, Source};
+use pauselab_hsperf::{Error as HsperfError, JvmProcess, PerfData, Reader, Source};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::counters::JvmIdentity;
+use crate::counters::{CounterValues, JvmIdentity};
 use crate::discovery::Discovery;
 use crate::exposition::{self, Format};
 use crate::metrics::{AllCounters, JvmMetrics, Labels};
@@ -45,10 +46,11 @@ struct State {
 
 /// Every value of the `reason` label, so each read-error series exists (at 0) from the
 /// first scrape on and `rate()`/`increase()` see its first error.
-const REASONS: [&str; 11] = [
+const REASONS: [&str; 12] = [
     "attach",
     "corrupt",
     "exited",
+    INTERNAL_ERROR,
     "io",
     "memory_route",
     "no_file",
@@ -58,6 +60,9 @@ const REASONS: [&str; 11] = [
     "starting",
     "unstable",
 ];
+
+/// The `reason` of a JVM whose reading hit a bug in pauselab (a panic, contained to it).
+pub(crate) const INTERNAL_ERROR: &str = "internal_error";
 
 /// Why a JVM could not be read, as the `reason` label says it.
 pub(crate) fn reason(error: &HsperfError) -> &'static str {
@@ -79,7 +84,7 @@ pub(crate) fn reason(error: &HsperfError) -> &'static str {
 /// The outcome of one JVM in one scrape.
 enum Outcome {
     /// Read through `route` (`file` or `memory`).
-    Read(&'static str, Snapshot),
+    Read(&'static str, CounterValues),
     Failed(&'static str),
 }
 
@@ -104,10 +109,12 @@ impl Exporter {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.scrapes += 1;
 
-        let jvms = state.discovery.jvms();
+        let found = state.discovery.jvms();
+        let jvms = found.jvms;
+        *state.read_errors.entry(INTERNAL_ERROR).or_default() += found.failed.len() as u64;
         let mut outcomes = Vec::with_capacity(jvms.len());
         for jvm in &jvms {
-            let outcome = read_jvm(&mut state.readers, jvm, self.options.source);
+            let outcome = read_jvm_isolated(&mut state.readers, jvm, self.options.source);
             if let Outcome::Failed(reason) = outcome {
                 *state.read_errors.entry(reason).or_default() += 1;
                 if matches!(reason, "exited" | "not_jvm") {
@@ -133,31 +140,27 @@ impl Exporter {
         let mut read_by_route: BTreeMap<&'static str, i64> = BTreeMap::new();
         for (jvm, outcome) in &outcomes {
             match outcome {
-                Outcome::Read(route, snapshot) => {
-                    let identity = JvmIdentity::new(jvm, route, snapshot);
-                    metrics.record(&identity, snapshot);
+                Outcome::Read(route, counters) => {
+                    let identity = JvmIdentity::new(jvm, route, counters);
+                    metrics.record(&identity, counters);
                     if let Some(all) = all_counters.as_mut() {
-                        all.record(&mut registry, &identity, snapshot);
+                        all.record(&mut registry, &identity, counters);
                     }
                     *read_by_route.entry(route).or_default() += 1;
                 }
                 // It is gone: a series for it would outlive it by a scrape for nothing.
                 Outcome::Failed("exited") => {}
-                Outcome::Failed(reason) => {
-                    unreadable
-                        .get_or_create(&vec![
-                            ("pid", jvm.pid.to_string()),
-                            ("reason", reason.to_string()),
-                        ])
-                        .set(1);
-                }
+                Outcome::Failed(reason) => mark_unreadable(&unreadable, jvm.pid, reason),
             }
+        }
+        for &pid in &found.failed {
+            mark_unreadable(&unreadable, pid, INTERNAL_ERROR);
         }
 
         register_self_metrics(
             &mut registry,
             &state,
-            jvms.len(),
+            jvms.len() + found.failed.len(),
             &read_by_route,
             started.elapsed(),
         );
@@ -165,7 +168,34 @@ impl Exporter {
     }
 }
 
-/// Takes a snapshot with the cached reader of `jvm`, opening one if needed.
+fn mark_unreadable(unreadable: &Family<Labels, Gauge<i64>>, pid: u32, reason: &str) {
+    unreadable
+        .get_or_create(&vec![
+            ("pid", pid.to_string()),
+            ("reason", reason.to_string()),
+        ])
+        .set(1);
+}
+
+/// [`read_jvm`], with a panic in it (a bug, e.g. in parsing a damaged region) reported as
+/// this JVM's failure instead of ending the scrape and every other JVM's series with it.
+fn read_jvm_isolated(
+    readers: &mut HashMap<u32, Reader>,
+    jvm: &JvmProcess,
+    source: Source,
+) -> Outcome {
+    match panic::catch_unwind(AssertUnwindSafe(|| read_jvm(readers, jvm, source))) {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            // The reader may be half-way through an update: start afresh next time.
+            readers.remove(&jvm.pid);
+            Outcome::Failed(INTERNAL_ERROR)
+        }
+    }
+}
+
+/// Takes a snapshot with the cached reader of `jvm`, opening one if needed, and copies the
+/// counters the metrics are built from.
 fn read_jvm(readers: &mut HashMap<u32, Reader>, jvm: &JvmProcess, source: Source) -> Outcome {
     match &jvm.perf_data {
         PerfData::Disabled => return Outcome::Failed("perf_data_disabled"),
@@ -187,7 +217,7 @@ fn read_jvm(readers: &mut HashMap<u32, Reader>, jvm: &JvmProcess, source: Source
             pauselab_hsperf::Route::Memory { .. } => "memory",
         };
         match reader.snapshot() {
-            Ok(snapshot) => return Outcome::Read(route, snapshot),
+            Ok(snapshot) => return Outcome::Read(route, CounterValues::copy(&snapshot)),
             // Still starting: the route is fine, keep the reader for the next scrape.
             Err(error @ HsperfError::NotReady { .. }) => return Outcome::Failed(reason(&error)),
             Err(error) => {

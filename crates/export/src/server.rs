@@ -1,21 +1,51 @@
 //! The HTTP endpoint: `/metrics`, `/` and `/healthz`, nothing else, all read-only.
+//!
+//! A fixed set of threads whatever the clients do: one thread accepts connections and reads
+//! request heads from all of them at once (non-blocking sockets and `poll`), two workers
+//! answer `/metrics`. Every resource a client can make the server hold is bounded: open
+//! connections, bytes and time per request head, queued scrapes, time to send a response.
+//! A general-purpose HTTP stack would bring an async runtime or a thread per connection for
+//! three read-only paths; docs/export.md says why this one is written out.
 
-use std::net::SocketAddr;
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
 use std::thread;
-
-use tiny_http::{Header, Method, Request, Response};
+use std::time::{Duration, Instant};
 
 use crate::exposition::Format;
+use crate::http::{self, Parsed, Request, Response, MAX_HEAD_BYTES};
 use crate::{Error, Exporter};
 
-/// Requests are served by this many threads; scrapes themselves run one at a time (the
-/// exporter serialises them), so more threads would only queue.
+/// Connections still sending their request head. One more evicts the oldest, so a client
+/// holding many idle connections cannot lock out a scraper, and file descriptors stay far
+/// below the usual limit of 1,024.
+const MAX_CONNECTIONS: usize = 256;
+/// A request head must be complete this long after the connection was accepted.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+/// Threads answering `/metrics`. Scrapes run one at a time (the exporter serialises them),
+/// so more would only wait; the second one sends a finished response while the next
+/// scrape runs.
 const WORKERS: usize = 2;
+/// `/metrics` requests waiting for a worker; more get 503.
+const QUEUED_SCRAPES: usize = 16;
+/// A response must be sent within this long, however slowly the client reads.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections accepted per wake-up before reading heads again.
+const ACCEPT_BATCH: usize = 64;
+/// After an `accept` failure (e.g. out of file descriptors), wait this long before the next.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+/// `accept` failing for this long without a success stops the server with an error, so
+/// that a service manager restarts it rather than leaving a process that serves nothing.
+const ACCEPT_FAILING_LIMIT: Duration = Duration::from_secs(5);
 
 /// A bound HTTP server for an [`Exporter`].
 pub struct Server {
-    http: Arc<tiny_http::Server>,
+    listener: TcpListener,
     exporter: Arc<Exporter>,
     local_addr: SocketAddr,
 }
@@ -23,16 +53,15 @@ pub struct Server {
 impl Server {
     /// Binds `addr` (port 0 picks a free port). Nothing is served before [`Server::run`].
     pub fn bind(addr: SocketAddr, exporter: Exporter) -> Result<Server, Error> {
-        let http = tiny_http::Server::http(addr).map_err(|source| Error::Bind {
+        let bind_error = |source: io::Error| Error::Bind {
             addr,
             reason: source.to_string(),
-        })?;
-        let local_addr = http.server_addr().to_ip().ok_or_else(|| Error::Bind {
-            addr,
-            reason: "not an IP socket".to_string(),
-        })?;
+        };
+        let listener = TcpListener::bind(addr).map_err(bind_error)?;
+        listener.set_nonblocking(true).map_err(bind_error)?;
+        let local_addr = listener.local_addr().map_err(bind_error)?;
         Ok(Server {
-            http: Arc::new(http),
+            listener,
             exporter: Arc::new(exporter),
             local_addr,
         })
@@ -43,106 +72,339 @@ impl Server {
         self.local_addr
     }
 
-    /// Serves requests until the process ends.
-    pub fn run(self) {
-        let workers: Vec<_> = (0..WORKERS)
-            .map(|_| {
-                let http = Arc::clone(&self.http);
-                let exporter = Arc::clone(&self.exporter);
-                thread::spawn(move || {
-                    for request in http.incoming_requests() {
-                        handle(&exporter, request);
+    /// Serves requests. Returns only when the server cannot go on: connections could not be
+    /// accepted for [`ACCEPT_FAILING_LIMIT`] (e.g. out of file descriptors).
+    pub fn run(self) -> Result<(), Error> {
+        let (scrapes, queue) = mpsc::sync_channel::<Scrape>(QUEUED_SCRAPES);
+        let queue = Arc::new(Mutex::new(queue));
+        for n in 0..WORKERS {
+            let queue = Arc::clone(&queue);
+            let exporter = Arc::clone(&self.exporter);
+            thread::Builder::new()
+                .name(format!("export-worker-{n}"))
+                .spawn(move || answer_scrapes(&queue, &exporter))
+                .map_err(|e| self.listener_error(format!("cannot start a worker thread: {e}")))?;
+        }
+        let mut heads = Heads::default();
+        let mut accept_failing_since: Option<Instant> = None;
+        let mut accept_paused_until: Option<Instant> = None;
+        loop {
+            let now = Instant::now();
+            let listening = accept_paused_until.is_none_or(|until| now >= until);
+            let wake_at = heads
+                .oldest_deadline()
+                .into_iter()
+                .chain(accept_paused_until.filter(|_| !listening))
+                .min();
+            let ready = heads.wait(&self.listener, listening, wake_at);
+            let listener_ready = ready.map_err(|e| self.listener_error(format!("poll: {e}")))?;
+
+            heads.read_ready(&scrapes);
+            heads.expire(Instant::now());
+
+            if listening {
+                accept_paused_until = None;
+            }
+            if !(listening && listener_ready) {
+                continue;
+            }
+            for _ in 0..ACCEPT_BATCH {
+                match self.listener.accept() {
+                    Ok((stream, _)) => {
+                        accept_failing_since = None;
+                        heads.admit(stream);
                     }
-                })
-            })
-            .collect();
-        for worker in workers {
-            // A worker only ends when the listener is closed; a panic is a bug to surface.
-            if let Err(panic) = worker.join() {
-                std::panic::resume_unwind(panic);
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    // The client gave up before it was accepted: nothing to do.
+                    Err(e) if is_passing_accept_error(&e) => {}
+                    Err(e) => {
+                        // Most likely out of file descriptors: free one, wait a little, and
+                        // give up if it lasts.
+                        let since = *accept_failing_since.get_or_insert_with(Instant::now);
+                        if since.elapsed() >= ACCEPT_FAILING_LIMIT {
+                            return Err(self.listener_error(format!(
+                                "accepting connections failed for {} s: {e}",
+                                ACCEPT_FAILING_LIMIT.as_secs()
+                            )));
+                        }
+                        heads.evict_oldest();
+                        accept_paused_until = Some(Instant::now() + ACCEPT_BACKOFF);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    fn listener_error(&self, reason: String) -> Error {
+        Error::Listener {
+            addr: self.local_addr,
+            reason,
+        }
+    }
+}
+
+fn is_passing_accept_error(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::Interrupted
+    )
+}
+
+/// A `/metrics` request handed to a worker.
+struct Scrape {
+    stream: TcpStream,
+    request: Request,
+}
+
+/// A connection whose request head is still arriving.
+struct PendingHead {
+    stream: TcpStream,
+    deadline: Instant,
+    received: Vec<u8>,
+}
+
+/// Every connection still sending its head, oldest first.
+#[derive(Default)]
+struct Heads {
+    pending: VecDeque<PendingHead>,
+    /// Reused between wake-ups: one entry per pending connection, then the listener.
+    poll_fds: Vec<libc::pollfd>,
+}
+
+impl Heads {
+    fn oldest_deadline(&self) -> Option<Instant> {
+        // Deadlines grow with the accept order.
+        self.pending.front().map(|c| c.deadline)
+    }
+
+    /// Waits until a pending connection or (if `listening`) the listener is readable, or
+    /// until `wake_at`. Returns whether the listener is readable.
+    fn wait(
+        &mut self,
+        listener: &TcpListener,
+        listening: bool,
+        wake_at: Option<Instant>,
+    ) -> io::Result<bool> {
+        let readable = |fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        self.poll_fds.clear();
+        self.poll_fds
+            .extend(self.pending.iter().map(|c| readable(c.stream.as_raw_fd())));
+        // A negative descriptor is skipped by poll: the listener waits out its back-off.
+        let listener_fd = if listening { listener.as_raw_fd() } else { -1 };
+        self.poll_fds.push(readable(listener_fd));
+        let timeout_ms = wake_at.map_or(1_000, |at| {
+            let left = at.saturating_duration_since(Instant::now());
+            // Round up so that a deadline is past when poll returns.
+            (left.as_millis() as i32).saturating_add(1).min(1_000)
+        });
+        // SAFETY: poll_fds is a valid, exclusively borrowed array of pollfd of this length.
+        let ready = unsafe {
+            libc::poll(
+                self.poll_fds.as_mut_ptr(),
+                self.poll_fds.len() as libc::nfds_t,
+                timeout_ms,
+            )
+        };
+        if ready < 0 {
+            let error = io::Error::last_os_error();
+            if error.kind() == io::ErrorKind::Interrupted {
+                return Ok(false);
+            }
+            return Err(error);
+        }
+        Ok(self.poll_fds.last().is_some_and(|p| p.revents != 0))
+    }
+
+    /// Reads from every connection `wait` found readable; a complete head is answered or
+    /// handed to a worker, and the connection leaves the pending set.
+    fn read_ready(&mut self, scrapes: &SyncSender<Scrape>) {
+        let mut index = 0;
+        let mut kept = VecDeque::with_capacity(self.pending.len());
+        while let Some(mut connection) = self.pending.pop_front() {
+            let was_ready = self.poll_fds.get(index).is_some_and(|p| p.revents != 0);
+            index += 1;
+            if !was_ready {
+                kept.push_back(connection);
+                continue;
+            }
+            match connection.read_head() {
+                HeadState::Incomplete => kept.push_back(connection),
+                HeadState::Closed => {}
+                HeadState::Complete(Parsed::Partial) => kept.push_back(connection),
+                HeadState::Complete(Parsed::Refused(response)) => {
+                    send_now(&connection.stream, &response, false)
+                }
+                HeadState::Complete(Parsed::Request(request)) => {
+                    route(connection.stream, request, scrapes)
+                }
+            }
+        }
+        self.pending = kept;
+    }
+
+    /// Answers and closes every connection whose head did not arrive in time.
+    fn expire(&mut self, now: Instant) {
+        while self.pending.front().is_some_and(|c| c.deadline <= now) {
+            if let Some(late) = self.pending.pop_front() {
+                let response = Response::text(408, "request head not received in time\n");
+                send_now(&late.stream, &response, false);
+            }
+        }
+    }
+
+    fn admit(&mut self, stream: TcpStream) {
+        if stream.set_nonblocking(true).is_err() {
+            return;
+        }
+        if self.pending.len() >= MAX_CONNECTIONS {
+            self.evict_oldest();
+        }
+        self.pending.push_back(PendingHead {
+            stream,
+            deadline: Instant::now() + HEAD_TIMEOUT,
+            received: Vec::new(),
+        });
+    }
+
+    fn evict_oldest(&mut self) {
+        self.pending.pop_front();
+    }
+}
+
+enum HeadState {
+    /// Nothing more to read now.
+    Incomplete,
+    /// The client closed the connection or it failed.
+    Closed,
+    /// Enough was read to decide (which may still be that more is needed).
+    Complete(Parsed),
+}
+
+impl PendingHead {
+    /// Reads what has arrived, never more than [`MAX_HEAD_BYTES`] in all.
+    fn read_head(&mut self) -> HeadState {
+        const CHUNK: usize = 2048;
+        let mut chunk = [0u8; CHUNK];
+        loop {
+            let room = MAX_HEAD_BYTES - self.received.len();
+            match (&self.stream).read(&mut chunk[..room.min(CHUNK)]) {
+                Ok(0) => return HeadState::Closed,
+                Ok(n) => {
+                    self.received.extend_from_slice(&chunk[..n]);
+                    // A head ends with a line feed: parsing only then keeps a client that
+                    // trickles bytes from costing a parse per byte.
+                    let full = self.received.len() >= MAX_HEAD_BYTES;
+                    if !full && !chunk[..n].contains(&b'\n') {
+                        continue;
+                    }
+                    match http::parse(&self.received) {
+                        Parsed::Partial if self.received.len() < MAX_HEAD_BYTES => continue,
+                        parsed => return HeadState::Complete(parsed),
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return HeadState::Incomplete,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return HeadState::Closed,
             }
         }
     }
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes())
-        .expect("header names and values are ASCII constants")
+/// Answers a complete request: `/metrics` goes to a worker, the rest is answered at once.
+fn route(stream: TcpStream, request: Request, scrapes: &SyncSender<Scrape>) {
+    let response = match request.path.as_str() {
+        "/metrics" => {
+            let scrape = Scrape { stream, request };
+            match scrapes.try_send(scrape) {
+                Ok(()) => return,
+                Err(TrySendError::Full(scrape) | TrySendError::Disconnected(scrape)) => {
+                    let busy = Response::text(503, "too many scrapes waiting; retry later\n")
+                        .with_header("Retry-After", "1");
+                    send_now(&scrape.stream, &busy, scrape.request.head_only);
+                    return;
+                }
+            }
+        }
+        "/healthz" => Response::text(200, "ok\n"),
+        "/" => Response::new(200, "text/html; charset=utf-8", index_page().into_bytes()),
+        _ => Response::text(404, "not found: try /metrics, /healthz or /\n"),
+    };
+    send_now(&stream, &response, request.head_only);
 }
 
-fn handle(exporter: &Exporter, request: Request) {
-    if !matches!(request.method(), Method::Get | Method::Head) {
-        let response =
-            Response::from_string("only GET and HEAD are served: this endpoint is read-only\n")
-                .with_status_code(405)
-                .with_header(header("Allow", "GET, HEAD"))
-                .with_header(header("Content-Type", "text/plain; charset=utf-8"));
-        let _ = request.respond(response);
+/// Sends a small response on a non-blocking socket as far as the socket takes it at once,
+/// then closes: a fresh connection's send buffer holds far more than these few hundred
+/// bytes, and a client that does not read gets nothing more.
+fn send_now(stream: &TcpStream, response: &Response, head_only: bool) {
+    let bytes = response.to_bytes(head_only);
+    let mut stream = stream;
+    let _ = stream.write(&bytes);
+    let _ = stream.shutdown(Shutdown::Write);
+}
+
+/// A worker: runs scrapes from the queue and sends their responses.
+fn answer_scrapes(queue: &Mutex<Receiver<Scrape>>, exporter: &Exporter) {
+    loop {
+        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
+        let Ok(Scrape { stream, request }) = next else {
+            return; // The server stopped.
+        };
+        // A bug in one scrape must not stop the server: that request gets a 500.
+        let response = panic::catch_unwind(AssertUnwindSafe(|| metrics(exporter, &request)))
+            .unwrap_or_else(|_| {
+                Response::text(500, "the scrape failed; the exporter's log says why\n")
+            });
+        send_within(&stream, &response.to_bytes(request.head_only), SEND_TIMEOUT);
+    }
+}
+
+fn metrics(exporter: &Exporter, request: &Request) -> Response {
+    let format = Format::negotiate(request.accept.as_deref());
+    let body = exporter.render(format);
+    if !request.accepts_gzip {
+        return Response::new(200, format.content_type(), body.into_bytes());
+    }
+    // Prometheus asks for gzip; with many JVMs the text compresses about tenfold.
+    let vary = |response: Response| response.with_header("Vary", "Accept-Encoding");
+    match gzip_bytes(body.as_bytes()) {
+        Some(compressed) => vary(Response::new(200, format.content_type(), compressed))
+            .with_header("Content-Encoding", "gzip"),
+        None => vary(Response::new(200, format.content_type(), body.into_bytes())),
+    }
+}
+
+/// Sends `bytes`, giving up once `limit` has passed, however the client trickles.
+fn send_within(stream: &TcpStream, bytes: &[u8], limit: Duration) {
+    let deadline = Instant::now() + limit;
+    let mut stream = stream;
+    if stream.set_nonblocking(false).is_err() {
         return;
     }
-    let path = request.url().split('?').next().unwrap_or("");
-    let gzip = path == "/metrics"
-        && request
-            .headers()
-            .iter()
-            .filter(|h| h.field.equiv("Accept-Encoding"))
-            .any(|h| accepts_gzip(h.value.as_str()));
-    let (status, content_type, body) = match path {
-        "/metrics" => {
-            let accept = request
-                .headers()
-                .iter()
-                .find(|h| h.field.equiv("Accept"))
-                .map(|h| h.value.as_str().to_string());
-            let format = Format::negotiate(accept.as_deref());
-            (200, format.content_type(), exporter.render(format))
+    let mut sent = 0;
+    while sent < bytes.len() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_write_timeout(Some(left)).is_err() {
+            return;
         }
-        "/healthz" => (200, "text/plain; charset=utf-8", "ok\n".to_string()),
-        "/" => (200, "text/html; charset=utf-8", index_page()),
-        _ => (
-            404,
-            "text/plain; charset=utf-8",
-            "not found: try /metrics, /healthz or /\n".to_string(),
-        ),
-    };
-    // Prometheus asks for gzip; with many JVMs the text compresses about tenfold.
-    let compressed = if gzip {
-        gzip_bytes(body.as_bytes())
-    } else {
-        None
-    };
-    let gzipped = compressed.is_some();
-    // tiny_http sends no body for HEAD requests.
-    let mut response = Response::from_data(compressed.unwrap_or_else(|| body.into_bytes()))
-        .with_status_code(status)
-        .with_header(header("Content-Type", content_type));
-    if gzip {
-        response = response.with_header(header("Vary", "Accept-Encoding"));
+        match stream.write(&bytes[sent..]) {
+            Ok(0) => return,
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
     }
-    if gzipped {
-        response = response.with_header(header("Content-Encoding", "gzip"));
-    }
-    // The client may have gone away; there is nobody left to tell.
-    let _ = request.respond(response);
-}
-
-/// Whether an `Accept-Encoding` value admits gzip (`gzip` or `*` without `q=0`).
-fn accepts_gzip(value: &str) -> bool {
-    value.split(',').any(|item| {
-        let mut parts = item.split(';').map(str::trim);
-        let coding = parts.next().unwrap_or_default();
-        let refused = parts.any(|p| {
-            p.strip_prefix("q=")
-                .and_then(|q| q.parse::<f64>().ok())
-                .is_some_and(|q| q <= 0.0)
-        });
-        (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
-    })
+    let _ = stream.shutdown(Shutdown::Write);
 }
 
 /// The body gzip-compressed; None if compression fails (the plain body is sent then).
 fn gzip_bytes(body: &[u8]) -> Option<Vec<u8>> {
-    use std::io::Write;
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     encoder.write_all(body).ok()?;
     encoder.finish().ok()
@@ -160,19 +422,4 @@ fn index_page() -> String {
          </body></html>\n",
         env!("CARGO_PKG_VERSION")
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn accept_encoding_values() {
-        assert!(accepts_gzip("gzip"));
-        assert!(accepts_gzip("deflate, GZIP;q=0.5"));
-        assert!(accepts_gzip("*"));
-        assert!(!accepts_gzip("gzip;q=0"));
-        assert!(!accepts_gzip("identity"));
-        assert!(!accepts_gzip("br, deflate"));
-    }
 }

@@ -1,5 +1,6 @@
 //! `pauselab export`: serve the counters of every JVM on this host to Prometheus.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -36,14 +37,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             Format::Prometheus
         };
-        print!("{}", exporter.render(format));
-        return Ok(ExitCode::SUCCESS);
+        let text = exporter.render(format);
+        let mut stdout = std::io::stdout().lock();
+        return match stdout
+            .write_all(text.as_bytes())
+            .and_then(|_| stdout.flush())
+        {
+            // The reader (`head`, a closed pipe) wants no more: that is not a failure.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+            written => {
+                written.context("writing the metrics to stdout")?;
+                Ok(ExitCode::SUCCESS)
+            }
+        };
     }
     let server = Server::bind(args.listen, exporter).context("pauselab export")?;
     eprintln!(
         "pauselab export: serving http://{}/metrics",
         server.local_addr()
     );
-    server.run();
+    // It only returns when it cannot serve any more: exit non-zero so that it is restarted.
+    server.run().context("pauselab export")?;
     Ok(ExitCode::SUCCESS)
 }

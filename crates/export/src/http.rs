@@ -1,0 +1,274 @@
+//! The part of HTTP/1.x this exporter speaks: one `GET` or `HEAD` per connection, no
+//! request bodies, a bounded request head, `Connection: close` on every response.
+//!
+//! The request head is parsed by `httparse` (the parser hyper uses); everything a client
+//! may send that would make the server read or hold more than one small head is refused
+//! here, before any work is done for it.
+
+use std::fmt::Write as _;
+
+/// Request line and headers together may not exceed this (nginx' default header buffer).
+pub(crate) const MAX_HEAD_BYTES: usize = 8 * 1024;
+/// Headers beyond this many are refused (Prometheus sends fewer than ten).
+const MAX_HEADERS: usize = 32;
+
+/// What the bytes received so far on a connection amount to.
+pub(crate) enum Parsed {
+    /// The head is not complete yet: read more.
+    Partial,
+    /// A request to serve.
+    Request(Request),
+    /// A request refused before any work: send this and close.
+    Refused(Response),
+}
+
+/// A `GET` or `HEAD` request with what the responses depend on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Request {
+    /// `HEAD`: the response carries headers only.
+    pub head_only: bool,
+    /// The path, without the query string.
+    pub path: String,
+    /// The `Accept` header, if it is text.
+    pub accept: Option<String>,
+    /// Whether `Accept-Encoding` admits gzip.
+    pub accepts_gzip: bool,
+}
+
+/// Parses the bytes received so far on a connection.
+pub(crate) fn parse(head: &[u8]) -> Parsed {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut request = httparse::Request::new(&mut headers);
+    match request.parse(head) {
+        Ok(httparse::Status::Partial) if head.len() >= MAX_HEAD_BYTES => {
+            Parsed::Refused(head_too_large())
+        }
+        Ok(httparse::Status::Partial) => Parsed::Partial,
+        Err(httparse::Error::TooManyHeaders) => Parsed::Refused(head_too_large()),
+        Err(_) => Parsed::Refused(Response::text(400, "malformed HTTP request\n")),
+        Ok(httparse::Status::Complete(_)) => {
+            let mut accept = None;
+            let mut accepts_gzip = false;
+            for header in request.headers.iter() {
+                let name = header.name;
+                if name.eq_ignore_ascii_case("Transfer-Encoding") {
+                    return Parsed::Refused(Response::text(400, NO_BODIES));
+                }
+                if name.eq_ignore_ascii_case("Content-Length") {
+                    let length = std::str::from_utf8(header.value)
+                        .ok()
+                        .and_then(|v| v.trim().parse::<u64>().ok());
+                    match length {
+                        Some(0) => {}
+                        Some(_) => return Parsed::Refused(Response::text(413, NO_BODIES)),
+                        None => {
+                            return Parsed::Refused(Response::text(400, "bad Content-Length\n"))
+                        }
+                    }
+                }
+                let Ok(value) = std::str::from_utf8(header.value) else {
+                    continue;
+                };
+                if name.eq_ignore_ascii_case("Accept") {
+                    accept = Some(value.to_string());
+                } else if name.eq_ignore_ascii_case("Accept-Encoding") {
+                    accepts_gzip |= admits_gzip(value);
+                }
+            }
+            let head_only = match request.method {
+                Some("GET") => false,
+                Some("HEAD") => true,
+                _ => {
+                    return Parsed::Refused(
+                        Response::text(
+                            405,
+                            "only GET and HEAD are served: this endpoint is read-only\n",
+                        )
+                        .with_header("Allow", "GET, HEAD"),
+                    )
+                }
+            };
+            let target = request.path.unwrap_or("");
+            let path = target.split('?').next().unwrap_or("").to_string();
+            Parsed::Request(Request {
+                head_only,
+                path,
+                accept,
+                accepts_gzip,
+            })
+        }
+    }
+}
+
+const NO_BODIES: &str = "request bodies are not accepted: this endpoint is read-only\n";
+
+fn head_too_large() -> Response {
+    Response::text(
+        431,
+        "request head too large: at most 8 KiB of request line and headers\n",
+    )
+}
+
+/// Whether an `Accept-Encoding` value admits gzip (`gzip` or `*` without `q=0`).
+fn admits_gzip(value: &str) -> bool {
+    value.split(',').any(|item| {
+        let mut parts = item.split(';').map(str::trim);
+        let coding = parts.next().unwrap_or_default();
+        let refused = parts.any(|p| {
+            p.strip_prefix("q=")
+                .and_then(|q| q.parse::<f64>().ok())
+                .is_some_and(|q| q <= 0.0)
+        });
+        (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
+    })
+}
+
+/// A complete response; every connection is closed after its response.
+#[derive(Debug)]
+pub(crate) struct Response {
+    pub status: u16,
+    content_type: &'static str,
+    headers: Vec<(&'static str, &'static str)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    pub(crate) fn new(status: u16, content_type: &'static str, body: Vec<u8>) -> Response {
+        Response {
+            status,
+            content_type,
+            headers: Vec::new(),
+            body,
+        }
+    }
+
+    /// A `text/plain` response.
+    pub(crate) fn text(status: u16, body: &str) -> Response {
+        Response::new(
+            status,
+            "text/plain; charset=utf-8",
+            body.as_bytes().to_vec(),
+        )
+    }
+
+    pub(crate) fn with_header(mut self, name: &'static str, value: &'static str) -> Response {
+        self.headers.push((name, value));
+        self
+    }
+
+    /// The bytes on the wire: status line, headers and, unless `head_only`, the body.
+    pub(crate) fn to_bytes(&self, head_only: bool) -> Vec<u8> {
+        let mut head = String::with_capacity(256);
+        // Writing into a String cannot fail.
+        let _ = write!(
+            head,
+            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.status,
+            reason_phrase(self.status),
+            self.content_type,
+            self.body.len()
+        );
+        for (name, value) in &self.headers {
+            let _ = write!(head, "{name}: {value}\r\n");
+        }
+        head.push_str("\r\n");
+        let mut bytes = head.into_bytes();
+        if !head_only {
+            bytes.extend_from_slice(&self.body);
+        }
+        bytes
+    }
+}
+
+fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        413 => "Content Too Large",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused_status(head: &[u8]) -> Option<u16> {
+        match parse(head) {
+            Parsed::Refused(response) => Some(response.status),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn prometheus_request_is_understood() {
+        let head = b"GET /metrics?x=1 HTTP/1.1\r\nHost: a:9404\r\nAccept: application/openmetrics-text\r\nAccept-Encoding: gzip\r\nContent-Length: 0\r\n\r\n";
+        let Parsed::Request(request) = parse(head) else {
+            panic!("not parsed");
+        };
+        assert_eq!(
+            request,
+            Request {
+                head_only: false,
+                path: "/metrics".to_string(),
+                accept: Some("application/openmetrics-text".to_string()),
+                accepts_gzip: true,
+            }
+        );
+        assert!(matches!(parse(&head[..20]), Parsed::Partial));
+    }
+
+    #[test]
+    fn bodies_and_big_heads_are_refused_unread() {
+        let with = |header: &str| format!("GET /healthz HTTP/1.1\r\n{header}\r\n\r\n");
+        assert_eq!(
+            refused_status(with("Content-Length: 99999999999999").as_bytes()),
+            Some(413)
+        );
+        assert_eq!(
+            refused_status(with("Content-Length: 99999999999999999999999").as_bytes()),
+            Some(400)
+        );
+        assert_eq!(
+            refused_status(with("Transfer-Encoding: chunked").as_bytes()),
+            Some(400)
+        );
+        assert_eq!(refused_status(b"POST /metrics HTTP/1.1\r\n\r\n"), Some(405));
+        let long = format!("GET /{} HTTP/1.1\r\n", "a".repeat(MAX_HEAD_BYTES));
+        assert_eq!(refused_status(long.as_bytes()), Some(431));
+        let many: String = (0..MAX_HEADERS + 1)
+            .map(|i| format!("X-{i}: y\r\n"))
+            .collect();
+        assert_eq!(refused_status(with(&many).as_bytes()), Some(431));
+        assert_eq!(refused_status(b"\x16\x03\x01\x02\x00\x01\x00"), Some(400));
+    }
+
+    #[test]
+    fn accept_encoding_values() {
+        assert!(admits_gzip("gzip"));
+        assert!(admits_gzip("deflate, GZIP;q=0.5"));
+        assert!(admits_gzip("*"));
+        assert!(!admits_gzip("gzip;q=0"));
+        assert!(!admits_gzip("identity"));
+        assert!(!admits_gzip("br, deflate"));
+    }
+
+    #[test]
+    fn head_responses_keep_the_length_and_drop_the_body() {
+        let response = Response::text(200, "ok\n").with_header("Vary", "Accept-Encoding");
+        let full = String::from_utf8(response.to_bytes(false)).unwrap();
+        assert_eq!(
+            full,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3\r\n\
+             Connection: close\r\nVary: Accept-Encoding\r\n\r\nok\n"
+        );
+        let head = String::from_utf8(response.to_bytes(true)).unwrap();
+        assert!(head.ends_with("Accept-Encoding\r\n\r\n"));
+    }
+}
