@@ -732,3 +732,43 @@ fn sampling_without_pause_is_a_usage_error() {
         assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn libjvm_replaced_or_truncated_by_its_owner_neither_blocks_nor_crashes() {
+    let dir = scratch_dir("libjvm-copy", 0, 0o755);
+    let copy = dir.0.join("libjvm.so");
+    std::fs::copy(&fake_build().faithful_libjvm, &copy).unwrap();
+    let fake = start_fake_jvm(&copy, &[]);
+    let p = fake.pid().to_string();
+    // The file is deleted and a FIFO takes its name (opening it would block forever):
+    // the reader opens the mapped file itself through /proc/<pid>/map_files.
+    std::fs::remove_file(&copy).unwrap();
+    let status = Command::new("mkfifo").arg(&copy).status().unwrap();
+    assert!(status.success());
+    let read = Command::new("timeout")
+        .args(["10", bin(), "perf", &p, "sun.perfdata.used"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&read), "sun.perfdata.used=32\n", "{}", stderr(&read));
+    // The mapped file shrinks under the reader: an error naming the pid, no SIGBUS.
+    let mapped = std::fs::read_dir(format!("/proc/{p}/map_files"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        // The link reads "<path> (deleted)" now.
+        .find(|link| {
+            std::fs::read_link(link).is_ok_and(|target| {
+                target
+                    .to_string_lossy()
+                    .starts_with(&*copy.to_string_lossy())
+            })
+        })
+        .expect("libjvm.so mapping");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&mapped)
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    assert_one_line_error(&run(&["perf", &p]), fake.pid(), "not a usable libjvm.so");
+}
