@@ -236,6 +236,18 @@ fn assert_one_line_error(o: &Output, pid: u32, needle: &str) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// The object `pauselab jvms --json` lists for `pid` (it must succeed and list it).
+fn listed_by_jvms(pid: u32) -> serde_json::Value {
+    let listed: serde_json::Value = serde_json::from_str(&ok(&["jvms", "--json"])).unwrap();
+    listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["pid"] == pid)
+        .cloned()
+        .unwrap_or_else(|| panic!("pid {pid} not listed: {listed}"))
+}
+
 fn compare_with_jdk_tools(jdk: &str) {
     let busy = Jvm::start(jdk, &[], true);
     let pid = busy.pid();
@@ -319,13 +331,7 @@ fn perf_disable_shared_mem_jvm_is_listed_and_read() {
     let jvm = Jvm::start(JDK25, &["-XX:+PerfDisableSharedMem"], false);
     let pid = jvm.pid();
     let p = pid.to_string();
-    let listed: serde_json::Value = serde_json::from_str(&ok(&["jvms", "--json"])).unwrap();
-    let me = listed
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|j| j["pid"] == pid)
-        .unwrap_or_else(|| panic!("pid {pid} not listed: {listed}"));
+    let me = listed_by_jvms(pid);
     assert_eq!(me["shared"], false);
     assert_eq!(me["source"], "memory");
     assert_eq!(me["perf_data"]["kind"], "memory_only");
@@ -366,13 +372,7 @@ fn jvm_with_private_tmp_is_found_and_read() {
     // Not in the host's /tmp: only reachable through the process's own root.
     assert!(!Path::new(&format!("/tmp/hsperfdata_root/{pid}")).exists());
     assert!(dir.join(format!("hsperfdata_root/{pid}")).exists());
-    let listed: serde_json::Value = serde_json::from_str(&ok(&["jvms", "--json"])).unwrap();
-    let me = listed
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|j| j["pid"] == pid)
-        .unwrap();
+    let me = listed_by_jvms(pid);
     assert_eq!(me["shared"], true);
     assert_eq!(me["source"], "file");
     let reader = Reader::open(pid, Source::File).unwrap();
@@ -454,4 +454,323 @@ fn reader_without_permission_gets_one_line_error() {
             .unwrap();
         assert_one_line_error(&o, pid, "permission denied");
     }
+}
+
+// Hostile processes and files: pauselab runs as root and reads what other users control.
+
+const NOBODY: &str = "65534";
+
+/// Runs `cmd` as uid/gid 65534 (nobody) with no supplementary groups.
+fn as_nobody(program: &str) -> Command {
+    let mut cmd = Command::new("setpriv");
+    cmd.args([
+        &format!("--reuid={NOBODY}"),
+        &format!("--regid={NOBODY}"),
+        "--clear-groups",
+        program,
+    ]);
+    cmd
+}
+
+/// The programs of tests/hsperf_hostile, built once with the system C compiler: a fake
+/// JVM, a faithful fake libjvm.so and one whose VMStructs layout is hostile.
+struct FakeBuild {
+    fake_jvm: PathBuf,
+    faithful_libjvm: PathBuf,
+    hostile_libjvm: PathBuf,
+}
+
+fn fake_build() -> &'static FakeBuild {
+    static BUILD: OnceLock<FakeBuild> = OnceLock::new();
+    BUILD.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hsperf_hostile");
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hsperf-hostile");
+        let build = FakeBuild {
+            fake_jvm: out.join("fake_jvm"),
+            faithful_libjvm: out.join("faithful/libjvm.so"),
+            hostile_libjvm: out.join("hostile/libjvm.so"),
+        };
+        let cc = |args: &[&str], output: &Path| {
+            std::fs::create_dir_all(output.parent().unwrap()).unwrap();
+            let status = Command::new("cc")
+                .args(["-O1", "-Wall", "-o"])
+                .arg(output)
+                .args(args)
+                .current_dir(&src)
+                .status()
+                .expect("cc runs");
+            assert!(status.success(), "cc {args:?} failed");
+        };
+        cc(&["fake_jvm.c", "-ldl"], &build.fake_jvm);
+        cc(
+            &["-shared", "-fPIC", "fake_libjvm.c"],
+            &build.faithful_libjvm,
+        );
+        cc(
+            &[
+                "-shared",
+                "-fPIC",
+                "-DTYPE_NAME_OFFSET=0xFFFFFFFFFFFFFFFCULL",
+                "fake_libjvm.c",
+            ],
+            &build.hostile_libjvm,
+        );
+        build
+    })
+}
+
+/// Starts a fake JVM as nobody and waits for it to say it is ready.
+fn start_fake_jvm(libjvm: &Path, extra: &[&str]) -> Jvm {
+    let slot = Slot::take();
+    let mut child = as_nobody(fake_build().fake_jvm.to_str().unwrap())
+        .arg(libjvm)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("fake_jvm starts");
+    let mut ready = String::new();
+    use std::io::BufRead;
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready, "ready\n", "fake_jvm did not start");
+    Jvm {
+        child,
+        _scratch: None,
+        _slot: slot,
+    }
+}
+
+#[test]
+fn fake_libjvm_with_hostile_vm_structs_gets_one_line_errors() {
+    // The faithful fake is read like a JVM: the test reaches the VMStructs walk.
+    let faithful = start_fake_jvm(&fake_build().faithful_libjvm, &[]);
+    assert_eq!(
+        ok(&["perf", &faithful.pid().to_string(), "sun.perfdata.used"]),
+        "sun.perfdata.used=32\n"
+    );
+    let hostile = start_fake_jvm(&fake_build().hostile_libjvm, &[]);
+    let pid = hostile.pid();
+    let p = pid.to_string();
+    for args in [
+        vec!["perf", &p],
+        vec!["jstat", "-gcutil", &p],
+        vec!["perf", &p, "--source", "memory"],
+    ] {
+        assert_one_line_error(&run(&args), pid, "implausible VMStructs layout");
+    }
+    let me = listed_by_jvms(pid);
+    let error = me["error"].as_str().unwrap_or_default();
+    assert!(error.contains("implausible VMStructs layout"), "{me}");
+}
+
+/// Runs pauselab and returns (exit code, stderr, peak RSS in KiB, seconds).
+#[allow(clippy::zombie_processes)]
+fn run_measured(args: &[&str]) -> (i32, String, i64, f64) {
+    use std::io::Read;
+    let started = Instant::now();
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let mut status = 0;
+    // Reaped by wait4 rather than Child::wait, for its own peak RSS (RUSAGE_CHILDREN
+    // would mix in the other tests' children).
+    // SAFETY: an all-zero rusage is valid; wait4 on our own child fills it in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(waited, child.id() as i32);
+    (
+        libc::WEXITSTATUS(status),
+        err,
+        usage.ru_maxrss,
+        started.elapsed().as_secs_f64(),
+    )
+}
+
+#[test]
+fn endless_attach_reply_is_cut_off_in_bounded_memory() {
+    let server = start_fake_jvm(&fake_build().faithful_libjvm, &["serve"]);
+    let pid = server.pid();
+    let (code, err, rss_kib, seconds) = run_measured(&["jcmd", &pid.to_string(), "VM.version"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("pid {pid}")), "{err}");
+    assert!(err.contains("reply larger than 16 MiB"), "{err}");
+    assert!(rss_kib < 64 * 1024, "jcmd peaked at {rss_kib} KiB");
+    assert!(seconds < 10.0, "took {seconds} s");
+}
+
+#[test]
+fn attach_socket_served_by_another_process_is_refused() {
+    let target = start_fake_jvm(&fake_build().faithful_libjvm, &[]);
+    let pid = target.pid();
+    let _impostor = start_fake_jvm(&fake_build().faithful_libjvm, &["serve", &pid.to_string()]);
+    let o = run(&["jcmd", &pid.to_string(), "VM.version"]);
+    assert_one_line_error(&o, pid, "not by the JVM");
+}
+
+/// A file that must come out of a test byte for byte as it went in.
+struct Victim {
+    path: PathBuf,
+    content: &'static [u8],
+}
+
+impl Victim {
+    fn plant(dir: &Path, name: &str, mode: u32) -> Victim {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        let content = b"must survive\n";
+        std::fs::write(&path, content).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        Victim { path, content }
+    }
+
+    fn assert_unchanged(&self) {
+        assert_eq!(
+            std::fs::read(&self.path).unwrap(),
+            self.content,
+            "{} was modified",
+            self.path.display()
+        );
+    }
+}
+
+/// A scratch directory with `mode`, owned by `owner` (a uid).
+fn scratch_dir(name: &str, owner: u32, mode: u32) -> Scratch {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("hsperf-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::chown(&dir, Some(owner), None).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
+    Scratch(dir)
+}
+
+#[test]
+fn planted_trigger_links_are_not_followed_by_root_jcmd() {
+    // Root's JVM runs in a directory every user may write (not sticky); another user
+    // plants `.attach_pid<pid>` there and in /tmp, pointing at a root-only file.
+    let vault = scratch_dir("vault-root", 0, 0o755);
+    let victim = Victim::plant(&vault.0, "secret", 0o600);
+    let open_dir = scratch_dir("open-cwd", 0, 0o777);
+    let mut cmd = Command::new(format!("{JDK17}/bin/java"));
+    cmd.current_dir(&open_dir.0)
+        .args(["-Xmx64m", "-XX:TieredStopAtLevel=1"]);
+    let jvm = Jvm::spawn(cmd, false, None);
+    let pid = jvm.pid();
+    let p = pid.to_string();
+    let trigger = format!(".attach_pid{pid}");
+    let in_cwd = open_dir.0.join(&trigger);
+    let in_tmp = Path::new("/tmp").join(&trigger);
+    std::os::unix::fs::symlink(&victim.path, &in_cwd).unwrap();
+    std::os::unix::fs::symlink(&victim.path, &in_tmp).unwrap();
+    let _remove_tmp_link = Scratch(in_tmp.clone());
+
+    // Both places are taken by links: a clean refusal, nothing touched.
+    let refused = run(&["jcmd", &p, "VM.version"]);
+    assert_one_line_error(&refused, pid, "not touched");
+    victim.assert_unchanged();
+
+    // With /tmp free the attach works there; the link in the open directory stays.
+    std::fs::remove_file(&in_tmp).unwrap();
+    assert!(ok(&["jcmd", &p, "VM.version"]).contains("JDK 17"));
+    victim.assert_unchanged();
+    assert!(in_cwd.symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(in_tmp.symlink_metadata().is_err(), "trigger left in /tmp");
+}
+
+#[test]
+fn jcmd_as_root_with_groups_cannot_write_through_the_jvm_users_links() {
+    // A JVM of nobody, started in nobody's own directory, where nobody plants a link to
+    // a file that group root may write. Root runs jcmd from a login shell (group root).
+    let vault = scratch_dir("vault-group", 0, 0o755);
+    let victim = Victim::plant(&vault.0, "shared", 0o664);
+    let home = scratch_dir("nobody-cwd", 65534, 0o755);
+    let mut cmd = as_nobody(&format!("{JDK17}/bin/java"));
+    cmd.current_dir(&home.0)
+        .args(["-Xmx64m", "-XX:TieredStopAtLevel=1"]);
+    let jvm = Jvm::spawn(cmd, false, None);
+    let pid = jvm.pid();
+    let trigger = home.0.join(format!(".attach_pid{pid}"));
+    std::os::unix::fs::symlink(&victim.path, &trigger).unwrap();
+
+    let o = Command::new("setpriv")
+        .args(["--groups=0", bin(), "jcmd", &pid.to_string(), "VM.version"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("JDK 17"));
+    victim.assert_unchanged();
+}
+
+#[test]
+fn sampling_without_pause_is_a_usage_error() {
+    // `-i 0` used to snapshot in a tight loop until killed.
+    for (args, needle) in [
+        (vec!["perf", "1", "-i", "0"], "at least 1 ms"),
+        (vec!["perf", "1", "-i", "99999999999999"], "at most"),
+        (vec!["perf", "1", "-n", "0"], "0 is not in 1.."),
+        (vec!["jstat", "-gcutil", "1", "0"], "at least 1 ms"),
+        (vec!["jstat", "-gcutil", "1", "0s"], "at least 1 ms"),
+        (vec!["jstat", "-gcutil", "1", "10", "0"], "0 is not in 1.."),
+        (
+            vec!["jcmd", "--timeout", "1e300", "1", "VM.version"],
+            "at most 3600",
+        ),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn libjvm_replaced_or_truncated_by_its_owner_neither_blocks_nor_crashes() {
+    let dir = scratch_dir("libjvm-copy", 0, 0o755);
+    let copy = dir.0.join("libjvm.so");
+    std::fs::copy(&fake_build().faithful_libjvm, &copy).unwrap();
+    let fake = start_fake_jvm(&copy, &[]);
+    let p = fake.pid().to_string();
+    // The file is deleted and a FIFO takes its name (opening it would block forever):
+    // the reader opens the mapped file itself through /proc/<pid>/map_files.
+    std::fs::remove_file(&copy).unwrap();
+    let status = Command::new("mkfifo").arg(&copy).status().unwrap();
+    assert!(status.success());
+    let read = Command::new("timeout")
+        .args(["10", bin(), "perf", &p, "sun.perfdata.used"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&read), "sun.perfdata.used=32\n", "{}", stderr(&read));
+    // The mapped file shrinks under the reader: an error naming the pid, no SIGBUS.
+    let mapped = std::fs::read_dir(format!("/proc/{p}/map_files"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        // The link reads "<path> (deleted)" now.
+        .find(|link| {
+            std::fs::read_link(link).is_ok_and(|target| {
+                target
+                    .to_string_lossy()
+                    .starts_with(&*copy.to_string_lossy())
+            })
+        })
+        .expect("libjvm.so mapping");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&mapped)
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    assert_one_line_error(&run(&["perf", &p]), fake.pid(), "not a usable libjvm.so");
 }

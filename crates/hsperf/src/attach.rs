@@ -1,25 +1,34 @@
 //! The HotSpot dynamic attach protocol (what `jcmd` uses), natively.
 //!
 //! 1. The target must be alive and map libjvm.so; nothing is ever sent to another process.
-//! 2. As root, the effective uid/gid switch to the JVM's (it checks its peer's credentials,
-//!    and a container's user namespace would not map our root).
+//! 2. As root, this thread's effective uid, gid and supplementary groups switch to the
+//!    JVM's (it checks its peer's credentials, a container's user namespace would not map
+//!    our root, and every file operation below then has only the JVM user's rights).
 //! 3. The socket is `<tmp>/.java_pid<ns pid>`, `<tmp>` reached through `/proc/<pid>/root`
-//!    so containers and private mount namespaces work without entering them.
+//!    so containers and private mount namespaces work without entering them. It must be a
+//!    socket (not a link), and the process answering on it must be the JVM itself.
 //! 4. No socket yet: only if SIGQUIT is caught and not ignored (a HotSpot JVM past start-up;
-//!    not one with -Xrs or -XX:+DisableAttachMechanism), create `.attach_pid<ns pid>`,
+//!    not one with -Xrs or -XX:+DisableAttachMechanism), create `.attach_pid<ns pid>`
+//!    exclusively (never through a link) in a directory the JVM's user or root owns,
 //!    signal the JVM through a pidfd (no pid-reuse race), wait for the socket.
 //! 5. Protocol 1 (`1\0cmd\0a1\0a2\0a3\0`) when the request fits its limits, else protocol 2
 //!    (`2\0<size>\0cmd\0args…\0`, JDK 24+) after asking the JVM with `getversion`.
 //!
-//! Reply: a decimal status line, then text until the JVM closes the connection.
+//! Reply: a decimal status line, then text until the JVM closes the connection, at most
+//! [`AttachOptions::max_reply`] bytes and within the timeout.
 
 use std::fs;
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+use nix::fcntl::{open, openat, OFlag};
+use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
+use nix::sys::stat::{fstat, fstatat, FileStat, Mode, SFlag};
+use nix::unistd::{unlinkat, UnlinkatFlags};
 
 use crate::error::{Error, Result};
 use crate::process::{self, ProcStatus, ProcessHandle};
@@ -53,13 +62,20 @@ pub struct AttachOptions {
     /// Upper bound for the whole operation (readiness wait, connect, reply).
     pub timeout: Duration,
     pub protocol: Protocol,
+    /// Largest reply accepted, in bytes; a longer one is an error (and is not returned).
+    pub max_reply: usize,
 }
+
+/// Default [`AttachOptions::max_reply`]: far above any diagnostic command's output (a
+/// thread dump of 10,000 threads is a few MiB), far below what would hurt this host.
+pub const DEFAULT_MAX_REPLY: usize = 16 << 20;
 
 impl Default for AttachOptions {
     fn default() -> Self {
         AttachOptions {
             timeout: Duration::from_secs(10),
             protocol: Protocol::Auto,
+            max_reply: DEFAULT_MAX_REPLY,
         }
     }
 }
@@ -72,7 +88,11 @@ pub fn jcmd(pid: u32, command_line: &str, options: AttachOptions) -> Result<Repl
 
 /// Runs one attach operation (`jcmd`, `properties`, `threaddump`, `getversion`, ...).
 pub fn execute(pid: u32, command: &str, args: &[&str], options: AttachOptions) -> Result<Reply> {
-    let deadline = Instant::now() + options.timeout;
+    let now = Instant::now();
+    // A timeout too large to represent means no practical limit: a day.
+    let deadline = now
+        .checked_add(options.timeout)
+        .unwrap_or(now + Duration::from_secs(86_400));
     let handle = ProcessHandle::open(pid)?;
     let status = process::read_status(pid)?;
     if process::read_maps(pid)?.libjvm.is_none() {
@@ -86,7 +106,7 @@ pub fn execute(pid: u32, command: &str, args: &[&str], options: AttachOptions) -
         Protocol::V2 => 2,
         Protocol::Auto if fits_v1 => 1,
         Protocol::Auto => {
-            let answer = request(pid, &socket, 1, "getversion", &[], deadline)?;
+            let answer = request(pid, &socket, 1, "getversion", &[], deadline, &options)?;
             let supported = String::from_utf8_lossy(&answer.output)
                 .trim()
                 .parse::<u32>()
@@ -106,7 +126,7 @@ pub fn execute(pid: u32, command: &str, args: &[&str], options: AttachOptions) -
             "the request exceeds protocol 1 limits (3 arguments of 1024 bytes)",
         ));
     }
-    request(pid, &socket, version, command, args, deadline)
+    request(pid, &socket, version, command, args, deadline, &options)
 }
 
 fn attach_err(pid: u32, reason: impl Into<String>) -> Error {
@@ -145,6 +165,7 @@ fn request(
     command: &str,
     args: &[&str],
     deadline: Instant,
+    options: &AttachOptions,
 ) -> Result<Reply> {
     let remaining = || {
         deadline
@@ -154,6 +175,7 @@ fn request(
     };
     let mut stream = UnixStream::connect(socket)
         .map_err(|e| attach_err(pid, format!("cannot connect to {}: {e}", socket.display())))?;
+    check_peer(pid, socket, &stream)?;
     let io_err = |e: std::io::Error| {
         if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) {
             attach_err(pid, "timed out waiting for the JVM's reply; it may be stuck in a safepoint or GC, retry with a longer --timeout")
@@ -175,6 +197,16 @@ fn request(
             .map_err(io_err)?;
         match stream.read(&mut chunk) {
             Ok(0) => break,
+            Ok(n) if reply.len() + n > options.max_reply => {
+                return Err(attach_err(
+                    pid,
+                    format!(
+                        "reply larger than {}; truncated and discarded (no diagnostic command answers that much: check what listens on {})",
+                        human_bytes(options.max_reply),
+                        socket.display()
+                    ),
+                ))
+            }
             Ok(n) => reply.extend_from_slice(&chunk[..n]),
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) => return Err(io_err(e)),
@@ -221,8 +253,39 @@ fn tmp_dir(pid: u32) -> PathBuf {
     }
 }
 
+/// True if `path` is a socket itself (a link planted in its place does not count).
 fn is_socket(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|m| m.file_type().is_socket())
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_socket())
+}
+
+/// The process answering on the attach socket must be the JVM: a socket left by another
+/// program (or another user) under that name gets nothing from us and we read nothing from it.
+fn check_peer(pid: u32, socket: &Path, stream: &UnixStream) -> Result<()> {
+    let peer = getsockopt(stream, PeerCredentials).map_err(|e| {
+        attach_err(
+            pid,
+            format!("cannot tell who serves {}: {e}", socket.display()),
+        )
+    })?;
+    if u32::try_from(peer.pid()).ok() != Some(pid) {
+        return Err(attach_err(
+            pid,
+            format!(
+                "{} is served by pid {}, not by the JVM; refusing to talk to it (remove it if it is stale)",
+                socket.display(),
+                peer.pid()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn human_bytes(n: usize) -> String {
+    if n % (1 << 20) == 0 {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
 }
 
 /// Returns the attach socket, starting the JVM's attach listener if needed.
@@ -243,18 +306,7 @@ fn ensure_listener(
             "the process does not handle SIGQUIT (still starting, or run with -Xrs or -XX:+DisableAttachMechanism); it was not signalled",
         ));
     }
-    let trigger_name = format!(".attach_pid{}", status.ns_pid);
-    let cwd_trigger = process::proc_path(pid, "cwd").join(&trigger_name);
-    let trigger = match fs::File::create(&cwd_trigger) {
-        Ok(_) => cwd_trigger,
-        Err(_) => {
-            let t = tmp.join(&trigger_name);
-            fs::File::create(&t)
-                .map_err(|e| attach_err(pid, format!("cannot create {}: {e}", t.display())))?;
-            t
-        }
-    };
-    let _remove = RemoveOnDrop(trigger);
+    let _trigger = Trigger::create(pid, status, &tmp)?;
     send_sigquit(handle).map_err(|e| attach_err(pid, format!("cannot signal the JVM: {e}")))?;
     let mut sleep = Duration::from_millis(20);
     loop {
@@ -294,17 +346,174 @@ fn send_sigquit(handle: &ProcessHandle) -> std::io::Result<()> {
     }
 }
 
-struct RemoveOnDrop(PathBuf);
+/// The `.attach_pid<ns pid>` file that asks HotSpot to start its attach listener on
+/// SIGQUIT. It is created in a directory that other users cannot tamper with, never
+/// through a link, and removed afterwards only if this attach created it.
+struct Trigger {
+    dir: OwnedFd,
+    name: String,
+    /// Device and inode of the file this attach created (None: it was already there).
+    created: Option<(u64, u64)>,
+}
 
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.0);
+impl Trigger {
+    /// Creates the trigger in the JVM's working directory, else in its `/tmp` (HotSpot
+    /// looks in both).
+    fn create(pid: u32, status: &ProcStatus, tmp: &Path) -> Result<Trigger> {
+        let name = format!(".attach_pid{}", status.ns_pid);
+        let mut refusals = Vec::new();
+        for dir in [process::proc_path(pid, "cwd"), tmp.to_path_buf()] {
+            match Trigger::create_in(&dir, &name, status.uid) {
+                Ok(trigger) => return Ok(trigger),
+                Err(why) => refusals.push(format!("{}: {why}", dir.display())),
+            }
+        }
+        Err(attach_err(
+            pid,
+            format!(
+                "cannot create the attach trigger {name}: {}",
+                refusals.join("; ")
+            ),
+        ))
+    }
+
+    fn create_in(dir_path: &Path, name: &str, uid: u32) -> Result<Trigger, String> {
+        // `/proc/<pid>/cwd` is a link to follow on purpose (the kernel resolves it to the
+        // very directory); the other candidates are opened without following a final link.
+        let follow = if dir_path.ends_with("cwd") {
+            OFlag::empty()
+        } else {
+            OFlag::O_NOFOLLOW
+        };
+        let dir = open(
+            dir_path,
+            OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC | follow,
+            Mode::empty(),
+        )
+        .map_err(|e| format!("cannot open the directory: {e}"))?;
+        let dir_stat = fstat(&dir).map_err(|e| e.to_string())?;
+        check_trigger_dir(&dir_stat, uid)?;
+        match openat(
+            &dir,
+            name,
+            OFlag::O_WRONLY
+                | OFlag::O_CREAT
+                | OFlag::O_EXCL
+                | OFlag::O_NOFOLLOW
+                | OFlag::O_CLOEXEC
+                | OFlag::O_NONBLOCK,
+            Mode::from_bits_truncate(0o600),
+        ) {
+            Ok(file) => {
+                let st = fstat(&file).map_err(|e| e.to_string())?;
+                Ok(Trigger {
+                    dir,
+                    name: name.to_string(),
+                    created: Some((st.st_dev, st.st_ino)),
+                })
+            }
+            Err(nix::errno::Errno::EEXIST) => {
+                // Left by an earlier attach of the JVM's own user: usable as it is, and
+                // not ours to remove. Anything else in its place is not touched.
+                let st = fstatat(&dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+                    .map_err(|e| e.to_string())?;
+                if file_kind(&st) == SFlag::S_IFREG && st.st_uid == uid {
+                    Ok(Trigger {
+                        dir,
+                        name: name.to_string(),
+                        created: None,
+                    })
+                } else {
+                    Err(format!(
+                        "{name} already exists and is not a regular file of uid {uid}; not touched (remove it)"
+                    ))
+                }
+            }
+            Err(e) => Err(format!("cannot create {name}: {e}")),
+        }
     }
 }
 
-/// Effective uid/gid switched to the JVM's while attaching, restored on drop.
+impl Drop for Trigger {
+    fn drop(&mut self) {
+        let Some(created) = self.created else { return };
+        // Remove only the file this attach created, not one put in its place since.
+        let same = fstatat(
+            &self.dir,
+            self.name.as_str(),
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        )
+        .is_ok_and(|st| (st.st_dev, st.st_ino) == created);
+        if same {
+            let _ = unlinkat(&self.dir, self.name.as_str(), UnlinkatFlags::NoRemoveDir);
+        }
+    }
+}
+
+fn file_kind(st: &FileStat) -> SFlag {
+    SFlag::from_bits_truncate(st.st_mode & SFlag::S_IFMT.bits())
+}
+
+/// A directory fit for the trigger: owned by the JVM's user or root, and writable by no
+/// one else unless sticky (then others cannot remove or replace what we create).
+fn check_trigger_dir(st: &FileStat, uid: u32) -> Result<(), String> {
+    if st.st_uid != uid && st.st_uid != 0 {
+        return Err(format!(
+            "owned by uid {}, neither the JVM's user (uid {uid}) nor root",
+            st.st_uid
+        ));
+    }
+    let writable_by_others = st.st_mode & (libc::S_IWGRP | libc::S_IWOTH) != 0;
+    if writable_by_others && st.st_mode & libc::S_ISVTX == 0 {
+        return Err(format!(
+            "writable by other users and not sticky (mode {:o})",
+            st.st_mode & 0o7777
+        ));
+    }
+    Ok(())
+}
+
+/// This thread's effective uid, gid and supplementary groups switched to the JVM's while
+/// attaching, restored on drop.
+///
+/// Raw system calls on purpose: the kernel keeps credentials per thread, and glibc's
+/// `setresuid`/`setgroups` wrappers signal every thread of the process to change them all.
+/// The raw calls change the calling thread only, so a library caller's other threads keep
+/// root, and everything this attach does (files, socket) runs on this one thread.
 struct Credentials {
-    saved: Option<(u32, u32)>,
+    saved: Option<Saved>,
+}
+
+struct Saved {
+    uid: u32,
+    gid: u32,
+    groups: Vec<libc::gid_t>,
+}
+
+fn set_groups(groups: &[libc::gid_t]) -> std::io::Result<()> {
+    // SAFETY: a valid pointer to `groups.len()` gids.
+    let rc = unsafe { libc::syscall(libc::SYS_setgroups, groups.len(), groups.as_ptr()) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn set_effective(uid: Option<u32>, gid: Option<u32>) -> std::io::Result<()> {
+    // SAFETY: setresuid/setresgid with -1 for the ids left alone.
+    let rc = unsafe {
+        match (uid, gid) {
+            (Some(uid), _) => libc::syscall(libc::SYS_setresuid, -1i32, uid, -1i32),
+            (None, Some(gid)) => libc::syscall(libc::SYS_setresgid, -1i32, gid, -1i32),
+            (None, None) => 0,
+        }
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 impl Credentials {
@@ -314,37 +523,51 @@ impl Credentials {
         if euid != 0 || (status.uid == euid && status.gid == egid) {
             return Ok(Credentials { saved: None });
         }
-        // Only this thread's credentials change (raw syscalls): the CLI is single-threaded
-        // here, and a library caller's other threads keep theirs.
-        // SAFETY: setresgid/setresuid with -1 for the fields left alone.
-        let switched = unsafe {
-            libc::syscall(libc::SYS_setresgid, -1i32, status.gid, -1i32) == 0
-                && libc::syscall(libc::SYS_setresuid, -1i32, status.uid, -1i32) == 0
+        let groups = nix::unistd::getgroups()
+            .map_err(|e| attach_err(pid, format!("cannot read this process's groups: {e}")))?
+            .into_iter()
+            .map(|g| g.as_raw())
+            .collect();
+        // From here on, dropping restores whatever was changed.
+        let creds = Credentials {
+            saved: Some(Saved {
+                uid: euid,
+                gid: egid,
+                groups,
+            }),
         };
-        if !switched {
-            let e = std::io::Error::last_os_error();
-            return Err(attach_err(
-                pid,
-                format!(
-                    "cannot switch to the JVM's uid {} gid {}: {e}",
-                    status.uid, status.gid
-                ),
-            ));
-        }
-        Ok(Credentials {
-            saved: Some((euid, egid)),
-        })
+        // Groups first and uid last: changing groups and gid needs root's capabilities.
+        // The JVM's own supplementary groups (or just its gid), never root's: a file
+        // writable by group root must not become writable through this attach.
+        let target_groups: Vec<libc::gid_t> = if status.groups.is_empty() {
+            vec![status.gid]
+        } else {
+            status.groups.clone()
+        };
+        set_groups(&target_groups)
+            .and_then(|()| set_effective(None, Some(status.gid)))
+            .and_then(|()| set_effective(Some(status.uid), None))
+            .map_err(|e| {
+                attach_err(
+                    pid,
+                    format!(
+                        "cannot switch to the JVM's uid {} gid {}: {e}",
+                        status.uid, status.gid
+                    ),
+                )
+            })?;
+        Ok(creds)
     }
 }
 
 impl Drop for Credentials {
     fn drop(&mut self) {
-        if let Some((uid, gid)) = self.saved {
-            // SAFETY: restoring the saved effective ids (the saved set-uid is still 0).
-            unsafe {
-                libc::syscall(libc::SYS_setresuid, -1i32, uid, -1i32);
-                libc::syscall(libc::SYS_setresgid, -1i32, gid, -1i32);
-            }
+        if let Some(saved) = &self.saved {
+            // uid first: back to effective root (the saved set-uid is still 0), which
+            // restores the capabilities needed to reset the gid and groups.
+            let _ = set_effective(Some(saved.uid), None);
+            let _ = set_effective(None, Some(saved.gid));
+            let _ = set_groups(&saved.groups);
         }
     }
 }

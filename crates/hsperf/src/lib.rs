@@ -21,11 +21,15 @@
 
 pub mod attach;
 mod discover;
+mod elf;
 mod error;
 mod format;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod jstat;
 mod memory;
 mod process;
+mod read_at;
 mod reader;
 mod select;
 

@@ -7,20 +7,18 @@
 //! `/proc/<pid>/root`, so a JVM in a container is read with its own libjvm.so.
 
 use std::fs::File;
-use std::io::{self, IoSliceMut};
+use std::io;
 use std::path::{Path, PathBuf};
 
-use nix::sys::uio::{process_vm_readv, RemoteIoVec};
-use nix::unistd::Pid;
-use object::{Object, ObjectSegment, ObjectSymbol};
-
+use crate::elf::{ElfFile, Table};
 use crate::error::{Error, Result};
 use crate::process::{self, JvmMaps};
+use crate::read_at::{ReadAt, RemoteMemory};
 
 const START_SYMBOL: &str = "_ZN10PerfMemory6_startE";
 const END_SYMBOL: &str = "_ZN10PerfMemory4_endE";
 /// Every symbol either route needs.
-const WANTED_SYMBOLS: [&str; 7] = [
+pub(crate) const WANTED_SYMBOLS: [&str; 7] = [
     START_SYMBOL,
     END_SYMBOL,
     "gHotSpotVMStructs",
@@ -29,8 +27,9 @@ const WANTED_SYMBOLS: [&str; 7] = [
     "gHotSpotVMStructEntryFieldNameOffset",
     "gHotSpotVMStructEntryAddressOffset",
 ];
-/// Largest region accepted (`-XX:PerfDataMemorySize` is 32 KiB by default).
-const MAX_REGION: u64 = 64 << 20;
+/// Largest region accepted. HotSpot accepts `-XX:PerfDataMemorySize` up to 2 MiB (32 KiB
+/// by default), rounded up to pages; anything larger is not a JVM's.
+pub(crate) const MAX_REGION: u64 = 4 << 20;
 
 /// Where the perf data region lives in a JVM's address space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,31 +50,6 @@ pub enum AddressSource {
     VmStructs,
 }
 
-/// Copies `buf.len()` bytes at `address` of process `pid`.
-pub(crate) fn read_remote(pid: u32, address: u64, buf: &mut [u8]) -> io::Result<()> {
-    let len = buf.len();
-    let remote = [RemoteIoVec {
-        base: address as usize,
-        len,
-    }];
-    let mut local = [IoSliceMut::new(buf)];
-    let n = process_vm_readv(Pid::from_raw(pid as i32), &mut local, &remote)
-        .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
-    if n != len {
-        return Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            format!("short read: {n} of {len} bytes"),
-        ));
-    }
-    Ok(())
-}
-
-fn read_u64(pid: u32, address: u64) -> io::Result<u64> {
-    let mut b = [0u8; 8];
-    read_remote(pid, address, &mut b)?;
-    Ok(u64::from_ne_bytes(b))
-}
-
 /// Turns an error of process_vm_readv into a crate error.
 pub(crate) fn remote_error(pid: u32, uid: u32, err: io::Error) -> Error {
     match err.raw_os_error() {
@@ -93,51 +67,6 @@ pub(crate) fn remote_error(pid: u32, uid: u32, err: io::Error) -> Error {
     }
 }
 
-/// A read-only mapping of an ELF file.
-struct MappedFile {
-    ptr: *mut libc::c_void,
-    len: usize,
-}
-
-impl MappedFile {
-    fn open(path: &Path) -> io::Result<MappedFile> {
-        use std::os::fd::AsRawFd;
-        let file = File::open(path)?;
-        let len = file.metadata()?.len() as usize;
-        if len == 0 {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "empty file"));
-        }
-        // SAFETY: a private read-only mapping of a regular file; the slice handed out
-        // lives no longer than the mapping. A shared library is not rewritten in place.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(MappedFile { ptr, len })
-    }
-
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: ptr/len describe a live mapping owned by self.
-        unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) }
-    }
-}
-
-impl Drop for MappedFile {
-    fn drop(&mut self) {
-        // SAFETY: unmapping the mapping created in `open`.
-        unsafe { libc::munmap(self.ptr, self.len) };
-    }
-}
-
 /// Finds the perf data region of a running JVM, by `via` only if given (both routes are
 /// tested against each other; callers normally use [`crate::Reader`]).
 pub fn locate_region(pid: u32, via: Option<AddressSource>) -> Result<RemoteRegion> {
@@ -147,6 +76,9 @@ pub fn locate_region(pid: u32, via: Option<AddressSource>) -> Result<RemoteRegio
 }
 
 /// Finds the perf data region of a JVM. `maps` must come from the same pid.
+///
+/// Everything read here comes from a process and a file that another user may control:
+/// every failure is an error naming the pid, never a panic.
 pub(crate) fn locate(
     pid: u32,
     uid: u32,
@@ -155,42 +87,37 @@ pub(crate) fn locate(
 ) -> Result<RemoteRegion> {
     let libjvm = maps.libjvm.as_ref().ok_or(Error::NotJvm { pid })?;
     let mem_err = |reason: String| Error::Memory { pid, reason };
-    let (elf_path, mapped) = open_libjvm(pid, libjvm)
+    let (elf_path, file) = open_libjvm(pid, maps, libjvm)
         .map_err(|e| mem_err(format!("cannot open {}: {e}", libjvm.display())))?;
-    let elf = object::File::parse(mapped.bytes()).map_err(|e| {
+    let unusable = |why: String| {
         mem_err(format!(
-            "{} is not a readable ELF file: {e}",
+            "{} is not a usable libjvm.so ({why}); is this a HotSpot JVM?",
             elf_path.display()
         ))
-    })?;
-    // Load bias: where the first loadable segment's file offset 0 ended up.
-    let first_vaddr = elf
-        .segments()
-        .map(|s| s.address() & !0xfff)
-        .min()
-        .unwrap_or(0);
-    let bias = maps.libjvm_base.wrapping_sub(first_vaddr);
+    };
+    let elf = ElfFile::read(&file).map_err(unusable)?;
+    // Load bias: where the first loadable segment ended up (addresses only go to
+    // process_vm_readv, which refuses bad ones, hence wrapping arithmetic).
+    let bias = maps.libjvm_base.wrapping_sub(elf.first_load_address);
 
     // One pass over each symbol table (.symtab has ~70,000 entries): the exported
     // table first, the local PerfMemory symbols only if the route may use them.
     let mut found: Vec<(&str, u64)> = Vec::new();
-    let mut collect = |symbols: &mut dyn Iterator<Item = object::Symbol<'_, '_>>| {
-        for sym in symbols {
-            let Ok(name) = sym.name_bytes() else { continue };
-            if let Some(wanted) = WANTED_SYMBOLS.iter().find(|w| w.as_bytes() == name) {
-                if !found.iter().any(|(n, _)| n == wanted) {
-                    found.push((wanted, sym.address().wrapping_add(bias)));
-                }
-            }
+    let mut record = |name: &'static str, value: u64| {
+        if !found.iter().any(|(n, _)| *n == name) {
+            found.push((name, value.wrapping_add(bias)));
         }
     };
-    collect(&mut elf.dynamic_symbols());
+    elf.find_symbols(Table::Dynamic, &WANTED_SYMBOLS, &mut record)
+        .map_err(unusable)?;
     if via != Some(AddressSource::VmStructs) {
-        collect(&mut elf.symbols());
+        elf.find_symbols(Table::Full, &WANTED_SYMBOLS, &mut record)
+            .map_err(unusable)?;
     }
     let symbol =
         |name: &str| -> Option<u64> { found.iter().find(|(n, _)| *n == name).map(|(_, a)| *a) };
 
+    let memory = RemoteMemory { pid };
     let remote = |e| remote_error(pid, uid, e);
     let from_symtab = match via {
         Some(AddressSource::VmStructs) => None,
@@ -199,10 +126,12 @@ pub(crate) fn locate(
     let (start_var, end_var, via) = match (from_symtab, via) {
         (Some((s, e)), _) => (s, e, AddressSource::Symtab),
         (None, Some(AddressSource::Symtab)) => {
-            return Err(mem_err(format!(
-                "{} has no .symtab PerfMemory symbols (stripped)",
-                elf_path.display()
-            )))
+            let why = if elf.has_table(Table::Full) {
+                "has no PerfMemory symbols in .symtab"
+            } else {
+                "has no .symtab (stripped)"
+            };
+            return Err(mem_err(format!("{} {why}", elf_path.display())));
         }
         (None, _) => {
             let table = symbol("gHotSpotVMStructs").ok_or_else(|| {
@@ -211,45 +140,68 @@ pub(crate) fn locate(
                     elf_path.display()
                 ))
             })?;
-            let (s, e) = vm_structs_lookup(pid, table, &symbol).map_err(|err| match err {
+            let (s, e) = find_perf_memory(&memory, table, &symbol).map_err(|err| match err {
                 LookupError::Io(e) => remote(e),
-                LookupError::Missing(why) => mem_err(why),
+                LookupError::Invalid(why) => mem_err(format!(
+                    "{why}; the process may not be a HotSpot JVM, or is still starting: retry"
+                )),
             })?;
             (s, e, AddressSource::VmStructs)
         }
     };
-    let start = read_u64(pid, start_var).map_err(remote)?;
-    let end = read_u64(pid, end_var).map_err(remote)?;
+    let start = memory.read_u64(start_var).map_err(remote)?;
+    let end = memory.read_u64(end_var).map_err(remote)?;
     if start == 0 {
         return Err(Error::PerfDataDisabled { pid });
     }
-    if end <= start || end - start > MAX_REGION {
-        return Err(mem_err(format!(
-            "implausible region {start:#x}..{end:#x}; the JVM may still be starting, retry"
-        )));
+    match end.checked_sub(start) {
+        Some(size) if size > 0 && size <= MAX_REGION => Ok(RemoteRegion {
+            address: start,
+            size,
+            via,
+        }),
+        _ => Err(mem_err(format!(
+            "implausible region {start:#x}..{end:#x} (at most {} MiB); the JVM may still be starting, retry",
+            MAX_REGION >> 20
+        ))),
     }
-    Ok(RemoteRegion {
-        address: start,
-        size: end - start,
-        via,
-    })
 }
 
-fn open_libjvm(pid: u32, libjvm: &Path) -> io::Result<(PathBuf, MappedFile)> {
-    let through_root = process::in_process_root(pid, libjvm);
-    match MappedFile::open(&through_root) {
-        Ok(m) => Ok((through_root, m)),
-        // Without access to /proc/<pid>/root, the same path on the host is the best guess.
-        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-            MappedFile::open(libjvm).map(|m| (libjvm.to_path_buf(), m))
+/// Opens the libjvm.so that `pid` maps, without following the owner's tricks:
+/// `/proc/<pid>/map_files/<range>` is the very file mapped (root only), then the path
+/// through `/proc/<pid>/root` (the container's own file), then the path on this host.
+fn open_libjvm(pid: u32, maps: &JvmMaps, libjvm: &Path) -> io::Result<(PathBuf, File)> {
+    let (start, end) = maps.libjvm_range;
+    let candidates = [
+        process::proc_path(pid, &format!("map_files/{start:x}-{end:x}")),
+        process::in_process_root(pid, libjvm),
+        libjvm.to_path_buf(),
+    ];
+    let mut last_error = None;
+    for path in candidates {
+        match process::open_regular_file(&path, process::Follow::Links) {
+            Ok(file) => return Ok((path, file)),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::PermissionDenied | io::ErrorKind::NotFound
+                ) =>
+            {
+                last_error = Some(e)
+            }
+            Err(e) => return Err(e),
         }
-        Err(e) => Err(e),
     }
+    Err(last_error.unwrap_or_else(|| io::ErrorKind::NotFound.into()))
 }
 
-enum LookupError {
+/// Why the VMStructs walk failed.
+#[derive(Debug)]
+pub(crate) enum LookupError {
+    /// The target's memory could not be read.
     Io(io::Error),
-    Missing(String),
+    /// What was read makes no sense for a HotSpot JVM.
+    Invalid(String),
 }
 
 impl From<io::Error> for LookupError {
@@ -258,71 +210,129 @@ impl From<io::Error> for LookupError {
     }
 }
 
-/// Walks the VMStructs table of the target for `PerfMemory::_start` and `_end`, returning
-/// the addresses of those two static variables.
-fn vm_structs_lookup(
-    pid: u32,
+impl std::fmt::Display for LookupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LookupError::Io(e) => write!(f, "reading memory: {e}"),
+            LookupError::Invalid(why) => f.write_str(why),
+        }
+    }
+}
+
+/// The layout of one VMStructs entry, as the JVM exports it. All offsets are checked to
+/// lie inside an entry, so reading a field of an entry cannot go out of bounds.
+#[derive(Debug, Clone, Copy)]
+struct EntryLayout {
+    stride: u64,
+    type_name: u64,
+    field_name: u64,
+    address: u64,
+}
+
+/// Entries in HotSpot's table: a few thousand; past this the table has no end.
+const MAX_VM_STRUCTS_ENTRIES: u64 = 100_000;
+/// Largest entry accepted (HotSpot's is 48 bytes on 64-bit).
+const MAX_ENTRY_STRIDE: u64 = 256;
+
+impl EntryLayout {
+    fn read(
+        memory: &(impl ReadAt + ?Sized),
+        symbol: &dyn Fn(&str) -> Option<u64>,
+    ) -> Result<EntryLayout, LookupError> {
+        let value = |name: &str| -> Result<u64, LookupError> {
+            let at = symbol(name)
+                .ok_or_else(|| LookupError::Invalid(format!("libjvm.so does not export {name}")))?;
+            Ok(memory.read_u64(at)?)
+        };
+        let layout = EntryLayout {
+            stride: value("gHotSpotVMStructEntryArrayStride")?,
+            type_name: value("gHotSpotVMStructEntryTypeNameOffset")?,
+            field_name: value("gHotSpotVMStructEntryFieldNameOffset")?,
+            address: value("gHotSpotVMStructEntryAddressOffset")?,
+        };
+        let inside = |offset: u64| {
+            offset
+                .checked_add(8)
+                .is_some_and(|end| end <= layout.stride)
+        };
+        if !(8..=MAX_ENTRY_STRIDE).contains(&layout.stride)
+            || ![layout.type_name, layout.field_name, layout.address]
+                .into_iter()
+                .all(inside)
+        {
+            return Err(LookupError::Invalid(format!(
+                "implausible VMStructs layout (entry size {}, field offsets {:#x}, {:#x}, {:#x})",
+                layout.stride, layout.type_name, layout.field_name, layout.address
+            )));
+        }
+        Ok(layout)
+    }
+
+    /// The pointer-sized field at `offset` of one entry.
+    fn field(&self, entry: &[u8], offset: u64) -> Option<u64> {
+        let start = usize::try_from(offset).ok()?;
+        let bytes = entry.get(start..start.checked_add(8)?)?;
+        Some(u64::from_ne_bytes(bytes.try_into().ok()?))
+    }
+}
+
+/// Walks the VMStructs table (`gHotSpotVMStructs` is at `table_var`) for
+/// `PerfMemory::_start` and `_end`, returning the addresses of those two static variables.
+/// `symbol` gives the run-time address of an exported symbol.
+pub(crate) fn find_perf_memory(
+    memory: &(impl ReadAt + ?Sized),
     table_var: u64,
     symbol: &dyn Fn(&str) -> Option<u64>,
 ) -> Result<(u64, u64), LookupError> {
-    let layout = |name: &str| -> Result<u64, LookupError> {
-        let at = symbol(name)
-            .ok_or_else(|| LookupError::Missing(format!("libjvm.so does not export {name}")))?;
-        Ok(read_u64(pid, at)?)
-    };
-    let stride = layout("gHotSpotVMStructEntryArrayStride")?;
-    let type_off = layout("gHotSpotVMStructEntryTypeNameOffset")?;
-    let field_off = layout("gHotSpotVMStructEntryFieldNameOffset")?;
-    let addr_off = layout("gHotSpotVMStructEntryAddressOffset")?;
-    if !(8..=256).contains(&stride)
-        || [type_off, field_off, addr_off]
-            .iter()
-            .any(|&o| o + 8 > stride)
-    {
-        return Err(LookupError::Missing(format!(
-            "implausible VMStructs layout (stride {stride})"
-        )));
-    }
-    let table = read_u64(pid, table_var)?;
+    let layout = EntryLayout::read(memory, symbol)?;
+    let table = memory.read_u64(table_var)?;
     if table == 0 {
-        return Err(LookupError::Missing(
+        return Err(LookupError::Invalid(
             "gHotSpotVMStructs is not set yet".into(),
         ));
     }
-    const CHUNK: u64 = 128;
-    const NAME: &[u8] = b"PerfMemory\0";
+    const ENTRIES_PER_READ: u64 = 128;
+    const TYPE: &[u8] = b"PerfMemory\0";
     let (mut start, mut end) = (None, None);
-    let mut chunk = vec![0u8; (CHUNK * stride) as usize];
-    let field = |e: &[u8], off: u64| {
-        u64::from_ne_bytes(
-            e[off as usize..off as usize + 8]
-                .try_into()
-                .unwrap_or_default(),
-        )
-    };
-    // The table holds a few thousand entries; stop at the NULL type name that ends it.
-    for index in (0..100_000u64).step_by(CHUNK as usize) {
-        read_remote(pid, table + index * stride, &mut chunk)?;
-        for entry in chunk.chunks_exact(stride as usize) {
-            let type_name = field(entry, type_off);
+    let mut chunk = vec![0u8; (ENTRIES_PER_READ * layout.stride) as usize];
+    let past_end = || LookupError::Invalid("VMStructs table runs past the address space".into());
+    // Stop at the entry with a NULL type name that ends the table.
+    for first in (0..MAX_VM_STRUCTS_ENTRIES).step_by(ENTRIES_PER_READ as usize) {
+        let at = table
+            .checked_add(first * layout.stride)
+            .ok_or_else(past_end)?;
+        // A short read means the table reached the end of its mapping: use whole entries.
+        let got = memory.read_at(&mut chunk, at)?;
+        let whole = &chunk[..got - got % layout.stride as usize];
+        if whole.is_empty() {
+            return Err(past_end());
+        }
+        for entry in whole.chunks_exact(layout.stride as usize) {
+            let pointer = |offset| layout.field(entry, offset).ok_or_else(past_end);
+            let type_name = pointer(layout.type_name)?;
             if type_name == 0 {
                 return match (start, end) {
                     (Some(s), Some(e)) => Ok((s, e)),
-                    _ => Err(LookupError::Missing(
+                    _ => Err(LookupError::Invalid(
                         "VMStructs has no PerfMemory::_start/_end".into(),
                     )),
                 };
             }
-            let mut name = [0u8; NAME.len()];
-            if read_remote(pid, type_name, &mut name).is_err() || name != NAME {
+            let mut name = [0u8; TYPE.len()];
+            if memory.read_exact_at(&mut name, type_name).is_err() || name != TYPE {
                 continue;
             }
-            let mut field_name = [0u8; 8];
-            read_remote(pid, field(entry, field_off), &mut field_name)?;
-            let address = field(entry, addr_off);
-            match &field_name[..] {
-                b"_start\0\0" | [b'_', b's', b't', b'a', b'r', b't', 0, _] => start = Some(address),
-                [b'_', b'e', b'n', b'd', 0, ..] => end = Some(address),
+            // "_start\0" at most; a shorter name may end right at the end of a mapping.
+            let mut field_name = [0u8; 7];
+            let got = memory.read_at(&mut field_name, pointer(layout.field_name)?)?;
+            let field = field_name[..got]
+                .iter()
+                .position(|&b| b == 0)
+                .map(|len| &field_name[..len]);
+            let address = pointer(layout.address)?;
+            match field {
+                Some(b"_start") => start = Some(address),
+                Some(b"_end") => end = Some(address),
                 _ => {}
             }
             if let (Some(s), Some(e)) = (start, end) {
@@ -330,5 +340,5 @@ fn vm_structs_lookup(
             }
         }
     }
-    Err(LookupError::Missing("VMStructs table has no end".into()))
+    Err(LookupError::Invalid("VMStructs table has no end".into()))
 }

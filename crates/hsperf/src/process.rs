@@ -1,8 +1,9 @@
 //! Process and namespace plumbing from /proc: status, maps, cmdline, liveness.
 
-use std::fs;
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, ErrorKind};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -14,6 +15,8 @@ pub struct ProcStatus {
     pub uid: u32,
     /// Effective gid.
     pub gid: u32,
+    /// Supplementary groups.
+    pub groups: Vec<u32>,
     /// The pid inside the process's innermost pid namespace (equal to the pid on the host
     /// when the process is not in a container).
     pub ns_pid: u32,
@@ -60,6 +63,7 @@ pub fn read_status(pid: u32) -> Result<ProcStatus> {
     let mut status = ProcStatus {
         uid: 0,
         gid: 0,
+        groups: Vec::new(),
         ns_pid: pid,
         sig_caught: 0,
         sig_ignored: 0,
@@ -72,6 +76,7 @@ pub fn read_status(pid: u32) -> Result<ProcStatus> {
         match key {
             "Uid" => status.uid = fields.nth(1).and_then(|v| v.parse().ok()).unwrap_or(0),
             "Gid" => status.gid = fields.nth(1).and_then(|v| v.parse().ok()).unwrap_or(0),
+            "Groups" => status.groups = fields.filter_map(|v| v.parse().ok()).collect(),
             "NSpid" => status.ns_pid = fields.last().and_then(|v| v.parse().ok()).unwrap_or(pid),
             "SigCgt" => status.sig_caught = u64::from_str_radix(value.trim(), 16).unwrap_or(0),
             "SigIgn" => status.sig_ignored = u64::from_str_radix(value.trim(), 16).unwrap_or(0),
@@ -88,6 +93,8 @@ pub struct JvmMaps {
     pub libjvm: Option<PathBuf>,
     /// Address at which libjvm.so's file offset 0 is mapped.
     pub libjvm_base: u64,
+    /// Start and end address of that mapping (the name of its `/proc/<pid>/map_files` entry).
+    pub libjvm_range: (u64, u64),
     /// Path of the mapped hsperfdata file as the process sees it, if any.
     pub perf_file: Option<PathBuf>,
     /// True if that file was deleted while mapped.
@@ -126,14 +133,17 @@ pub(crate) fn parse_maps(text: &str) -> JvmMaps {
         };
         let base_name = file.rsplit('/').next().unwrap_or("");
         if base_name == "libjvm.so" && maps.libjvm.is_none() {
-            let start = range
-                .split('-')
-                .next()
-                .and_then(|s| u64::from_str_radix(s, 16).ok());
+            let bounds = range.split_once('-').and_then(|(start, end)| {
+                Some((
+                    u64::from_str_radix(start, 16).ok()?,
+                    u64::from_str_radix(end, 16).ok()?,
+                ))
+            });
             let offset = u64::from_str_radix(offset, 16).ok();
-            if let (Some(start), Some(0)) = (start, offset) {
+            if let (Some((start, end)), Some(0)) = (bounds, offset) {
                 maps.libjvm = Some(PathBuf::from(file));
                 maps.libjvm_base = start;
+                maps.libjvm_range = (start, end);
             }
         } else if maps.perf_file.is_none()
             && file
@@ -257,4 +267,33 @@ impl AsRawFd for ProcessHandle {
 pub(crate) fn in_process_root(pid: u32, path: &Path) -> PathBuf {
     let relative = path.strip_prefix("/").unwrap_or(path);
     proc_path(pid, "root").join(relative)
+}
+
+/// Whether opening a path may follow a symbolic link in its last component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Follow {
+    /// Follow it (the path names a link on purpose, e.g. `/proc/<pid>/map_files/...`).
+    Links,
+    /// Refuse it (`ELOOP`): the path is in a directory another user may write.
+    NoLinks,
+}
+
+/// Opens a file that another user may control, for reading only: never blocks on a FIFO
+/// or device planted under that name, and fails unless it is a regular file.
+pub(crate) fn open_regular_file(path: &Path, follow: Follow) -> io::Result<File> {
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+    if follow == Follow::NoLinks {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
 }

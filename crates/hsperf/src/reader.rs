@@ -14,7 +14,8 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::format::{self, Snapshot, MOD_TIME_STAMP_OFFSET, PROLOGUE_V1_SIZE};
 use crate::memory::{self, AddressSource};
-use crate::process::{self, ProcessHandle};
+use crate::process::{self, Follow, ProcessHandle};
+use crate::read_at::{ReadAt, RemoteMemory};
 
 /// Attempts before giving up on a region that keeps changing.
 const ATTEMPTS: u32 = 8;
@@ -127,7 +128,8 @@ impl Reader {
 
     /// Opens a saved hsperfdata file that is not tied to a running process.
     pub fn open_path(path: &Path) -> Result<Reader> {
-        let f = File::open(path).map_err(|e| Error::io(path, e))?;
+        // The user names this file: links are followed, but a FIFO or device is refused.
+        let f = process::open_regular_file(path, Follow::Links).map_err(|e| Error::io(path, e))?;
         let capacity = file_len(&f, path)?;
         Ok(Reader {
             pid: None,
@@ -204,19 +206,22 @@ impl Reader {
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         match &self.backend {
-            Backend::File(f) | Backend::Detached(f) => f.read_exact_at(buf, offset).map_err(|e| {
-                if e.kind() == ErrorKind::UnexpectedEof {
-                    Error::format(&self.origin, "file is shorter than its region")
-                } else {
-                    let Route::File { path } = &self.route else {
-                        unreachable!("file backend has a file route")
-                    };
-                    Error::io(path, e)
-                }
-            }),
+            Backend::File(f) | Backend::Detached(f) => FileExt::read_exact_at(f, buf, offset)
+                .map_err(|e| {
+                    if e.kind() == ErrorKind::UnexpectedEof {
+                        Error::format(&self.origin, "file is shorter than its region")
+                    } else {
+                        let Route::File { path } = &self.route else {
+                            unreachable!("file backend has a file route")
+                        };
+                        Error::io(path, e)
+                    }
+                }),
             Backend::Memory { address } => {
                 let pid = self.pid.unwrap_or(0);
-                memory::read_remote(pid, address + offset, buf)
+                // The region's address and size were checked when the route was resolved.
+                RemoteMemory { pid }
+                    .read_exact_at(buf, address.saturating_add(offset))
                     .map_err(|e| memory::remote_error(pid, self.uid, e))
             }
         }
@@ -247,7 +252,7 @@ fn used_bytes(prologue: &[u8]) -> usize {
 
 fn file_len(f: &File, path: &Path) -> Result<usize> {
     let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
-    if len < format::PROLOGUE_V1_SIZE as u64 || len > 64 << 20 {
+    if len < format::PROLOGUE_V1_SIZE as u64 || len > memory::MAX_REGION {
         return Err(Error::format(
             path.display().to_string(),
             format!("{len} bytes is not a plausible region size"),
@@ -274,10 +279,13 @@ fn memory_backend(pid: u32, uid: u32, maps: &process::JvmMaps) -> Result<(Backen
 /// mount namespace), through `/proc/<pid>/root` so private /tmp and containers work.
 fn open_perf_file(pid: u32, uid: u32, mapped: &Path) -> Result<(File, PathBuf)> {
     let through_root = process::in_process_root(pid, mapped);
-    let opened = match File::open(&through_root) {
+    // The file lives in a directory its owner controls: a link or FIFO planted in its
+    // place is refused rather than followed or blocked on.
+    let open = |path: &Path| process::open_regular_file(path, Follow::NoLinks);
+    let opened = match open(&through_root) {
         Err(e) if e.kind() == ErrorKind::PermissionDenied => {
             // /proc/<pid>/root needs ptrace access; the host path may still be readable.
-            File::open(mapped).map(|f| (f, mapped.to_path_buf()))
+            open(mapped).map(|f| (f, mapped.to_path_buf()))
         }
         other => other.map(|f| (f, through_root.clone())),
     };

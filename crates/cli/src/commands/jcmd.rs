@@ -18,11 +18,24 @@ pub struct Args {
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
     /// Give up after this many seconds (attach listener start-up included)
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
-    timeout: f64,
+    #[arg(long, default_value = "10", value_name = "SECONDS", value_parser = parse_timeout)]
+    timeout: Duration,
     /// Attach protocol version: auto (1 unless the request needs 2), 1 or 2
     #[arg(long, default_value = "auto", hide = true)]
     protocol: String,
+}
+
+/// Longest `--timeout` accepted: an hour is already far beyond any attach.
+const MAX_TIMEOUT_SECONDS: f64 = 3600.0;
+
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0 && *s <= MAX_TIMEOUT_SECONDS)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| {
+            format!("must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS}")
+        })
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -32,12 +45,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "2" => Protocol::V2,
         other => anyhow::bail!("unknown attach protocol {other:?}: use auto, 1 or 2"),
     };
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        anyhow::bail!("--timeout must be a positive number of seconds");
-    }
     let options = AttachOptions {
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: args.timeout,
         protocol,
+        ..AttachOptions::default()
     };
     let reply = attach::jcmd(args.pid, &args.command.join(" "), options)?;
     let mut out = std::io::stdout().lock();

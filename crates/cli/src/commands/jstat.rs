@@ -25,8 +25,10 @@ pub struct Args {
     /// Pid of the JVM
     pid: u32,
     /// Sampling interval: N (milliseconds), Nms or Ns
-    interval: Option<String>,
+    #[arg(value_parser = parse_interval)]
+    interval: Option<Duration>,
     /// Number of samples (default: one without INTERVAL, unlimited with it)
+    #[arg(value_parser = clap::value_parser!(u64).range(1..))]
     count: Option<u64>,
     /// Where to read from: the file if shared, else memory (auto), or force one
     #[arg(long, default_value = "auto", value_name = "auto|file|memory")]
@@ -39,7 +41,17 @@ pub struct Args {
     help: Option<bool>,
 }
 
-fn parse_interval(text: &str) -> anyhow::Result<Duration> {
+/// Longest sampling interval accepted: a day (a longer one is a typo, and would overflow
+/// the clock arithmetic of the sampling loop).
+const MAX_INTERVAL_MS: u64 = 86_400_000;
+
+/// A sampling interval of whole milliseconds, 1 ms to a day. `perf -i` uses it too.
+pub(crate) fn parse_interval_ms(text: &str) -> Result<Duration, String> {
+    checked_interval(text.parse().ok(), 1)
+}
+
+/// `N` (milliseconds), `Nms` or `Ns`, as jstat takes it.
+fn parse_interval(text: &str) -> Result<Duration, String> {
     let (number, unit_ms) = if let Some(n) = text.strip_suffix("ms") {
         (n, 1)
     } else if let Some(n) = text.strip_suffix('s') {
@@ -47,16 +59,22 @@ fn parse_interval(text: &str) -> anyhow::Result<Duration> {
     } else {
         (text, 1)
     };
-    let n: u64 = number
-        .parse()
-        .ok()
-        .filter(|&n| n > 0)
-        .with_context(|| format!("bad interval {text:?}: use N (milliseconds), Nms or Ns"))?;
-    Ok(Duration::from_millis(n * unit_ms))
+    checked_interval(number.parse().ok(), unit_ms)
+        .map_err(|why| format!("{why}; write N (milliseconds), Nms or Ns"))
+}
+
+fn checked_interval(number: Option<u64>, unit_ms: u64) -> Result<Duration, String> {
+    number
+        .and_then(|n| n.checked_mul(unit_ms))
+        .filter(|ms| (1..=MAX_INTERVAL_MS).contains(ms))
+        .map(Duration::from_millis)
+        .ok_or_else(|| {
+            format!("the interval must be at least 1 ms and at most {MAX_INTERVAL_MS} ms (a day)")
+        })
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let interval = args.interval.as_deref().map(parse_interval).transpose()?;
+    let interval = args.interval;
     let samples = args
         .count
         .unwrap_or(if interval.is_some() { u64::MAX } else { 1 });

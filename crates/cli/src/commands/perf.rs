@@ -20,11 +20,12 @@ pub struct Args {
     /// Read a saved hsperfdata file instead of a running JVM
     #[arg(long, value_name = "PATH", conflicts_with = "pid")]
     file: Option<PathBuf>,
-    /// Repeat every MS milliseconds
-    #[arg(short = 'i', long = "interval", value_name = "MS")]
-    interval: Option<u64>,
+    /// Repeat every MS milliseconds (at least 1)
+    #[arg(short = 'i', long = "interval", value_name = "MS", value_parser = super::jstat::parse_interval_ms)]
+    interval: Option<Duration>,
     /// Number of samples (default 1, or unlimited with -i)
-    #[arg(short = 'n', long = "count", value_name = "COUNT")]
+    #[arg(short = 'n', long = "count", value_name = "COUNT",
+          value_parser = clap::value_parser!(u64).range(1..))]
     count: Option<u64>,
     /// Where to read from: the file if shared, else memory (auto), or force one
     #[arg(long, default_value = "auto", value_name = "auto|file|memory")]
@@ -50,7 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let samples = args
         .count
         .unwrap_or(if args.interval.is_some() { u64::MAX } else { 1 });
-    let interval = Duration::from_millis(args.interval.unwrap_or(0));
+    let interval = args.interval.unwrap_or_default();
     let stdout = std::io::stdout();
     let mut snapshot = reader.snapshot()?;
     let mut next = Instant::now();
