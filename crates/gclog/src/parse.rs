@@ -513,7 +513,7 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
 }
 
 /// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `.
-fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
+pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
     let mut stamp = Stamp::default();
     let mut rest = line;
     if rest.len() > 24 && rest[4] == b'-' && rest[0].is_ascii_digit() {
