@@ -493,8 +493,20 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
             }
         });
     }
-    if rest.starts_with(b"[CMS-concurrent") || rest.starts_with(b"[CMS") {
+    if rest.starts_with(b"[CMS-concurrent")
+        || rest.starts_with(b"[CMS")
+        || rest.starts_with(b"[ASCMS")
+    {
         return parsed(Record::Other);
+    }
+    if let Some(body) = rest.strip_prefix(b"[Pause ") {
+        return match parse_jdk8_shenandoah_pause(body)? {
+            Some(mut pause) => {
+                pause.start = stamp;
+                parsed(Record::Pause(pause))
+            }
+            None => parsed(Record::Other),
+        };
     }
     if let Some(times) = rest.strip_prefix(b"[Times: ") {
         return match parse_jdk8_times(times) {
@@ -580,6 +592,9 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         return parsed(Record::Other);
     }
     if rest.starts_with(b"Memory: ")
+        || rest.starts_with(b"Desired survivor size")
+        || rest.starts_with(b"- age ")
+        || rest.starts_with(b"No shared spaces configured")
         || rest.starts_with(b"Heap")
         || rest.starts_with(b"{Heap")
         || rest == b"}"
@@ -668,6 +683,36 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         cause,
         cpu,
     })
+}
+
+/// JDK 8 Shenandoah: `Init Mark (process weakrefs), 3.341 ms]` (after `[Pause `), or the
+/// pause's opening line, `Init Mark, start]` (`None`).
+fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed> {
+    let close = memchr::memchr(b']', body).ok_or(Unparsed::Incomplete)?;
+    let inner = &body[..close];
+    let comma = memchr::memrchr(b',', inner).ok_or(Unparsed::Malformed)?;
+    let value = trim_spaces(&inner[comma + 1..]);
+    if value == b"start" {
+        return Ok(None);
+    }
+    let number = value.strip_suffix(b" ms").ok_or(Unparsed::Malformed)?;
+    let duration_ns = decimal_scaled(number, 6).ok_or(Unparsed::Malformed)?;
+    let mut text = trim_spaces(&inner[..comma]);
+    // Drop the heap transition of a degenerated or full GC: "3941M->1733M(3966M)".
+    if let Some(sp) = memchr::memrchr(b' ', text) {
+        if memchr::memmem::find(&text[sp + 1..], b"->").is_some() {
+            text = trim_spaces(&text[..sp]);
+        }
+    }
+    let (name, cause) = pause_name_and_cause(text);
+    Ok(Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name,
+        cause,
+        cpu: None,
+    }))
 }
 
 fn matching_bracket(s: &[u8]) -> Option<usize> {

@@ -214,7 +214,8 @@ fn continuation(line: &[u8]) -> Continuation {
         Some(c) if c.is_ascii_digit() => {
             let (stamp, rest) = jdk8_prefix(trimmed);
             if stamp.uptime_ns.is_none() && stamp.wall_ms.is_none() {
-                Continuation::Printout
+                // A G1 heap transition, ` 150M->150M(256M), 0.0136035 secs]`.
+                Continuation::Part
             } else if opens_event(rest) {
                 Continuation::NewEvent
             } else if rest.first() == Some(&b'[') {
