@@ -524,17 +524,38 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
     Err(Unparsed::Unknown)
 }
 
-/// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `.
+/// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `, then the optional
+/// `#12: ` of `-XX:+PrintGCID`.
 pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
+    let (stamp, rest) = jdk8_stamps(line);
+    (stamp, strip_gc_id(rest))
+}
+
+/// `#12: ` (`-XX:+PrintGCID`).
+fn strip_gc_id(rest: &[u8]) -> &[u8] {
+    let Some(after_hash) = rest.strip_prefix(b"#") else {
+        return rest;
+    };
+    let digits = after_hash.iter().take_while(|c| c.is_ascii_digit()).count();
+    match after_hash[digits..].strip_prefix(b": ") {
+        Some(after) if digits > 0 => after,
+        _ => rest,
+    }
+}
+
+fn jdk8_stamps(line: &[u8]) -> (Stamp, &[u8]) {
     let mut stamp = Stamp::default();
     let mut rest = line;
-    if rest.len() > 24 && rest[4] == b'-' && rest[0].is_ascii_digit() {
-        if let Some(colon_sp) = memchr::memmem::find(rest, b": ") {
-            if let Some(ms) = iso_timestamp_ms(&rest[..colon_sp]) {
-                stamp.wall_ms = Some(ms);
-                rest = &rest[colon_sp + 2..];
-            }
-        }
+    // Two date stamps when two JVM threads began their lines at once; the later one counts.
+    while rest.len() > 24 && rest[4] == b'-' && rest[0].is_ascii_digit() {
+        let Some(colon_sp) = memchr::memmem::find(rest, b": ") else {
+            break;
+        };
+        let Some(ms) = iso_timestamp_ms(&rest[..colon_sp]) else {
+            break;
+        };
+        stamp.wall_ms = Some(ms);
+        rest = &rest[colon_sp + 2..];
     }
     if rest.first().is_some_and(u8::is_ascii_digit) {
         if let Some(colon_sp) = memchr::memmem::find(&rest[..rest.len().min(32)], b": ") {
@@ -601,6 +622,10 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         || rest.starts_with(b"vmop ")
         || rest.starts_with(b"Polling page")
     {
+        return parsed(Record::Other);
+    }
+    if memchr::memmem::find(rest, b" GC log file ").is_some() {
+        // `2016-04-14 22:37:22 GC log file created ...` (-XX:+UseGCLogFileRotation)
         return parsed(Record::Other);
     }
     if has_stamp {
