@@ -430,6 +430,14 @@ impl<'s> Analyzer<'s> {
         }
     }
 
+    /// Sets how many lines the current input has: lines joined into one event (JDK 8) reach
+    /// [`Analyzer::line`] as one.
+    pub fn set_line_count(&mut self, count: u64) {
+        if let Some(file) = self.files.last_mut() {
+            file.lines = count;
+        }
+    }
+
     /// Lines this file has that were recognised as GC or safepoint log lines.
     pub fn recognised_lines(&self) -> u64 {
         let c = self.format_counts.last().copied().unwrap_or_default();

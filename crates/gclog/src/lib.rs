@@ -2,6 +2,7 @@
 //! diagnosis. Streaming throughout: memory does not grow with the length of the log.
 //!
 //! - [`lines`]: block reader handing out borrowed lines;
+//! - [`stitch`]: joins the lines of a JDK 6-8 event the JVM spread over several lines;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
 //! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
 //! - [`findings`]: diagnosis rules with evidence, causes and fixes;
@@ -16,6 +17,7 @@ pub mod lines;
 pub mod num;
 pub mod parse;
 pub mod render;
+pub mod stitch;
 
 pub use analysis::{Analyzer, Options, PauseSink, Report};
 
@@ -51,6 +53,7 @@ pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> R
         let reader = input::open(input)?;
         analyzer.begin_file(&input.name);
         let mut lines = lines::LineReader::new(reader);
+        let mut stitcher = stitch::Stitcher::new();
         let mut first_text: Option<(u64, String)> = None;
         let mut binary_lines = 0u64;
         let mut count = 0u64;
@@ -73,7 +76,29 @@ pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> R
             if first_text.is_none() && !line.bytes.is_empty() {
                 first_text = Some((line.number, printable(line.bytes)));
             }
-            analyzer.line(line.bytes, line.number, line.unterminated, line.truncated);
+            let (unterminated, truncated) = (line.unterminated, line.truncated);
+            let mut feed = |bytes: &[u8], number: u64| {
+                analyzer.line(bytes, number, unterminated, truncated);
+            };
+            if truncated {
+                stitcher.finish(&mut feed);
+                feed(line.bytes, line.number);
+            } else {
+                stitcher.push(line.bytes, line.number, &mut feed);
+            }
+        }
+        stitcher.finish(&mut |bytes, number| analyzer.line(bytes, number, false, false));
+        analyzer.set_line_count(count);
+        if stitcher.overflows() > 0 {
+            analyzer.warn(
+                &input.name,
+                None,
+                format!(
+                    "{} event(s) spread over more than {} KiB of lines were not joined (counted as unparsed)",
+                    stitcher.overflows(),
+                    stitch::MAX_PENDING / 1024
+                ),
+            );
         }
         analyzer.end_file(lines.bytes_read());
         if count == 0 {

@@ -493,8 +493,20 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
             }
         });
     }
-    if rest.starts_with(b"[CMS-concurrent") || rest.starts_with(b"[CMS") {
+    if rest.starts_with(b"[CMS-concurrent")
+        || rest.starts_with(b"[CMS")
+        || rest.starts_with(b"[ASCMS")
+    {
         return parsed(Record::Other);
+    }
+    if let Some(body) = rest.strip_prefix(b"[Pause ") {
+        return match parse_jdk8_shenandoah_pause(body)? {
+            Some(mut pause) => {
+                pause.start = stamp;
+                parsed(Record::Pause(pause))
+            }
+            None => parsed(Record::Other),
+        };
     }
     if let Some(times) = rest.strip_prefix(b"[Times: ") {
         return match parse_jdk8_times(times) {
@@ -512,17 +524,38 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
     Err(Unparsed::Unknown)
 }
 
-/// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `.
-fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
+/// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `, then the optional
+/// `#12: ` of `-XX:+PrintGCID`.
+pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
+    let (stamp, rest) = jdk8_stamps(line);
+    (stamp, strip_gc_id(rest))
+}
+
+/// `#12: ` (`-XX:+PrintGCID`).
+fn strip_gc_id(rest: &[u8]) -> &[u8] {
+    let Some(after_hash) = rest.strip_prefix(b"#") else {
+        return rest;
+    };
+    let digits = after_hash.iter().take_while(|c| c.is_ascii_digit()).count();
+    match after_hash[digits..].strip_prefix(b": ") {
+        Some(after) if digits > 0 => after,
+        _ => rest,
+    }
+}
+
+fn jdk8_stamps(line: &[u8]) -> (Stamp, &[u8]) {
     let mut stamp = Stamp::default();
     let mut rest = line;
-    if rest.len() > 24 && rest[4] == b'-' && rest[0].is_ascii_digit() {
-        if let Some(colon_sp) = memchr::memmem::find(rest, b": ") {
-            if let Some(ms) = iso_timestamp_ms(&rest[..colon_sp]) {
-                stamp.wall_ms = Some(ms);
-                rest = &rest[colon_sp + 2..];
-            }
-        }
+    // Two date stamps when two JVM threads began their lines at once; the later one counts.
+    while rest.len() > 24 && rest[4] == b'-' && rest[0].is_ascii_digit() {
+        let Some(colon_sp) = memchr::memmem::find(rest, b": ") else {
+            break;
+        };
+        let Some(ms) = iso_timestamp_ms(&rest[..colon_sp]) else {
+            break;
+        };
+        stamp.wall_ms = Some(ms);
+        rest = &rest[colon_sp + 2..];
     }
     if rest.first().is_some_and(u8::is_ascii_digit) {
         if let Some(colon_sp) = memchr::memmem::find(&rest[..rest.len().min(32)], b": ") {
@@ -580,12 +613,19 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         return parsed(Record::Other);
     }
     if rest.starts_with(b"Memory: ")
+        || rest.starts_with(b"Desired survivor size")
+        || rest.starts_with(b"- age ")
+        || rest.starts_with(b"No shared spaces configured")
         || rest.starts_with(b"Heap")
         || rest.starts_with(b"{Heap")
         || rest == b"}"
         || rest.starts_with(b"vmop ")
         || rest.starts_with(b"Polling page")
     {
+        return parsed(Record::Other);
+    }
+    if memchr::memmem::find(rest, b" GC log file ").is_some() {
+        // `2016-04-14 22:37:22 GC log file created ...` (-XX:+UseGCLogFileRotation)
         return parsed(Record::Other);
     }
     if has_stamp {
@@ -668,6 +708,36 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         cause,
         cpu,
     })
+}
+
+/// JDK 8 Shenandoah: `Init Mark (process weakrefs), 3.341 ms]` (after `[Pause `), or the
+/// pause's opening line, `Init Mark, start]` (`None`).
+fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed> {
+    let close = memchr::memchr(b']', body).ok_or(Unparsed::Incomplete)?;
+    let inner = &body[..close];
+    let comma = memchr::memrchr(b',', inner).ok_or(Unparsed::Malformed)?;
+    let value = trim_spaces(&inner[comma + 1..]);
+    if value == b"start" {
+        return Ok(None);
+    }
+    let number = value.strip_suffix(b" ms").ok_or(Unparsed::Malformed)?;
+    let duration_ns = decimal_scaled(number, 6).ok_or(Unparsed::Malformed)?;
+    let mut text = trim_spaces(&inner[..comma]);
+    // Drop the heap transition of a degenerated or full GC: "3941M->1733M(3966M)".
+    if let Some(sp) = memchr::memrchr(b' ', text) {
+        if memchr::memmem::find(&text[sp + 1..], b"->").is_some() {
+            text = trim_spaces(&text[..sp]);
+        }
+    }
+    let (name, cause) = pause_name_and_cause(text);
+    Ok(Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name,
+        cause,
+        cpu: None,
+    }))
 }
 
 fn matching_bracket(s: &[u8]) -> Option<usize> {

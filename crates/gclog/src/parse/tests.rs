@@ -324,3 +324,40 @@ fn garbage_is_unknown_not_a_pause() {
         Err(Unparsed::Incomplete)
     );
 }
+
+#[test]
+fn jdk8_print_gc_id_prefix() {
+    let (p, stamp) = pause("2022-07-26T21:00:40.750+0800: 3.117: #0: [GC (Allocation Failure) [PSYoungGen: 7077888K->222570K(8257536K)] 7077888K->222586K(9306112K), 0.5437135 secs] [Times: user=1.92 sys=0.20, real=0.55 secs] ");
+    assert_eq!(p.name, "PSYoungGen");
+    assert_eq!(p.duration_ns, 543_713_500);
+    assert_eq!(stamp.uptime_ns, Some(3_117_000_000));
+}
+
+#[test]
+fn jdk8_line_with_two_date_stamps() {
+    let sp = safepoint("2015-02-25T12:47:08.028+0100: 2015-02-25T12:47:08.028+0100: 6616,888: Total time for which application threads were stopped: 0,1003470 seconds");
+    assert_eq!(sp.total_ns, 100_347_000);
+}
+
+#[test]
+fn jdk8_shenandoah_pauses() {
+    let (p, stamp) = pause(
+        "2022-08-17T16:20:47.688+0800: 2.472: [Pause Init Mark (process weakrefs), 3.341 ms]",
+    );
+    assert_eq!(p.name, "Pause Init Mark (process weakrefs)");
+    assert_eq!(p.duration_ns, 3_341_000);
+    assert_eq!(stamp.uptime_ns, Some(2_472_000_000));
+    let (p, _) = pause("5.0: [Pause Degenerated GC (Update Refs) 3941M->1733M(3966M), 184.489 ms]");
+    assert_eq!(p.name, "Pause Degenerated GC (Update Refs)");
+    assert_eq!(p.duration_ns, 184_489_000);
+    other("2022-08-17T16:20:47.685+0800: 2.469: [Pause Init Mark (process weakrefs), start]");
+}
+
+#[test]
+fn jdk8_printouts_outside_events_are_known() {
+    other("Desired survivor size 3670016 bytes, new threshold 4 (max 15)");
+    other("- age   1:    1159392 bytes,    1159392 total");
+    other("No shared spaces configured.");
+    other("2016-04-14 22:37:22 GC log file created logs/garbageCollection.log.1");
+    other("2012-04-18T14:23:59.962+0200: 0.274: [ASCMS-concurrent-mark-start]");
+}

@@ -1,0 +1,319 @@
+//! Puts JDK 6-8 `-XX:+PrintGCDetails` events back together when the JVM spread one event over
+//! several lines, so that the line parser sees each event whole.
+//!
+//! The JVM writes an event's opening (`12.3: [GC (Allocation Failure) `) before it collects
+//! and the rest (`[PSYoungGen: ...], 0.0966940 secs]`) after; whatever else it prints in
+//! between lands inside the event: `-XX:+PrintTenuringDistribution`,
+//! `PrintAdaptiveSizePolicy`, `PrintHeapAtGC` and `PrintFLSStatistics` blocks, G1's
+//! ergonomics, and the phases a concurrent collector thread prints at the same moment.
+//!
+//! While an event's brackets are open, following lines are either parts of it (they start
+//! with `,` `:` `(` `[` or a time stamp and a bracket) and are appended, or printouts of
+//! those flags and skipped. Concurrent phases printed into an event
+//! (`[CMS-concurrent-mark: 2.830/3.179 secs]`, `[GC concurrent-mark-end, ...]`) are cut out
+//! and handed on as lines of their own, so both the pause and the phase are kept.
+//!
+//! Streaming: the event being stitched is the only state, capped at [`MAX_PENDING`] bytes;
+//! an event that grows beyond is handed on as it is (and counted as unparsed).
+
+use crate::parse::jdk8_prefix;
+
+/// Longest event text held while its brackets are open (a real event is a few KiB even
+/// with reference processing details).
+pub const MAX_PENDING: usize = 64 * 1024;
+
+/// Text cut out of an event and not handed on: G1's ergonomics decisions.
+const DROPPED_FRAGMENTS: [&[u8]; 1] = [b"[G1Ergonomics"];
+/// Text cut out of an event and handed on as a line of its own: concurrent phases.
+const CONCURRENT_FRAGMENTS: [&[u8]; 2] = [b"[CMS-concurrent", b"[GC concurrent"];
+/// Where a printout starts in the middle of an event's line; the rest of the line is the
+/// printout.
+const PRINTOUT_STARTS: [&[u8]; 6] = [
+    b"{Heap before",
+    b"Before GC:",
+    b"After GC:",
+    b"AdaptiveSize",
+    b"Desired survivor",
+    b"Mark stack is full",
+];
+
+/// Joins the lines of JDK 8 events; see the module documentation.
+#[derive(Default)]
+pub struct Stitcher {
+    /// The open event's text so far (empty when no event is open).
+    pending: Vec<u8>,
+    /// Line number of the open event's first line.
+    first_line: u64,
+    /// Brackets open in `pending`.
+    depth: usize,
+    /// The open event is a CMS remark (`[YG occupancy: ...]`), which may hold a young
+    /// collection (`-XX:+CMSScavengeBeforeRemark`).
+    holds_scavenge: bool,
+    /// Scratch buffer for a line with fragments cut out.
+    scratch: Vec<u8>,
+    overflows: u64,
+}
+
+impl Stitcher {
+    pub fn new() -> Self {
+        Stitcher::default()
+    }
+
+    /// Events handed on unfinished because they outgrew [`MAX_PENDING`].
+    pub fn overflows(&self) -> u64 {
+        self.overflows
+    }
+
+    /// Feeds one physical line; `emit(line, number)` receives each complete logical line
+    /// (a whole event, a concurrent phase cut out of one, or an unrelated line as it is).
+    pub fn push(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+        if self.pending.is_empty() {
+            if !may_open_event(line) {
+                emit(line, number);
+                return;
+            }
+            self.open(line, number, emit);
+        } else {
+            self.continue_event(line, number, emit);
+        }
+    }
+
+    /// Hands on an event left open (the log ends inside it): it parses as incomplete.
+    pub fn finish(&mut self, emit: &mut dyn FnMut(&[u8], u64)) {
+        if !self.pending.is_empty() {
+            emit(&self.pending, self.first_line);
+            self.reset();
+        }
+    }
+
+    fn reset(&mut self) {
+        self.pending.clear();
+        self.depth = 0;
+        self.holds_scavenge = false;
+    }
+
+    /// A line that may start an event: handed on at once when its brackets close on it.
+    fn open(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+        let mut kept = std::mem::take(&mut self.scratch);
+        kept.clear();
+        cut_fragments(line, number, &mut kept, emit);
+        self.open_kept(&kept, number, emit);
+        self.scratch = kept;
+    }
+
+    /// `open` for a line whose fragments are already cut out.
+    fn open_kept(&mut self, kept: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+        let kept = &kept[..printout_start(kept).unwrap_or(kept.len())];
+        let depth = if may_open_event(kept) {
+            bracket_depth(kept, 0)
+        } else {
+            0
+        };
+        if depth == 0 {
+            if !kept.is_empty() {
+                emit(kept, number);
+            }
+            return;
+        }
+        self.pending.extend_from_slice(kept);
+        self.first_line = number;
+        self.depth = depth;
+        self.holds_scavenge = memchr::memmem::find(kept, b"[YG occupancy").is_some();
+    }
+
+    fn continue_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+        let mut kept = std::mem::take(&mut self.scratch);
+        kept.clear();
+        cut_fragments(line, number, &mut kept, emit);
+        let part = &kept[..printout_start(&kept).unwrap_or(kept.len())];
+        match continuation(part) {
+            Continuation::Printout => {}
+            Continuation::Part => self.append(part, number, emit),
+            Continuation::NewEvent if self.holds_scavenge => self.append(part, number, emit),
+            Continuation::NewEvent | Continuation::Unrelated => {
+                // The open event never closed (a cut log, an unknown printout): hand it on
+                // as it is and take this line afresh.
+                emit(&self.pending, self.first_line);
+                self.reset();
+                self.open_kept(&kept, number, emit);
+            }
+        }
+        self.scratch = kept;
+    }
+
+    fn append(&mut self, part: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+        if self.pending.len() + part.len() > MAX_PENDING {
+            self.overflows += 1;
+            emit(&self.pending, self.first_line);
+            self.reset();
+            emit(part, number);
+            return;
+        }
+        self.pending.extend_from_slice(part);
+        self.depth = bracket_depth(part, self.depth);
+        if self.depth == 0 {
+            emit(&self.pending, self.first_line);
+            self.reset();
+        }
+    }
+}
+
+/// Cheap test run on every line: could it open a JDK 8 event (`[GC`, `[Full GC` after the
+/// optional time stamps)? Unified logging lines (`[0.058s][info]...`) and indented detail
+/// lines are out after a byte or two.
+fn may_open_event(line: &[u8]) -> bool {
+    match line.first() {
+        Some(b'[') => opens_event(line),
+        Some(c) if c.is_ascii_digit() => opens_event(jdk8_prefix(line).1),
+        _ => false,
+    }
+}
+
+fn opens_event(rest: &[u8]) -> bool {
+    rest.starts_with(b"[GC") || rest.starts_with(b"[Full GC")
+}
+
+/// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below 0).
+fn bracket_depth(text: &[u8], mut depth: usize) -> usize {
+    for &c in text {
+        match c {
+            b'[' => depth += 1,
+            b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth
+}
+
+fn printout_start(text: &[u8]) -> Option<usize> {
+    PRINTOUT_STARTS
+        .iter()
+        .filter_map(|m| memchr::memmem::find(text, m))
+        .min()
+}
+
+enum Continuation {
+    /// Belongs to the open event.
+    Part,
+    /// Another event's first line.
+    NewEvent,
+    /// Output of a `-XX:+Print...` flag inside the event.
+    Printout,
+    /// A line the JVM never writes inside an event (safepoint lines, unified logging).
+    Unrelated,
+}
+
+fn continuation(line: &[u8]) -> Continuation {
+    let trimmed = trim_start(line);
+    match trimmed.first() {
+        None => Continuation::Printout,
+        Some(b',' | b':' | b'(') => Continuation::Part,
+        Some(b'[') if is_unified(trimmed) => Continuation::Unrelated,
+        Some(b'[') if opens_event(trimmed) => Continuation::NewEvent,
+        Some(b'[') => Continuation::Part,
+        Some(c) if c.is_ascii_digit() => {
+            let (stamp, rest) = jdk8_prefix(trimmed);
+            if stamp.uptime_ns.is_none() && stamp.wall_ms.is_none() {
+                // A G1 heap transition, ` 150M->150M(256M), 0.0136035 secs]`.
+                Continuation::Part
+            } else if opens_event(rest) {
+                Continuation::NewEvent
+            } else if rest.first() == Some(&b'[') {
+                Continuation::Part
+            } else if rest.starts_with(b"Total time for which")
+                || rest.starts_with(b"Application time:")
+            {
+                Continuation::Unrelated
+            } else {
+                Continuation::Printout
+            }
+        }
+        Some(_) => Continuation::Printout,
+    }
+}
+
+/// `[0.058s][info][gc] ...`: decorations follow each other without a space.
+fn is_unified(line: &[u8]) -> bool {
+    memchr::memchr(b']', line).is_some_and(|close| line.get(close + 1) == Some(&b'['))
+}
+
+fn trim_start(s: &[u8]) -> &[u8] {
+    let start = s
+        .iter()
+        .position(|&c| c != b' ' && c != b'\t')
+        .unwrap_or(s.len());
+    &s[start..]
+}
+
+/// Copies `line` into `kept` without its G1 ergonomics and concurrent phase fragments
+/// (each with the time stamps before it); concurrent phases, with the `[Times: ...]` that
+/// follows them, are handed to `emit` as lines of their own.
+fn cut_fragments(line: &[u8], number: u64, kept: &mut Vec<u8>, emit: &mut dyn FnMut(&[u8], u64)) {
+    let mut rest = line;
+    loop {
+        let found = DROPPED_FRAGMENTS
+            .iter()
+            .map(|m| (m, false))
+            .chain(CONCURRENT_FRAGMENTS.iter().map(|m| (m, true)))
+            .filter_map(|(m, keep)| memchr::memmem::find(rest, m).map(|at| (at, keep)))
+            .min_by_key(|&(at, _)| at);
+        let Some((at, concurrent)) = found else {
+            kept.extend_from_slice(rest);
+            return;
+        };
+        let start = stamps_before(rest, at);
+        let mut end = at + closing_bracket(&rest[at..]).map_or(rest.len() - at, |c| c + 1);
+        if concurrent {
+            let after = &rest[end..];
+            let spaces = after.len() - trim_start(after).len();
+            if after[spaces..].starts_with(b"[Times: ") {
+                if let Some(close) = memchr::memchr(b']', &after[spaces..]) {
+                    end += spaces + close + 1;
+                }
+            }
+            emit(&rest[start..end], number);
+        }
+        kept.extend_from_slice(&rest[..start]);
+        rest = &rest[end..];
+    }
+}
+
+/// Start of the time stamps (`2014-03-12T21:18:31.372-0500: 13300.980: `) right before
+/// `at`, or `at` when there are none.
+fn stamps_before(text: &[u8], at: usize) -> usize {
+    let mut start = at;
+    while start > 0
+        && matches!(
+            text[start - 1],
+            b'0'..=b'9' | b'.' | b',' | b':' | b' ' | b'-' | b'+' | b'T'
+        )
+    {
+        start -= 1;
+    }
+    // Never swallow text that is not a stamp: a stamp starts with a digit.
+    while start < at && !text[start].is_ascii_digit() {
+        start += 1;
+    }
+    start
+}
+
+/// Position of the `]` closing the `[` at the start of `text`.
+fn closing_bracket(text: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in text.iter().enumerate() {
+        match c {
+            b'[' => depth += 1,
+            b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,132 @@
+use super::*;
+
+fn stitch(lines: &[&str]) -> Vec<(String, u64)> {
+    let mut stitcher = Stitcher::new();
+    let mut out = Vec::new();
+    let mut emit = |l: &[u8], n: u64| out.push((String::from_utf8_lossy(l).into_owned(), n));
+    for (i, line) in lines.iter().enumerate() {
+        stitcher.push(line.as_bytes(), i as u64 + 1, &mut emit);
+    }
+    stitcher.finish(&mut emit);
+    out
+}
+
+#[test]
+fn lines_of_other_formats_pass_unchanged() {
+    let text = ["[0.058s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 12M->1M(256M) 1.626ms",
+        "2.193: [GC 2.193: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]",
+        "   [Eden: 24.0M(24.0M)->0.0B(24.0M) Survivors: 0.0B->4096.0K Heap: 24.0M(256.0M)->4784.0K(256.0M)]"];
+    let out = stitch(&text);
+    let expected: Vec<(String, u64)> = text
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.to_string(), i as u64 + 1))
+        .collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn tenuring_distribution_inside_a_parallel_event_is_skipped() {
+    let out = stitch(&[
+        "2015-03-04T09:13:59.445+0100: 55047,616: [GC (Allocation Failure)AdaptiveSizePolicy::compute_survivor_space_size_and_thresh:  survived: 1246904  promoted: 139280  overflow: falseAdaptiveSizeStart: 55047,624 collection: 21",
+        "  avg_survived_padded_avg: 75561280,000000  avg_promoted_padded_avg: 10916049,000000",
+        "Desired survivor size 76021760 bytes, new threshold 1 (max 15)",
+        "PSAdaptiveSizePolicy::compute_generation_free_space: costs minor_time: 0,000128",
+        "AdaptiveSizeStop: collection: 21",
+        " [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0,0082230 secs] [Times: user=0,02 sys=0,00, real=0,01 secs]",
+        "2015-03-04T09:13:59.454+0100: 55047,624: Total time for which application threads were stopped: 0,0091380 seconds",
+    ]);
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[0].0, "2015-03-04T09:13:59.445+0100: 55047,616: [GC (Allocation Failure) [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0,0082230 secs] [Times: user=0,02 sys=0,00, real=0,01 secs]");
+    assert_eq!(out[0].1, 1);
+    assert_eq!(out[1].1, 7);
+}
+
+#[test]
+fn concurrent_phase_printed_into_a_pause_is_cut_out_and_kept() {
+    let out = stitch(&[
+        "49.384: [GC 49.384: [ParNew: 1000K->100K(2000K), 0.0100000 secs]49.394: [CMS51.622: [CMS-concurrent-mark: 2.830/3.179 secs] [Times: user=5.00 sys=0.10, real=3.18 secs]",
+        " (concurrent mode failure): 23591969K->23342845K(25165824K), 127.2159440 secs] 30431568K->23342845K(32098112K), [CMS Perm : 137329K->97298K(262912K)], 129.9468220 secs] [Times: user=131.28 sys=0.07, real=129.93 secs]",
+    ]);
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(
+        out[0].0,
+        "51.622: [CMS-concurrent-mark: 2.830/3.179 secs] [Times: user=5.00 sys=0.10, real=3.18 secs]"
+    );
+    assert!(out[1].0.starts_with("49.384: [GC 49.384: [ParNew: 1000K->100K(2000K), 0.0100000 secs]49.394: [CMS (concurrent mode failure)"));
+    assert!(out[1]
+        .0
+        .ends_with("129.9468220 secs] [Times: user=131.28 sys=0.07, real=129.93 secs]"));
+}
+
+#[test]
+fn g1_pause_with_ergonomics_and_tenuring_closes_on_the_comma_line() {
+    let out = stitch(&[
+        "26.214: [GC pause (G1 Evacuation Pause) (young) 26.214: [G1Ergonomics (CSet Construction) start choosing CSet, _pending_cards: 0]",
+        "Desired survivor size 1342177280 bytes, new threshold 15 (max 15)",
+        " 26.215: [G1Ergonomics (CSet Construction) finish choosing CSet, eden: 25 regions]",
+        ", 16.7578613 secs]",
+        "   [Parallel Time: 16638.4 ms, GC Workers: 18]",
+        " [Times: user=152.96 sys=93.94, real=16.76 secs]",
+    ]);
+    assert_eq!(
+        out[0].0,
+        "26.214: [GC pause (G1 Evacuation Pause) (young) , 16.7578613 secs]"
+    );
+    assert_eq!(out.len(), 3);
+}
+
+#[test]
+fn an_event_that_never_closes_is_handed_on_at_the_next_safepoint_line() {
+    let out = stitch(&[
+        "1.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)]",
+        "1.010: Total time for which application threads were stopped: 0.0100000 seconds",
+        "2.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)] 3000K->200K(9000K), 0.0050000 secs]",
+    ]);
+    assert_eq!(out.len(), 3);
+    assert_eq!(
+        out[0],
+        (
+            "1.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)]".to_string(),
+            1
+        )
+    );
+    assert_eq!(out[1].1, 2);
+    assert_eq!(out[2].1, 3);
+}
+
+#[test]
+fn a_cms_remark_keeps_the_young_collection_it_holds() {
+    let out = stitch(&[
+        "1.157: [GC (CMS Final Remark) [YG occupancy: 10451 K (47936 K)]{Heap before GC invocations=22 (full 13):",
+        " par new generation   total 47936K, used 10451K [0x00000000f6400000, 0x00000000f9800000, 0x00000000f9800000)",
+        "1.158: [GC (CMS Final Remark) 1.158: [ParNew: 10451K->10451K(47936K), 0.0000303 secs] 111291K->111291K(154432K), 0.0000778 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]",
+        "Heap after GC invocations=23 (full 13):",
+        "}",
+        "1.158: [Rescan (parallel) , 0.0002732 secs][1 CMS-remark: 100839K(106496K)] 111291K(154432K), 0.0019970 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]",
+    ]);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(out[0]
+        .0
+        .ends_with("0.0019970 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]"));
+}
+
+#[test]
+fn pending_text_is_capped() {
+    let mut stitcher = Stitcher::new();
+    let mut emitted = 0usize;
+    let mut longest = 0usize;
+    let mut emit = |l: &[u8], _: u64| {
+        emitted += 1;
+        longest = longest.max(l.len());
+    };
+    stitcher.push(b"1.0: [GC (Allocation Failure) ", 1, &mut emit);
+    let part = vec![b'['; 1000];
+    for i in 0..1000 {
+        stitcher.push(&part, i + 2, &mut emit);
+    }
+    stitcher.finish(&mut emit);
+    assert!(stitcher.overflows() >= 1);
+    assert!(longest <= MAX_PENDING);
+    assert!(emitted >= 2);
+}
