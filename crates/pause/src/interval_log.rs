@@ -35,13 +35,14 @@
 //! Java's tools expect.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
+
+use crate::input::{self, LineRead};
 
 /// The legend line every log carries after its headers.
 pub const LEGEND: &str =
@@ -53,6 +54,11 @@ pub const FORMAT_VERSION: &str = "1.3";
 /// Divisor applied to an interval's max in the text column when values are nanoseconds, so
 /// the column reads in milliseconds (jHiccup and Java's `HistogramLogWriter` convention).
 pub const NANOS_PER_MILLI: f64 = 1e6;
+
+/// Longest line the reader accepts. Real interval lines are a few hundred bytes to a few KiB
+/// (the payload of a dense 3-digit histogram); a longer one is not an interval log, and
+/// reading it whole would let a file without line breaks take all memory.
+pub const MAX_LINE_BYTES: usize = 4 << 20;
 
 /// Java's heuristic: a timestamp more than a year below StartTime is relative to it.
 const RELATIVE_TIMESTAMP_MARGIN_S: f64 = 365.0 * 24.0 * 3600.0;
@@ -173,20 +179,15 @@ pub fn looks_like_interval_log(path: &Path) -> Result<bool, IntervalLogError> {
         || head.contains(",HISTIgAA"))
 }
 
-/// A file (or stdin), decompressed when it starts with the gzip magic.
+/// A file (or stdin), decompressed when it starts with the gzip magic. Devices and named
+/// pipes without a writer are refused (see [`crate::input::open_file`]).
 fn open_input(path: &Path, is_stdin: bool) -> io::Result<LogInput> {
-    let mut raw: LogInput = if is_stdin {
-        Box::new(BufReader::new(io::stdin()))
+    let raw: Box<dyn Read> = if is_stdin {
+        Box::new(io::stdin())
     } else {
-        Box::new(BufReader::new(File::open(path)?))
+        Box::new(input::open_file(path)?)
     };
-    if raw.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
-        Ok(Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(
-            raw,
-        ))))
-    } else {
-        Ok(raw)
-    }
+    Ok(Box::new(BufReader::new(input::gunzip_if_compressed(raw)?)))
 }
 
 impl IntervalLogReader<LogInput> {
@@ -295,30 +296,37 @@ impl<R: BufRead> IntervalLogReader<R> {
     /// Reads the next selected interval, `Ok(None)` at the end of the log or of the range.
     pub fn next_interval(&mut self) -> Result<Option<Interval>, IntervalLogError> {
         while !self.done {
-            self.line.clear();
-            let read = self.input.read_line(&mut self.line);
-            match read {
-                Ok(0) => {
+            let mut bytes = std::mem::take(&mut self.line).into_bytes();
+            bytes.clear();
+            let read = input::read_line_limited(&mut self.input, &mut bytes, MAX_LINE_BYTES);
+            self.line_no += 1;
+            let failure = match read {
+                Ok(LineRead::End) => {
                     self.done = true;
                     return Ok(None);
                 }
-                Ok(_) => {}
-                Err(error) if error.kind() == io::ErrorKind::InvalidData => {
-                    self.line_no += 1;
+                Ok(LineRead::Line) => None,
+                Ok(LineRead::TooLong) => Some(self.parse_error(format!(
+                    "a line longer than {} MiB: not an interval log",
+                    MAX_LINE_BYTES >> 20
+                ))),
+                Err(error) => Some(IntervalLogError::Io {
+                    source_name: self.source_name.clone(),
+                    error,
+                }),
+            };
+            if let Some(error) = failure {
+                self.done = true;
+                return Err(error);
+            }
+            let line = match String::from_utf8(bytes) {
+                Ok(line) => line,
+                Err(_) => {
                     self.done = true;
                     return Err(self.parse_error("not text (is this an interval log?)"));
                 }
-                Err(error) => {
-                    self.done = true;
-                    return Err(IntervalLogError::Io {
-                        source_name: self.source_name.clone(),
-                        error,
-                    });
-                }
-            }
-            self.line_no += 1;
-            let complete = self.line.ends_with('\n');
-            let line = std::mem::take(&mut self.line);
+            };
+            let complete = line.ends_with('\n');
             let result = self.parse_line(line.trim_end_matches(['\n', '\r']), complete);
             self.line = line;
             match result {
@@ -470,17 +478,118 @@ fn shorten(text: &str) -> String {
     }
 }
 
+/// V2 histogram cookies (HdrHistogram's encoding, with the word size bits Java writes).
+const V2_COOKIE: u32 = 0x1c84_9303 | 0x10;
+const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304 | 0x10;
+const DOUBLE_HISTOGRAM_COOKIE: [u8; 4] = [0x1c, 0x84, 0x93, 0x15];
+/// Bytes of a V2 header before the counts: cookie, payload length, normalizing offset,
+/// significant digits, lowest and highest value, integer-to-double ratio.
+const V2_HEADER_BYTES: usize = 40;
+/// A count is a zig-zag LEB128 varint of at most 9 bytes.
+const MAX_VARINT_BYTES: usize = 9;
+
 /// Decodes one base64 V2 (compressed or not) histogram as found in a log line.
+///
+/// The declared lengths are checked before anything is allocated: a payload cannot hold more
+/// counts than its histogram has buckets, so the decompressed size is capped by what its own
+/// header (lowest, highest value, digits) allows, and a declared length beyond the bytes
+/// present is an error, not an allocation.
 pub fn decode_histogram(payload: &str) -> Result<Histogram<u64>, String> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(payload.trim())
         .map_err(|e| format!("bad base64 ({e})"))?;
-    if bytes.len() >= 4 && bytes[..4] == [0x1c, 0x84, 0x93, 0x15] {
+    if bytes.starts_with(&DOUBLE_HISTOGRAM_COOKIE) {
         return Err("DoubleHistogram intervals are not supported".to_string());
     }
+    let be32 = |b: &[u8], at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    };
+    let plain = match be32(&bytes, 0) {
+        Some(V2_COMPRESSED_COOKIE) => {
+            let declared = be32(&bytes, 4).ok_or("truncated header")? as usize;
+            let compressed = &bytes[8..];
+            if declared > compressed.len() {
+                return Err(format!(
+                    "the payload claims {declared} compressed bytes, {} are present",
+                    compressed.len()
+                ));
+            }
+            inflate_v2(&compressed[..declared])?
+        }
+        Some(V2_COOKIE) => bytes,
+        Some(_) => return Err("not a V2 histogram (unknown cookie)".to_string()),
+        None => return Err("truncated header".to_string()),
+    };
+    let declared = be32(&plain, 4).ok_or("truncated header")? as usize;
+    let present = plain.len().saturating_sub(V2_HEADER_BYTES);
+    if declared > present {
+        return Err(format!(
+            "the payload claims {declared} bytes of counts, {present} are present"
+        ));
+    }
     Deserializer::new()
-        .deserialize::<u64, _>(&mut io::Cursor::new(&bytes))
+        .deserialize::<u64, _>(&mut io::Cursor::new(&plain))
         .map_err(|e| e.to_string())
+}
+
+/// Inflates a compressed V2 payload, stopping as soon as it is longer than the histogram its
+/// header describes can be.
+fn inflate_v2(compressed: &[u8]) -> Result<Vec<u8>, String> {
+    let mut inflater = flate2::read::ZlibDecoder::new(compressed);
+    let mut plain = Vec::with_capacity(V2_HEADER_BYTES);
+    (&mut inflater)
+        .take(V2_HEADER_BYTES as u64)
+        .read_to_end(&mut plain)
+        .map_err(|e| format!("cannot inflate ({e})"))?;
+    if plain.len() < V2_HEADER_BYTES {
+        return Err("truncated header".to_string());
+    }
+    let be = |at: usize, len: usize| {
+        plain[at..at + len]
+            .iter()
+            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+    };
+    let (digits, low, high) = (be(12, 4), be(16, 8), be(24, 8));
+    let counts = counts_len(low, high, digits).ok_or_else(|| {
+        format!("invalid histogram bounds (lowest {low}, highest {high}, {digits} digits)")
+    })?;
+    let limit = V2_HEADER_BYTES + counts * MAX_VARINT_BYTES;
+    (&mut inflater)
+        .take((limit - V2_HEADER_BYTES + 1) as u64)
+        .read_to_end(&mut plain)
+        .map_err(|e| format!("cannot inflate ({e})"))?;
+    if plain.len() > limit {
+        return Err(format!(
+            "the payload inflates to more than the {limit} bytes its histogram can hold"
+        ));
+    }
+    Ok(plain)
+}
+
+/// Length of the counts array of a histogram with these bounds, as HdrHistogram sizes it;
+/// `None` for bounds it refuses.
+fn counts_len(low: u64, high: u64, digits: u64) -> Option<usize> {
+    if low == 0 || low > u64::MAX / 2 || high < 2 * low || digits > 5 {
+        return None;
+    }
+    // Unit resolution up to 2 * 10^digits, in a power-of-two number of sub-buckets.
+    let largest_unit_value = 2 * 10u64.pow(digits as u32);
+    let sub_bucket_magnitude = u64::BITS - (largest_unit_value - 1).leading_zeros();
+    let unit_magnitude = u64::BITS - 1 - low.leading_zeros();
+    if unit_magnitude + sub_bucket_magnitude > 63 {
+        return None;
+    }
+    let mut smallest_untrackable = 1u64 << (unit_magnitude + sub_bucket_magnitude);
+    let mut buckets = 1usize;
+    while smallest_untrackable <= high {
+        if smallest_untrackable > u64::MAX / 2 {
+            buckets += 1;
+            break;
+        }
+        smallest_untrackable <<= 1;
+        buckets += 1;
+    }
+    Some((buckets + 1) << (sub_bucket_magnitude - 1))
 }
 
 /// Encodes a histogram as V2 compressed base64, the form of a log line's last field.
@@ -856,6 +965,111 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("x.bin:1:"), "{err}");
+    }
+
+    /// A real compressed payload with its inner V2 header rewritten by `edit`.
+    fn tampered_payload(edit: impl Fn(&mut Vec<u8>)) -> String {
+        use base64::Engine as _;
+        let payload = encode_histogram(&hist(&[1_000, 2_000_000])).unwrap();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .unwrap();
+        let mut inner = Vec::new();
+        flate2::read::ZlibDecoder::new(&bytes[8..])
+            .read_to_end(&mut inner)
+            .unwrap();
+        edit(&mut inner);
+        let mut deflater =
+            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        deflater.write_all(&inner).unwrap();
+        let compressed = deflater.finish().unwrap();
+        let mut out = bytes[..4].to_vec();
+        out.extend((compressed.len() as u32).to_be_bytes());
+        out.extend(compressed);
+        base64::engine::general_purpose::STANDARD.encode(out)
+    }
+
+    #[test]
+    fn declared_lengths_beyond_the_data_are_errors_not_allocations() {
+        let claims_4_gib = tampered_payload(|inner| inner[4..8].copy_from_slice(&[0xff; 4]));
+        let err = decode_histogram(&claims_4_gib).unwrap_err();
+        assert!(err.contains("claims 4294967295 bytes of counts"), "{err}");
+
+        // 16 MiB of zero counts for a histogram with a few thousand buckets.
+        let inflates_too_far = tampered_payload(|inner| {
+            let counts = 16 << 20;
+            inner[4..8].copy_from_slice(&(counts as u32).to_be_bytes());
+            inner.truncate(V2_HEADER_BYTES);
+            inner.resize(V2_HEADER_BYTES + counts, 0);
+        });
+        let err = decode_histogram(&inflates_too_far).unwrap_err();
+        let buckets = hist(&[]).distinct_values();
+        let limit = V2_HEADER_BYTES + buckets * MAX_VARINT_BYTES;
+        assert!(
+            err.contains(&format!("more than the {limit} bytes")),
+            "{err}"
+        );
+
+        let line = format!("0.000,1.000,1.000,{claims_4_gib}\n");
+        let err = read_all(&line, TagFilter::Untagged)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("test.hlog:1: cannot decode the histogram"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+    }
+
+    #[test]
+    fn counts_length_matches_hdrhistogram() {
+        for (low, high, digits) in [
+            (1, 3_600_000_000_000, 3),
+            (1000, 1 << 40, 2),
+            (1, u64::MAX, 5),
+            (7, 15, 0),
+        ] {
+            let h = Histogram::<u64>::new_with_bounds(low, high, digits as u8).unwrap();
+            assert_eq!(
+                counts_len(low, high, digits),
+                Some(h.distinct_values()),
+                "{low} {high} {digits}"
+            );
+        }
+        assert_eq!(counts_len(0, 10, 3), None);
+        assert_eq!(counts_len(1, 10, 6), None);
+    }
+
+    #[test]
+    fn a_line_without_end_is_cut_at_the_limit() {
+        let endless = io::Read::take(io::repeat(b'1'), 64 << 20);
+        let err = IntervalLogReader::new(BufReader::new(endless), "zeros")
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "zeros:1: a line longer than 4 MiB: not an interval log"
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Any byte of a real payload changed: decoding ends in a histogram or an error,
+        /// never a panic or an allocation the payload cannot justify.
+        #[test]
+        fn flipped_payload_bytes_decode_or_fail(at in 0usize..200, value in proptest::prelude::any::<u8>()) {
+            use base64::Engine as _;
+            let payload = encode_histogram(&hist(&[1_000, 2_000_000, 90_000_000])).unwrap();
+            let mut bytes = base64::engine::general_purpose::STANDARD.decode(payload).unwrap();
+            let at = at % bytes.len();
+            bytes[at] = value;
+            let _ = decode_histogram(&base64::engine::general_purpose::STANDARD.encode(&bytes));
+            let _ = decode_histogram(&tampered_payload(|inner| {
+                let at = at % inner.len();
+                inner[at] = value;
+            }));
+        }
     }
 
     #[test]

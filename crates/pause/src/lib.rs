@@ -2,6 +2,7 @@
 //! over time and HdrHistogram interval logs (compatible with Java's HdrHistogram).
 
 pub mod event;
+pub mod input;
 pub mod interval_log;
 pub mod stats;
 
