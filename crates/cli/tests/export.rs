@@ -820,3 +820,48 @@ fn a_hostile_counter_name_cannot_inject_metrics() {
     assert!(metrics.contains(&info), "the JVM itself is still exported");
     promtool_check(&metrics);
 }
+
+/// A JVM's perf data damaged in place, as any user can do to their own JVM's file or to a
+/// process made to look like a JVM: every scrape still answers 200, the JVM is listed
+/// (read or unreadable), and the exporter keeps running.
+#[test]
+fn damaged_perf_data_of_one_jvm_never_fails_a_scrape() {
+    use std::os::unix::fs::FileExt;
+    let dir = TempDir::new("export-damaged");
+    compile_workload(&dir.0);
+    let jvm = start_jvm(JDK25, &dir.0, &[]);
+    let (mut exporter, addr) = start_exporter(&["--source", "file"]);
+    wait_until_exported(addr, jvm.pid());
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(format!("/tmp/hsperfdata_root/{}", jvm.pid()))
+        .unwrap();
+    let length = file.metadata().unwrap().len();
+    let pid = format!("pid=\"{}\"", jvm.pid());
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for round in 0..20 {
+        // Entry headers and names start right after the 32-byte prologue; the first
+        // rounds hit the prologue's entry offset and count too.
+        for _ in 0..8 {
+            let low = if round < 5 { 24 } else { 32 };
+            let at = low + next() % (length - low);
+            file.write_all_at(&next().to_le_bytes()[..4], at).unwrap();
+        }
+        let metrics = get(addr, "/metrics");
+        assert_eq!(metrics.status, 200, "round {round}: {}", metrics.body);
+        assert!(
+            metrics.body.lines().any(|l| l.contains(&pid)),
+            "round {round}: pid {} neither read nor reported:\n{}",
+            jvm.pid(),
+            metrics.body
+        );
+        assert!(exporter.0.try_wait().unwrap().is_none(), "exporter exited");
+    }
+    assert_eq!(get(addr, "/healthz").body, "ok\n");
+}
