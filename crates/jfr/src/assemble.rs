@@ -1,0 +1,477 @@
+//! Joins the events of one pause or one safepoint (written separately, tied by a GC id or
+//! a safepoint id) into the records a pause analysis wants, and sums up the rest.
+
+use std::collections::HashMap;
+
+use pauselab_pause::{DurationStats, Summary};
+use serde::Serialize;
+
+use crate::event::{Event, EventData};
+use crate::Chunk;
+
+/// Pauses waiting for their collection's `jdk.GarbageCollection` event (written when the
+/// collection ends, possibly in the next chunk); more than this are handed out unnamed.
+const MAX_CARRIED_PAUSES: usize = 10_000;
+/// `jdk.GCPhasePause` names meaning "the collection's one pause": the collection's name
+/// says more.
+const GENERIC_PAUSE_NAMES: &[&str] = &["GC Pause"];
+
+/// A stop-the-world GC pause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GcPause {
+    /// The collection's id.
+    pub gc_id: u64,
+    /// Start, ns since the Unix epoch.
+    pub start_epoch_ns: i64,
+    /// Duration, ns.
+    pub duration_ns: u64,
+    /// `Pause Remark`, `Pause Mark Start`, or the collector's name (`G1New`, `ParallelOld`)
+    /// for the single pause of a young or full collection.
+    pub name: String,
+    /// The collection's cause.
+    pub cause: Option<String>,
+    /// CPU time of the collection (`jdk.GCCPUTime`, JDK 23+), only for a collection with
+    /// one pause: (user, system, real) ns.
+    pub cpu_ns: Option<(u64, u64, u64)>,
+}
+
+/// One safepoint: from the request until the threads resume.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Safepoint {
+    /// Safepoint id.
+    pub id: u64,
+    /// Start, ns since the Unix epoch.
+    pub start_epoch_ns: i64,
+    /// Application threads stopped, ns (from `jdk.SafepointBegin` to the end of
+    /// `jdk.SafepointEnd` or of the VM operation; the operation alone without them).
+    pub total_ns: u64,
+    /// Time to safepoint (`jdk.SafepointStateSynchronization`), ns.
+    pub ttsp_ns: Option<u64>,
+    /// The VM operation (`jdk.ExecuteVMOperation`).
+    pub operation: Option<String>,
+}
+
+impl Safepoint {
+    /// End, ns since the Unix epoch.
+    pub fn end_epoch_ns(&self) -> i64 {
+        self.start_epoch_ns.saturating_add_unsigned(self.total_ns)
+    }
+}
+
+/// What the recording says, in the order an analysis consumes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    /// The JVM's version and start (`jdk.JVMInformation`).
+    Jvm {
+        /// Version string.
+        version: Option<String>,
+        /// Start, ms since the Unix epoch.
+        start_epoch_ms: i64,
+    },
+    /// Collector in use, from `jdk.GCConfiguration` (`G1`, `Parallel`, `ZGC`, ...).
+    Collector(String),
+    /// A GC pause; comes before the safepoint it ran in.
+    Pause(GcPause),
+    /// A safepoint; comes after the pauses inside it.
+    Safepoint(Safepoint),
+}
+
+impl Item {
+    /// Pauses by start, safepoints by end: each pause precedes the safepoint it ran in.
+    fn order_key(&self) -> i64 {
+        match self {
+            Item::Jvm { .. } | Item::Collector(_) => i64::MIN,
+            Item::Pause(p) => p.start_epoch_ns,
+            Item::Safepoint(s) => s.end_epoch_ns(),
+        }
+    }
+}
+
+/// ZGC allocation stalls: application threads waiting for memory, not at a safepoint.
+#[derive(Debug, Clone, Serialize)]
+pub struct StallSummary {
+    /// Durations of the stalls.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// Stalls per page type (`Small`, `Medium`, `Large`).
+    pub by_page_type: Vec<(String, u64)>,
+}
+
+/// Heap use around collections (`jdk.GCHeapSummary`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HeapSummary {
+    /// Collections with both a before and an after summary.
+    pub collections: u64,
+    /// Largest heap in use before a collection, MB.
+    pub max_before_mb: f64,
+    /// Largest heap in use after a collection (the live set at its peak), MB.
+    pub max_after_mb: f64,
+    /// Mean heap in use after a collection, MB.
+    pub mean_after_mb: f64,
+    /// Largest committed heap, MB.
+    pub max_committed_mb: f64,
+}
+
+/// CPU load samples (`jdk.CPULoad`), percent of the machine.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CpuLoadSummary {
+    /// Samples (one per period, 1 s by default).
+    pub samples: u64,
+    /// Mean whole-machine load.
+    pub machine_total_mean_pct: f64,
+    /// Highest whole-machine load.
+    pub machine_total_max_pct: f64,
+    /// Mean JVM user load.
+    pub jvm_user_mean_pct: f64,
+    /// Mean JVM system load.
+    pub jvm_system_mean_pct: f64,
+}
+
+/// What a recording holds besides pauses and safepoints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Extras {
+    /// Chunks read.
+    pub chunks: u64,
+    /// Events of the read types.
+    pub events: u64,
+    /// Recording start and end, ns since the Unix epoch.
+    pub start_epoch_ns: Option<i64>,
+    /// End of the last chunk, ns since the Unix epoch.
+    pub end_epoch_ns: Option<i64>,
+    /// `jdk.ZAllocationStall`; null when the recording has none.
+    pub allocation_stalls: Option<StallSummary>,
+    /// `jdk.GCHeapSummary`; null when the recording has none.
+    pub heap: Option<HeapSummary>,
+    /// `jdk.CPULoad`; null when not recorded.
+    pub cpu_load: Option<CpuLoadSummary>,
+    /// Event types the recording lacks that the analysis needs (off in its settings).
+    pub missing_events: Vec<&'static str>,
+}
+
+#[derive(Default)]
+struct SafepointParts {
+    begin: Option<(i64, u64)>,
+    sync_ns: Option<u64>,
+    end: Option<(i64, u64)>,
+    operation: Option<(i64, u64, Option<String>)>,
+}
+
+/// Turns chunks into [`Item`]s and accumulates [`Extras`].
+pub struct Assembler {
+    carried: Vec<Event>,
+    stalls: DurationStats,
+    stall_pages: Vec<(String, u64)>,
+    heap_before: HashMap<u64, u64>,
+    heap: HeapSummary,
+    heap_after_total: f64,
+    cpu: CpuLoadSummary,
+    chunks: u64,
+    events: u64,
+    start: Option<i64>,
+    end: Option<i64>,
+    seen_pause_events: bool,
+    seen_safepoint_events: bool,
+    seen_gc_events: bool,
+    jvm_seen: bool,
+    collector_seen: bool,
+}
+
+impl Default for Assembler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Assembler {
+    /// An assembler with nothing read yet.
+    pub fn new() -> Self {
+        Assembler {
+            carried: Vec::new(),
+            stalls: DurationStats::new(),
+            stall_pages: Vec::new(),
+            heap_before: HashMap::new(),
+            heap: HeapSummary::default(),
+            heap_after_total: 0.0,
+            cpu: CpuLoadSummary::default(),
+            chunks: 0,
+            events: 0,
+            start: None,
+            end: None,
+            seen_pause_events: false,
+            seen_safepoint_events: false,
+            seen_gc_events: false,
+            jvm_seen: false,
+            collector_seen: false,
+        }
+    }
+
+    /// The items of one chunk (plus pauses carried from the previous one), in order.
+    pub fn chunk(&mut self, chunk: Chunk) -> Vec<Item> {
+        self.chunks += 1;
+        self.events += chunk.events.len() as u64;
+        self.start.get_or_insert(chunk.start_epoch_ns);
+        let end = chunk
+            .start_epoch_ns
+            .saturating_add_unsigned(chunk.duration_ns);
+        self.end = Some(self.end.map_or(end, |e| e.max(end)));
+
+        let mut items = Vec::new();
+        let mut collections: HashMap<u64, (Option<String>, Option<String>)> = HashMap::new();
+        let mut gc_cpu: HashMap<u64, (u64, u64, u64)> = HashMap::new();
+        let mut pauses_per_gc: HashMap<u64, u32> = HashMap::new();
+        let mut safepoints: HashMap<u64, SafepointParts> = HashMap::new();
+        let mut pauses = std::mem::take(&mut self.carried);
+        for ev in chunk.events {
+            let (start, dur) = (ev.start_epoch_ns, ev.duration_ns);
+            match &ev.data {
+                EventData::GarbageCollection {
+                    gc_id, name, cause, ..
+                } => {
+                    self.seen_gc_events = true;
+                    collections.insert(*gc_id, (name.clone(), cause.clone()));
+                }
+                EventData::GcPhasePause { gc_id, .. } => {
+                    self.seen_pause_events = true;
+                    *pauses_per_gc.entry(*gc_id).or_default() += 1;
+                    pauses.push(ev);
+                }
+                EventData::SafepointBegin { safepoint_id } => {
+                    self.seen_safepoint_events = true;
+                    safepoints.entry(*safepoint_id).or_default().begin = Some((start, dur));
+                }
+                EventData::SafepointStateSynchronization { safepoint_id } => {
+                    safepoints.entry(*safepoint_id).or_default().sync_ns = Some(dur);
+                }
+                EventData::SafepointEnd { safepoint_id } => {
+                    safepoints.entry(*safepoint_id).or_default().end = Some((start, dur));
+                }
+                EventData::ExecuteVmOperation {
+                    operation,
+                    at_safepoint: true,
+                    safepoint_id,
+                } => {
+                    self.seen_safepoint_events = true;
+                    safepoints.entry(*safepoint_id).or_default().operation =
+                        Some((start, dur, operation.clone()));
+                }
+                EventData::ExecuteVmOperation { .. } => {}
+                EventData::ZAllocationStall { page_type, .. } => {
+                    self.stalls.record(dur);
+                    let page = page_type.clone().unwrap_or_else(|| "?".to_string());
+                    if let Some((_, n)) = self.stall_pages.iter_mut().find(|(p, _)| *p == page) {
+                        *n += 1;
+                    } else if self.stall_pages.len() < 16 {
+                        self.stall_pages.push((page, 1));
+                    }
+                }
+                EventData::GcHeapSummary {
+                    gc_id,
+                    before,
+                    heap_used,
+                    committed,
+                } => self.heap_summary(*gc_id, *before, *heap_used, *committed),
+                EventData::CpuLoad {
+                    jvm_user,
+                    jvm_system,
+                    machine_total,
+                } => {
+                    let c = &mut self.cpu;
+                    c.samples += 1;
+                    c.machine_total_mean_pct += machine_total * 100.0;
+                    c.machine_total_max_pct = c.machine_total_max_pct.max(machine_total * 100.0);
+                    c.jvm_user_mean_pct += jvm_user * 100.0;
+                    c.jvm_system_mean_pct += jvm_system * 100.0;
+                }
+                EventData::GcCpuTime {
+                    gc_id,
+                    user_ns,
+                    system_ns,
+                    real_ns,
+                } => {
+                    gc_cpu.insert(*gc_id, (*user_ns, *system_ns, *real_ns));
+                }
+                EventData::JvmInformation {
+                    version,
+                    start_epoch_ms,
+                } => {
+                    if !std::mem::replace(&mut self.jvm_seen, true) {
+                        items.push(Item::Jvm {
+                            version: version.clone(),
+                            start_epoch_ms: *start_epoch_ms,
+                        });
+                    }
+                }
+                EventData::GcConfiguration { young, old } => {
+                    if let Some(c) = collector_name(young.as_deref(), old.as_deref()) {
+                        if !std::mem::replace(&mut self.collector_seen, true) {
+                            items.push(Item::Collector(c.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+        for ev in pauses {
+            let EventData::GcPhasePause { gc_id, name } = &ev.data else {
+                continue;
+            };
+            let Some((gc_name, cause)) = collections.get(gc_id) else {
+                if self.carried.len() < MAX_CARRIED_PAUSES {
+                    self.carried.push(ev);
+                    continue;
+                }
+                items.push(Item::Pause(pause(&ev, *gc_id, name, &None, None, None)));
+                continue;
+            };
+            let cpu = gc_cpu
+                .get(gc_id)
+                .filter(|_| pauses_per_gc.get(gc_id) == Some(&1))
+                .copied();
+            items.push(Item::Pause(pause(
+                &ev,
+                *gc_id,
+                name,
+                gc_name,
+                cause.clone(),
+                cpu,
+            )));
+        }
+        for (id, parts) in safepoints {
+            if let Some(sp) = safepoint(id, parts) {
+                items.push(Item::Safepoint(sp));
+            }
+        }
+        items.sort_by_key(Item::order_key);
+        items
+    }
+
+    fn heap_summary(&mut self, gc_id: u64, before: bool, used: u64, committed: u64) {
+        let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
+        self.heap.max_committed_mb = self.heap.max_committed_mb.max(mb(committed));
+        if before {
+            if self.heap_before.len() < 10_000 {
+                self.heap_before.insert(gc_id, used);
+            }
+        } else if let Some(b) = self.heap_before.remove(&gc_id) {
+            self.heap.collections += 1;
+            self.heap.max_before_mb = self.heap.max_before_mb.max(mb(b));
+            self.heap.max_after_mb = self.heap.max_after_mb.max(mb(used));
+            self.heap_after_total += mb(used);
+        }
+    }
+
+    /// Pauses still waiting for their collection, and the summaries.
+    pub fn finish(mut self) -> (Vec<Item>, Extras) {
+        let mut items: Vec<Item> = std::mem::take(&mut self.carried)
+            .into_iter()
+            .filter_map(|ev| match &ev.data {
+                EventData::GcPhasePause { gc_id, name } => {
+                    Some(Item::Pause(pause(&ev, *gc_id, name, &None, None, None)))
+                }
+                _ => None,
+            })
+            .collect();
+        items.sort_by_key(Item::order_key);
+        let mut missing = Vec::new();
+        if !self.seen_pause_events {
+            missing.push("jdk.GCPhasePause");
+        }
+        if !self.seen_gc_events {
+            missing.push("jdk.GarbageCollection");
+        }
+        if !self.seen_safepoint_events {
+            missing.push("jdk.SafepointBegin");
+        }
+        let cpu = (self.cpu.samples > 0).then(|| {
+            let n = self.cpu.samples as f64;
+            CpuLoadSummary {
+                machine_total_mean_pct: self.cpu.machine_total_mean_pct / n,
+                jvm_user_mean_pct: self.cpu.jvm_user_mean_pct / n,
+                jvm_system_mean_pct: self.cpu.jvm_system_mean_pct / n,
+                ..self.cpu
+            }
+        });
+        let heap = (self.heap.collections > 0).then(|| HeapSummary {
+            mean_after_mb: self.heap_after_total / self.heap.collections as f64,
+            ..self.heap
+        });
+        let stalls = (self.stalls.count() > 0).then(|| StallSummary {
+            summary: self.stalls.summary(),
+            by_page_type: self.stall_pages,
+        });
+        let extras = Extras {
+            chunks: self.chunks,
+            events: self.events,
+            start_epoch_ns: self.start,
+            end_epoch_ns: self.end,
+            allocation_stalls: stalls,
+            heap,
+            cpu_load: cpu,
+            missing_events: missing,
+        };
+        (items, extras)
+    }
+}
+
+fn pause(
+    ev: &Event,
+    gc_id: u64,
+    phase_name: &Option<String>,
+    gc_name: &Option<String>,
+    cause: Option<String>,
+    cpu_ns: Option<(u64, u64, u64)>,
+) -> GcPause {
+    let name = match (phase_name.as_deref(), gc_name.as_deref()) {
+        (Some(p), Some(g)) if GENERIC_PAUSE_NAMES.contains(&p) => g.to_string(),
+        (Some(p), _) => p.to_string(),
+        (None, Some(g)) => g.to_string(),
+        (None, None) => "GC Pause".to_string(),
+    };
+    GcPause {
+        gc_id,
+        start_epoch_ns: ev.start_epoch_ns,
+        duration_ns: ev.duration_ns,
+        name,
+        cause,
+        cpu_ns,
+    }
+}
+
+fn safepoint(id: u64, p: SafepointParts) -> Option<Safepoint> {
+    let end_of = |(start, dur): (i64, u64)| start.saturating_add_unsigned(dur);
+    let operation = p.operation.as_ref().and_then(|o| o.2.clone());
+    let (start, total_ns) = match p.begin {
+        Some(begin) => {
+            let end = [Some(begin), p.end, p.operation.as_ref().map(|o| (o.0, o.1))]
+                .into_iter()
+                .flatten()
+                .map(end_of)
+                .max()
+                .unwrap_or(begin.0);
+            (begin.0, end.saturating_sub(begin.0).max(0) as u64)
+        }
+        None => {
+            let (start, dur, _) = p.operation?;
+            (start, dur)
+        }
+    };
+    Some(Safepoint {
+        id,
+        start_epoch_ns: start,
+        total_ns,
+        ttsp_ns: p.sync_ns,
+        operation,
+    })
+}
+
+/// The collector the way GC logs name it, from `jdk.GCConfiguration`'s collector names.
+fn collector_name(young: Option<&str>, old: Option<&str>) -> Option<&'static str> {
+    Some(match (young?, old.unwrap_or_default()) {
+        ("G1New", _) => "G1",
+        ("ParallelScavenge", _) => "Parallel",
+        ("DefNew", "SerialOld") => "Serial",
+        ("Z", _) | ("ZGC Minor", _) | (_, "ZGC Major") => "ZGC",
+        ("Shenandoah", _) => "Shenandoah",
+        ("DefNew", _) => "Serial",
+        _ => return None,
+    })
+}

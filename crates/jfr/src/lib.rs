@@ -1,0 +1,212 @@
+//! JDK Flight Recorder recordings (`.jfr`, JDK 11 to 25) into GC pauses, safepoints,
+//! allocation stalls, heap and CPU figures.
+//!
+//! pauselab reads the chunk format itself rather than using the `jfrs` crate: jfrs sizes
+//! buffers from untrusted lengths (`Vec::with_capacity` of a count read from the file) and
+//! reads whole chunks into memory, and recordings come from untrusted places. Here every
+//! length is checked against the bytes left before anything is allocated, constant pools
+//! and metadata are capped, and chunks are read one at a time, so memory stays bounded on
+//! any input and no input panics.
+//!
+//! - [`Recording`]: opens a file and hands out its chunks' events in time order;
+//! - [`Assembler`]: joins the events of one GC pause or one safepoint into [`Item`]s;
+//! - [`Extras`]: allocation stalls, heap before/after, CPU load of the recording.
+
+#![deny(missing_docs)]
+
+mod assemble;
+mod chunk;
+mod cursor;
+mod event;
+mod metadata;
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+pub use assemble::{
+    Assembler, CpuLoadSummary, Extras, GcPause, HeapSummary, Item, Safepoint, StallSummary,
+};
+pub use event::{Event, EventData};
+
+use chunk::{ChunkError, Header, HEADER_SIZE, MAGIC};
+
+/// Why a recording could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file could not be opened or read.
+    #[error("{0}: {1}")]
+    Io(String, #[source] io::Error),
+    /// The file does not start like a recording.
+    #[error("{0}: not a JFR recording (no FLR header); record with -XX:StartFlightRecording:filename=rec.jfr")]
+    NotARecording(String),
+    /// A chunk's bytes do not follow the format.
+    #[error("{file}: chunk {chunk} at byte {offset}: {problem}")]
+    Malformed {
+        /// The file.
+        file: String,
+        /// 1-based chunk number.
+        chunk: u64,
+        /// Byte offset of the chunk in the file.
+        offset: u64,
+        /// What is wrong.
+        problem: Malformed,
+    },
+}
+
+/// What is wrong with a chunk's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Malformed {
+    /// The bytes end inside a value, an event or the chunk.
+    #[error("cut off (the file is truncated, or the JVM was still writing it)")]
+    Truncated,
+    /// Wrong magic bytes.
+    #[error("no FLR magic where a chunk should start")]
+    Magic,
+    /// A format version this reader does not know.
+    #[error("format version {0}.{1} is not supported (JDK 11 to 25 write 2.0 and 2.1)")]
+    Version(u16, u16),
+    /// Inconsistent header fields.
+    #[error("inconsistent chunk header (size, metadata offset or tick frequency)")]
+    Header,
+    /// Integers not compressed (JDK 9 and 10 recordings).
+    #[error("uncompressed integers (a JDK 9 or 10 recording) are not supported")]
+    Uncompressed,
+    /// A length larger than the bytes left.
+    #[error("a length larger than the data holding it")]
+    Length,
+    /// An unknown string encoding byte.
+    #[error("unknown string encoding")]
+    StringEncoding,
+    /// An event size that does not fit the chunk.
+    #[error("event at chunk byte {0} has a size outside the chunk")]
+    EventSize(u64),
+    /// The metadata event is missing or inconsistent.
+    #[error("metadata: {0}")]
+    Metadata(&'static str),
+}
+
+/// The events of one chunk, in start-time order.
+#[derive(Debug)]
+pub struct Chunk {
+    /// Chunk start, ns since the Unix epoch.
+    pub start_epoch_ns: i64,
+    /// Chunk duration, ns.
+    pub duration_ns: u64,
+    /// The events read, sorted by start.
+    pub events: Vec<Event>,
+    /// Limits that dropped data in this chunk (`constant pool`, `events`): names can show as
+    /// unresolved or events be missing; worth a warning.
+    pub limits_hit: Vec<&'static str>,
+}
+
+/// A recording file, read chunk by chunk.
+pub struct Recording<R> {
+    input: R,
+    name: String,
+    len: u64,
+    offset: u64,
+    chunk: u64,
+    buf: Vec<u8>,
+}
+
+impl Recording<BufReader<File>> {
+    /// Opens `path`; fails when it does not start with a chunk header.
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        let name = path.display().to_string();
+        let file = File::open(path).map_err(|e| Error::Io(name.clone(), e))?;
+        Recording::new(BufReader::with_capacity(256 << 10, file), name)
+    }
+}
+
+impl<R: Read + Seek> Recording<R> {
+    /// Reads a recording from `input`; `name` names it in errors.
+    pub fn new(mut input: R, name: String) -> Result<Self, Error> {
+        let io = |e| Error::Io(name.clone(), e);
+        let len = input.seek(SeekFrom::End(0)).map_err(io)?;
+        input.seek(SeekFrom::Start(0)).map_err(io)?;
+        let mut magic = [0u8; 4];
+        if len < HEADER_SIZE || input.read_exact(&mut magic).is_err() || &magic != MAGIC {
+            return Err(Error::NotARecording(name));
+        }
+        Ok(Recording {
+            input,
+            name,
+            len,
+            offset: 0,
+            chunk: 0,
+            buf: Vec::new(),
+        })
+    }
+
+    /// Whether `bytes` (the start of a file) look like a recording.
+    pub fn sniff(bytes: &[u8]) -> bool {
+        bytes.starts_with(MAGIC)
+    }
+
+    /// The next chunk, or `None` after the last one.
+    pub fn next_chunk(&mut self) -> Result<Option<Chunk>, Error> {
+        if self.offset >= self.len {
+            return Ok(None);
+        }
+        self.chunk += 1;
+        let malformed = |s: &Self, problem| Error::Malformed {
+            file: s.name.clone(),
+            chunk: s.chunk,
+            offset: s.offset,
+            problem,
+        };
+        let mut raw = [0u8; HEADER_SIZE as usize];
+        let header = self
+            .input
+            .seek(SeekFrom::Start(self.offset))
+            .and_then(|_| self.input.read_exact(&mut raw));
+        let header = match header {
+            Ok(()) => Header::parse(&raw).map_err(|p| malformed(self, p))?,
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                return Err(malformed(self, Malformed::Truncated))
+            }
+            Err(e) => return Err(Error::Io(self.name.clone(), e)),
+        };
+        if !header.compressed_ints {
+            return Err(malformed(self, Malformed::Uncompressed));
+        }
+        if header.size > self.len - self.offset {
+            return Err(malformed(self, Malformed::Truncated));
+        }
+        let read = chunk::read_chunk(&mut self.input, self.offset, header, &mut self.buf);
+        // The buffer held the largest constant pool of the chunk: do not keep it around.
+        if self.buf.capacity() > 1 << 20 {
+            self.buf = Vec::new();
+        }
+        let read = match read {
+            Ok(r) => r,
+            Err(ChunkError::Io(e)) => return Err(Error::Io(self.name.clone(), e)),
+            Err(ChunkError::Malformed(p)) => return Err(malformed(self, p)),
+        };
+        self.offset += header.size;
+        let mut events = read.events;
+        events.sort_by_key(|e| e.start_epoch_ns);
+        Ok(Some(Chunk {
+            start_epoch_ns: read.header.start_nanos,
+            duration_ns: read.header.duration_nanos.max(0) as u64,
+            events,
+            limits_hit: read.limits_hit,
+        }))
+    }
+
+    /// Chunks read so far.
+    pub fn chunks_read(&self) -> u64 {
+        self.chunk
+    }
+
+    /// Bytes of the recording.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the recording has no bytes (never true once opened).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
