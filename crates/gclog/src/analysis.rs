@@ -438,6 +438,24 @@ impl<'s> Analyzer<'s> {
         }
     }
 
+    /// Feeds one record of the current input that did not come from a log line (a pause or
+    /// safepoint of a JFR recording). `end` is when its event ended, like the stamp of a
+    /// unified log line; `number` locates it in the input (for JFR, the event's ordinal).
+    pub fn record(&mut self, end: Stamp, record: Record, number: u64) {
+        let parsed = Parsed {
+            format: Format::Unified,
+            stamp: end,
+            record,
+        };
+        self.parsed(parsed, number);
+    }
+
+    /// Closes the pauses waiting for their safepoint: the next safepoint fed is not theirs
+    /// (for sources that know which safepoint a pause ran in).
+    pub fn close_pauses(&mut self) {
+        self.flush_pending();
+    }
+
     /// Lines this file has that were recognised as GC or safepoint log lines.
     pub fn recognised_lines(&self) -> u64 {
         let c = self.format_counts.last().copied().unwrap_or_default();

@@ -3,57 +3,15 @@
 //! allocation stall; and the GC log written alongside must show the same GC pauses.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use pauselab_jfr::{Assembler, EventData, Item, Recording};
 use serde_json::Value;
 
-const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
-const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
-/// Event types compared (safepoint end and synchronization are off in profile.jfc).
-const SETTINGS: &str = "settings=profile,+jdk.SafepointStateSynchronization#enabled=true,+jdk.SafepointEnd#enabled=true";
+mod support;
 
-pub struct Run {
-    _dir: tempfile::TempDir,
-    pub jfr: PathBuf,
-    pub log: PathBuf,
-    pub jdk: &'static str,
-}
-
-/// Runs the allocating workload for 1.5 s with a recording and a GC log.
-pub fn record(jdk: &'static str, gc: &str) -> Option<Run> {
-    if !Path::new(jdk).join("bin/java").exists() {
-        eprintln!("skipped: no JDK at {jdk}");
-        return None;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let jfr = dir.path().join("rec.jfr");
-    let log = dir.path().join("gc.log");
-    let workload = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/Alloc.java");
-    let out = Command::new(Path::new(jdk).join("bin/java"))
-        .args([gc, "-Xmx256m", "-XX:TieredStopAtLevel=1"])
-        .arg(format!(
-            "-XX:StartFlightRecording:filename={},{SETTINGS}",
-            jfr.display()
-        ))
-        .arg(format!("-Xlog:gc*,safepoint:file={}", log.display()))
-        .arg(&workload)
-        .arg("1500")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(Run {
-        _dir: dir,
-        jfr,
-        log,
-        jdk,
-    })
-}
+use support::{record, Run, JDK17, JDK25};
 
 /// ISO-8601 duration as `jfr print --json` writes it (`PT0.00042383S`, `PT1M2.5S`), in ns.
 fn iso_ns(s: &str) -> u64 {

@@ -15,12 +15,14 @@ use super::EXIT_CONDITION;
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   pauselab analyze gc.log
+  pauselab analyze recording.jfr                # JDK Flight Recorder (docs/jfr.md)
   pauselab analyze /var/log/app/gc.log          # with gc.log.0 .. gc.log.N: the whole rotated set
   zcat old.log.gz | pauselab analyze -
   pauselab analyze --json gc.log | jq .pauses.p99_ms
   pauselab analyze --fail-on 'p99.9>200ms,finding:real_gt_cpu' gc.log   # exit 3 when it holds")]
 pub struct Args {
-    /// GC or safepoint logs: files, rotated sets (base name), .gz, .zip, or - for stdin
+    /// GC or safepoint logs: files, rotated sets (base name), .gz, .zip, or - for stdin;
+    /// or JFR recordings (.jfr)
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<String>,
     /// Print one JSON object (schema in docs/analyze.md) instead of the text report
@@ -61,7 +63,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.hlog_interval.is_nan() || args.hlog_interval < 0.001 {
         anyhow::bail!("--hlog-interval must be at least 0.001 seconds");
     }
-    let inputs = input::expand(&args.logs)?;
+    // JFR recordings take their own reader; GC logs are expanded (rotated sets, stdin).
+    let recordings = super::analyze_jfr::recordings(&args.logs)?;
+    let inputs = match recordings {
+        Some(_) => Vec::new(),
+        None => input::expand(&args.logs)?,
+    };
     let mut sink = match &args.hlog {
         Some(path) => {
             let file = File::create(path)
@@ -87,8 +94,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(s) => Analyzer::new(options).with_sink(s),
         None => Analyzer::new(options),
     };
-    analyze_inputs(&inputs, &mut analyzer)?;
-    let report = analyzer.finish();
+    let jfr = match &recordings {
+        Some(paths) => Some(super::analyze_jfr::analyze(paths, &mut analyzer)?),
+        None => {
+            analyze_inputs(&inputs, &mut analyzer)?;
+            None
+        }
+    };
+    let mut report = analyzer.finish();
+    if jfr.is_some() {
+        // Not a log: no log format to name.
+        report.inputs.iter_mut().for_each(|f| f.format = None);
+    }
     if let (Some(sink), Some(path)) = (sink, &args.hlog) {
         sink.finish()
             .with_context(|| format!("{}: writing the interval log", path.display()))?;
@@ -102,10 +119,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &report).context("writing JSON")?;
+        match &jfr {
+            Some(jfr) => {
+                let both = super::analyze_jfr::JfrReport {
+                    report: &report,
+                    jfr,
+                };
+                serde_json::to_writer_pretty(&mut out, &both)
+            }
+            None => serde_json::to_writer_pretty(&mut out, &report),
+        }
+        .context("writing JSON")?;
         writeln!(out)?;
     } else {
         out.write_all(render::render_text(&report).as_bytes())?;
+        if let Some(jfr) = &jfr {
+            out.write_all(super::analyze_jfr::render(jfr).as_bytes())?;
+        }
     }
     let mut code = ExitCode::SUCCESS;
     for c in &conditions {

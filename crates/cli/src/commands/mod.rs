@@ -8,6 +8,7 @@
 //!   holds (`analyze --fail-on`, a lab verdict of "vulnerable", ...).
 
 pub mod analyze;
+pub mod analyze_jfr;
 pub mod doctor;
 pub mod export;
 pub mod hlog;
