@@ -173,14 +173,23 @@ impl Metadata {
     /// Reads one value of a field: primitives and constant-pool indices are returned,
     /// inline structs and arrays are read past.
     pub(crate) fn value(&self, c: &mut Cursor<'_>, field: &Field) -> Result<Value, Malformed> {
-        if field.array {
-            let n = c.count()?;
-            for _ in 0..n {
-                self.single(c, field.type_id, field.constant_pool, 0)?;
-            }
-            return Ok(Value::Skipped);
+        self.field(c, field, 0)
+    }
+
+    fn field(&self, c: &mut Cursor<'_>, field: &Field, depth: u32) -> Result<Value, Malformed> {
+        if !field.array {
+            return self.single(c, field.type_id, field.constant_pool, depth);
         }
-        self.single(c, field.type_id, field.constant_pool, 0)
+        let n = c.count()?;
+        for _ in 0..n {
+            let before = c.remaining();
+            self.single(c, field.type_id, field.constant_pool, depth + 1)?;
+            // Elements of no bytes would let a hostile count (or nested counts) spin.
+            if c.remaining() == before {
+                return Err(Malformed::Metadata("array of values without bytes"));
+            }
+        }
+        Ok(Value::Skipped)
     }
 
     fn single(
@@ -208,14 +217,7 @@ impl Metadata {
             Some(Primitive::String) => Value::Str(c.string()?),
             None => {
                 for f in &class.fields {
-                    if f.array {
-                        let n = c.count()?;
-                        for _ in 0..n {
-                            self.single(c, f.type_id, f.constant_pool, depth + 1)?;
-                        }
-                    } else {
-                        self.single(c, f.type_id, f.constant_pool, depth + 1)?;
-                    }
+                    self.field(c, f, depth + 1)?;
                 }
                 Value::Skipped
             }
