@@ -154,21 +154,16 @@ pub(crate) fn read_checkpoint(
     let _checkpoint_kind = c.u8()?;
     let pool_count = c.count()?;
     for _ in 0..pool_count {
-        let class_id = c.long()? as u64;
-        let keep = meta
-            .class(class_id)
-            .map(|cl| TEXT_POOLS.contains(&cl.name.as_str()))?;
-        if keep && meta.class(class_id)?.name == "java.lang.String" {
-            pools.string_class = Some(class_id);
+        let class = meta.class(c.long()? as u64)?;
+        let keep = TEXT_POOLS.contains(&class.name.as_str());
+        if keep && class.name == "java.lang.String" {
+            pools.string_class = Some(class.id);
         }
         let n = c.count()?;
         for _ in 0..n {
             let index = c.long()? as u64;
-            let text = meta.constant_text(c, class_id)?;
-            if keep {
-                if let Some(t) = text {
-                    pools.insert((class_id, index), t);
-                }
+            if let Some(text) = meta.constant(c, class, keep)? {
+                pools.insert((class.id, index), text);
             }
         }
     }

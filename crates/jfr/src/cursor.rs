@@ -146,6 +146,28 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Reads past a string without building it.
+    pub(crate) fn skip_string(&mut self) -> Result<(), Malformed> {
+        match self.u8()? {
+            STRING_NULL | STRING_EMPTY => {}
+            STRING_CONSTANT => {
+                self.varint_or_long()?;
+            }
+            STRING_UTF8 | STRING_LATIN1 => {
+                let n = self.count()?;
+                self.bytes(n)?;
+            }
+            STRING_CHARS => {
+                let n = self.count()?;
+                for _ in 0..n {
+                    self.short()?;
+                }
+            }
+            _ => return Err(Malformed::StringEncoding),
+        }
+        Ok(())
+    }
+
     fn varint_or_long(&mut self) -> Result<u64, Malformed> {
         Ok(self.long()? as u64)
     }

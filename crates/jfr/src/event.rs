@@ -232,7 +232,8 @@ pub(crate) struct Decoder<'m> {
 impl<'m> Decoder<'m> {
     pub(crate) fn new(meta: &'m Metadata) -> Self {
         let mut plans = HashMap::new();
-        for (&id, class) in &meta.classes {
+        for class in &meta.classes {
+            let id = class.id;
             let Some(kind) = Kind::of(&class.name) else {
                 continue;
             };
@@ -282,6 +283,10 @@ impl<'m> Decoder<'m> {
         for (field, slot) in &plan.fields {
             if let Slot::HeapSpace = slot {
                 ev.floats[0] = self.committed_size(c, field)? as f64;
+                continue;
+            }
+            if let Slot::Ignore = slot {
+                self.meta.skip(c, field)?;
                 continue;
             }
             let value = self.meta.value(c, field)?;

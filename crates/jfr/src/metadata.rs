@@ -46,6 +46,8 @@ impl Primitive {
 pub(crate) struct Field {
     pub(crate) name: String,
     pub(crate) type_id: u64,
+    /// Index of `type_id` in [`Metadata::classes`], resolved once (`usize::MAX`: unknown).
+    class: usize,
     /// The value is an index into the constant pool of `type_id`.
     pub(crate) constant_pool: bool,
     pub(crate) array: bool,
@@ -53,6 +55,7 @@ pub(crate) struct Field {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Class {
+    pub(crate) id: u64,
     pub(crate) name: String,
     pub(crate) primitive: Option<Primitive>,
     pub(crate) fields: Vec<Field>,
@@ -72,7 +75,9 @@ pub(crate) enum Value {
 
 #[derive(Debug, Default)]
 pub(crate) struct Metadata {
-    pub(crate) classes: HashMap<u64, Class>,
+    pub(crate) classes: Vec<Class>,
+    /// Class id to index in `classes`.
+    ids: HashMap<u64, usize>,
 }
 
 impl Metadata {
@@ -94,6 +99,13 @@ impl Metadata {
         if meta.classes.is_empty() {
             return Err(Malformed::Metadata("no class descriptions"));
         }
+        // Values are walked field by field: resolve each field's class once, not per value.
+        let ids = &meta.ids;
+        for class in &mut meta.classes {
+            for f in &mut class.fields {
+                f.class = ids.get(&f.type_id).copied().unwrap_or(usize::MAX);
+            }
+        }
         Ok(meta)
     }
 
@@ -104,7 +116,7 @@ impl Metadata {
         c: &mut Cursor<'_>,
         strings: &[String],
         depth: u32,
-        class: Option<u64>,
+        class: Option<usize>,
     ) -> Result<(), Malformed> {
         if depth > MAX_ELEMENT_DEPTH {
             return Err(Malformed::Metadata("elements nested too deep"));
@@ -132,15 +144,24 @@ impl Metadata {
                     .and_then(|v| v.parse::<u64>().ok())
                     .ok_or(Malformed::Metadata("class without a numeric id"))?;
                 let class_name = attr("name").unwrap_or_default().to_string();
-                self.classes.insert(
+                let class = Class {
                     id,
-                    Class {
-                        primitive: Primitive::of(&class_name),
-                        name: class_name,
-                        fields: Vec::new(),
-                    },
-                );
-                this_class = Some(id);
+                    primitive: Primitive::of(&class_name),
+                    name: class_name,
+                    fields: Vec::new(),
+                };
+                let index = match self.ids.get(&id) {
+                    Some(&i) => {
+                        self.classes[i] = class;
+                        i
+                    }
+                    None => {
+                        self.classes.push(class);
+                        self.ids.insert(id, self.classes.len() - 1);
+                        self.classes.len() - 1
+                    }
+                };
+                this_class = Some(index);
             }
             ("field", Some(owner)) => {
                 let field = Field {
@@ -148,12 +169,11 @@ impl Metadata {
                     type_id: attr("class")
                         .and_then(|v| v.parse().ok())
                         .ok_or(Malformed::Metadata("field without a numeric class"))?,
+                    class: usize::MAX,
                     constant_pool: attr("constantPool") == Some("true"),
                     array: attr("dimension").is_some_and(|d| d != "0"),
                 };
-                if let Some(cl) = self.classes.get_mut(&owner) {
-                    cl.fields.push(field);
-                }
+                self.classes[owner].fields.push(field);
             }
             _ => {}
         }
@@ -165,8 +185,15 @@ impl Metadata {
     }
 
     pub(crate) fn class(&self, id: u64) -> Result<&Class, Malformed> {
-        self.classes
+        self.ids
             .get(&id)
+            .map(|&i| &self.classes[i])
+            .ok_or(Malformed::Metadata("value of an undescribed class"))
+    }
+
+    fn class_at(&self, index: usize) -> Result<&Class, Malformed> {
+        self.classes
+            .get(index)
             .ok_or(Malformed::Metadata("value of an undescribed class"))
     }
 
@@ -176,14 +203,20 @@ impl Metadata {
         self.field(c, field, 0)
     }
 
+    /// Reads past a value, keeping nothing (no string is built).
+    pub(crate) fn skip(&self, c: &mut Cursor<'_>, field: &Field) -> Result<(), Malformed> {
+        self.field(c, field, 1).map(|_| ())
+    }
+
+    /// Depth 0 returns the value; deeper values are only read past.
     fn field(&self, c: &mut Cursor<'_>, field: &Field, depth: u32) -> Result<Value, Malformed> {
         if !field.array {
-            return self.single(c, field.type_id, field.constant_pool, depth);
+            return self.single(c, field, depth);
         }
         let n = c.count()?;
         for _ in 0..n {
             let before = c.remaining();
-            self.single(c, field.type_id, field.constant_pool, depth + 1)?;
+            self.single(c, field, depth + 1)?;
             // Elements of no bytes would let a hostile count (or nested counts) spin.
             if c.remaining() == before {
                 return Err(Malformed::Metadata("array of values without bytes"));
@@ -192,20 +225,14 @@ impl Metadata {
         Ok(Value::Skipped)
     }
 
-    fn single(
-        &self,
-        c: &mut Cursor<'_>,
-        type_id: u64,
-        constant_pool: bool,
-        depth: u32,
-    ) -> Result<Value, Malformed> {
-        if constant_pool {
+    fn single(&self, c: &mut Cursor<'_>, field: &Field, depth: u32) -> Result<Value, Malformed> {
+        if field.constant_pool {
             return Ok(Value::Constant(c.long()? as u64));
         }
         if depth > MAX_VALUE_DEPTH {
             return Err(Malformed::Metadata("values nested too deep"));
         }
-        let class = self.class(type_id)?;
+        let class = self.class_at(field.class)?;
         Ok(match class.primitive {
             Some(Primitive::Boolean) => Value::Bool(c.u8()? != 0),
             Some(Primitive::Byte) => Value::Int(i64::from(c.u8()? as i8)),
@@ -214,7 +241,11 @@ impl Metadata {
             Some(Primitive::Long) => Value::Int(c.long()?),
             Some(Primitive::Float) => Value::Float(f64::from(c.float()?)),
             Some(Primitive::Double) => Value::Float(c.double()?),
-            Some(Primitive::String) => Value::Str(c.string()?),
+            Some(Primitive::String) if depth == 0 => Value::Str(c.string()?),
+            Some(Primitive::String) => {
+                c.skip_string()?;
+                Value::Skipped
+            }
             None => {
                 for f in &class.fields {
                     self.field(c, f, depth + 1)?;
@@ -224,27 +255,35 @@ impl Metadata {
         })
     }
 
-    /// Reads one constant of `class_id` and returns the text it stands for, when the class
-    /// is a string or a one-string holder (GC names, causes, VM operation names).
-    pub(crate) fn constant_text(
+    /// Reads one constant of `class_id`; with `keep`, returns the text it stands for when
+    /// the class is a string or a one-string holder (GC names, causes, VM operations).
+    pub(crate) fn constant(
         &self,
         c: &mut Cursor<'_>,
-        class_id: u64,
+        class: &Class,
+        keep: bool,
     ) -> Result<Option<RawStr>, Malformed> {
-        let class = self.class(class_id)?;
         if class.primitive.is_some() {
-            return Ok(match self.single(c, class_id, false, 0)? {
+            let as_field = Field {
+                name: String::new(),
+                type_id: class.id,
+                class: self.ids.get(&class.id).copied().unwrap_or(usize::MAX),
+                constant_pool: false,
+                array: false,
+            };
+            return Ok(match self.single(c, &as_field, if keep { 0 } else { 1 })? {
                 Value::Str(s) => Some(s),
                 _ => None,
             });
         }
         let mut text = None;
         for f in &class.fields {
-            let v = self.value(c, f)?;
-            if text.is_none() {
-                if let Value::Str(s) = v {
+            if keep && text.is_none() {
+                if let Value::Str(s) = self.value(c, f)? {
                     text = Some(s);
                 }
+            } else {
+                self.skip(c, f)?;
             }
         }
         Ok(text)
