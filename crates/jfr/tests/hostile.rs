@@ -5,7 +5,7 @@ mod support;
 
 use std::io::Cursor;
 
-use pauselab_jfr::{Assembler, Error, Recording};
+use pauselab_jfr::{Assembler, Error, Item, Recording};
 use proptest::prelude::*;
 use support::{record, JDK17};
 
@@ -13,11 +13,13 @@ use support::{record, JDK17};
 fn read_all(bytes: &[u8]) -> Result<usize, Error> {
     let mut rec = Recording::new(Cursor::new(bytes), "rec.jfr".to_string())?;
     let mut asm = Assembler::new();
-    let mut items = 0;
+    let mut items = Vec::new();
     while let Some(chunk) = rec.next_chunk()? {
-        items += asm.chunk(chunk).len();
+        items.extend(asm.chunk(chunk));
     }
-    Ok(items + asm.finish().0.len())
+    items.extend(asm.finish().0);
+    let stops = |i: &Item| matches!(i, Item::Pause(_) | Item::Safepoint(_));
+    Ok(items.iter().filter(|i| stops(i)).count())
 }
 
 fn assert_names_file(result: Result<usize, Error>) {
@@ -36,6 +38,11 @@ fn truncations_and_byte_flips_of_a_real_recording() {
     let bytes = std::fs::read(&run.jfr).unwrap();
     let whole = read_all(&bytes).expect("the untouched recording reads");
     assert!(whole > 0);
+    // Two recordings back to back are one recording of two chunks.
+    assert_eq!(read_all(&bytes.repeat(2)).unwrap(), 2 * whole);
+    // Cut inside the second chunk: an error naming the chunk.
+    let cut_second = read_all(&bytes.repeat(2)[..bytes.len() + bytes.len() / 2]).unwrap_err();
+    assert!(cut_second.to_string().contains("chunk 2"), "{cut_second}");
     // Every cut inside the header, and a sample of cuts further on.
     for len in 0..80 {
         assert_names_file(read_all(&bytes[..len]));
