@@ -36,7 +36,7 @@ use chunk::{ChunkError, Header, HEADER_SIZE, MAGIC};
 pub enum Error {
     /// The file could not be opened or read.
     #[error("{0}: {1}")]
-    Io(String, #[source] io::Error),
+    Io(String, io::Error),
     /// The file does not start like a recording.
     #[error("{0}: not a JFR recording (no FLR header); record with -XX:StartFlightRecording:filename=rec.jfr")]
     NotARecording(String),
