@@ -94,7 +94,16 @@ pub struct StallSummary {
     #[serde(flatten)]
     pub summary: Summary,
     /// Stalls per page type (`Small`, `Medium`, `Large`).
-    pub by_page_type: Vec<(String, u64)>,
+    pub by_page_type: Vec<PageTypeCount>,
+}
+
+/// Allocation stalls of one ZGC page type.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageTypeCount {
+    /// `Small`, `Medium`, `Large` (`?` when the recording does not say).
+    pub page_type: String,
+    /// Stalls.
+    pub count: u64,
 }
 
 /// Heap use around collections (`jdk.GCHeapSummary`).
@@ -160,7 +169,7 @@ struct SafepointParts {
 pub struct Assembler {
     carried: Vec<Event>,
     stalls: DurationStats,
-    stall_pages: Vec<(String, u64)>,
+    stall_pages: Vec<PageTypeCount>,
     heap_before: HashMap<u64, u64>,
     heap: HeapSummary,
     heap_after_total: f64,
@@ -258,10 +267,14 @@ impl Assembler {
                 EventData::ZAllocationStall { page_type, .. } => {
                     self.stalls.record(dur);
                     let page = page_type.clone().unwrap_or_else(|| "?".to_string());
-                    if let Some((_, n)) = self.stall_pages.iter_mut().find(|(p, _)| *p == page) {
-                        *n += 1;
+                    let known = self.stall_pages.iter_mut().find(|p| p.page_type == page);
+                    if let Some(p) = known {
+                        p.count += 1;
                     } else if self.stall_pages.len() < 16 {
-                        self.stall_pages.push((page, 1));
+                        self.stall_pages.push(PageTypeCount {
+                            page_type: page,
+                            count: 1,
+                        });
                     }
                 }
                 EventData::GcHeapSummary {

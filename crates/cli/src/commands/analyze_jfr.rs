@@ -218,7 +218,7 @@ pub fn render(extras: &[RecordingExtras]) -> String {
                 let pages: Vec<String> = s
                     .by_page_type
                     .iter()
-                    .map(|(p, n)| format!("{p} {n}"))
+                    .map(|p| format!("{} {}", p.page_type, p.count))
                     .collect();
                 let _ = writeln!(
                     o,
