@@ -225,19 +225,24 @@ pub(crate) fn read_chunk<R: Read + Seek>(
                 read_checkpoint(&mut c, &meta, &mut pools)?;
             } else if raw.len() < MAX_EVENTS_PER_CHUNK {
                 raw.push(decoder.decode(type_id, &mut c)?);
-            } else if !limits_hit.contains(&"events") {
-                limits_hit.push("events");
+            } else {
+                note_limit(&mut limits_hit, "events");
             }
         } else {
-            if wanted && !limits_hit.contains(&"constant pool") {
-                limits_hit.push("constant pool");
+            if wanted {
+                let what = if type_id == EVENT_CHECKPOINT {
+                    "constant pool"
+                } else {
+                    "events"
+                };
+                note_limit(&mut limits_hit, what);
             }
             skip(input, body_len)?;
         }
         pos += size;
     }
     if pools.dropped {
-        limits_hit.push("constant pool");
+        note_limit(&mut limits_hit, "constant pool");
     }
     let events = raw.into_iter().map(|r| r.finish(&header, &pools)).collect();
     Ok(ChunkRead {
@@ -245,6 +250,12 @@ pub(crate) fn read_chunk<R: Read + Seek>(
         events,
         limits_hit,
     })
+}
+
+fn note_limit(limits_hit: &mut Vec<&'static str>, what: &'static str) {
+    if !limits_hit.contains(&what) {
+        limits_hit.push(what);
+    }
 }
 
 /// Why a chunk could not be read: the input failed, or its bytes are not a recording.

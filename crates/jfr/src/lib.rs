@@ -127,8 +127,16 @@ impl<R: Read + Seek> Recording<R> {
         let len = input.seek(SeekFrom::End(0)).map_err(io)?;
         input.seek(SeekFrom::Start(0)).map_err(io)?;
         let mut magic = [0u8; 4];
-        if len < HEADER_SIZE || input.read_exact(&mut magic).is_err() || &magic != MAGIC {
+        if input.read_exact(&mut magic).is_err() || &magic != MAGIC {
             return Err(Error::NotARecording(name));
+        }
+        if len < HEADER_SIZE {
+            return Err(Error::Malformed {
+                file: name,
+                chunk: 1,
+                offset: 0,
+                problem: Malformed::Truncated,
+            });
         }
         Ok(Recording {
             input,
