@@ -10,13 +10,7 @@ target_mb=${BENCH_MB:-1000}
 gctoolkit_mb=${GCTOOLKIT_MB:-150}
 bin="$root/target/release/pauselab"
 [ -x "$bin" ] || cargo build --release -p pauselab --manifest-path "$root/Cargo.toml"
-data=${PAUSELAB_SHARED_DATA:-}
-if [ -z "$data" ]; then
-  for d in "$root/.." "$root/../.." "$root/../../.."; do
-    [ -d "$d/shared/data/gclogs" ] && data="$d/shared/data" && break
-  done
-fi
-[ -n "$data" ] || { echo "bench/analyze.sh: shared/data/gclogs not found (set PAUSELAB_SHARED_DATA)" >&2; exit 1; }
+data="$root/fixtures/reference"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 

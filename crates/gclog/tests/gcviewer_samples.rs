@@ -1,4 +1,4 @@
-//! Every log of GCViewer's test corpus (shared/data/gclogs/gcviewer-samples.tar.gz) against
+//! Every log of GCViewer's test corpus (fixtures/reference/gclogs/gcviewer-samples.tar.gz) against
 //! the pause counts and sums of tests/data/gcviewer_samples.tsv (taken from GCViewer's own
 //! assertions; each row says where its numbers come from), and pause counts against an
 //! independent count with grep on the logs that spread events over several lines.
@@ -9,16 +9,9 @@ use std::process::Command;
 
 use pauselab_gclog::{analyze_inputs, input::Input, Analyzer, Options, Report};
 
-/// `shared/data/gclogs` beside the repository, or `$PAUSELAB_SHARED_DIR/data/gclogs`.
+/// The field's GC logs in the repository (fixtures/reference/gclogs).
 fn gclogs_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("PAUSELAB_SHARED_DIR") {
-        return PathBuf::from(dir).join("data/gclogs");
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/data/gclogs"))
-        .find(|p| p.join("gcviewer-samples.tar.gz").is_file())
-        .expect("shared/data/gclogs not found beside the repository (set PAUSELAB_SHARED_DIR)")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/reference/gclogs")
 }
 
 /// The corpus unpacked into a temporary directory; returns its `logs/` directory.

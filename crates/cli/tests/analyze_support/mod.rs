@@ -15,23 +15,9 @@ pub fn repo_root() -> PathBuf {
         .unwrap()
 }
 
-/// The shared reference data: `$PAUSELAB_SHARED_DATA/gclogs`, else `shared/data/gclogs` in
-/// the nearest ancestor of the repository that has it.
+/// Real GC logs from the field, in the repository (fixtures/reference/gclogs).
 pub fn shared_gclogs() -> PathBuf {
-    if let Ok(dir) = std::env::var("PAUSELAB_SHARED_DATA") {
-        return PathBuf::from(dir).join("gclogs");
-    }
-    let root = repo_root();
-    for dir in root.ancestors() {
-        let candidate = dir.join("shared/data/gclogs");
-        if candidate.is_dir() {
-            return candidate;
-        }
-    }
-    panic!(
-        "reference GC logs not found: set PAUSELAB_SHARED_DATA or put shared/data/gclogs next to {}",
-        root.display()
-    );
+    repo_root().join("fixtures/reference/gclogs")
 }
 
 pub fn fixtures() -> PathBuf {
