@@ -51,7 +51,39 @@ pub struct Stitcher {
     holds_scavenge: bool,
     /// Scratch buffer for a line with fragments cut out.
     scratch: Vec<u8>,
+    /// Concurrent phases cut out of the open event, handed on after it (they were written
+    /// after it began, so time stamps stay in order).
+    held: Held,
     overflows: u64,
+}
+
+/// Lines kept back, one after the other in `text`, each with its end and line number.
+#[derive(Default)]
+struct Held {
+    text: Vec<u8>,
+    lines: Vec<(usize, u64)>,
+}
+
+impl Held {
+    fn push(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+        if self.text.len() + line.len() > MAX_PENDING {
+            // Never grow without bound: out of order rather than lost.
+            emit(line, number);
+            return;
+        }
+        self.text.extend_from_slice(line);
+        self.lines.push((self.text.len(), number));
+    }
+
+    fn flush(&mut self, emit: &mut dyn FnMut(&[u8], u64)) {
+        let mut start = 0;
+        for &(end, number) in &self.lines {
+            emit(&self.text[start..end], number);
+            start = end;
+        }
+        self.text.clear();
+        self.lines.clear();
+    }
 }
 
 impl Stitcher {
@@ -76,6 +108,9 @@ impl Stitcher {
         } else {
             self.continue_event(line, number, emit);
         }
+        if self.pending.is_empty() {
+            self.held.flush(emit);
+        }
     }
 
     /// Hands on an event left open (the log ends inside it): it parses as incomplete.
@@ -84,6 +119,7 @@ impl Stitcher {
             emit(&self.pending, self.first_line);
             self.reset();
         }
+        self.held.flush(emit);
     }
 
     fn reset(&mut self) {
@@ -96,7 +132,7 @@ impl Stitcher {
     fn open(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
-        cut_fragments(line, number, &mut kept, emit);
+        cut_fragments(line, number, &mut kept, &mut self.held, emit);
         self.open_kept(&kept, number, emit);
         self.scratch = kept;
     }
@@ -124,7 +160,7 @@ impl Stitcher {
     fn continue_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
-        cut_fragments(line, number, &mut kept, emit);
+        cut_fragments(line, number, &mut kept, &mut self.held, emit);
         let part = &kept[..printout_start(&kept).unwrap_or(kept.len())];
         match continuation(part) {
             Continuation::Printout => {}
@@ -247,8 +283,14 @@ fn trim_start(s: &[u8]) -> &[u8] {
 
 /// Copies `line` into `kept` without its G1 ergonomics and concurrent phase fragments
 /// (each with the time stamps before it); concurrent phases, with the `[Times: ...]` that
-/// follows them, are handed to `emit` as lines of their own.
-fn cut_fragments(line: &[u8], number: u64, kept: &mut Vec<u8>, emit: &mut dyn FnMut(&[u8], u64)) {
+/// follows them, go to `held` as lines of their own.
+fn cut_fragments(
+    line: &[u8],
+    number: u64,
+    kept: &mut Vec<u8>,
+    held: &mut Held,
+    emit: &mut dyn FnMut(&[u8], u64),
+) {
     let mut rest = line;
     loop {
         let found = DROPPED_FRAGMENTS
@@ -271,7 +313,7 @@ fn cut_fragments(line: &[u8], number: u64, kept: &mut Vec<u8>, emit: &mut dyn Fn
                     end += spaces + close + 1;
                 }
             }
-            emit(&rest[start..end], number);
+            held.push(&rest[start..end], number, emit);
         }
         kept.extend_from_slice(&rest[..start]);
         rest = &rest[end..];

@@ -181,3 +181,34 @@ fn events_over_several_lines_match_an_independent_count() {
         );
     }
 }
+
+#[test]
+fn cr_and_crlf_line_ends_give_the_same_pauses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = unpack(tmp.path());
+    for file in [
+        "SampleSun1_7_0CmsPrintFlsStats2.txt",
+        "SampleSun1_8_0G1PrintGCCausePrintTenuringDistribution.txt",
+    ] {
+        let text = std::fs::read(logs.join(file)).unwrap();
+        let reference = analyze(&logs.join(file)).unwrap();
+        for (ending, name) in [(&b"\r"[..], "cr.log"), (b"\r\n", "crlf.log")] {
+            let converted: Vec<u8> = text.split(|&b| b == b'\n').collect::<Vec<_>>().join(ending);
+            let path = tmp.path().join(name);
+            std::fs::write(&path, converted).unwrap();
+            let report = analyze(&path).unwrap();
+            assert_eq!(
+                report.pauses.summary.count, reference.pauses.summary.count,
+                "{file} {name}"
+            );
+            assert_eq!(
+                report.pauses.summary.total_ms,
+                reference.pauses.summary.total_ms
+            );
+            assert_eq!(
+                report.inputs[0].lines, reference.inputs[0].lines,
+                "{file} {name}"
+            );
+        }
+    }
+}
