@@ -91,6 +91,12 @@ impl Stitcher {
         Stitcher::default()
     }
 
+    /// Bytes held for the open event and the concurrent phases cut out of it (at most
+    /// 2 x [`MAX_PENDING`]).
+    pub fn held_bytes(&self) -> usize {
+        self.pending.len() + self.held.text.len()
+    }
+
     /// Events handed on unfinished because they outgrew [`MAX_PENDING`].
     pub fn overflows(&self) -> u64 {
         self.overflows
