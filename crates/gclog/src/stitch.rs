@@ -16,6 +16,10 @@
 //! Streaming: the event being stitched is the only state, capped at [`MAX_PENDING`] bytes;
 //! an event that grows beyond is handed on as it is (and counted as unparsed).
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
 use crate::parse::jdk8_prefix;
 
 /// Longest event text held while its brackets are open (a real event is a few KiB even
@@ -36,6 +40,10 @@ const PRINTOUT_STARTS: [&[u8]; 6] = [
     b"Desired survivor",
     b"Mark stack is full",
 ];
+
+/// [`PRINTOUT_STARTS`] ready to search (building a searcher costs more than a search).
+static PRINTOUT_FINDERS: LazyLock<Vec<Finder<'static>>> =
+    LazyLock::new(|| PRINTOUT_STARTS.iter().map(|m| Finder::new(*m)).collect());
 
 /// Joins the lines of JDK 8 events; see the module documentation.
 #[derive(Default)]
@@ -228,10 +236,7 @@ fn bracket_depth(text: &[u8], mut depth: usize) -> usize {
 }
 
 fn printout_start(text: &[u8]) -> Option<usize> {
-    PRINTOUT_STARTS
-        .iter()
-        .filter_map(|m| memchr::memmem::find(text, m))
-        .min()
+    PRINTOUT_FINDERS.iter().filter_map(|f| f.find(text)).min()
 }
 
 enum Continuation {
@@ -299,12 +304,17 @@ fn cut_fragments(
 ) {
     let mut rest = line;
     loop {
-        let found = DROPPED_FRAGMENTS
-            .iter()
-            .map(|m| (m, false))
-            .chain(CONCURRENT_FRAGMENTS.iter().map(|m| (m, true)))
-            .filter_map(|(m, keep)| memchr::memmem::find(rest, m).map(|at| (at, keep)))
-            .min_by_key(|&(at, _)| at);
+        // Every fragment starts with a bracket: look only where one opens.
+        let found = memchr::memchr_iter(b'[', rest).find_map(|at| {
+            let here = &rest[at..];
+            if DROPPED_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
+                Some((at, false))
+            } else if CONCURRENT_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
+                Some((at, true))
+            } else {
+                None
+            }
+        });
         let Some((at, concurrent)) = found else {
             kept.extend_from_slice(rest);
             return;
