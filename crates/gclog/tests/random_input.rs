@@ -94,9 +94,9 @@ proptest! {
             prop_oneof![
                 4 => (0..EVENT_PIECES.len()).prop_map(|i| EVENT_PIECES[i].as_bytes().to_vec()),
                 1 => proptest::collection::vec(any::<u8>(), 0..2000),
-                1 => (1usize..40_000).prop_map(|n| vec![b'['; n]),
+                1 => (1usize..30_000).prop_map(|n| vec![b'['; n]),
             ],
-            0..120,
+            0..60,
         ),
     ) {
         let mut stitcher = Stitcher::new();
