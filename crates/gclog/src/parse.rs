@@ -496,6 +496,8 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
     if rest.starts_with(b"[CMS-concurrent")
         || rest.starts_with(b"[CMS")
         || rest.starts_with(b"[ASCMS")
+        // JDK 8 Shenandoah's concurrent phases
+        || rest.starts_with(b"[Concurrent ")
     {
         return parsed(Record::Other);
     }
