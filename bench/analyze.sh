@@ -58,13 +58,13 @@ against_grep() {
   read -r gsecs _ gcpu < <(best_of_3 grep -c Pause "$file")
   read -r secs rss_kb cpu < <(best_of_3 "$bin" analyze --json "$file")
   cp "$work/out" "$work/out.json"
-  echo "$label: pauselab analyze ${secs} s (CPU ${cpu} s), $(awk -v s="$size" -v t="$secs" 'BEGIN { printf "%.0f", s / 1e6 / t }') MB/s, max RSS $((rss_kb / 1024)) MB; grep -c Pause > file ${gsecs} s (CPU ${gcpu} s); ratio $(awk -v a="$secs" -v b="$gsecs" 'BEGIN { printf "%.2f", a / b }')x wall, $(awk -v a="$cpu" -v b="$gcpu" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.01) }')x CPU (goal <= 2)"
+  mbps=$(awk -v s="$size" -v t="$secs" 'BEGIN { printf "%.0f", s / 1e6 / t }')
+  echo "$label: pauselab analyze ${secs} s (CPU ${cpu} s), ${mbps} MB/s, max RSS $((rss_kb / 1024)) MB; grep -c Pause > file ${gsecs} s (CPU ${gcpu} s); ratio $(awk -v a="$secs" -v b="$gsecs" 'BEGIN { printf "%.2f", a / b }')x wall, $(awk -v a="$cpu" -v b="$gcpu" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.01) }')x CPU (goal <= 2)"
   [ "$((rss_kb / 1024))" -le 64 ] || echo "$label: max RSS above 64 MB" >&2
 }
 
 against_grep "$work/big.log" "unified G1 $((size / 1000000)) MB"
-secs=$(awk '{ print $1 }' "$work/time")
-ours=$(awk -v s="$size" -v t="$secs" 'BEGIN { printf "%.0f", s / 1e6 / t }')
+ours=$mbps
 
 # JDK 8 PrintGCDetails with events over several lines (tenuring distribution, G1 details,
 # concurrent phases inside pauses), repeated to about a fifth of the unified log's size.
