@@ -63,7 +63,10 @@ pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> R
                 .map_err(|e| Error::Io(input.name.clone(), e))?;
             let Some(line) = line else { break };
             count += 1;
-            let looks_binary = line.truncated || is_binary(line.bytes);
+            // Binary data matters only while nothing was recognised (see below): once the
+            // input is known to be a log, skip the check, it costs as much as parsing.
+            let looks_binary =
+                line.truncated || (analyzer.recognised_lines() == 0 && is_binary(line.bytes));
             if looks_binary {
                 binary_lines += 1;
                 if binary_lines >= 3 && analyzer.recognised_lines() == 0 {
