@@ -159,6 +159,8 @@ impl Drop for Jvm {
         signal(self.pid(), libc::SIGCONT);
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A killed JVM (or fake) leaves its attach socket behind.
+        let _ = std::fs::remove_file(format!("/tmp/.java_pid{}", self.pid()));
     }
 }
 
