@@ -41,67 +41,41 @@ pub enum Error {
     },
     #[error("no input contains GC or safepoint log lines ({0})")]
     NothingToAnalyze(String),
+    /// Some inputs could not be read; `read` others were analyzed.
+    #[error("{}", join_errors(.failed))]
+    InputsFailed { failed: Vec<Error>, read: usize },
+}
+
+fn join_errors(errors: &[Error]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Reads every input and analyzes them as one log (a rotated set, or several files of one
-/// service), warning about empty inputs and failing on inputs that are not GC logs.
+/// service), warning about empty inputs. An input that cannot be read or is not a GC log
+/// does not stop the others: the analysis covers the readable ones and the result is
+/// [`Error::InputsFailed`] listing the others (a single failed input is its own error).
 pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> Result<(), Error> {
     let mut empty = Vec::new();
+    let mut failed = Vec::new();
     for input in inputs {
-        let reader = input::open(input)?;
-        analyzer.begin_file(&input.name);
-        let mut lines = lines::LineReader::new(reader);
-        let mut first_text: Option<(u64, String)> = None;
-        let mut binary_lines = 0u64;
-        let mut count = 0u64;
-        loop {
-            let line = lines
-                .next_line()
-                .map_err(|e| Error::Io(input.name.clone(), e))?;
-            let Some(line) = line else { break };
-            count += 1;
-            let looks_binary = line.truncated || is_binary(line.bytes);
-            if looks_binary {
-                binary_lines += 1;
-                if binary_lines >= 3 && analyzer.recognised_lines() == 0 {
-                    return Err(Error::Binary {
-                        file: input.name.clone(),
-                        line: line.number,
-                    });
-                }
-            }
-            if first_text.is_none() && !line.bytes.is_empty() {
-                first_text = Some((line.number, printable(line.bytes)));
-            }
-            analyzer.line(line.bytes, line.number, line.unterminated, line.truncated);
+        match analyze_input(input, analyzer) {
+            Ok(Content::Lines) => {}
+            Ok(Content::Empty) => empty.push(input.name.clone()),
+            Err(error) => failed.push(error),
         }
-        analyzer.end_file(lines.bytes_read());
-        if count == 0 {
-            empty.push(input.name.clone());
-            analyzer.warn(&input.name, None, "empty file".to_string());
-            continue;
-        }
-        if analyzer.recognised_lines() == 0 {
-            if binary_lines > 0 {
-                return Err(Error::Binary {
-                    file: input.name.clone(),
-                    line: 1,
-                });
-            }
-            if let Some((line, text)) = first_text {
-                return Err(Error::NotAGcLog {
-                    file: input.name.clone(),
-                    line,
-                    text,
-                });
-            }
-            empty.push(input.name.clone());
-            analyzer.warn(
-                &input.name,
-                None,
-                "no log lines (only blank lines)".to_string(),
-            );
-        }
+    }
+    if failed.len() == 1 && inputs.len() == 1 {
+        return Err(failed.remove(0));
+    }
+    if !failed.is_empty() {
+        return Err(Error::InputsFailed {
+            read: inputs.len() - failed.len() - empty.len(),
+            failed,
+        });
     }
     if !inputs.is_empty() && empty.len() == inputs.len() {
         return Err(Error::NothingToAnalyze(format!(
@@ -110,6 +84,71 @@ pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> R
         )));
     }
     Ok(())
+}
+
+/// What a readable input held.
+enum Content {
+    Lines,
+    /// No lines, or only blank ones (warned about).
+    Empty,
+}
+
+fn analyze_input(input: &input::Input, analyzer: &mut Analyzer<'_>) -> Result<Content, Error> {
+    let reader = input::open(input)?;
+    analyzer.begin_file(&input.name);
+    let recognised_before = analyzer.recognised_lines();
+    let mut lines = lines::LineReader::new(reader);
+    let mut first_text: Option<(u64, String)> = None;
+    let mut binary_lines = 0u64;
+    let mut count = 0u64;
+    loop {
+        let line = lines
+            .next_line()
+            .map_err(|e| Error::Io(input.name.clone(), e))?;
+        let Some(line) = line else { break };
+        count += 1;
+        let looks_binary = line.truncated || is_binary(line.bytes);
+        if looks_binary {
+            binary_lines += 1;
+            if binary_lines >= 3 && analyzer.recognised_lines() == recognised_before {
+                return Err(Error::Binary {
+                    file: input.name.clone(),
+                    line: line.number,
+                });
+            }
+        }
+        if first_text.is_none() && !line.bytes.is_empty() {
+            first_text = Some((line.number, printable(line.bytes)));
+        }
+        analyzer.line(line.bytes, line.number, line.unterminated, line.truncated);
+    }
+    analyzer.end_file(lines.bytes_read());
+    if count == 0 {
+        analyzer.warn(&input.name, None, "empty file".to_string());
+        return Ok(Content::Empty);
+    }
+    if analyzer.recognised_lines() == recognised_before {
+        if binary_lines > 0 {
+            return Err(Error::Binary {
+                file: input.name.clone(),
+                line: 1,
+            });
+        }
+        if let Some((line, text)) = first_text {
+            return Err(Error::NotAGcLog {
+                file: input.name.clone(),
+                line,
+                text,
+            });
+        }
+        analyzer.warn(
+            &input.name,
+            None,
+            "no log lines (only blank lines)".to_string(),
+        );
+        return Ok(Content::Empty);
+    }
+    Ok(Content::Lines)
 }
 
 /// A line with control bytes other than tab, or invalid UTF-8 in most of it.
