@@ -62,9 +62,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(err) if commands::is_closed_pipe(&err) => ExitCode::from(commands::EXIT_CLOSED_PIPE),
         Err(err) => {
             // One line, the whole cause chain: users grep for it and scripts log it.
-            eprintln!("pauselab: error: {err:#}");
+            commands::print_error(&err);
             ExitCode::from(commands::EXIT_ERROR)
         }
     }
