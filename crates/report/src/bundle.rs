@@ -2,6 +2,7 @@
 //! and, per variant, its interval logs read into summaries.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use pauselab_pause::interval_log::TagFilter;
@@ -278,27 +279,77 @@ impl Bundle {
     }
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ReportError::Io {
+/// Largest manifest.json or verdict.json read (what a lab run writes is a few KiB).
+pub const MAX_JSON_BYTES: u64 = 16 << 20;
+/// Most values host.csv may hold: a lab run samples a few columns once a second, so this
+/// is weeks of samples, and it keeps the series to a few tens of MiB in memory.
+pub const MAX_HOST_VALUES: usize = 4_000_000;
+/// Longest host.csv line read (a row is a few hundred bytes).
+const MAX_HOST_LINE_BYTES: usize = 64 << 10;
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
+    move |error| ReportError::Io {
         path: path.display().to_string(),
         error,
-    })?;
+    }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
+    let file = pauselab_pause::input::open_file(path).map_err(io_error(path))?;
+    let mut text = String::new();
+    file.take(MAX_JSON_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(io_error(path))?;
+    if text.len() as u64 > MAX_JSON_BYTES {
+        return Err(ReportError::Input {
+            source_name: path.display().to_string(),
+            message: format!(
+                "larger than {} MiB: not a file a lab run writes",
+                MAX_JSON_BYTES >> 20
+            ),
+        });
+    }
     serde_json::from_str(&text).map_err(|e| ReportError::Input {
         source_name: format!("{}:{}", path.display(), e.line()),
         message: format!("invalid JSON: {e}"),
     })
 }
 
+/// Streams host.csv line by line: memory is bounded by [`MAX_HOST_VALUES`], not by the
+/// size of the file.
 fn read_host_series(path: &Path) -> Result<HostSeries, ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ReportError::Io {
-        path: path.display().to_string(),
-        error,
-    })?;
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let Some((_, header)) = lines.next() else {
+    use pauselab_pause::input::{read_line_limited, LineRead};
+    let file = pauselab_pause::input::open_file(path).map_err(io_error(path))?;
+    let mut input = std::io::BufReader::new(file);
+    let mut buffer = Vec::new();
+    let mut number = 0usize;
+    let mut next_line = |line: &mut Vec<u8>| -> Result<Option<(usize, String)>, ReportError> {
+        loop {
+            line.clear();
+            number += 1;
+            let bad = |message: &str| ReportError::Input {
+                source_name: format!("{}:{number}", path.display()),
+                message: message.to_string(),
+            };
+            match read_line_limited(&mut input, line, MAX_HOST_LINE_BYTES)
+                .map_err(io_error(path))?
+            {
+                LineRead::End => return Ok(None),
+                LineRead::TooLong => {
+                    return Err(bad("a line longer than 64 KiB: not a host series"))
+                }
+                LineRead::Line => {}
+            }
+            let text = std::str::from_utf8(line).map_err(|_| bad("not text"))?;
+            if !text.trim().is_empty() {
+                return Ok(Some((
+                    number,
+                    text.trim_end_matches(['\n', '\r']).to_string(),
+                )));
+            }
+        }
+    };
+    let Some((_, header)) = next_line(&mut buffer)? else {
         return Ok(HostSeries::default());
     };
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
@@ -312,10 +363,20 @@ fn read_host_series(path: &Path) -> Result<HostSeries, ReportError> {
     for name in &names[1..] {
         series.columns.insert(name.to_string(), Vec::new());
     }
-    for (index, line) in lines {
+    let mut values = 0usize;
+    while let Some((number, line)) = next_line(&mut buffer)? {
+        values += names.len();
+        if values > MAX_HOST_VALUES {
+            return Err(ReportError::Input {
+                source_name: format!("{}:{number}", path.display()),
+                message: format!(
+                    "more than {MAX_HOST_VALUES} values: larger than any lab run writes"
+                ),
+            });
+        }
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
         let bad = |what: String| ReportError::Input {
-            source_name: format!("{}:{}", path.display(), index + 1),
+            source_name: format!("{}:{number}", path.display()),
             message: what,
         };
         if cells.len() != names.len() {
