@@ -34,9 +34,14 @@ pub const EXIT_CONDITION: u8 = 3;
 /// A broken pipe elsewhere (a JVM closing its attach socket) stays an error.
 pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
     let broken_pipe = error.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        let kind = match cause.downcast_ref::<std::io::Error>() {
+            Some(io) => Some(io.kind()),
+            // serde_json keeps the io error inside rather than as its source.
+            None => cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind),
+        };
+        kind == Some(std::io::ErrorKind::BrokenPipe)
     });
     broken_pipe && stdout_reader_gone()
 }
