@@ -2,7 +2,7 @@
 //! and, per variant, its interval logs read into summaries.
 
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use pauselab_pause::interval_log::TagFilter;
@@ -315,32 +315,49 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReportErr
     })
 }
 
-/// Streams host.csv line by line: memory is bounded by [`MAX_HOST_VALUES`], not by the
-/// size of the file.
 fn read_host_series(path: &Path) -> Result<HostSeries, ReportError> {
-    use pauselab_pause::input::{read_line_limited, LineRead};
     let file = pauselab_pause::input::open_file(path).map_err(io_error(path))?;
-    let mut input = std::io::BufReader::new(file);
+    HostSeries::read(std::io::BufReader::new(file), &path.display().to_string())
+}
+
+impl HostSeries {
+    /// Reads a host series (host.csv), line by line: memory is bounded by
+    /// [`MAX_HOST_VALUES`], not by the size of the input. Errors name `source_name` and the
+    /// line.
+    pub fn read(mut input: impl BufRead, source_name: &str) -> Result<HostSeries, ReportError> {
+        read_series(&mut input, source_name)
+    }
+}
+
+fn read_series(input: &mut impl BufRead, source_name: &str) -> Result<HostSeries, ReportError> {
+    use pauselab_pause::input::{read_line_limited, LineRead};
+    let at = |number: usize, message: String| ReportError::Input {
+        source_name: format!("{source_name}:{number}"),
+        message,
+    };
     let mut buffer = Vec::new();
     let mut number = 0usize;
     let mut next_line = |line: &mut Vec<u8>| -> Result<Option<(usize, String)>, ReportError> {
         loop {
             line.clear();
             number += 1;
-            let bad = |message: &str| ReportError::Input {
-                source_name: format!("{}:{number}", path.display()),
-                message: message.to_string(),
-            };
-            match read_line_limited(&mut input, line, MAX_HOST_LINE_BYTES)
-                .map_err(io_error(path))?
-            {
+            let read = read_line_limited(input, line, MAX_HOST_LINE_BYTES).map_err(|error| {
+                ReportError::Io {
+                    path: source_name.to_string(),
+                    error,
+                }
+            })?;
+            match read {
                 LineRead::End => return Ok(None),
                 LineRead::TooLong => {
-                    return Err(bad("a line longer than 64 KiB: not a host series"))
+                    return Err(at(
+                        number,
+                        "a line longer than 64 KiB: not a host series".into(),
+                    ))
                 }
                 LineRead::Line => {}
             }
-            let text = std::str::from_utf8(line).map_err(|_| bad("not text"))?;
+            let text = std::str::from_utf8(line).map_err(|_| at(number, "not text".into()))?;
             if !text.trim().is_empty() {
                 return Ok(Some((
                     number,
@@ -354,10 +371,7 @@ fn read_host_series(path: &Path) -> Result<HostSeries, ReportError> {
     };
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
     if names.first() != Some(&"t_s") {
-        return Err(ReportError::Input {
-            source_name: format!("{}:1", path.display()),
-            message: "the first column must be t_s".to_string(),
-        });
+        return Err(at(1, "the first column must be t_s".to_string()));
     }
     let mut series = HostSeries::default();
     for name in &names[1..] {
@@ -367,18 +381,13 @@ fn read_host_series(path: &Path) -> Result<HostSeries, ReportError> {
     while let Some((number, line)) = next_line(&mut buffer)? {
         values += names.len();
         if values > MAX_HOST_VALUES {
-            return Err(ReportError::Input {
-                source_name: format!("{}:{number}", path.display()),
-                message: format!(
-                    "more than {MAX_HOST_VALUES} values: larger than any lab run writes"
-                ),
-            });
+            return Err(at(
+                number,
+                format!("more than {MAX_HOST_VALUES} values: larger than any lab run writes"),
+            ));
         }
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        let bad = |what: String| ReportError::Input {
-            source_name: format!("{}:{number}", path.display()),
-            message: what,
-        };
+        let bad = |what: String| at(number, what);
         if cells.len() != names.len() {
             return Err(bad(format!(
                 "{} fields, the header has {}",
@@ -405,4 +414,42 @@ fn read_host_series(path: &Path) -> Result<HostSeries, ReportError> {
         }
     }
     Ok(series)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Any bytes after a valid header: a series or an error naming a line, never a panic.
+        #[test]
+        fn arbitrary_host_series_parse_or_fail(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2000)) {
+            let mut input = b"t_s,cpu_user_pct,dirty_kb\n".to_vec();
+            input.extend(&body);
+            match HostSeries::read(&input[..], "host.csv") {
+                Ok(series) => {
+                    for column in series.columns.values() {
+                        proptest::prop_assert_eq!(column.len(), series.t_s.len());
+                    }
+                }
+                Err(error) => proptest::prop_assert!(error.to_string().starts_with("host.csv:")),
+            }
+        }
+    }
+
+    #[test]
+    fn host_series_are_capped() {
+        let row = "1,2,3\n";
+        let rows = MAX_HOST_VALUES / 3 + 1;
+        let input = format!("t_s,a,b\n{}", row.repeat(rows));
+        let error = HostSeries::read(input.as_bytes(), "host.csv").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "host.csv:{}: more than {MAX_HOST_VALUES} values: larger than any lab run writes",
+                rows + 1
+            )
+        );
+    }
 }
