@@ -1,6 +1,8 @@
 //! Every command that prints ends quietly when its reader has gone (`pauselab ... | head`):
 //! status 141 like `cat` and `grep`, nothing on stderr, no panic.
 
+mod probe_slowdev;
+
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -69,6 +71,30 @@ fn every_printing_command_exits_141_on_a_closed_pipe() {
         &["probe", "mmap", "--duration", "200ms", probe_dir],
         &["probe", "mmap", "--json", "--duration", "200ms", probe_dir],
         &["--help"],
+    ];
+    for args in commands {
+        assert_quiet_exit(args);
+    }
+}
+
+/// The commands that read a running JVM: watch and jstat print their header first, so they
+/// meet the closed pipe before the first interval ends.
+#[test]
+fn jvm_commands_exit_141_on_a_closed_pipe() {
+    use probe_slowdev::jvm::{available, TestJvm, Tmp};
+    if !available() {
+        eprintln!("skipped: needs JDK 17 and unshare");
+        return;
+    }
+    let jvm = TestJvm::start(Tmp::Tmpfs, &[], 30);
+    let pid = jvm.pid.to_string();
+    let pid = pid.as_str();
+    let commands: &[&[&str]] = &[
+        &["watch", pid, "--interval", "100", "--count", "2"],
+        &["watch", pid, "--json", "--interval", "100", "--count", "2"],
+        &["jstat", "-gcutil", pid],
+        &["jstat", "-gcutil", pid, "100", "3"],
+        &["jstat", "-gc", "--json", pid],
     ];
     for args in commands {
         assert_quiet_exit(args);

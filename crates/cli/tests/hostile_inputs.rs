@@ -219,6 +219,13 @@ fn pipes_and_process_substitution_read_like_files() {
         ]));
         assert_eq!(pause_count(&run), expected, "{file}");
     }
+    // report recognises an input before reading it: a pipe is refused, not half read.
+    let run = run_command(Command::new("bash").args([
+        "-c",
+        &format!("exec \"$0\" report <(cat '{}')", plain.display()),
+        bin(),
+    ]));
+    one_line_error(&run, "is a pipe; report reads each input twice");
 }
 
 #[test]
