@@ -87,7 +87,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(s) => Analyzer::new(options).with_sink(s),
         None => Analyzer::new(options),
     };
-    analyze_inputs(&inputs, &mut analyzer)?;
+    // Inputs that could not be read are named after the report of the others.
+    let failed = match analyze_inputs(&inputs, &mut analyzer) {
+        Ok(()) => Vec::new(),
+        Err(pauselab_gclog::Error::InputsFailed { failed, read }) if read > 0 => failed,
+        Err(error) => return Err(error.into()),
+    };
     let report = analyzer.finish();
     if let (Some(sink), Some(path)) = (sink, &args.hlog) {
         sink.finish()
@@ -114,6 +119,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             eprintln!("pauselab: --fail-on holds: {why}");
             code = ExitCode::from(EXIT_CONDITION);
         }
+    }
+    // A file that could not be read outranks a condition: the report is incomplete.
+    if !failed.is_empty() {
+        for error in failed {
+            super::print_error(&error.into());
+        }
+        code = ExitCode::from(super::EXIT_ERROR);
     }
     Ok(code)
 }

@@ -20,6 +20,16 @@ pub fn shared_gclogs() -> PathBuf {
     repo_root().join("fixtures/reference/gclogs")
 }
 
+/// A fresh, empty directory `group/name` under the tests' temporary directory.
+pub fn fresh_dir(group: &str, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(group)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 pub fn fixtures() -> PathBuf {
     repo_root().join("fixtures/gclogs")
 }
