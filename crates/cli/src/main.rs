@@ -45,7 +45,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Usage errors, --help and --version: clap's message and exit code.
+        Err(usage) => {
+            if usage
+                .print()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::from(commands::EXIT_CLOSED_PIPE);
+            }
+            return ExitCode::from(u8::try_from(usage.exit_code()).unwrap_or(commands::EXIT_ERROR));
+        }
+    };
     let result = match cli.command {
         Command::Analyze(args) => commands::analyze::run(args),
         Command::Jvms(args) => commands::jvms::run(args),
@@ -62,9 +74,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(err) if commands::is_closed_pipe(&err) => ExitCode::from(commands::EXIT_CLOSED_PIPE),
         Err(err) => {
             // One line, the whole cause chain: users grep for it and scripts log it.
-            eprintln!("pauselab: error: {err:#}");
+            commands::print_error(&err);
             ExitCode::from(commands::EXIT_ERROR)
         }
     }

@@ -4,18 +4,13 @@
 mod analyze_support;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use analyze_support::{analyze_json, bin, fixtures, run};
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("analyze-inputs")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    analyze_support::fresh_dir("analyze-inputs", name)
 }
 
 fn fixture_text(name: &str) -> String {

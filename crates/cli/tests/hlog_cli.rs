@@ -17,16 +17,9 @@ fn pauselab(args: &[&str]) -> Output {
         .expect("run pauselab")
 }
 
-/// `shared/data/jhiccup` beside the repository, or `$PAUSELAB_SHARED_DIR/data/jhiccup`.
+/// The published jHiccup logs in the repository (fixtures/reference/jhiccup).
 fn jhiccup_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("PAUSELAB_SHARED_DIR") {
-        return PathBuf::from(dir).join("data/jhiccup");
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/data/jhiccup"))
-        .find(|p| p.join("expected.json").is_file())
-        .expect("shared/data/jhiccup not found beside the repository (set PAUSELAB_SHARED_DIR)")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/reference/jhiccup")
 }
 
 fn expected() -> serde_json::Map<String, serde_json::Value> {

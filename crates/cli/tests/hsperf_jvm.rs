@@ -161,6 +161,8 @@ impl Drop for Jvm {
         signal(self.pid(), libc::SIGCONT);
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A killed JVM (or fake) leaves its attach socket behind.
+        let _ = std::fs::remove_file(format!("/tmp/.java_pid{}", self.pid()));
     }
 }
 
@@ -521,13 +523,15 @@ fn fake_build() -> &'static FakeBuild {
 
 /// Starts a fake JVM as nobody and waits for it to say it is ready.
 fn start_fake_jvm(libjvm: &Path, extra: &[&str]) -> Jvm {
+    let mut cmd = as_nobody(fake_build().fake_jvm.to_str().unwrap());
+    cmd.arg(libjvm).args(extra);
+    spawn_fake_jvm(cmd)
+}
+
+/// Starts a command that ends in exec'ing the fake JVM (same pid), waits until ready.
+fn spawn_fake_jvm(mut cmd: Command) -> Jvm {
     let slot = Slot::take();
-    let mut child = as_nobody(fake_build().fake_jvm.to_str().unwrap())
-        .arg(libjvm)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("fake_jvm starts");
+    let mut child = cmd.stdout(Stdio::piped()).spawn().expect("fake_jvm starts");
     let mut ready = String::new();
     use std::io::BufRead;
     std::io::BufReader::new(child.stdout.take().unwrap())
@@ -773,4 +777,46 @@ fn libjvm_replaced_or_truncated_by_its_owner_neither_blocks_nor_crashes() {
         .set_len(100)
         .unwrap();
     assert_one_line_error(&run(&["perf", &p]), fake.pid(), "not a usable libjvm.so");
+}
+
+#[test]
+fn jvm_whose_passwd_is_a_fifo_is_listed_without_blocking() {
+    // In its own mount namespace the process's /etc/passwd is a FIFO: reading it for the
+    // user name would block `jvms` forever.
+    let dir = scratch_dir("fifo-passwd", 0, 0o755);
+    let fifo = dir.0.join("passwd");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // setpriv itself reads /etc/passwd: the FIFO is mounted once the fake runs.
+    let mut cmd = Command::new("unshare");
+    cmd.args(["-m", "--propagation", "private"]);
+    let fake_as_nobody = as_nobody(fake_build().fake_jvm.to_str().unwrap());
+    cmd.arg(fake_as_nobody.get_program())
+        .args(fake_as_nobody.get_args())
+        .arg(&fake_build().faithful_libjvm);
+    let fake = spawn_fake_jvm(cmd);
+    let mounted = Command::new("nsenter")
+        .args(["-t", &fake.pid().to_string(), "-m", "mount", "--bind"])
+        .arg(&fifo)
+        .arg("/etc/passwd")
+        .status()
+        .unwrap();
+    assert!(mounted.success());
+    let o = Command::new("timeout")
+        .args(["10", bin(), "jvms", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "jvms: {:?} {}", o.status, stderr(&o));
+    let listed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let me = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["pid"] == fake.pid())
+        .unwrap_or_else(|| panic!("not listed: {listed}"));
+    // The host's name for the uid, since the process's own passwd was refused.
+    assert_eq!(me["user"], "nobody");
 }

@@ -277,11 +277,7 @@ fn png_charts_are_written() {
 
 #[test]
 fn interval_logs_and_gc_logs_are_reported_directly() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/data/jhiccup"))
-        .find(|p| p.is_dir())
-        .expect("shared/data/jhiccup beside the repository");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/reference/jhiccup");
     let a = data
         .join("java8x4-async-off_c4_2.jHiccup")
         .display()

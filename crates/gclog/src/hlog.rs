@@ -8,7 +8,12 @@
 //!   is kept and a StartTime header is written.
 //!
 //! Pauses must arrive in log order; one that starts before the current interval (a JVM
-//! restart in the log) is counted in the current interval.
+//! restart in the log) is counted in the current interval. A jump forward of more than
+//! [`MAX_GAP_NS`] (or [`MAX_GAP_INTERVALS`] intervals, whichever is shorter) starts a new
+//! segment: the log continues with the next interval instead of writing empty intervals
+//! across the gap. Such jumps are clock changes, not quiet JVMs: decorations switching from
+//! uptime to wall clock in a rotated set, a host clock set forward, logs of different runs
+//! concatenated.
 
 use std::io::Write;
 
@@ -25,6 +30,10 @@ pub enum HlogMode {
 }
 
 const MS: u64 = 1_000_000;
+/// A day: a longer jump between two pauses starts a new segment.
+pub const MAX_GAP_NS: u64 = 24 * 3_600 * 1_000 * MS;
+/// At most this many empty intervals are written for a gap (100 s at 1 ms intervals).
+pub const MAX_GAP_INTERVALS: u64 = 100_000;
 /// Values up to an hour, 3 significant digits.
 const HIGHEST_NS: u64 = 3_600 * 1_000 * MS;
 
@@ -150,6 +159,14 @@ impl<W: Write> PauseSink for HlogSink<W> {
         if self.writer.is_none() && self.out.is_some() {
             self.start(e, t);
         }
+        let interval_start = self.origin_ns + self.interval_index * self.interval_ns;
+        let max_gap = MAX_GAP_NS.min(MAX_GAP_INTERVALS * self.interval_ns);
+        if t > interval_start + max_gap {
+            // A new segment: close the current interval and carry on from the next one.
+            self.advance_to(interval_start + self.interval_ns);
+            self.origin_ns = t - self.interval_index * self.interval_ns;
+            self.next_tick_ns = t;
+        }
         let t = t.max(self.origin_ns + self.interval_index * self.interval_ns);
         self.advance_to(t);
         let duration_ns = ((e.duration_ms * 1e6) as u64).clamp(1, HIGHEST_NS);
@@ -211,6 +228,28 @@ mod tests {
             [2, 0, 1]
         );
         assert!((iv[0].histogram.max() as f64 - 7e6).abs() < 7e3);
+    }
+
+    #[test]
+    fn a_clock_jump_starts_a_new_segment_instead_of_empty_intervals() {
+        // Uptime stamps, then wall-clock ones (decorations changed in a rotated set).
+        let mut wall = pause(0.0, 4.0);
+        wall.wall_start_ms = Some(1_700_000_000_000.0);
+        for mode in [HlogMode::Pauses, HlogMode::Hiccup] {
+            let iv = intervals(
+                mode,
+                &[pause(1000.0, 5.0), wall.clone(), pause(2500.0, 3.0)],
+            );
+            assert_eq!(iv.len(), 2, "{mode:?}");
+            assert!((iv[1].offset_s - 1.0).abs() < 1e-9, "{mode:?}");
+            assert!(iv[1].histogram.equivalent(iv[1].histogram.max(), 4 * MS));
+        }
+        // A gap under the limit is a quiet JVM: empty intervals, as before.
+        let iv = intervals(
+            HlogMode::Pauses,
+            &[pause(0.0, 1.0), pause(3_600_000.0, 1.0)],
+        );
+        assert_eq!(iv.len(), 3601);
     }
 
     #[test]

@@ -2,20 +2,36 @@
 //! zip and stdin. Compression is recognised by content, not by name.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+use pauselab_pause::input::{escape_control, open_file, Peeked};
 
 use crate::lines::LineReader;
 use crate::parse::parse_line;
 use crate::Error;
 
-/// One readable input, named as the user will see it in messages.
+/// Most files a zip archive may hold: listing is linear, but each member is read to order
+/// them, and a GC log archive holds a rotated set (tens of files), not thousands.
+pub const MAX_ZIP_MEMBERS: usize = 10_000;
+
+/// One readable input, named as the user will see it in messages (control characters
+/// escaped).
 pub struct Input {
     pub name: String,
     pub path: Option<PathBuf>,
-    /// The index of a file inside the zip archive at `path` (an archive holding several
-    /// files is read as one input per file, named `archive.zip!member`).
-    pub zip_entry: Option<usize>,
+    /// A file inside the zip archive at `path` (an archive holding several files is read as
+    /// one input per file, named `archive.zip!member`).
+    pub zip_entry: Option<ZipMember>,
+}
+
+/// Where a member's data lies in its archive, read from the central directory once.
+#[derive(Debug, Clone, Copy)]
+pub struct ZipMember {
+    data_start: u64,
+    compressed_size: u64,
+    method: zip::CompressionMethod,
+    encrypted: bool,
 }
 
 /// Expands the command-line arguments into inputs, in reading order: each rotated set is
@@ -36,7 +52,17 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, Error> {
         let meta = std::fs::metadata(&path);
         if let Ok(m) = &meta {
             if m.is_dir() {
-                return Err(Error::IsDirectory(arg.clone()));
+                return Err(Error::IsDirectory(display_name(&path)));
+            }
+            if !m.is_file() {
+                // A pipe (`<(zcat gc.log.gz)`) or device: opened once, when it is read, so
+                // nothing is consumed by probing; [`open`] refuses what is not a pipe.
+                out.push(Input {
+                    name: display_name(&path),
+                    path: Some(path),
+                    zip_entry: None,
+                });
+                continue;
             }
         }
         let mut set = rotated_siblings(&path);
@@ -45,9 +71,11 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, Error> {
         }
         if set.is_empty() {
             return Err(match meta {
-                Err(e) if e.kind() == io::ErrorKind::NotFound => Error::NotFound(arg.clone()),
-                Err(e) => Error::Io(arg.clone(), e),
-                Ok(_) => Error::NotFound(arg.clone()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    Error::NotFound(display_name(&path))
+                }
+                Err(e) => Error::Io(display_name(&path), e),
+                Ok(_) => Error::NotFound(display_name(&path)),
             });
         }
         order_rotated_set(&mut set);
@@ -57,10 +85,10 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, Error> {
                 continue;
             }
             seen.push(canonical);
-            match zip_members(&p) {
+            match zip_members(&p)? {
                 Some(members) => out.extend(members),
                 None => out.push(Input {
-                    name: p.display().to_string(),
+                    name: display_name(&p),
                     path: Some(p),
                     zip_entry: None,
                 }),
@@ -68,6 +96,11 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, Error> {
         }
     }
     Ok(out)
+}
+
+/// A path as messages show it: control characters escaped.
+fn display_name(path: &Path) -> String {
+    escape_control(&path.display().to_string()).into_owned()
 }
 
 /// `base.N`, `base.N.current`, `base.N.gz` next to `base` (also when `base` is itself one of
@@ -166,7 +199,7 @@ fn first_stamp(path: &Path) -> (Option<i64>, Option<u64>) {
 }
 
 /// The first wall-clock and uptime stamps among the first 200 lines.
-fn first_stamp_of(reader: Box<dyn Read>) -> (Option<i64>, Option<u64>) {
+fn first_stamp_of(reader: Box<dyn Read + '_>) -> (Option<i64>, Option<u64>) {
     let mut lines = LineReader::new(reader);
     for _ in 0..200 {
         let Ok(Some(line)) = lines.next_line() else {
@@ -185,145 +218,132 @@ fn first_stamp_of(reader: Box<dyn Read>) -> (Option<i64>, Option<u64>) {
 pub fn open(input: &Input) -> Result<Box<dyn Read>, Error> {
     match (&input.path, input.zip_entry) {
         (None, _) => decompress(Box::new(io::stdin().lock()), &input.name),
-        (Some(p), Some(index)) => {
-            let member = ZipMemberReader::start(p.clone(), index, input.name.clone());
-            decompress(Box::new(member), &input.name)
-        }
+        (Some(p), Some(member)) => open_zip_member(p, member, &input.name),
         (Some(p), None) => open_path(p),
     }
 }
 
 /// The files of a zip archive holding more than one, oldest first (by their first time
 /// stamps, as a rotated set); None for anything else (a single-file archive streams as it
-/// is, through [`decompress`]).
-fn zip_members(path: &Path) -> Option<Vec<Input>> {
-    let mut file = File::open(path).ok()?;
+/// is, through [`decompress`]). The archive is opened once: the time it takes grows with
+/// the number of members, not with its square.
+fn zip_members(path: &Path) -> Result<Option<Vec<Input>>, Error> {
+    let Ok(mut file) = File::open(path) else {
+        return Ok(None); // reported when the file is read
+    };
     let mut magic = [0u8; 4];
-    file.read_exact(&mut magic).ok()?;
-    if magic != *b"PK\x03\x04" {
-        return None;
+    if file.read_exact(&mut magic).is_err() || magic != *b"PK\x03\x04" {
+        return Ok(None);
     }
-    let mut archive = zip::ZipArchive::new(file).ok()?;
+    let Ok(mut archive) = zip::ZipArchive::new(file) else {
+        return Ok(None); // streamed by `decompress`, which names what is wrong
+    };
+    if archive.len() > MAX_ZIP_MEMBERS {
+        return Err(Error::Zip(
+            display_name(path),
+            format!(
+                "{} entries, more than the {MAX_ZIP_MEMBERS} a GC log archive may hold; unzip the logs you need",
+                archive.len()
+            ),
+        ));
+    }
     let mut members = Vec::new();
+    let mut keys: Vec<AgeKey> = Vec::new();
     for index in 0..archive.len() {
-        let entry = archive.by_index_raw(index).ok()?;
-        if entry.is_file() {
-            members.push(Input {
-                name: format!("{}!{}", path.display(), entry.name()),
-                path: Some(path.to_path_buf()),
-                zip_entry: Some(index),
-            });
+        let Ok(entry) = archive.by_index_raw(index) else {
+            return Ok(None);
+        };
+        if !entry.is_file() {
+            continue;
         }
+        let member = ZipMember {
+            data_start: entry.data_start(),
+            compressed_size: entry.compressed_size(),
+            method: entry.compression(),
+            encrypted: entry.encrypted(),
+        };
+        let input = Input {
+            name: format!(
+                "{}!{}",
+                display_name(path),
+                escape_control(&String::from_utf8_lossy(entry.name_raw()))
+            ),
+            path: Some(path.to_path_buf()),
+            zip_entry: Some(member),
+        };
+        // Members have no modification time of their own here: without stamps they keep
+        // the archive's order.
+        let (wall, uptime) = open(&input).map(first_stamp_of).unwrap_or((None, None));
+        keys.push((wall, uptime, None));
+        members.push(input);
     }
     if members.len() < 2 {
-        return None;
+        return Ok(None);
     }
-    // Members have no modification time of their own here: without stamps they keep the
-    // archive's order.
-    let keys: Vec<AgeKey> = members
-        .iter()
-        .map(|m| {
-            let (wall, uptime) = open(m).map(first_stamp_of).unwrap_or((None, None));
-            (wall, uptime, None)
-        })
-        .collect();
     let mut slots: Vec<Option<Input>> = members.into_iter().map(Some).collect();
-    Some(
+    Ok(Some(
         oldest_first(&keys)
             .iter()
             .filter_map(|&i| slots[i].take())
             .collect(),
-    )
+    ))
 }
 
-/// Streams one member of a zip archive: a thread decompresses it into a bounded channel
-/// (the `zip` crate's member reader borrows its archive, so it cannot be handed out), and
-/// stops when the reader is dropped.
-struct ZipMemberReader {
-    chunks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
-    current: Vec<u8>,
-    position: usize,
-}
-
-impl ZipMemberReader {
-    fn start(path: PathBuf, index: usize, name: String) -> ZipMemberReader {
-        let (sender, chunks) = std::sync::mpsc::sync_channel(4);
-        std::thread::spawn(move || {
-            let result = (|| -> io::Result<()> {
-                let file = File::open(&path)?;
-                let mut archive = zip::ZipArchive::new(file).map_err(io::Error::other)?;
-                let mut member = archive.by_index(index).map_err(io::Error::other)?;
-                loop {
-                    let mut chunk = vec![0u8; 64 * 1024];
-                    let n = member.read(&mut chunk)?;
-                    if n == 0 {
-                        return Ok(());
-                    }
-                    chunk.truncate(n);
-                    if sender.send(Ok(chunk)).is_err() {
-                        return Ok(()); // the reader is gone
-                    }
-                }
-            })();
-            if let Err(e) = result {
-                let _ = sender.send(Err(io::Error::new(e.kind(), format!("{name}: {e}"))));
-            }
-        });
-        ZipMemberReader {
-            chunks,
-            current: Vec::new(),
-            position: 0,
-        }
+/// Streams one member of a zip archive from where the central directory says it lies.
+fn open_zip_member(path: &Path, member: ZipMember, name: &str) -> Result<Box<dyn Read>, Error> {
+    use std::io::{Seek, SeekFrom};
+    let bad = |msg: &str| Error::Zip(name.to_string(), msg.to_string());
+    if member.encrypted {
+        return Err(bad("encrypted entries are not supported"));
     }
-}
-
-impl Read for ZipMemberReader {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        while self.position == self.current.len() {
-            match self.chunks.recv() {
-                Ok(Ok(chunk)) => {
-                    self.current = chunk;
-                    self.position = 0;
-                }
-                Ok(Err(e)) => return Err(e),
-                Err(_) => return Ok(0), // finished
-            }
+    let mut file = File::open(path).map_err(|e| Error::Io(name.to_string(), e))?;
+    file.seek(SeekFrom::Start(member.data_start))
+        .map_err(|e| Error::Io(name.to_string(), e))?;
+    let data = io::BufReader::new(file).take(member.compressed_size);
+    let content: Box<dyn Read> = match member.method {
+        zip::CompressionMethod::Deflated => Box::new(flate2::read::DeflateDecoder::new(data)),
+        zip::CompressionMethod::Stored => Box::new(data),
+        m => {
+            return Err(bad(&format!(
+                "compression method {m} is not supported (only deflate and stored)"
+            )))
         }
-        let n = out.len().min(self.current.len() - self.position);
-        out[..n].copy_from_slice(&self.current[self.position..self.position + n]);
-        self.position += n;
-        Ok(n)
-    }
+    };
+    // A member may itself be a .gz file.
+    decompress(content, name)
 }
 
 fn open_path(path: &Path) -> Result<Box<dyn Read>, Error> {
-    let name = path.display().to_string();
-    let file = File::open(path).map_err(|e| match e.kind() {
+    let name = display_name(path);
+    let file = open_file(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => Error::NotFound(name.clone()),
         _ => Error::Io(name.clone(), e),
     })?;
     decompress(Box::new(file), &name)
 }
 
+/// Recognises gzip and zip by their first bytes, which stay part of the stream (a pipe is
+/// read once).
 fn decompress(reader: Box<dyn Read>, name: &str) -> Result<Box<dyn Read>, Error> {
-    let mut buffered = BufReader::with_capacity(64 * 1024, reader);
-    let head = match buffered.fill_buf() {
-        Ok(h) => h,
+    let peeked = Peeked::new(reader, 4).map_err(|e| match e {
         // EISDIR: a directory given as stdin or raced in after the metadata check.
-        Err(e) if e.raw_os_error() == Some(21) => return Err(Error::IsDirectory(name.to_string())),
-        Err(e) => return Err(Error::Io(name.to_string(), e)),
-    };
-    if head.starts_with(&[0x1f, 0x8b]) {
-        return Ok(Box::new(flate2::read::MultiGzDecoder::new(buffered)));
+        _ if e.kind() == io::ErrorKind::IsADirectory => Error::IsDirectory(name.to_string()),
+        _ => Error::Io(name.to_string(), e),
+    })?;
+    if peeked.is_gzip() {
+        return Ok(Box::new(flate2::read::MultiGzDecoder::new(peeked)));
     }
-    if head.starts_with(b"PK\x03\x04") {
-        return open_zip_entry(buffered, name);
+    if peeked.head() == b"PK\x03\x04" {
+        return open_zip_entry(io::BufReader::new(peeked), name);
     }
-    Ok(Box::new(buffered))
+    Ok(Box::new(peeked))
 }
 
 /// Streams the first file entry of a zip archive (GC logs are zipped one per archive).
-fn open_zip_entry(mut r: BufReader<Box<dyn Read>>, name: &str) -> Result<Box<dyn Read>, Error> {
+fn open_zip_entry(
+    mut r: io::BufReader<Peeked<Box<dyn Read>>>,
+    name: &str,
+) -> Result<Box<dyn Read>, Error> {
     let bad = |msg: &str| Error::Zip(name.to_string(), msg.to_string());
     loop {
         let mut header = [0u8; 30];

@@ -43,90 +43,41 @@ pub enum Error {
     },
     #[error("no input contains GC or safepoint log lines ({0})")]
     NothingToAnalyze(String),
+    /// Some inputs could not be read; `read` others were analyzed.
+    #[error("{}", join_errors(.failed))]
+    InputsFailed { failed: Vec<Error>, read: usize },
+}
+
+fn join_errors(errors: &[Error]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Reads every input and analyzes them as one log (a rotated set, or several files of one
-/// service), warning about empty inputs and failing on inputs that are not GC logs.
+/// service), warning about empty inputs. An input that cannot be read or is not a GC log
+/// does not stop the others: the analysis covers the readable ones and the result is
+/// [`Error::InputsFailed`] listing the others (a single failed input is its own error).
 pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> Result<(), Error> {
     let mut empty = Vec::new();
+    let mut failed = Vec::new();
     for input in inputs {
-        let reader = input::open(input)?;
-        analyzer.begin_file(&input.name);
-        let mut lines = lines::LineReader::new(reader);
-        let mut stitcher = stitch::Stitcher::new();
-        let mut first_text: Option<(u64, String)> = None;
-        let mut binary_lines = 0u64;
-        let mut count = 0u64;
-        loop {
-            let line = lines
-                .next_line()
-                .map_err(|e| Error::Io(input.name.clone(), e))?;
-            let Some(line) = line else { break };
-            count += 1;
-            let looks_binary = line.truncated || is_binary(line.bytes);
-            if looks_binary {
-                binary_lines += 1;
-                if binary_lines >= 3 && analyzer.recognised_lines() == 0 {
-                    return Err(Error::Binary {
-                        file: input.name.clone(),
-                        line: line.number,
-                    });
-                }
-            }
-            if first_text.is_none() && !line.bytes.is_empty() {
-                first_text = Some((line.number, printable(line.bytes)));
-            }
-            let (unterminated, truncated) = (line.unterminated, line.truncated);
-            let mut feed = |bytes: &[u8], number: u64| {
-                analyzer.line(bytes, number, unterminated, truncated);
-            };
-            if truncated {
-                stitcher.finish(&mut feed);
-                feed(line.bytes, line.number);
-            } else {
-                stitcher.push(line.bytes, line.number, &mut feed);
-            }
+        match analyze_input(input, analyzer) {
+            Ok(Content::Lines) => {}
+            Ok(Content::Empty) => empty.push(input.name.clone()),
+            Err(error) => failed.push(error),
         }
-        stitcher.finish(&mut |bytes, number| analyzer.line(bytes, number, false, false));
-        analyzer.set_line_count(count);
-        if stitcher.overflows() > 0 {
-            analyzer.warn(
-                &input.name,
-                None,
-                format!(
-                    "{} event(s) spread over more than {} KiB of lines were not joined (counted as unparsed)",
-                    stitcher.overflows(),
-                    stitch::MAX_PENDING / 1024
-                ),
-            );
-        }
-        analyzer.end_file(lines.bytes_read());
-        if count == 0 {
-            empty.push(input.name.clone());
-            analyzer.warn(&input.name, None, "empty file".to_string());
-            continue;
-        }
-        if analyzer.recognised_lines() == 0 {
-            if binary_lines > 0 {
-                return Err(Error::Binary {
-                    file: input.name.clone(),
-                    line: 1,
-                });
-            }
-            if let Some((line, text)) = first_text {
-                return Err(Error::NotAGcLog {
-                    file: input.name.clone(),
-                    line,
-                    text,
-                });
-            }
-            empty.push(input.name.clone());
-            analyzer.warn(
-                &input.name,
-                None,
-                "no log lines (only blank lines)".to_string(),
-            );
-        }
+    }
+    if failed.len() == 1 && inputs.len() == 1 {
+        return Err(failed.remove(0));
+    }
+    if !failed.is_empty() {
+        return Err(Error::InputsFailed {
+            read: inputs.len() - failed.len() - empty.len(),
+            failed,
+        });
     }
     if !inputs.is_empty() && empty.len() == inputs.len() {
         return Err(Error::NothingToAnalyze(format!(
@@ -135,6 +86,97 @@ pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> R
         )));
     }
     Ok(())
+}
+
+/// What a readable input held.
+enum Content {
+    Lines,
+    /// No lines, or only blank ones (warned about).
+    Empty,
+}
+
+fn analyze_input(input: &input::Input, analyzer: &mut Analyzer<'_>) -> Result<Content, Error> {
+    let reader = input::open(input)?;
+    analyzer.begin_file(&input.name);
+    let recognised_before = analyzer.recognised_lines();
+    let mut lines = lines::LineReader::new(reader);
+    let mut stitcher = stitch::Stitcher::new();
+    let mut first_text: Option<(u64, String)> = None;
+    let mut binary_lines = 0u64;
+    let mut count = 0u64;
+    loop {
+        let line = lines
+            .next_line()
+            .map_err(|e| Error::Io(input.name.clone(), e))?;
+        let Some(line) = line else { break };
+        count += 1;
+        // Binary data matters only while nothing of this input was recognised (see below):
+        // once it is known to be a log, skip the check, it costs as much as parsing.
+        let unknown = analyzer.recognised_lines() == recognised_before;
+        let looks_binary = line.truncated || (unknown && is_binary(line.bytes));
+        if looks_binary {
+            binary_lines += 1;
+            if binary_lines >= 3 && unknown {
+                return Err(Error::Binary {
+                    file: input.name.clone(),
+                    line: line.number,
+                });
+            }
+        }
+        if first_text.is_none() && !line.bytes.is_empty() {
+            first_text = Some((line.number, printable(line.bytes)));
+        }
+        let (unterminated, truncated) = (line.unterminated, line.truncated);
+        let mut feed = |bytes: &[u8], number: u64| {
+            analyzer.line(bytes, number, unterminated, truncated);
+        };
+        if truncated {
+            stitcher.finish(&mut feed);
+            feed(line.bytes, line.number);
+        } else {
+            stitcher.push(line.bytes, line.number, &mut feed);
+        }
+    }
+    stitcher.finish(&mut |bytes, number| analyzer.line(bytes, number, false, false));
+    analyzer.set_line_count(count);
+    if stitcher.overflows() > 0 {
+        analyzer.warn(
+            &input.name,
+            None,
+            format!(
+                "{} event(s) spread over more than {} KiB of lines were not joined (counted as unparsed)",
+                stitcher.overflows(),
+                stitch::MAX_PENDING / 1024
+            ),
+        );
+    }
+    analyzer.end_file(lines.bytes_read());
+    if count == 0 {
+        analyzer.warn(&input.name, None, "empty file".to_string());
+        return Ok(Content::Empty);
+    }
+    if analyzer.recognised_lines() == recognised_before {
+        if binary_lines > 0 {
+            return Err(Error::Binary {
+                file: input.name.clone(),
+                line: 1,
+            });
+        }
+        if let Some((line, text)) = first_text {
+            return Err(Error::NotAGcLog {
+                file: input.name.clone(),
+                line,
+                text,
+            });
+        }
+        analyzer.warn(
+            &input.name,
+            None,
+            "no log lines (only blank lines)".to_string(),
+        );
+        return Ok(Content::Empty);
+    }
+    Ok(Content::Lines)
 }
 
 /// A line with control bytes other than tab, or invalid UTF-8 in most of it.

@@ -18,9 +18,12 @@ pub struct LineReader<R> {
     skipping: bool,
     line_no: u64,
     bytes_read: u64,
+    /// `\n` (also ending `\r\n` lines), or `\r` for a log whose lines end in a lone CR
+    /// (classic Mac OS, some Windows tools), decided on the first line.
+    terminator: u8,
 }
 
-/// One line without its terminator (`\n` or `\r\n`).
+/// One line without its terminator (`\n`, `\r\n` or `\r`).
 pub struct Line<'a> {
     pub bytes: &'a [u8],
     /// 1-based.
@@ -42,6 +45,7 @@ impl<R: Read> LineReader<R> {
             skipping: false,
             line_no: 0,
             bytes_read: 0,
+            terminator: b'\n',
         }
     }
 
@@ -52,7 +56,7 @@ impl<R: Read> LineReader<R> {
     /// The next line, or `None` at the end of the input.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         loop {
-            if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+            if let Some(pos) = memchr::memchr(self.terminator, &self.buf[self.start..self.end]) {
                 let line_start = self.start;
                 let line_end = self.start + pos;
                 self.start = line_end + 1;
@@ -75,6 +79,13 @@ impl<R: Read> LineReader<R> {
                 }));
             }
             let pending = self.end - self.start;
+            if self.line_no == 0
+                && self.terminator == b'\n'
+                && ends_lines_in_cr(&self.buf[self.start..self.end])
+            {
+                self.terminator = b'\r';
+                continue;
+            }
             if pending >= MAX_LINE {
                 // Overlong line: hand out its first MAX_LINE bytes, drop the rest.
                 let line_start = self.start;
@@ -125,6 +136,11 @@ impl<R: Read> LineReader<R> {
     }
 }
 
+/// The first line ends in a lone CR (no LF anywhere before it, none right after it).
+fn ends_lines_in_cr(text: &[u8]) -> bool {
+    memchr::memchr(b'\r', text).is_some_and(|cr| text.get(cr + 1).is_some_and(|&b| b != b'\n'))
+}
+
 fn trim_cr(line: &[u8]) -> &[u8] {
     match line.last() {
         Some(b'\r') => &line[..line.len() - 1],
@@ -153,6 +169,24 @@ mod tests {
         assert_eq!(lines[2].0, b"");
         assert_eq!(lines[3], (b"ccc".to_vec(), 4, true, false));
         assert!(!lines[1].2);
+    }
+
+    #[test]
+    fn lines_ending_in_a_lone_cr_are_split() {
+        let lines = collect(
+            b"0.1: [GC 1K->0K(2K), 0.0010000 secs]\r0.2: [GC 1K->0K(2K), 0.0020000 secs]\r\rlast",
+        );
+        let texts: Vec<&[u8]> = lines.iter().map(|l| &l.0[..]).collect();
+        assert_eq!(
+            texts,
+            [
+                &b"0.1: [GC 1K->0K(2K), 0.0010000 secs]"[..],
+                b"0.2: [GC 1K->0K(2K), 0.0020000 secs]",
+                b"",
+                b"last"
+            ]
+        );
+        assert!(lines[3].2);
     }
 
     #[test]

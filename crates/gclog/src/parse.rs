@@ -496,6 +496,8 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
     if rest.starts_with(b"[CMS-concurrent")
         || rest.starts_with(b"[CMS")
         || rest.starts_with(b"[ASCMS")
+        // JDK 8 Shenandoah's concurrent phases
+        || rest.starts_with(b"[Concurrent ")
     {
         return parsed(Record::Other);
     }
@@ -531,6 +533,11 @@ pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
     (stamp, strip_gc_id(rest))
 }
 
+/// Position of the first `": "` (a two-byte needle: cheaper than building a memmem searcher).
+fn find_colon_space(s: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b':', s).find(|&at| s.get(at + 1) == Some(&b' '))
+}
+
 /// `#12: ` (`-XX:+PrintGCID`).
 fn strip_gc_id(rest: &[u8]) -> &[u8] {
     let Some(after_hash) = rest.strip_prefix(b"#") else {
@@ -548,7 +555,7 @@ fn jdk8_stamps(line: &[u8]) -> (Stamp, &[u8]) {
     let mut rest = line;
     // Two date stamps when two JVM threads began their lines at once; the later one counts.
     while rest.len() > 24 && rest[4] == b'-' && rest[0].is_ascii_digit() {
-        let Some(colon_sp) = memchr::memmem::find(rest, b": ") else {
+        let Some(colon_sp) = find_colon_space(rest) else {
             break;
         };
         let Some(ms) = iso_timestamp_ms(&rest[..colon_sp]) else {
@@ -558,7 +565,7 @@ fn jdk8_stamps(line: &[u8]) -> (Stamp, &[u8]) {
         rest = &rest[colon_sp + 2..];
     }
     if rest.first().is_some_and(u8::is_ascii_digit) {
-        if let Some(colon_sp) = memchr::memmem::find(&rest[..rest.len().min(32)], b": ") {
+        if let Some(colon_sp) = find_colon_space(&rest[..rest.len().min(32)]) {
             if let Some(ns) = secs_to_ns(&rest[..colon_sp]) {
                 stamp.uptime_ns = Some(ns);
                 rest = &rest[colon_sp + 2..];

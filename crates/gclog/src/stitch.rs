@@ -16,6 +16,10 @@
 //! Streaming: the event being stitched is the only state, capped at [`MAX_PENDING`] bytes;
 //! an event that grows beyond is handed on as it is (and counted as unparsed).
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
 use crate::parse::jdk8_prefix;
 
 /// Longest event text held while its brackets are open (a real event is a few KiB even
@@ -37,6 +41,10 @@ const PRINTOUT_STARTS: [&[u8]; 6] = [
     b"Mark stack is full",
 ];
 
+/// [`PRINTOUT_STARTS`] ready to search (building a searcher costs more than a search).
+static PRINTOUT_FINDERS: LazyLock<Vec<Finder<'static>>> =
+    LazyLock::new(|| PRINTOUT_STARTS.iter().map(|m| Finder::new(*m)).collect());
+
 /// Joins the lines of JDK 8 events; see the module documentation.
 #[derive(Default)]
 pub struct Stitcher {
@@ -51,12 +59,50 @@ pub struct Stitcher {
     holds_scavenge: bool,
     /// Scratch buffer for a line with fragments cut out.
     scratch: Vec<u8>,
+    /// Concurrent phases cut out of the open event, handed on after it (they were written
+    /// after it began, so time stamps stay in order).
+    held: Held,
     overflows: u64,
+}
+
+/// Lines kept back, one after the other in `text`, each with its end and line number.
+#[derive(Default)]
+struct Held {
+    text: Vec<u8>,
+    lines: Vec<(usize, u64)>,
+}
+
+impl Held {
+    fn push(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+        if self.text.len() + line.len() > MAX_PENDING {
+            // Never grow without bound: out of order rather than lost.
+            emit(line, number);
+            return;
+        }
+        self.text.extend_from_slice(line);
+        self.lines.push((self.text.len(), number));
+    }
+
+    fn flush(&mut self, emit: &mut dyn FnMut(&[u8], u64)) {
+        let mut start = 0;
+        for &(end, number) in &self.lines {
+            emit(&self.text[start..end], number);
+            start = end;
+        }
+        self.text.clear();
+        self.lines.clear();
+    }
 }
 
 impl Stitcher {
     pub fn new() -> Self {
         Stitcher::default()
+    }
+
+    /// Bytes held for the open event and the concurrent phases cut out of it (at most
+    /// 2 x [`MAX_PENDING`]).
+    pub fn held_bytes(&self) -> usize {
+        self.pending.len() + self.held.text.len()
     }
 
     /// Events handed on unfinished because they outgrew [`MAX_PENDING`].
@@ -76,6 +122,9 @@ impl Stitcher {
         } else {
             self.continue_event(line, number, emit);
         }
+        if self.pending.is_empty() {
+            self.held.flush(emit);
+        }
     }
 
     /// Hands on an event left open (the log ends inside it): it parses as incomplete.
@@ -84,6 +133,7 @@ impl Stitcher {
             emit(&self.pending, self.first_line);
             self.reset();
         }
+        self.held.flush(emit);
     }
 
     fn reset(&mut self) {
@@ -96,7 +146,7 @@ impl Stitcher {
     fn open(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
-        cut_fragments(line, number, &mut kept, emit);
+        cut_fragments(line, number, &mut kept, &mut self.held, emit);
         self.open_kept(&kept, number, emit);
         self.scratch = kept;
     }
@@ -124,7 +174,7 @@ impl Stitcher {
     fn continue_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
-        cut_fragments(line, number, &mut kept, emit);
+        cut_fragments(line, number, &mut kept, &mut self.held, emit);
         let part = &kept[..printout_start(&kept).unwrap_or(kept.len())];
         match continuation(part) {
             Continuation::Printout => {}
@@ -186,10 +236,7 @@ fn bracket_depth(text: &[u8], mut depth: usize) -> usize {
 }
 
 fn printout_start(text: &[u8]) -> Option<usize> {
-    PRINTOUT_STARTS
-        .iter()
-        .filter_map(|m| memchr::memmem::find(text, m))
-        .min()
+    PRINTOUT_FINDERS.iter().filter_map(|f| f.find(text)).min()
 }
 
 enum Continuation {
@@ -247,16 +294,27 @@ fn trim_start(s: &[u8]) -> &[u8] {
 
 /// Copies `line` into `kept` without its G1 ergonomics and concurrent phase fragments
 /// (each with the time stamps before it); concurrent phases, with the `[Times: ...]` that
-/// follows them, are handed to `emit` as lines of their own.
-fn cut_fragments(line: &[u8], number: u64, kept: &mut Vec<u8>, emit: &mut dyn FnMut(&[u8], u64)) {
+/// follows them, go to `held` as lines of their own.
+fn cut_fragments(
+    line: &[u8],
+    number: u64,
+    kept: &mut Vec<u8>,
+    held: &mut Held,
+    emit: &mut dyn FnMut(&[u8], u64),
+) {
     let mut rest = line;
     loop {
-        let found = DROPPED_FRAGMENTS
-            .iter()
-            .map(|m| (m, false))
-            .chain(CONCURRENT_FRAGMENTS.iter().map(|m| (m, true)))
-            .filter_map(|(m, keep)| memchr::memmem::find(rest, m).map(|at| (at, keep)))
-            .min_by_key(|&(at, _)| at);
+        // Every fragment starts with a bracket: look only where one opens.
+        let found = memchr::memchr_iter(b'[', rest).find_map(|at| {
+            let here = &rest[at..];
+            if DROPPED_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
+                Some((at, false))
+            } else if CONCURRENT_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
+                Some((at, true))
+            } else {
+                None
+            }
+        });
         let Some((at, concurrent)) = found else {
             kept.extend_from_slice(rest);
             return;
@@ -271,7 +329,7 @@ fn cut_fragments(line: &[u8], number: u64, kept: &mut Vec<u8>, emit: &mut dyn Fn
                     end += spaces + close + 1;
                 }
             }
-            emit(&rest[start..end], number);
+            held.push(&rest[start..end], number, emit);
         }
         kept.extend_from_slice(&rest[..start]);
         rest = &rest[end..];

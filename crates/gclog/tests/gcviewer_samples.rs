@@ -1,4 +1,4 @@
-//! Every log of GCViewer's test corpus (shared/data/gclogs/gcviewer-samples.tar.gz) against
+//! Every log of GCViewer's test corpus (fixtures/reference/gclogs/gcviewer-samples.tar.gz) against
 //! the pause counts and sums of tests/data/gcviewer_samples.tsv (taken from GCViewer's own
 //! assertions; each row says where its numbers come from), and pause counts against an
 //! independent count with grep on the logs that spread events over several lines.
@@ -7,18 +7,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use pauselab_gclog::findings::Severity;
 use pauselab_gclog::{analyze_inputs, input::Input, Analyzer, Options, Report};
 
-/// `shared/data/gclogs` beside the repository, or `$PAUSELAB_SHARED_DIR/data/gclogs`.
+/// The field's GC logs in the repository (fixtures/reference/gclogs).
 fn gclogs_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("PAUSELAB_SHARED_DIR") {
-        return PathBuf::from(dir).join("data/gclogs");
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/data/gclogs"))
-        .find(|p| p.join("gcviewer-samples.tar.gz").is_file())
-        .expect("shared/data/gclogs not found beside the repository (set PAUSELAB_SHARED_DIR)")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/reference/gclogs")
 }
 
 /// The corpus unpacked into a temporary directory; returns its `logs/` directory.
@@ -178,6 +172,81 @@ fn events_over_several_lines_match_an_independent_count() {
             report.unparsed_lines, unparsed,
             "{file}: {:?}",
             report.first_unparsed
+        );
+    }
+}
+
+#[test]
+fn cr_and_crlf_line_ends_give_the_same_pauses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = unpack(tmp.path());
+    for file in [
+        "SampleSun1_7_0CmsPrintFlsStats2.txt",
+        "SampleSun1_8_0G1PrintGCCausePrintTenuringDistribution.txt",
+    ] {
+        let text = std::fs::read(logs.join(file)).unwrap();
+        let reference = analyze(&logs.join(file)).unwrap();
+        for (ending, name) in [(&b"\r"[..], "cr.log"), (b"\r\n", "crlf.log")] {
+            let converted: Vec<u8> = text.split(|&b| b == b'\n').collect::<Vec<_>>().join(ending);
+            let path = tmp.path().join(name);
+            std::fs::write(&path, converted).unwrap();
+            let report = analyze(&path).unwrap();
+            assert_eq!(
+                report.pauses.summary.count, reference.pauses.summary.count,
+                "{file} {name}"
+            );
+            assert_eq!(
+                report.pauses.summary.total_ms,
+                reference.pauses.summary.total_ms
+            );
+            assert_eq!(
+                report.inputs[0].lines, reference.inputs[0].lines,
+                "{file} {name}"
+            );
+        }
+    }
+}
+
+/// Safepoints around pauses that are now read are GCs: no "safepoints without a GC"
+/// warning on logs whose only long stops are GC pauses split over several lines.
+#[test]
+fn stops_of_joined_pauses_are_not_reported_as_non_gc_safepoints() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = unpack(tmp.path());
+    // (file, the longest stopped-time line that follows no GC pause, ms)
+    for (file, longest_non_gc_ms) in [
+        (
+            "SampleSun1_7_0CMS_PrintTenuringDistributionPromotionFailure.txt",
+            8.277,
+        ),
+        (
+            "SampleSun1_7_0_51_CMS_PrintApplStoppedTime_TenuringDist.txt",
+            0.0,
+        ),
+        (
+            "SampleSun1_7_0G1_AppStopped_TenuringDist_Ergonomics_comma.txt",
+            0.306,
+        ),
+        ("SampleSun1_7_0Parallel_Tenuring_PrintGCCause.txt", 0.0),
+    ] {
+        let report = analyze(&logs.join(file)).unwrap();
+        let non_gc = report
+            .safepoints
+            .operations
+            .iter()
+            .filter(|o| o.gc == Some(false))
+            .map(|o| o.max_ms)
+            .fold(0.0, f64::max);
+        assert!(
+            (non_gc - longest_non_gc_ms).abs() < 0.001,
+            "{file}: {non_gc}"
+        );
+        assert!(
+            report
+                .findings
+                .iter()
+                .all(|f| f.rule != "non_gc_safepoints" || f.severity == Severity::Info),
+            "{file}"
         );
     }
 }

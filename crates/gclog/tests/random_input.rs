@@ -3,6 +3,7 @@
 //! stay consistent.
 
 use pauselab_gclog::parse::parse_line;
+use pauselab_gclog::stitch::{Stitcher, MAX_PENDING};
 use pauselab_gclog::{analysis::Analyzer, Options};
 use proptest::prelude::*;
 
@@ -13,6 +14,28 @@ const REAL_LINES: [&str; 6] = [
     "2.193: [GC 2.193: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]",
     "5.0: Total time for which application threads were stopped: 0.0123450 seconds, Stopping threads took: 0.0001230 seconds",
     "0.084: ParallelGCFailedAllocation       [      10          0              0    ]      [     0     0     2     1     5    ]  0",
+];
+
+/// Pieces of JDK 6-8 events spread over several lines, as the JVM prints them.
+const EVENT_PIECES: [&str; 18] = [
+    "1.0: [GC (Allocation Failure) ",
+    "1.0: [GC (Allocation Failure)AdaptiveSizePolicy::compute_survivor_space_size_and_thresh: survived: 1",
+    "Desired survivor size 1048576 bytes, new threshold 1 (max 15)",
+    "- age   1:    1159392 bytes,    1159392 total",
+    " [PSYoungGen: 10K->1K(20K)] 30K->2K(90K), 0.0050000 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]",
+    "2.0: [GC pause (G1 Evacuation Pause) (young) 2.0: [G1Ergonomics (CSet Construction) start choosing CSet]",
+    ", 0.0100000 secs]",
+    "3.0: [GC 3.0: [ParNew",
+    ": 100K->10K(200K), 0.0100000 secs] 300K->20K(900K)After GC:",
+    "3.1: [CMS3.2: [CMS-concurrent-mark: 0.100/0.200 secs] [Times: user=0.10 sys=0.00, real=0.20 secs]",
+    " (concurrent mode failure): 1K->1K(2K), 0.5000000 secs] 3K->1K(9K), 0.6000000 secs]",
+    "{Heap before GC invocations=1 (full 0):",
+    " par new generation   total 1K, used 1K [0x0, 0x1, 0x2)",
+    "}",
+    "4.0: Total time for which application threads were stopped: 0.0100000 seconds",
+    "5.0: [Full GC (Allocation Failure) ",
+    "[GC [YG occupancy: 1 K (2 K)]",
+    "[[[[[[[[",
 ];
 
 fn feed(lines: &[Vec<u8>]) -> pauselab_gclog::Report {
@@ -63,5 +86,40 @@ proptest! {
         prop_assert!(r.worst.len() <= 10);
         prop_assert!(r.unparsed_lines <= picks.len() as u64);
         prop_assert!(r.pauses.summary.max_ms >= r.pauses.summary.p99_ms);
+    }
+
+    #[test]
+    fn partial_events_in_any_order_keep_the_state_bounded(
+        picks in proptest::collection::vec(
+            prop_oneof![
+                4 => (0..EVENT_PIECES.len()).prop_map(|i| EVENT_PIECES[i].as_bytes().to_vec()),
+                1 => proptest::collection::vec(any::<u8>(), 0..2000),
+                1 => (1usize..30_000).prop_map(|n| vec![b'['; n]),
+            ],
+            0..60,
+        ),
+    ) {
+        let mut stitcher = Stitcher::new();
+        let mut analyzer = Analyzer::new(Options::default());
+        analyzer.begin_file("random");
+        let mut emitted = 0u64;
+        for (i, line) in picks.iter().enumerate() {
+            stitcher.push(line, i as u64 + 1, &mut |l, n| {
+                emitted += 1;
+                analyzer.line(l, n, false, false);
+            });
+            prop_assert!(stitcher.held_bytes() <= 2 * MAX_PENDING);
+        }
+        stitcher.finish(&mut |l, n| {
+            emitted += 1;
+            analyzer.line(l, n, false, false);
+        });
+        prop_assert_eq!(stitcher.held_bytes(), 0);
+        analyzer.end_file(0);
+        let report = analyzer.finish();
+        // A pause needs a closing bracket: never more pauses than logical lines.
+        prop_assert!(report.pauses.summary.count <= emitted);
+        let pauses: u64 = report.pauses.by_name.iter().map(|n| n.count).sum();
+        prop_assert_eq!(pauses, report.pauses.summary.count);
     }
 }

@@ -362,8 +362,14 @@ impl Trigger {
     fn create(pid: u32, status: &ProcStatus, tmp: &Path) -> Result<Trigger> {
         let name = format!(".attach_pid{}", status.ns_pid);
         let mut refusals = Vec::new();
-        for dir in [process::proc_path(pid, "cwd"), tmp.to_path_buf()] {
-            match Trigger::create_in(&dir, &name, status.uid) {
+        // `/proc/<pid>/cwd` is a link to follow on purpose (the kernel resolves it to the
+        // very directory); a link in place of `tmp` is not followed.
+        let candidates = [
+            (process::proc_path(pid, "cwd"), OFlag::empty()),
+            (tmp.to_path_buf(), OFlag::O_NOFOLLOW),
+        ];
+        for (dir, follow) in candidates {
+            match Trigger::create_in(&dir, follow, &name, status.uid) {
                 Ok(trigger) => return Ok(trigger),
                 Err(why) => refusals.push(format!("{}: {why}", dir.display())),
             }
@@ -377,14 +383,7 @@ impl Trigger {
         ))
     }
 
-    fn create_in(dir_path: &Path, name: &str, uid: u32) -> Result<Trigger, String> {
-        // `/proc/<pid>/cwd` is a link to follow on purpose (the kernel resolves it to the
-        // very directory); the other candidates are opened without following a final link.
-        let follow = if dir_path.ends_with("cwd") {
-            OFlag::empty()
-        } else {
-            OFlag::O_NOFOLLOW
-        };
+    fn create_in(dir_path: &Path, follow: OFlag, name: &str, uid: u32) -> Result<Trigger, String> {
         let dir = open(
             dir_path,
             OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC | follow,

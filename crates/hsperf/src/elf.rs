@@ -159,6 +159,7 @@ impl<'a, R: ReadAt + ?Sized> ElfFile<'a, R> {
         )?;
 
         let mut seen = vec![false; wanted.len()];
+        let longest = wanted.iter().map(|w| w.len()).max().unwrap_or(0);
         let count = table_size / entry_size;
         let start = symtab.sh_offset.get(e);
         let mut index = 0;
@@ -169,7 +170,7 @@ impl<'a, R: ReadAt + ?Sized> ElfFile<'a, R> {
                 .ok_or_else(|| format!("{what} lies beyond the end of any file"))?;
             let symbols: Vec<Sym64<Endianness>> = read_many(self.file, offset, batch, what)?;
             for symbol in &symbols {
-                let Some(name) = string_at(&strings, symbol.st_name.get(e)) else {
+                let Some(name) = string_at(&strings, symbol.st_name.get(e), longest) else {
                     continue;
                 };
                 if let Some(i) = wanted.iter().position(|w| w.as_bytes() == name) {
@@ -185,11 +186,14 @@ impl<'a, R: ReadAt + ?Sized> ElfFile<'a, R> {
     }
 }
 
-/// The NUL-terminated string at `offset` of a string table, if it is terminated.
-fn string_at(strings: &[u8], offset: u32) -> Option<&[u8]> {
+/// The NUL-terminated string at `offset` of a string table, if it is terminated within
+/// `max_len` bytes. The bound keeps a table without NULs from costing a scan to its end
+/// for every symbol.
+fn string_at(strings: &[u8], offset: u32, max_len: usize) -> Option<&[u8]> {
     let rest = strings.get(usize::try_from(offset).ok()?..)?;
-    let len = rest.iter().position(|&b| b == 0)?;
-    Some(&rest[..len])
+    let window = &rest[..rest.len().min(max_len.saturating_add(1))];
+    let len = window.iter().position(|&b| b == 0)?;
+    Some(&window[..len])
 }
 
 fn check_entry_size<T>(declared: u16, what: &str) -> Result<(), ElfError> {

@@ -3,8 +3,13 @@
 //!
 //! The address comes from libjvm.so's `.symtab` (local symbols `PerfMemory::_start` and
 //! `_end`) when the library is not stripped, else from the exported `gHotSpotVMStructs`
-//! table that the serviceability agent uses. The ELF file is opened through
-//! `/proc/<pid>/root`, so a JVM in a container is read with its own libjvm.so.
+//! table that the serviceability agent uses. The ELF file is the one mapped
+//! (`/proc/<pid>/map_files`), else reached through `/proc/<pid>/root`, so a JVM in a
+//! container is read with its own libjvm.so.
+//!
+//! The file and the memory belong to whoever runs the process, who may craft or truncate
+//! them: the file is copied with `pread` (see `elf`), and every value read from the
+//! process (entry layout, table pointer, region bounds) is checked before it is used.
 
 use std::fs::File;
 use std::io;

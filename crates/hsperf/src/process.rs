@@ -173,7 +173,7 @@ pub fn read_cmdline(pid: u32) -> Result<Vec<String>> {
 pub fn uptime_seconds(pid: u32) -> Option<f64> {
     let stat = fs::read_to_string(proc_path(pid, "stat")).ok()?;
     // Field 22 (starttime), counted after the parenthesised command name.
-    let after = &stat[stat.rfind(')')? + 2..];
+    let after = stat.get(stat.rfind(')')? + 2..)?;
     let start_ticks: f64 = after.split(' ').nth(19)?.parse().ok()?;
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
     let host_uptime: f64 = fs::read_to_string("/proc/uptime")
@@ -185,6 +185,9 @@ pub fn uptime_seconds(pid: u32) -> Option<f64> {
     (hz > 0.0).then(|| (host_uptime - start_ticks / hz).max(0.0))
 }
 
+/// Largest passwd file read: a container's is written by whoever controls it.
+const MAX_PASSWD_BYTES: u64 = 4 << 20;
+
 /// The user name of `uid` as the process sees it (its own /etc/passwd in a container).
 pub fn user_name(pid: u32, uid: u32) -> Option<String> {
     let candidates = [
@@ -192,7 +195,11 @@ pub fn user_name(pid: u32, uid: u32) -> Option<String> {
         PathBuf::from("/etc/passwd"),
     ];
     candidates.iter().find_map(|p| {
-        let text = fs::read_to_string(p).ok()?;
+        // A container's /etc/passwd may be a link (resolved from this host's root, not
+        // the container's), a FIFO or huge: none of those is read.
+        let file = open_regular_file(p, Follow::NoLinks).ok()?;
+        let mut text = String::new();
+        io::Read::read_to_string(&mut io::Read::take(file, MAX_PASSWD_BYTES), &mut text).ok()?;
         text.lines().find_map(|line| {
             let mut f = line.split(':');
             let name = f.next()?;

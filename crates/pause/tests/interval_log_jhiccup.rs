@@ -1,23 +1,14 @@
 //! The reader on real jHiccup logs, against the values Java's HdrHistogram 2.2.2 reports
-//! for them (../shared/data/jhiccup/expected.json).
+//! for them (fixtures/reference/jhiccup/expected.json).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 use pauselab_pause::interval_log::{IntervalLogReader, TagFilter};
 
-/// `shared/data/jhiccup` beside the repository (CI checks it out there), or
-/// `$PAUSELAB_SHARED_DIR/data/jhiccup`.
+/// The published jHiccup logs in the repository (fixtures/reference/jhiccup).
 fn jhiccup_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("PAUSELAB_SHARED_DIR") {
-        return PathBuf::from(dir).join("data/jhiccup");
-    }
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|a| a.join("shared/data/jhiccup"))
-        .find(|p| p.join("expected.json").is_file())
-        .expect("shared/data/jhiccup not found beside the repository (set PAUSELAB_SHARED_DIR)")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/reference/jhiccup")
 }
 
 #[test]

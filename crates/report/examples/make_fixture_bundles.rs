@@ -1,8 +1,8 @@
 //! Builds the small lab-like bundles under fixtures/bundles/ from the published jHiccup logs
-//! (shared/data/jhiccup): 5-minute windows cut from the real runs, written back with
+//! (fixtures/reference/jhiccup): 5-minute windows cut from the real runs, written back with
 //! pauselab's interval log writer, plus a manifest, a verdict and a host series.
 //!
-//!     cargo run -p pauselab-report --example make_fixture_bundles -- ../shared/data/jhiccup fixtures/bundles
+//!     cargo run -p pauselab-report --example make_fixture_bundles -- fixtures/reference/jhiccup fixtures/bundles
 //!
 //! The verdicts follow the lab's rule (p99.9 or max at least 10x the baseline's and above
 //! 100 ms); the host series is synthetic (the published runs recorded none).

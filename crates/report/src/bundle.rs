@@ -2,6 +2,7 @@
 //! and, per variant, its interval logs read into summaries.
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use pauselab_pause::interval_log::TagFilter;
@@ -278,11 +279,36 @@ impl Bundle {
     }
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ReportError::Io {
+/// Largest manifest.json or verdict.json read (what a lab run writes is a few KiB).
+pub const MAX_JSON_BYTES: u64 = 16 << 20;
+/// Most values host.csv may hold: a lab run samples a few columns once a second, so this
+/// is weeks of samples, and it keeps the series to a few tens of MiB in memory.
+pub const MAX_HOST_VALUES: usize = 4_000_000;
+/// Longest host.csv line read (a row is a few hundred bytes).
+const MAX_HOST_LINE_BYTES: usize = 64 << 10;
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
+    move |error| ReportError::Io {
         path: path.display().to_string(),
         error,
-    })?;
+    }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
+    let file = pauselab_pause::input::open_file(path).map_err(io_error(path))?;
+    let mut text = String::new();
+    file.take(MAX_JSON_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(io_error(path))?;
+    if text.len() as u64 > MAX_JSON_BYTES {
+        return Err(ReportError::Input {
+            source_name: path.display().to_string(),
+            message: format!(
+                "larger than {} MiB: not a file a lab run writes",
+                MAX_JSON_BYTES >> 20
+            ),
+        });
+    }
     serde_json::from_str(&text).map_err(|e| ReportError::Input {
         source_name: format!("{}:{}", path.display(), e.line()),
         message: format!("invalid JSON: {e}"),
@@ -290,34 +316,78 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReportErr
 }
 
 fn read_host_series(path: &Path) -> Result<HostSeries, ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ReportError::Io {
-        path: path.display().to_string(),
-        error,
-    })?;
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let Some((_, header)) = lines.next() else {
+    let file = pauselab_pause::input::open_file(path).map_err(io_error(path))?;
+    HostSeries::read(std::io::BufReader::new(file), &path.display().to_string())
+}
+
+impl HostSeries {
+    /// Reads a host series (host.csv), line by line: memory is bounded by
+    /// [`MAX_HOST_VALUES`], not by the size of the input. Errors name `source_name` and the
+    /// line.
+    pub fn read(mut input: impl BufRead, source_name: &str) -> Result<HostSeries, ReportError> {
+        read_series(&mut input, source_name)
+    }
+}
+
+fn read_series(input: &mut impl BufRead, source_name: &str) -> Result<HostSeries, ReportError> {
+    use pauselab_pause::input::{read_line_limited, LineRead};
+    let at = |number: usize, message: String| ReportError::Input {
+        source_name: format!("{source_name}:{number}"),
+        message,
+    };
+    let mut buffer = Vec::new();
+    let mut number = 0usize;
+    let mut next_line = |line: &mut Vec<u8>| -> Result<Option<(usize, String)>, ReportError> {
+        loop {
+            line.clear();
+            number += 1;
+            let read = read_line_limited(input, line, MAX_HOST_LINE_BYTES).map_err(|error| {
+                ReportError::Io {
+                    path: source_name.to_string(),
+                    error,
+                }
+            })?;
+            match read {
+                LineRead::End => return Ok(None),
+                LineRead::TooLong => {
+                    return Err(at(
+                        number,
+                        "a line longer than 64 KiB: not a host series".into(),
+                    ))
+                }
+                LineRead::Line => {}
+            }
+            let text = std::str::from_utf8(line).map_err(|_| at(number, "not text".into()))?;
+            if !text.trim().is_empty() {
+                return Ok(Some((
+                    number,
+                    text.trim_end_matches(['\n', '\r']).to_string(),
+                )));
+            }
+        }
+    };
+    let Some((_, header)) = next_line(&mut buffer)? else {
         return Ok(HostSeries::default());
     };
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
     if names.first() != Some(&"t_s") {
-        return Err(ReportError::Input {
-            source_name: format!("{}:1", path.display()),
-            message: "the first column must be t_s".to_string(),
-        });
+        return Err(at(1, "the first column must be t_s".to_string()));
     }
     let mut series = HostSeries::default();
     for name in &names[1..] {
         series.columns.insert(name.to_string(), Vec::new());
     }
-    for (index, line) in lines {
+    let mut values = 0usize;
+    while let Some((number, line)) = next_line(&mut buffer)? {
+        values += names.len();
+        if values > MAX_HOST_VALUES {
+            return Err(at(
+                number,
+                format!("more than {MAX_HOST_VALUES} values: larger than any lab run writes"),
+            ));
+        }
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        let bad = |what: String| ReportError::Input {
-            source_name: format!("{}:{}", path.display(), index + 1),
-            message: what,
-        };
+        let bad = |what: String| at(number, what);
         if cells.len() != names.len() {
             return Err(bad(format!(
                 "{} fields, the header has {}",
@@ -344,4 +414,42 @@ fn read_host_series(path: &Path) -> Result<HostSeries, ReportError> {
         }
     }
     Ok(series)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Any bytes after a valid header: a series or an error naming a line, never a panic.
+        #[test]
+        fn arbitrary_host_series_parse_or_fail(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2000)) {
+            let mut input = b"t_s,cpu_user_pct,dirty_kb\n".to_vec();
+            input.extend(&body);
+            match HostSeries::read(&input[..], "host.csv") {
+                Ok(series) => {
+                    for column in series.columns.values() {
+                        proptest::prop_assert_eq!(column.len(), series.t_s.len());
+                    }
+                }
+                Err(error) => proptest::prop_assert!(error.to_string().starts_with("host.csv:")),
+            }
+        }
+    }
+
+    #[test]
+    fn host_series_are_capped() {
+        let row = "1,2,3\n";
+        let rows = MAX_HOST_VALUES / 3 + 1;
+        let input = format!("t_s,a,b\n{}", row.repeat(rows));
+        let error = HostSeries::read(input.as_bytes(), "host.csv").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "host.csv:{}: more than {MAX_HOST_VALUES} values: larger than any lab run writes",
+                rows + 1
+            )
+        );
+    }
 }

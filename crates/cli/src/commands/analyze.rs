@@ -94,10 +94,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(s) => Analyzer::new(options).with_sink(s),
         None => Analyzer::new(options),
     };
+    // Inputs that could not be read are named after the report of the others.
+    let mut failed = Vec::new();
     let jfr = match &recordings {
         Some(paths) => Some(super::analyze_jfr::analyze(paths, &mut analyzer)?),
         None => {
-            analyze_inputs(&inputs, &mut analyzer)?;
+            match analyze_inputs(&inputs, &mut analyzer) {
+                Ok(()) => {}
+                Err(pauselab_gclog::Error::InputsFailed { failed: f, read }) if read > 0 => {
+                    failed = f
+                }
+                Err(error) => return Err(error.into()),
+            }
             None
         }
     };
@@ -144,6 +152,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             eprintln!("pauselab: --fail-on holds: {why}");
             code = ExitCode::from(EXIT_CONDITION);
         }
+    }
+    // A file that could not be read outranks a condition: the report is incomplete.
+    if !failed.is_empty() {
+        for error in failed {
+            super::print_error(&error.into());
+        }
+        code = ExitCode::from(super::EXIT_ERROR);
     }
     Ok(code)
 }

@@ -1,5 +1,6 @@
 //! `pauselab doctor`: audit this host and its JVMs for stall risks.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -13,6 +14,7 @@ use pauselab_host::doctor::{
 use pauselab_host::jvm_options::JvmOptions;
 use pauselab_host::probe::{run_mmap_probe, ProbeConfig, ProbeTarget};
 use pauselab_hsperf::{discover_jvms, inspect, JvmProcess, PerfData, Reader, Source};
+use pauselab_pause::input::escape_control;
 use serde::Serialize;
 
 use super::probe::{parse_duration, stop_on_signals};
@@ -166,10 +168,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         findings,
         worst,
     };
+    let mut out = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", render(&report));
+        // JVM names come from other processes' command lines: escaped, line by line.
+        for line in render(&report).lines() {
+            writeln!(out, "{}", escape_control(line))?;
+        }
     }
     Ok(if worst == Severity::Critical {
         ExitCode::from(EXIT_CONDITION)

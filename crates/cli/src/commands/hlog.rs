@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pauselab_pause::input::escape_control;
 use pauselab_pause::interval_log::TagFilter;
 use pauselab_report::hgrm::{self, DEFAULT_TICKS_PER_HALF_DISTANCE, DEFAULT_UNIT_RATIO};
 use pauselab_report::{table, LogSummary};
@@ -49,11 +50,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::ensure!(start <= end, "--start {start} is after --end {end}");
     }
     let tag = TagFilter::from_option(args.tag.as_deref());
-    let summaries = args
-        .files
-        .iter()
-        .map(|file| LogSummary::read(file, tag.clone(), args.start, args.end))
-        .collect::<Result<Vec<_>, _>>()?;
+    // A file that cannot be read does not hide the others: they are reported, it is named
+    // on stderr, and the exit code says something failed.
+    let mut summaries = Vec::new();
+    let mut failures = Vec::new();
+    for file in &args.files {
+        match LogSummary::read(file, tag.clone(), args.start, args.end) {
+            Ok(summary) => summaries.push(summary),
+            Err(error) => failures.push(anyhow::Error::new(error)),
+        }
+    }
+    if summaries.is_empty() {
+        if let Some(last) = failures.pop() {
+            for failure in &failures {
+                super::print_error(failure);
+            }
+            return Err(last);
+        }
+    }
 
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -61,7 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|s| {
                 let mut doc = serde_json::json!({
-                    "file": s.source,
+                    "file": escape_control(&s.source),
                     "tag": args.tag,
                     "start_time_s": s.start_s,
                     "intervals": s.intervals.len(),
@@ -81,7 +95,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else if args.hgrm {
         for (i, summary) in summaries.iter().enumerate() {
             if summaries.len() > 1 {
-                writeln!(out, "{}# {}", if i > 0 { "\n" } else { "" }, summary.source)?;
+                writeln!(
+                    out,
+                    "{}# {}",
+                    if i > 0 { "\n" } else { "" },
+                    escape_control(&summary.source)
+                )?;
             }
             summary.write_hgrm(&mut out, args.ticks, args.unit_ratio)?;
         }
@@ -105,7 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 let st = s.stats();
                 let r = args.unit_ratio;
                 let mut row = vec![
-                    s.source.clone(),
+                    escape_control(&s.source).into_owned(),
                     s.intervals.len().to_string(),
                     format!("{:.1}", s.span_s()),
                     st.count.to_string(),
@@ -124,5 +143,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush().context("writing to stdout")?;
-    Ok(ExitCode::SUCCESS)
+    for failure in &failures {
+        super::print_error(failure);
+    }
+    Ok(if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_ERROR)
+    })
 }

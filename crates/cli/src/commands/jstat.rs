@@ -122,12 +122,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             writeln!(out, "{header}{}", formatter.row(&snapshot))
         };
-        if let Err(e) = written.and_then(|_| out.flush()) {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                return Ok(ExitCode::SUCCESS);
-            }
-            return Err(e).context("writing to stdout");
-        }
+        // A closed pipe ends the command in `main`, like every other command's.
+        written
+            .and_then(|_| out.flush())
+            .context("writing to stdout")?;
     }
     Ok(ExitCode::SUCCESS)
 }

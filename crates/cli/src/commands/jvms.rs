@@ -2,9 +2,11 @@
 //! those with -XX:+PerfDisableSharedMem and those in containers), with where its counters
 //! can be read from.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use pauselab_hsperf::{discover_jvms, JvmDetails, JvmProcess, PerfData, Route, Source};
+use pauselab_pause::input::escape_control;
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -78,8 +80,9 @@ fn perf_column(l: &Listed) -> String {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let listed: Vec<Listed> = discover_jvms().into_iter().map(describe).collect();
+    let mut out = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&listed)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&listed)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let rows: Vec<[String; 7]> = listed
@@ -108,6 +111,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 main,
                 perf_column(l),
             ]
+            // Command lines and user names come from other processes: one line each.
+            .map(|cell| escape_control(&cell).into_owned())
         })
         .collect();
     let header = ["PID", "USER", "JDK", "GC", "UPTIME", "MAIN", "PERF DATA"];
@@ -128,9 +133,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         s
     };
-    println!("{}", line(&header));
+    writeln!(out, "{}", line(&header))?;
     for row in &rows {
-        println!("{}", line(&row.each_ref().map(String::as_str)));
+        writeln!(out, "{}", line(&row.each_ref().map(String::as_str)))?;
     }
     if rows.is_empty() {
         eprintln!("no HotSpot JVM found (processes of other users are only visible to root)");

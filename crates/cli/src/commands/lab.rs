@@ -1,6 +1,6 @@
 //! `pauselab lab`: reproduce a stall on this host and compare JVM variants side by side.
 
-use std::io::IsTerminal;
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         LabCommand::List { json } => list(json),
         LabCommand::Show { name } => {
             let (_, text) = Experiment::load(&name)?;
-            print!("{text}");
+            io::stdout().lock().write_all(text.as_bytes())?;
             Ok(ExitCode::SUCCESS)
         }
         LabCommand::Cleanup { json } => cleanup(json),
@@ -87,6 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn list(json: bool) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let mut rows = Vec::new();
     for (name, text) in BUILTIN {
         let e = Experiment::parse(text, name)?;
@@ -103,21 +104,23 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
             "variants": e.variants.iter().map(|v| v.name.clone()).collect::<Vec<_>>(),
         }));
         if !json {
-            println!(
+            writeln!(
+                out,
                 "{:<16} {:>6}  {:<4}  {}",
                 e.name,
                 format!("~{}", human_duration(expected)),
                 if needs_root.is_empty() { "" } else { "root" },
                 e.description
-            );
+            )?;
         }
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
     } else {
-        println!(
+        writeln!(
+            out,
             "(expected duration on one JDK; each --jdk adds as much; \"root\": runs only as root)"
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -145,30 +148,33 @@ fn human_duration(d: Duration) -> String {
 fn cleanup(json: bool) -> anyhow::Result<ExitCode> {
     let state = journal::state_dir();
     let reports = journal::cleanup_stale(&state).context("lab cleanup")?;
+    let mut out = std::io::stdout().lock();
     if json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&reports)?)?;
     } else if reports.is_empty() {
-        println!(
+        writeln!(
+            out,
             "nothing to clean up (no journals in {})",
             state.join("lab/journals").display()
-        );
+        )?;
     }
     let mut failed = false;
     for r in &reports {
         if r.running {
             if !json {
-                println!(
+                writeln!(
+                    out,
                     "{}: run {} is still running; left alone",
                     r.journal.display(),
                     r.run_id
-                );
+                )?;
             }
             continue;
         }
         if !json {
-            println!("run {}: undid {} change(s)", r.run_id, r.undone.len());
+            writeln!(out, "run {}: undid {} change(s)", r.run_id, r.undone.len())?;
             for u in &r.undone {
-                println!("  undone: {u}");
+                writeln!(out, "  undone: {u}")?;
             }
         }
         for f in &r.failures {
@@ -198,33 +204,43 @@ fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let measurement_columns = experiment.measurements.clone();
-    let out = args.out.unwrap_or_else(|| {
+    let bundle_dir = args.out.unwrap_or_else(|| {
         PathBuf::from(format!("pauselab-lab-{}-{}", experiment.name, timestamp()))
     });
     let options = RunOptions {
         duration: args.duration,
         jdks: args.jdks,
-        out: out.clone(),
+        out: bundle_dir.clone(),
         disk: args.disk,
         no_fault: args.no_fault,
         state_dir: journal::state_dir(),
     };
     let stop = pauselab_lab::runner::interrupt_flag()?;
     let mut observer = Bars::new();
-    let finished = pauselab_lab::run(experiment, text, options, stop, &mut observer)
+    let finished = pauselab_lab::run(experiment, text, options, stop.clone(), &mut observer)
         .with_context(|| format!("lab run {}", args.experiment))?;
+    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
     for failure in &finished.cleanup_failures {
         eprintln!("pauselab: warning: could not undo {failure}; run `pauselab lab cleanup`");
     }
     let outcome = pauselab_lab::bundle::write(&finished)?;
+    let mut out = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&outcome)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&outcome)?)?;
     } else {
         for note in &outcome.notes {
-            println!("note: {note}");
+            writeln!(out, "note: {note}")?;
         }
-        print_table(&outcome, &measurement_columns);
-        println!("bundle: {}", out.display());
+        print_table(&mut out, &outcome, &measurement_columns)?;
+        writeln!(out, "bundle: {}", bundle_dir.display())?;
+    }
+    if interrupted {
+        // On stderr, also with --json: the run was cut short, whatever the table says.
+        eprintln!(
+            "pauselab: lab run {} interrupted (SIGINT or SIGTERM): rounds were cut short, host changes undone; the bundle {} holds what was measured until then",
+            args.experiment,
+            bundle_dir.display()
+        );
     }
     Ok(match outcome.result {
         Vulnerable::Yes => ExitCode::from(super::EXIT_CONDITION),
@@ -263,19 +279,19 @@ fn ms(v: Option<f64>) -> String {
     }
 }
 
-fn print_table(outcome: &Outcome, columns: &[String]) {
+fn print_table(out: &mut dyn Write, outcome: &Outcome, columns: &[String]) -> io::Result<()> {
     if outcome
         .variants
         .iter()
         .all(|v| v.hiccups.is_none() && v.safepoints.is_none())
     {
         // No pause logs (e.g. a JMH experiment): the verdicts with their evidence.
-        print_measurements(outcome, columns);
-        print_verdicts(outcome);
-        return;
+        print_measurements(out, outcome, columns)?;
+        return print_verdicts(out, outcome);
     }
     let w = variant_width(outcome);
-    println!(
+    writeln!(
+        out,
         "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | verdict",
         "jdk",
         "variant",
@@ -289,11 +305,12 @@ fn print_table(outcome: &Outcome, columns: &[String]) {
         "p99.9",
         "p99.99",
         "max"
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<8} {:<w$} | {:^39} | {:^37} |",
         "", "", "hiccups (ms)", "safepoints (ms)"
-    );
+    )?;
     for v in &outcome.variants {
         let h = v.hiccups.as_ref();
         let s = v.safepoints.as_ref();
@@ -302,7 +319,8 @@ fn print_table(outcome: &Outcome, columns: &[String]) {
             (None, Some(exit)) => format!("{} ({exit})", verdict_word(v.verdict)),
             _ => verdict_word(v.verdict).to_string(),
         };
-        println!(
+        writeln!(
+            out,
             "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | {}",
             v.jdk,
             v.variant,
@@ -317,41 +335,54 @@ fn print_table(outcome: &Outcome, columns: &[String]) {
             ms(s.map(|s| s.p9999_ms)),
             ms(s.map(|s| s.max_ms)),
             verdict
-        );
+        )?;
     }
-    print_measurements(outcome, columns);
-    print_verdicts_of_jdks(outcome);
+    print_measurements(out, outcome, columns)?;
+    print_verdicts_of_jdks(out, outcome)
 }
 
-fn print_verdicts(outcome: &Outcome) {
+fn print_verdicts(out: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
     let w = variant_width(outcome);
     for v in &outcome.variants {
-        println!(
+        writeln!(
+            out,
             "{:<8} {:<w$} | {}: {}",
             v.jdk,
             v.variant,
             verdict_word(v.verdict),
             v.evidence
-        );
+        )?;
     }
-    print_verdicts_of_jdks(outcome);
+    print_verdicts_of_jdks(out, outcome)
 }
 
-fn print_verdicts_of_jdks(outcome: &Outcome) {
+fn print_verdicts_of_jdks(out: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
     for j in &outcome.per_jdk {
-        println!("{}: {} ({})", j.jdk, result_word(j.vulnerable), j.reason);
+        writeln!(
+            out,
+            "{}: {} ({})",
+            j.jdk,
+            result_word(j.vulnerable),
+            j.reason
+        )?;
     }
-    println!(
+    writeln!(
+        out,
         "experiment {}: {}",
         outcome.experiment,
         result_word(outcome.result)
-    );
+    )?;
+    Ok(())
 }
 
 /// The experiment's chosen measurements, one row per variant (summary.json has them all).
-fn print_measurements(outcome: &Outcome, columns: &[String]) {
+fn print_measurements(
+    out: &mut dyn Write,
+    outcome: &Outcome,
+    columns: &[String],
+) -> io::Result<()> {
     if columns.is_empty() {
-        return;
+        return Ok(());
     }
     let w = variant_width(outcome);
     let mut header = format!("{:<8} {:<w$} |", "jdk", "variant");
@@ -362,8 +393,8 @@ fn print_measurements(outcome: &Outcome, columns: &[String]) {
     for (column, width) in columns.iter().zip(&widths) {
         header.push_str(&format!(" {:>width$}", short_name(column)));
     }
-    println!();
-    println!("{header}");
+    writeln!(out)?;
+    writeln!(out, "{header}")?;
     for v in &outcome.variants {
         let mut row = format!("{:<8} {:<w$} |", v.jdk, v.variant);
         for (column, width) in columns.iter().zip(&widths) {
@@ -375,7 +406,7 @@ fn print_measurements(outcome: &Outcome, columns: &[String]) {
                 .unwrap_or_else(|| "-".into());
             row.push_str(&format!(" {cell:>width$}"));
         }
-        println!("{row}");
+        writeln!(out, "{row}")?;
     }
     let findings: Vec<String> = outcome
         .variants
@@ -384,12 +415,14 @@ fn print_measurements(outcome: &Outcome, columns: &[String]) {
         .map(|v| format!("{}/{}: {}", v.jdk, v.variant, v.gc_findings.join(", ")))
         .collect();
     if !findings.is_empty() {
-        println!(
+        writeln!(
+            out,
             "GC log findings (pauselab analyze): {}",
             findings.join("; ")
-        );
+        )?;
     }
-    println!();
+    writeln!(out)?;
+    Ok(())
 }
 
 /// Width of the variant column: the longest name.

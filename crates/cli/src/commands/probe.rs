@@ -1,5 +1,6 @@
 //! `pauselab probe mmap`: measure the latency of stores into mapped files, per filesystem.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -143,10 +144,11 @@ fn run_mmap(args: MmapArgs) -> anyhow::Result<ExitCode> {
         interrupted: stop.load(Ordering::SeqCst),
         targets: &results,
     };
+    let mut out = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", render_table(&report));
+        write!(out, "{}", render_table(&report))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 //! GC logs, and a matrix across hosts and JDKs.
 
 use std::io::Write;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -54,6 +55,13 @@ fn classify(path: &Path) -> anyhow::Result<Input> {
             path.display()
         );
         return Ok(Input::Bundle(path.to_path_buf()));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+        // Recognising an input reads its beginning, charting it reads it again.
+        anyhow::bail!(
+            "{}: is a pipe; report reads each input twice, so save it to a file first",
+            pauselab_pause::input::escape_control(&path.display().to_string())
+        );
     }
     let interval_log = pauselab_pause::interval_log::looks_like_interval_log(path)?;
     Ok(if interval_log {

@@ -1,6 +1,7 @@
 //! `pauselab watch PID`: one line per interval with the JVM's safepoints and GC beside what
 //! the host did; intervals whose safepoint time crosses the threshold get a likely cause.
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -105,8 +106,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut previous_blocked: Option<BlockedSeen> = None;
     let mut any_stalled = false;
     let mut started = Instant::now();
+    let mut out = std::io::stdout().lock();
     if !args.json {
-        println!("{}", header());
+        writeln!(out, "{}", header())?;
     }
     let mut done = 0u64;
     while args.count.is_none_or(|count| done < count) {
@@ -156,16 +158,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
         if args.json {
-            println!(
+            writeln!(
+                out,
                 "{}",
                 serde_json::to_string(&IntervalLine {
                     pid,
                     end_unix_ms,
                     interval: &line
                 })?
-            );
+            )?;
         } else {
-            print!("{}", render(end_unix_ms, &line));
+            write!(out, "{}", render(end_unix_ms, &line))?;
         }
         jvm_before = jvm_after;
         host_before = host_after;

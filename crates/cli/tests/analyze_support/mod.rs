@@ -15,23 +15,19 @@ pub fn repo_root() -> PathBuf {
         .unwrap()
 }
 
-/// The shared reference data: `$PAUSELAB_SHARED_DATA/gclogs`, else `shared/data/gclogs` in
-/// the nearest ancestor of the repository that has it.
+/// Real GC logs from the field, in the repository (fixtures/reference/gclogs).
 pub fn shared_gclogs() -> PathBuf {
-    if let Ok(dir) = std::env::var("PAUSELAB_SHARED_DATA") {
-        return PathBuf::from(dir).join("gclogs");
-    }
-    let root = repo_root();
-    for dir in root.ancestors() {
-        let candidate = dir.join("shared/data/gclogs");
-        if candidate.is_dir() {
-            return candidate;
-        }
-    }
-    panic!(
-        "reference GC logs not found: set PAUSELAB_SHARED_DATA or put shared/data/gclogs next to {}",
-        root.display()
-    );
+    repo_root().join("fixtures/reference/gclogs")
+}
+
+/// A fresh, empty directory `group/name` under the tests' temporary directory.
+pub fn fresh_dir(group: &str, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(group)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 pub fn fixtures() -> PathBuf {

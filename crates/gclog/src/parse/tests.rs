@@ -351,6 +351,9 @@ fn jdk8_shenandoah_pauses() {
     assert_eq!(p.name, "Pause Degenerated GC (Update Refs)");
     assert_eq!(p.duration_ns, 184_489_000);
     other("2022-08-17T16:20:47.685+0800: 2.469: [Pause Init Mark (process weakrefs), start]");
+    other(
+        "2022-08-17T16:20:48.555+0800: 3.338: [Concurrent marking (process weakrefs), 866.393 ms]",
+    );
 }
 
 #[test]

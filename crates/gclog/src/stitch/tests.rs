@@ -43,18 +43,18 @@ fn tenuring_distribution_inside_a_parallel_event_is_skipped() {
 }
 
 #[test]
-fn concurrent_phase_printed_into_a_pause_is_cut_out_and_kept() {
+fn concurrent_phase_printed_into_a_pause_is_cut_out_and_kept_after_it() {
     let out = stitch(&[
         "49.384: [GC 49.384: [ParNew: 1000K->100K(2000K), 0.0100000 secs]49.394: [CMS51.622: [CMS-concurrent-mark: 2.830/3.179 secs] [Times: user=5.00 sys=0.10, real=3.18 secs]",
         " (concurrent mode failure): 23591969K->23342845K(25165824K), 127.2159440 secs] 30431568K->23342845K(32098112K), [CMS Perm : 137329K->97298K(262912K)], 129.9468220 secs] [Times: user=131.28 sys=0.07, real=129.93 secs]",
     ]);
     assert_eq!(out.len(), 2, "{out:?}");
     assert_eq!(
-        out[0].0,
+        out[1].0,
         "51.622: [CMS-concurrent-mark: 2.830/3.179 secs] [Times: user=5.00 sys=0.10, real=3.18 secs]"
     );
-    assert!(out[1].0.starts_with("49.384: [GC 49.384: [ParNew: 1000K->100K(2000K), 0.0100000 secs]49.394: [CMS (concurrent mode failure)"));
-    assert!(out[1]
+    assert!(out[0].0.starts_with("49.384: [GC 49.384: [ParNew: 1000K->100K(2000K), 0.0100000 secs]49.394: [CMS (concurrent mode failure)"));
+    assert!(out[0]
         .0
         .ends_with("129.9468220 secs] [Times: user=131.28 sys=0.07, real=129.93 secs]"));
 }
