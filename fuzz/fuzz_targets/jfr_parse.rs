@@ -1,6 +1,7 @@
 //! Fuzzes the JFR chunk reader and the pause/safepoint assembly over whole files:
 //! `cargo +nightly fuzz run jfr_parse` (from the fuzz/ directory). Seed the corpus with a
-//! real recording (`-XX:StartFlightRecording:filename=seed.jfr`) to get past the header.
+//! real recording (`-XX:StartFlightRecording:filename=seed.jfr`) to get past the header,
+//! and give libFuzzer room for a corpus of ~1 MB inputs: `-- -rss_limit_mb=4096`.
 #![no_main]
 
 use std::io::Cursor;
