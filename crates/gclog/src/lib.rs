@@ -10,6 +10,7 @@
 pub mod analysis;
 pub mod condition;
 pub mod findings;
+mod health;
 pub mod hlog;
 pub mod input;
 pub mod lines;
@@ -17,7 +18,8 @@ pub mod num;
 pub mod parse;
 pub mod render;
 
-pub use analysis::{Analyzer, Options, PauseSink, Report};
+pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
+pub use health::{MemorySection, StallSection, WindowShare};
 
 use std::io;
 
