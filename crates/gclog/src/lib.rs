@@ -13,6 +13,7 @@ pub mod findings;
 mod health;
 pub mod hlog;
 pub mod input;
+mod jvms;
 pub mod lines;
 pub mod num;
 pub mod parse;
@@ -20,6 +21,7 @@ pub mod render;
 
 pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
 pub use health::{MemorySection, StallSection, WindowShare};
+pub use jvms::{ensure_one_jvm, group_by_jvm, JvmInputs};
 
 use std::io;
 
@@ -40,6 +42,12 @@ pub enum Error {
         file: String,
         line: u64,
         text: String,
+    },
+    #[error("the inputs come from {count} different JVMs ({why}): {groups}; give the files of one JVM (pauselab analyze reports each JVM on its own)")]
+    SeveralJvms {
+        count: usize,
+        why: String,
+        groups: String,
     },
     #[error("no input contains GC or safepoint log lines ({0})")]
     NothingToAnalyze(String),

@@ -47,6 +47,7 @@ pub fn read_pauses(path: &Path) -> Result<Vec<PauseEvent>, ReportError> {
     let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
     let mut sink = Collect(Vec::new());
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut sink);
+    pauselab_gclog::ensure_one_jvm(&inputs)?;
     pauselab_gclog::analyze_inputs(&inputs, &mut analyzer)?;
     analyzer.finish();
     Ok(sink.0)
