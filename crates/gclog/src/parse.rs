@@ -760,7 +760,8 @@ fn jdk8_failure(line: &[u8]) -> Option<Failure> {
     let has = |pat: &[u8]| memchr::memmem::find(line, pat).is_some();
     if has(b"concurrent mode failure") {
         Some(Failure::ConcurrentMode)
-    } else if has(b"promotion failed") {
+    } else if has(b"promotion failed") || line.starts_with(b"[GC--") {
+        // Parallel Scavenge marks a young collection that could not promote with `GC--`.
         Some(Failure::Promotion)
     } else if has(b"to-space exhausted") || has(b"to-space overflow") {
         Some(Failure::Evacuation)

@@ -382,4 +382,7 @@ fn g1_evacuation_failure_is_a_failure_not_a_name() {
     let (p, _) = pause("2.0: [GC (Allocation Failure) 2.0: [ParNew (promotion failed): 100K->110K(200K), 0.1 secs]2.1: [CMS: 500K->400K(1000K), 0.5 secs] 600K->400K(1200K), [Metaspace: 1K->1K(2K)], 0.6 secs] [Times: user=0.50 sys=0.00, real=0.60 secs]");
     assert_eq!(p.failure, Some(Failure::Promotion));
     assert_eq!(p.heap.unwrap().after, 400 << 10);
+    let (p, _) = pause("429.344: [GC-- [PSYoungGen: 876977K->876977K(876992K)] 2335451K->2412975K(2412992K), 0.7651430 secs]");
+    assert_eq!(p.failure, Some(Failure::Promotion));
+    assert_eq!(p.young.unwrap().before, 876977 << 10);
 }
