@@ -4,7 +4,10 @@
 //! - [`lines`]: block reader handing out borrowed lines;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
 //! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
-//! - [`findings`]: diagnosis rules with evidence, causes and fixes;
+//! - [`findings`]: diagnosis rules with evidence, causes and fixes (OS causes and the
+//!   collector's health);
+//! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
+//! - `jvms`: which inputs one JVM wrote ([`group_by_jvm`]), so JVMs are never merged;
 //! - [`input`]: files, rotated sets, gzip, zip, stdin.
 
 pub mod analysis;
