@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::experiment::{Metric, Role};
-use crate::hlog::{self, Stats};
-use crate::java::Jdk;
+use crate::judge::verdict::{self, Judgement, VariantVerdict, Vulnerable};
+use crate::jvm::java::Jdk;
+use crate::measure::hlog::{self, Stats};
 use crate::measure::Measurement;
-use crate::runner::Finished;
-use crate::verdict::{self, Judgement, VariantVerdict, Vulnerable};
+use crate::run::runner::Finished;
 use crate::LabError;
 
 pub const HICCUP_LOG: &str = "hiccups.hlog";
@@ -137,7 +137,7 @@ pub struct Outcome {
 pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
     let out = &finished.options.out;
     let rule = &finished.experiment.verdict;
-    let warmup_s = crate::units::parse_duration(&finished.experiment.warmup)
+    let warmup_s = crate::experiment::units::parse_duration(&finished.experiment.warmup)
         .map_err(LabError::Experiment)?
         .as_secs_f64();
     let mut summaries: Vec<(VariantSummary, PathBuf)> = Vec::new();
@@ -152,7 +152,9 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             hiccups: None,
             safepoints: None,
             exit_code: instance.exit_code,
-            hsperf_reader: read_reader_log(&instance.out_dir.join(crate::companion::READER_LOG)),
+            hsperf_reader: read_reader_log(
+                &instance.out_dir.join(crate::stress::companion::READER_LOG),
+            ),
             measurements: Vec::new(),
             gc_findings: Vec::new(),
             host_changes: instance.host_changes.clone(),
@@ -195,7 +197,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                             points.iter().map(|p| (p.uptime_s, p.total_ms)).collect();
                         if let Err(e) = hlog::write_pause_log(
                             &instance.out_dir.join(SAFEPOINT_LOG),
-                            crate::sys::unix_s(start),
+                            crate::host::sys::unix_s(start),
                             &pauses,
                             end_s,
                             1.0,
@@ -228,8 +230,10 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                     Err(e) => summary.errors.push(e),
                 }
             }
-            if let Some(result) = crate::jmh::result_file(&finished.experiment, &instance.out_dir) {
-                match crate::jmh::measurements(&result) {
+            if let Some(result) =
+                crate::measure::jmh::result_file(&finished.experiment, &instance.out_dir)
+            {
+                match crate::measure::jmh::measurements(&result) {
                     Ok(jmh) => summary.measurements.extend(jmh),
                     Err(e) => summary.errors.push(e),
                 }
@@ -259,7 +263,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                 .map(|(s, _)| s)
                 .collect();
             let baseline = &finished.experiment.baseline;
-            per_jdk.push(crate::jmh::judge_summaries(
+            per_jdk.push(crate::measure::jmh::judge_summaries(
                 rule,
                 baseline,
                 &jdk.label,
@@ -371,7 +375,7 @@ fn manifest(finished: &Finished) -> serde_json::Value {
                 "exit_code": i.exit_code,
                 "companions": i.companions,
                 "host_changes": i.host_changes,
-                "start_time_s": i.started_at().map(crate::sys::unix_s),
+                "start_time_s": i.started_at().map(crate::host::sys::unix_s),
                 "elapsed_s": i.elapsed_s,
             })
         })
@@ -399,8 +403,8 @@ fn manifest(finished: &Finished) -> serde_json::Value {
             "baseline_variant": experiment.baseline,
             "definition": experiment,
         },
-        "start_time_s": crate::sys::unix_s(finished.started),
-        "end_time_s": crate::sys::unix_s(finished.ended),
+        "start_time_s": crate::host::sys::unix_s(finished.started),
+        "end_time_s": crate::host::sys::unix_s(finished.ended),
         "fault_injection": finished.fault_injection,
         "interrupted": finished.interrupted,
         "options": {

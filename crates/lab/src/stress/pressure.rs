@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::stressors::Counters;
+use crate::stress::stressors::Counters;
 
 /// Bytes of one chunk: filled and released as a unit.
 pub const CHUNK: u64 = 64 << 20;
@@ -43,10 +43,10 @@ pub struct Bounds {
 
 impl PressureSpec {
     pub fn bounds(&self) -> Result<Bounds, String> {
-        let leave = crate::units::parse_bytes(&self.leave)?;
-        let floor = crate::units::parse_bytes(&self.floor)?;
+        let leave = crate::experiment::units::parse_bytes(&self.leave)?;
+        let floor = crate::experiment::units::parse_bytes(&self.floor)?;
         let max = match &self.max {
-            Some(m) => crate::units::parse_bytes(m)?,
+            Some(m) => crate::experiment::units::parse_bytes(m)?,
             None => u64::MAX,
         };
         // Filling stops at `leave`; releasing starts at `floor`. Without a chunk between
@@ -146,7 +146,7 @@ impl Filler {
     /// Waits until the filler has taken what it may (or `timeout` passes, or `stop`).
     pub fn wait_settled(&self, timeout: Duration, stop: &AtomicBool) -> bool {
         let settled = &self.shared.settled;
-        crate::journal::wait_until(timeout, || {
+        crate::host::journal::wait_until(timeout, || {
             settled.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst)
         }) && settled.load(Ordering::SeqCst)
     }
@@ -173,12 +173,6 @@ impl Filler {
         self.shared
             .min_available_bytes
             .store(u64::MAX, Ordering::Relaxed);
-    }
-
-    /// Releases everything and reports.
-    pub fn stop(mut self) -> FillerStats {
-        self.finish();
-        self.stats()
     }
 
     fn finish(&mut self) {
@@ -306,7 +300,7 @@ pub fn max_heap(command: &[String]) -> Option<u64> {
             .iter()
             .rev()
             .find_map(|a| a.strip_prefix(prefix))
-            .and_then(|v| crate::units::parse_bytes(v).ok())
+            .and_then(|v| crate::experiment::units::parse_bytes(v).ok())
     };
     last("-Xmx").or_else(|| last("-Xms"))
 }
@@ -432,7 +426,8 @@ mod tests {
         .unwrap();
         assert!(filler.wait_settled(Duration::from_secs(30), &AtomicBool::new(false)));
         assert_eq!(filler.held(), 4 * CHUNK);
-        let report = filler.stop();
+        let report = filler.stats();
+        drop(filler);
         assert_eq!(report.peak_bytes, 4 * CHUNK);
         assert_eq!(report.released_chunks, 0);
         assert_eq!(counters.memory_bytes.load(Ordering::Relaxed), 0);

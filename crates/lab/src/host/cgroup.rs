@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::journal::{Change, Journal};
+use crate::host::journal::{Change, Journal};
 use crate::LabError;
 
 /// CFS period used for every quota (the kernel's default).

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::experiment::{Experiment, Variant};
-use crate::jdk_lookup::parse_major;
+use crate::jvm::jdk_lookup::parse_major;
 use crate::LabError;
 
 #[derive(Debug, Clone, Serialize)]
@@ -49,10 +49,10 @@ pub fn resolve_jdks(homes: &[PathBuf]) -> Result<Vec<Jdk>, LabError> {
     let homes: Vec<PathBuf> = if homes.is_empty() {
         vec![default_home()?]
     } else {
-        let places = crate::jdk_lookup::JdkPlaces::from_env();
+        let places = crate::jvm::jdk_lookup::JdkPlaces::from_env();
         homes
             .iter()
-            .map(|h| match crate::jdk_lookup::as_major(h) {
+            .map(|h| match crate::jvm::jdk_lookup::as_major(h) {
                 Some(major) => places.find(major),
                 None => Ok(h.clone()),
             })
@@ -133,7 +133,7 @@ pub fn find_jars(experiment: &Experiment) -> Result<Jars, LabError> {
             .is_none_or(|entries| {
                 entries
                     .iter()
-                    .any(|e| e.contains(crate::prepare::WORKLOADS_JAR_PLACEHOLDER))
+                    .any(|e| e.contains(crate::jvm::prepare::WORKLOADS_JAR_PLACEHOLDER))
             }) {
             Some(find_jar(WORKLOADS_JAR, "workloads")?)
         } else {

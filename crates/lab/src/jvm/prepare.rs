@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::java::{Jars, Jdk};
-use crate::journal::{Change, Journal};
+use crate::host::journal::{Change, Journal};
+use crate::jvm::java::{Jars, Jdk};
 use crate::LabError;
 
 pub const PREPARED_PLACEHOLDER: &str = "{prepared}";
@@ -136,7 +136,7 @@ pub fn validate(steps: &[Step]) -> Result<(), String> {
         if step.java.is_empty() {
             return Err(format!("prepare step {:?}: `java` is empty", step.name));
         }
-        crate::units::parse_duration(&step.timeout)
+        crate::experiment::units::parse_duration(&step.timeout)
             .map_err(|e| format!("prepare step {:?}: timeout: {e}", step.name))?;
     }
     Ok(())
@@ -166,7 +166,7 @@ pub fn run(
     })?;
     for jdk in jdks {
         let dir = scratch.join(format!("prepared-{}", jdk.label));
-        crate::fault::create_dir(journal, &dir)?;
+        crate::host::fault::create_dir(journal, &dir)?;
         let logs = out.join(PREPARE_DIR).join(&jdk.label);
         fs::create_dir_all(&logs).map_err(|e| LabError::io(&logs, "create", e))?;
         let mut done = JdkPreparation {
@@ -221,8 +221,10 @@ fn run_step(
                 .map_err(|e| LabError::io(log, "open", e))?,
         )
         .stderr(output);
-    crate::isolation::isolate(&mut command, run_id, Default::default()).map_err(LabError::Host)?;
-    let timeout = crate::units::parse_duration(&step.timeout).map_err(LabError::Experiment)?;
+    crate::host::isolation::isolate(&mut command, run_id, Default::default())
+        .map_err(LabError::Host)?;
+    let timeout =
+        crate::experiment::units::parse_duration(&step.timeout).map_err(LabError::Experiment)?;
     let begin = Instant::now();
     let mut child = command
         .spawn()
@@ -327,7 +329,7 @@ mod tests {
         let scratch = state.join("scratch");
         let out = state.join("out");
         fs::create_dir_all(&scratch).unwrap();
-        let jdks = crate::java::resolve_jdks(&[PathBuf::from("17")]).unwrap();
+        let jdks = crate::jvm::java::resolve_jdks(&[PathBuf::from("17")]).unwrap();
         let jars = Jars {
             agent: None,
             workloads: None,

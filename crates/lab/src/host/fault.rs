@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::journal::{Change, Journal};
-use crate::sys;
+use crate::host::journal::{Change, Journal};
+use crate::host::sys;
 use crate::LabError;
 
 /// Where the blkio throttle rules live (cgroup v1, root group).

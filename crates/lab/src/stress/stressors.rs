@@ -78,12 +78,12 @@ impl Stressors {
                     let Some(dir) = targets.disk_dir.clone() else {
                         continue;
                     };
-                    let chunk = crate::units::parse_bytes(chunk)?;
+                    let chunk = crate::experiment::units::parse_bytes(chunk)?;
                     let max_rate = max_rate
                         .as_deref()
-                        .map(crate::units::parse_bytes)
+                        .map(crate::experiment::units::parse_bytes)
                         .transpose()?;
-                    let free = crate::sys::free_bytes(&dir)?;
+                    let free = crate::host::sys::free_bytes(&dir)?;
                     if free < chunk * 2 {
                         return Err(format!(
                             "disk writer: {} has {} MiB free, needs {} MiB",
@@ -97,7 +97,7 @@ impl Stressors {
                     })?;
                 }
                 StressorSpec::WritebackForcer { interval } => {
-                    let interval = crate::units::parse_duration(interval)?;
+                    let interval = crate::experiment::units::parse_duration(interval)?;
                     let dirs = targets.victim_dirs.clone();
                     if dirs.is_empty() {
                         continue;
@@ -107,8 +107,8 @@ impl Stressors {
                     })?;
                 }
                 StressorSpec::MemoryHog { size } => {
-                    let wanted = crate::units::parse_bytes(size)?;
-                    let bytes = wanted.min(crate::pressure::mem_available() / 4);
+                    let wanted = crate::experiment::units::parse_bytes(size)?;
+                    let bytes = wanted.min(crate::stress::pressure::mem_available() / 4);
                     stressors.spawn("memory-hog", move || memory_hog(bytes, &stop, &counters))?;
                 }
                 StressorSpec::CpuHog { threads, duty } => {

@@ -15,14 +15,14 @@ use crate::bundle;
 use crate::experiment::{
     Companion, Experiment, GcLogLocation, Role, Schedule, TmpLocation, Variant,
 };
-use crate::fault::{self, SlowDevice};
-use crate::hostseries::Sampler;
-use crate::hostsettings;
-use crate::isolation;
-use crate::java::{self, Jdk};
-use crate::journal::{self, Change, Journal};
-use crate::stressors::{Stressors, Targets};
-use crate::sys;
+use crate::host::fault::{self, SlowDevice};
+use crate::host::hostsettings;
+use crate::host::isolation;
+use crate::host::journal::{self, Change, Journal};
+use crate::host::sys;
+use crate::jvm::java::{self, Jdk};
+use crate::measure::hostseries::Sampler;
+use crate::stress::stressors::{Stressors, Targets};
 use crate::LabError;
 
 /// What the user asked for.
@@ -110,8 +110,8 @@ pub struct Instance {
 /// The logs of one instance that the lab reads while the JVM writes them.
 #[derive(Debug, Clone, Default)]
 pub struct Follow {
-    pub safepoints: Option<crate::follow::SafepointFollower>,
-    pub hiccups: Option<crate::follow::HiccupFollower>,
+    pub safepoints: Option<crate::measure::follow::SafepointFollower>,
+    pub hiccups: Option<crate::measure::follow::HiccupFollower>,
 }
 
 impl Follow {
@@ -170,7 +170,8 @@ pub fn run(
 ) -> Result<Finished, LabError> {
     let duration = match options.duration {
         Some(d) => d,
-        None => crate::units::parse_duration(&experiment.duration).map_err(LabError::Experiment)?,
+        None => crate::experiment::units::parse_duration(&experiment.duration)
+            .map_err(LabError::Experiment)?,
     };
     let jdks = java::resolve_jdks(&options.jdks)?;
     let jars = java::find_jars(&experiment)?;
@@ -207,9 +208,9 @@ pub fn run(
     fs::create_dir_all(&scratch_parent).map_err(|e| LabError::io(&scratch_parent, "create", e))?;
     let scratch = scratch_parent.join(&run_id);
     fault::create_dir(&mut journal, &scratch)?;
-    crate::testpoint::hit("scratch", &stop);
+    crate::run::testpoint::hit("scratch", &stop);
     check_stop(&stop)?;
-    let prepared = crate::prepare::run(
+    let prepared = crate::jvm::prepare::run(
         &experiment.prepare,
         &jdks,
         &jars,
@@ -266,7 +267,7 @@ pub fn run(
     } else {
         plain_stressed_dir(&mut journal, &scratch)?
     };
-    crate::testpoint::hit("fault", &stop);
+    crate::run::testpoint::hit("fault", &stop);
     check_stop(&stop)?;
 
     let tmpfs_root = scratch.join("tmpfs");
@@ -386,7 +387,7 @@ pub fn run(
     if tmpfs_ok {
         fact_paths.push(("tmpfs", &tmpfs_root));
     }
-    let host_facts = crate::hostfacts::collect(&fact_paths);
+    let host_facts = crate::measure::hostfacts::collect(&fact_paths);
 
     if !experiment.host.is_empty() {
         if root {
@@ -406,7 +407,8 @@ pub fn run(
         .stressors
         .iter()
         .filter(|s| {
-            options.disk.is_none() || matches!(s, crate::stressors::StressorSpec::DiskWriter { .. })
+            options.disk.is_none()
+                || matches!(s, crate::stress::stressors::StressorSpec::DiskWriter { .. })
         })
         .cloned()
         .collect();
@@ -435,7 +437,7 @@ pub fn run(
     let series_path = out.join(bundle::HOST_SERIES);
     let mut series =
         fs::File::create(&series_path).map_err(|e| LabError::io(&series_path, "create", e))?;
-    let _ = writeln!(series, "{}", crate::hostseries::CSV_HEADER);
+    let _ = writeln!(series, "{}", crate::measure::hostseries::CSV_HEADER);
     let mut watch = Watch {
         experiment: &experiment,
         sampler: Sampler::default(),
@@ -443,16 +445,16 @@ pub fn run(
         begin: Instant::now(),
         total,
         stop: &stop,
-        warmup_s: crate::units::parse_duration(&experiment.warmup)
+        warmup_s: crate::experiment::units::parse_duration(&experiment.warmup)
             .map_err(LabError::Experiment)?
             .as_secs_f64(),
     };
     let mut interrupted = false;
     let mut cleanup_failures = Vec::new();
-    let mut run_memory = crate::memory::RunMemory::default();
+    let mut run_memory = crate::run::memory::RunMemory::default();
     for (number, turn) in turns.iter().enumerate() {
         if number > 0 {
-            crate::testpoint::hit("next-turn", &stop);
+            crate::run::testpoint::hit("next-turn", &stop);
         }
         // Everything recorded from here on belongs to this turn and is undone after it.
         let mark = journal.mark();
@@ -482,7 +484,7 @@ pub fn run(
         }
     }
     observer.finished();
-    crate::testpoint::hit("stopping", &stop);
+    crate::run::testpoint::hit("stopping", &stop);
     stressors.stop();
     drop(stressors);
     cleanup_failures.extend(journal.undo_all());
@@ -565,7 +567,7 @@ enum TurnEnd {
 #[allow(clippy::too_many_arguments)]
 fn run_turn(
     journal: &mut Journal,
-    run_memory: &mut crate::memory::RunMemory,
+    run_memory: &mut crate::run::memory::RunMemory,
     run_id: &str,
     instances: &mut [Instance],
     turn: &Turn,
@@ -575,7 +577,7 @@ fn run_turn(
     observer: &mut dyn Observer,
 ) -> Result<TurnEnd, LabError> {
     let stop = watch.stop;
-    if let Some(reason) = crate::memory::no_room(run_memory, instances, &turn.instances) {
+    if let Some(reason) = crate::run::memory::no_room(run_memory, instances, &turn.instances) {
         for &index in &turn.instances {
             instances[index].skipped = Some(reason.clone());
         }
@@ -591,7 +593,7 @@ fn run_turn(
             .host_changes
             .extend(host_notes.iter().cloned());
     }
-    let memory = crate::memory::TurnMemory::start(
+    let memory = crate::run::memory::TurnMemory::start(
         run_memory,
         journal,
         watch.experiment,
@@ -614,7 +616,7 @@ fn run_turn(
         let cgroup_procs = match variant.cpu_quota {
             Some(cpus) => {
                 let name = format!("{}-{}", instance.jdk, instance.variant);
-                let procs = crate::cgroup::create_cpu_limited(journal, run_id, &name, cpus)?;
+                let procs = crate::host::cgroup::create_cpu_limited(journal, run_id, &name, cpus)?;
                 instance
                     .host_changes
                     .push(format!("CPU cgroup {} limited to {cpus} CPU", name));
@@ -672,11 +674,11 @@ fn run_turn(
                 .gc_log
                 .as_ref()
                 .and(instance.gc_log.as_deref())
-                .map(crate::follow::SafepointFollower::new),
+                .map(crate::measure::follow::SafepointFollower::new),
             hiccups: watch.experiment.workload.hiccup_agent.then(|| {
-                crate::follow::HiccupFollower::new(
+                crate::measure::follow::HiccupFollower::new(
                     &instance.out_dir.join(bundle::HICCUP_LOG),
-                    crate::sys::unix_s(started_at) + watch.warmup_s,
+                    crate::host::sys::unix_s(started_at) + watch.warmup_s,
                 )
             }),
         };
@@ -685,7 +687,7 @@ fn run_turn(
             cgroups.push((index, procs));
         }
     }
-    crate::testpoint::hit("started", stop);
+    crate::run::testpoint::hit("started", stop);
     if stop.load(Ordering::SeqCst) {
         stop_children(instances, &mut children);
         return Ok(TurnEnd::Interrupted);
@@ -751,7 +753,7 @@ fn run_turn(
     }
     readers.stop();
     for (index, procs) in &cgroups {
-        instances[*index].runner_measurements = crate::cgroup::throttling(procs);
+        instances[*index].runner_measurements = crate::host::cgroup::throttling(procs);
     }
     memory.finish(run_memory, instances, &turn.instances);
     // GC logs kept on the variant's own /tmp go into the bundle before that /tmp goes away.
@@ -814,12 +816,12 @@ fn progress_of(instance: &mut Instance) -> VariantProgress {
         .follow
         .hiccups
         .as_ref()
-        .map(crate::follow::HiccupFollower::max_ms);
+        .map(crate::measure::follow::HiccupFollower::max_ms);
     let max_safepoint_ms = instance
         .follow
         .safepoints
         .as_ref()
-        .map(crate::follow::SafepointFollower::max_ms);
+        .map(crate::measure::follow::SafepointFollower::max_ms);
     VariantProgress {
         label: format!("{}/{}", instance.jdk, instance.variant),
         max_hiccup_ms,
@@ -889,15 +891,16 @@ fn start_companions(
             let Companion::HsperfReader { interval } = companion else {
                 continue;
             };
-            let interval = crate::units::parse_duration(interval).unwrap_or(Duration::from_secs(1));
-            let log = instance.out_dir.join(crate::companion::READER_LOG);
+            let interval = crate::experiment::units::parse_duration(interval)
+                .unwrap_or(Duration::from_secs(1));
+            let log = instance.out_dir.join(crate::stress::companion::READER_LOG);
             let stop = stop.clone();
             let run_stop = run_stop.clone();
             instance
                 .companions
                 .push(format!("hsperf-reader every {interval:?}"));
             threads.push(std::thread::spawn(move || {
-                crate::companion::hsperf_reader(pid, interval, &log, &stop, &run_stop)
+                crate::stress::companion::hsperf_reader(pid, interval, &log, &stop, &run_stop)
             }));
         }
     }

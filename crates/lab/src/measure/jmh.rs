@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::bundle::{JdkVerdict, VariantSummary};
 use crate::experiment::{Experiment, Role, VerdictRule};
+use crate::judge::verdict::{Judgement, VariantVerdict, Vulnerable};
 use crate::measure::Measurement;
-use crate::verdict::{Judgement, VariantVerdict, Vulnerable};
 
 /// Where a JMH variant writes its results: `-rff {out_dir}/jmh.json`.
 pub const RESULT_FILE: &str = "jmh.json";

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::experiment::{Companion, Experiment};
-use crate::journal::Journal;
+use crate::host::journal::Journal;
 use crate::measure::Measurement;
-use crate::pressure::{Filler, PressureSpec};
-use crate::runner::Instance;
-use crate::stressors::Counters;
-use crate::thp::Governor;
+use crate::run::runner::Instance;
+use crate::stress::pressure::{Filler, PressureSpec};
+use crate::stress::stressors::Counters;
+use crate::stress::thp::Governor;
 use crate::LabError;
 
 /// Why the JVMs of a turn are not started: their heaps (`-Xmx`) plus a margin do not fit
@@ -26,10 +26,10 @@ pub fn no_room(run: &RunMemory, instances: &[Instance], turn: &[usize]) -> Optio
         .map(|&i| instances[i].command.as_slice())
         .collect();
     let ours = run.filler.as_ref().map_or(0, |(_, f)| f.held());
-    crate::pressure::heaps_fit(
+    crate::stress::pressure::heaps_fit(
         &commands,
-        crate::pressure::mem_available() + ours,
-        crate::pressure::mem_total(),
+        crate::stress::pressure::mem_available() + ours,
+        crate::stress::pressure::mem_total(),
     )
     .err()
 }
@@ -113,11 +113,13 @@ impl TurnMemory {
             memory.governor = Some(Governor::start(
                 journal,
                 spec,
-                Path::new(crate::thp::ENABLED),
-                &instances[first].out_dir.join(crate::thp::GOVERNOR_LOG),
+                Path::new(crate::stress::thp::ENABLED),
+                &instances[first]
+                    .out_dir
+                    .join(crate::stress::thp::GOVERNOR_LOG),
             )?);
         }
-        memory.vmstat_before = crate::thp::vmstat();
+        memory.vmstat_before = crate::stress::thp::vmstat();
         Ok(memory)
     }
 
@@ -151,9 +153,9 @@ impl TurnMemory {
     }
 
     fn measure(&mut self) -> (Vec<Measurement>, Vec<String>) {
-        let after = crate::thp::vmstat();
+        let after = crate::stress::thp::vmstat();
         let mut measurements: Vec<Measurement> =
-            crate::thp::vmstat_delta(&self.vmstat_before, &after)
+            crate::stress::thp::vmstat_delta(&self.vmstat_before, &after)
                 .into_iter()
                 .map(|(name, value)| Measurement::new(&format!("thp.{name}"), value as f64, ""))
                 .collect();

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use crate::stressors::Counters;
+use crate::stress::stressors::Counters;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct HostSample {
@@ -88,7 +88,7 @@ impl Sampler {
         let calls = counters.writeback_calls.load(Ordering::Relaxed);
         let sample = HostSample {
             t_s,
-            unix_ms: crate::sys::unix_now_ms(),
+            unix_ms: crate::host::sys::unix_now_ms(),
             cpu_user_pct: user,
             cpu_sys_pct: sys,
             cpu_iowait_pct: iowait,

@@ -16,13 +16,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::journal::{Change, Journal};
+use crate::host::journal::{Change, Journal};
 use crate::LabError;
 
 /// The host's THP mode for anonymous memory: `always`, `madvise` or `never`.
 pub const ENABLED: &str = "/sys/kernel/mm/transparent_hugepage/enabled";
-/// When a THP fault may compact memory directly.
-pub const DEFRAG: &str = "/sys/kernel/mm/transparent_hugepage/defrag";
 
 /// The governor's log in the variant's bundle directory.
 pub const GOVERNOR_LOG: &str = "thp-governor.jsonl";
@@ -31,7 +29,7 @@ pub const GOVERNOR_LOG: &str = "thp-governor.jsonl";
 pub fn read_mode(path: &Path) -> Result<String, String> {
     let text = fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read the THP mode: {e}", path.display()))?;
-    let mode = crate::hostsettings::current_value(&text);
+    let mode = crate::host::hostsettings::current_value(&text);
     if !["always", "madvise", "never"].contains(&mode.as_str()) {
         return Err(format!(
             "{}: no selected mode in {:?} (expected e.g. \"always [madvise] never\")",
@@ -127,10 +125,10 @@ impl GovernorSpec {
         let t = Thresholds {
             psi_high: self.psi_high,
             psi_low: self.psi_low,
-            available_low: crate::units::parse_bytes(&self.available_low)?,
-            available_high: crate::units::parse_bytes(&self.available_high)?,
-            hold: crate::units::parse_duration(&self.hold)?,
-            interval: crate::units::parse_duration(&self.interval)?,
+            available_low: crate::experiment::units::parse_bytes(&self.available_low)?,
+            available_high: crate::experiment::units::parse_bytes(&self.available_high)?,
+            hold: crate::experiment::units::parse_duration(&self.hold)?,
+            interval: crate::experiment::units::parse_duration(&self.interval)?,
         };
         // Hysteresis: otherwise one reading could switch it off and the next one on.
         if !(t.psi_low < t.psi_high && t.available_low < t.available_high) {
@@ -157,8 +155,8 @@ pub struct Reading {
 impl Reading {
     pub fn now() -> Reading {
         Reading {
-            psi_some_avg10: crate::hostseries::psi("memory", "some"),
-            available_bytes: crate::pressure::mem_available(),
+            psi_some_avg10: crate::measure::hostseries::psi("memory", "some"),
+            available_bytes: crate::stress::pressure::mem_available(),
         }
     }
 
@@ -367,7 +365,7 @@ impl Watch {
             }
         }
         let line = serde_json::json!({
-            "unix_ms": crate::sys::unix_now_ms(),
+            "unix_ms": crate::host::sys::unix_now_ms(),
             "thp": mode,
             "psi_memory_some_avg10": reading.psi_some_avg10,
             "mem_available_bytes": reading.available_bytes,
@@ -494,7 +492,7 @@ mod tests {
     #[test]
     fn real_sysfs_is_switched_and_restored() {
         let enabled = Path::new(ENABLED);
-        if !crate::sys::is_root() || !enabled.exists() {
+        if !crate::host::sys::is_root() || !enabled.exists() {
             eprintln!("skipped: needs root and {ENABLED}");
             return;
         }
@@ -518,9 +516,10 @@ mod tests {
         // Stopped normally, the governor itself puts the mode back.
         let mut journal = Journal::create(&state, "thp-test-stop", "test").unwrap();
         let governor = Governor::start(&mut journal, &spec, enabled, &log).unwrap();
-        assert!(crate::journal::wait_until(Duration::from_secs(5), || {
-            read_mode(enabled).as_deref() == Ok("never")
-        }));
+        assert!(crate::host::journal::wait_until(
+            Duration::from_secs(5),
+            || { read_mode(enabled).as_deref() == Ok("never") }
+        ));
         let report = governor.stop();
         assert_eq!(report.turned_off, 1, "{report:?}");
         assert_eq!(read_mode(enabled).unwrap(), original);
@@ -528,9 +527,10 @@ mod tests {
         let result = std::panic::catch_unwind(|| {
             let mut journal = Journal::create(&state, "thp-test", "test").unwrap();
             let governor = Governor::start(&mut journal, &spec, enabled, &log).unwrap();
-            assert!(crate::journal::wait_until(Duration::from_secs(5), || {
-                read_mode(enabled).as_deref() == Ok("never")
-            }));
+            assert!(crate::host::journal::wait_until(
+                Duration::from_secs(5),
+                || { read_mode(enabled).as_deref() == Ok("never") }
+            ));
             std::mem::forget(governor);
             panic!("as a crash would");
         });

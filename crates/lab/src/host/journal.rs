@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::sys;
+use crate::host::sys;
 use crate::LabError;
 
 /// Environment variable carried by every child process of a run, so that processes can be
@@ -287,7 +287,7 @@ pub fn undo(change: &Change) -> Result<(), String> {
             }
         }
         Change::Mount { target } => sys::unmount(target, Duration::from_secs(20)),
-        Change::Cgroup { path } => crate::cgroup::remove(path),
+        Change::Cgroup { path } => crate::host::cgroup::remove(path),
         Change::SysfsWrite {
             path,
             previous,

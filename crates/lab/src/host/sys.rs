@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::journal::wait_until;
+use crate::host::journal::wait_until;
 
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.

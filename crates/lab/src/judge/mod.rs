@@ -1,0 +1,3 @@
+//! Layer 7, judging: one judge per metric, pure functions over the variants' summaries.
+
+pub mod verdict;

@@ -1,0 +1,5 @@
+//! Layer 6, the run: the plan, turns, instances, progress, memory per turn, test points.
+
+pub mod memory;
+pub mod runner;
+pub mod testpoint;
