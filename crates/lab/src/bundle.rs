@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::experiment::layout::{
+    FORMAT_VERSION, GC_LOG, HICCUP_LOG, MANIFEST, SAFEPOINT_LOG, SUMMARY, VERDICT, WORKLOAD_OUT,
+};
 use crate::experiment::{Metric, Role};
 use crate::judge::verdict::{self, Judgement, VariantVerdict, Vulnerable};
 use crate::jvm::java::Jdk;
@@ -15,82 +18,7 @@ use crate::measure::Measurement;
 use crate::run::runner::Finished;
 use crate::LabError;
 
-pub const HICCUP_LOG: &str = "hiccups.hlog";
-pub const WORKLOAD_OUT: &str = "workload.out";
-pub const GC_LOG: &str = "gc.log";
-pub const SAFEPOINT_LOG: &str = "safepoints.hlog";
-pub const SUMMARY: &str = "summary.json";
-pub const MANIFEST: &str = "manifest.json";
-pub const VERDICT: &str = "verdict.json";
-pub const HOST_SERIES: &str = "host.csv";
-/// Version of the bundle layout; bumped on incompatible changes.
-pub const FORMAT_VERSION: u32 = 1;
-
-/// Creates the bundle directory; refuses a non-empty one (results are never mixed).
-pub fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
-    let text = out.to_string_lossy();
-    if text.contains(',') || text.contains(':') {
-        return Err(LabError::Experiment(format!(
-            "{text}: the output directory may not contain ',' or ':' (JVM option syntax); choose another --out"
-        )));
-    }
-    if out.exists() {
-        let mut entries =
-            fs::read_dir(out).map_err(|e| LabError::io(out, "read the output directory", e))?;
-        if entries.next().is_some() {
-            return Err(LabError::Experiment(format!(
-                "{}: output directory is not empty; choose another --out",
-                out.display()
-            )));
-        }
-    }
-    fs::create_dir_all(out).map_err(|e| LabError::io(out, "create the output directory", e))
-}
-
-/// The summary of one variant on one JDK (`summary.json`).
-#[derive(Debug, Clone, Serialize)]
-pub struct VariantSummary {
-    /// `<variant>-jdk<id>`, also the directory name under `variants/`.
-    pub id: String,
-    pub jdk: String,
-    pub variant: String,
-    pub role: Role,
-    pub skipped: Option<String>,
-    pub early_exit: Option<String>,
-    pub hiccups: Option<Stats>,
-    pub safepoints: Option<Stats>,
-    pub exit_code: Option<i32>,
-    /// The native counter reader beside the JVM, when the variant has one.
-    pub hsperf_reader: Option<ReaderSummary>,
-    /// The workload's summary numbers, the GC log's and the run time (docs/lab.md,
-    /// "Measurements").
-    pub measurements: Vec<Measurement>,
-    /// Rules of `pauselab analyze` that fire on this variant's GC log.
-    pub gc_findings: Vec<String>,
-    /// Host changes made for this variant alone.
-    pub host_changes: Vec<String>,
-    /// Problems reading this variant's logs.
-    pub errors: Vec<String>,
-    pub verdict: VariantVerdict,
-    pub evidence: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct JdkVerdict {
-    pub jdk: String,
-    pub vulnerable: Vulnerable,
-    pub reason: String,
-    pub baseline_max_ms: Option<f64>,
-}
-
-/// What the hsperf reader companion did: reads, failed reads, the slowest read.
-#[derive(Debug, Clone, Serialize)]
-pub struct ReaderSummary {
-    pub reads: u64,
-    pub errors: u64,
-    pub max_read_us: f64,
-    pub last_error: Option<String>,
-}
+pub use crate::judge::summary::{JdkVerdict, ReaderSummary, VariantSummary};
 
 fn read_reader_log(path: &Path) -> Option<ReaderSummary> {
     let text = fs::read_to_string(path).ok()?;
@@ -263,7 +191,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                 .map(|(s, _)| s)
                 .collect();
             let baseline = &finished.experiment.baseline;
-            per_jdk.push(crate::measure::jmh::judge_summaries(
+            per_jdk.push(crate::judge::jmh_score::judge_summaries(
                 rule,
                 baseline,
                 &jdk.label,

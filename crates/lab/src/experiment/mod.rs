@@ -2,6 +2,7 @@
 //! in and the names of the files a run writes. Nothing here touches the host.
 
 mod definition;
+pub mod layout;
 pub mod units;
 
 pub use definition::*;

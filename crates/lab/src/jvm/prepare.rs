@@ -16,11 +16,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::host::journal::{Change, Journal};
-use crate::jvm::java::{Jars, Jdk};
+use crate::jvm::java::{Jars, Jdk, PREPARED_PLACEHOLDER, WORKLOADS_JAR_PLACEHOLDER};
 use crate::LabError;
 
-pub const PREPARED_PLACEHOLDER: &str = "{prepared}";
-pub const WORKLOADS_JAR_PLACEHOLDER: &str = "{workloads_jar}";
 /// Where the steps' output goes, below the bundle directory.
 pub const PREPARE_DIR: &str = "prepare";
 /// Every step's command line, exit code, time and created files, per JDK.

@@ -8,5 +8,6 @@ pub mod hostseries;
 pub mod jmh;
 mod measurement;
 pub mod safepoints;
+pub mod throttling;
 
 pub use measurement::{gc_log, workload_summary, Measurement};

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::experiment::{Companion, Experiment};
 use crate::host::journal::Journal;
 use crate::measure::Measurement;
-use crate::run::runner::Instance;
+use crate::run::instance::Instance;
 use crate::stress::pressure::{Filler, PressureSpec};
 use crate::stress::stressors::Counters;
 use crate::stress::thp::Governor;
@@ -28,8 +28,8 @@ pub fn no_room(run: &RunMemory, instances: &[Instance], turn: &[usize]) -> Optio
     let ours = run.filler.as_ref().map_or(0, |(_, f)| f.held());
     crate::stress::pressure::heaps_fit(
         &commands,
-        crate::stress::pressure::mem_available() + ours,
-        crate::stress::pressure::mem_total(),
+        crate::host::sys::mem_available() + ours,
+        crate::host::sys::mem_total(),
     )
     .err()
 }

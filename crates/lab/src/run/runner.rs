@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use serde::Serialize;
-
-use crate::bundle;
+use crate::experiment::layout::{GC_LOG, HICCUP_LOG, HOST_SERIES, WORKLOAD_OUT};
 use crate::experiment::{
     Companion, Experiment, GcLogLocation, Role, Schedule, TmpLocation, Variant,
 };
@@ -22,6 +20,7 @@ use crate::host::journal::{self, Change, Journal};
 use crate::host::sys;
 use crate::jvm::java::{self, Jdk};
 use crate::measure::hostseries::Sampler;
+use crate::run::instance::{Follow, Instance};
 use crate::stress::stressors::{Stressors, Targets};
 use crate::LabError;
 
@@ -74,57 +73,6 @@ pub trait Observer {
     fn finished(&mut self);
 }
 
-/// One variant on one JDK, as run.
-#[derive(Debug, Clone, Serialize)]
-pub struct Instance {
-    pub jdk: String,
-    pub variant: String,
-    pub role: Role,
-    pub tmp: TmpLocation,
-    /// Directory bound over the JVM's /tmp (None for the host's own /tmp).
-    pub tmp_dir: Option<PathBuf>,
-    /// Where the JVM writes its GC log (copied into `out_dir` when elsewhere).
-    pub gc_log: Option<PathBuf>,
-    pub out_dir: PathBuf,
-    pub command: Vec<String>,
-    pub pid: Option<u32>,
-    /// Why it did not run.
-    pub skipped: Option<String>,
-    /// How it ended, when it ended on its own before the end of the run.
-    pub early_exit: Option<String>,
-    pub companions: Vec<String>,
-    pub exit_code: Option<i32>,
-    /// Seconds from start to exit, when the JVM ended on its own.
-    pub elapsed_s: Option<f64>,
-    /// Host changes made for this variant alone (cgroup, THP).
-    pub host_changes: Vec<String>,
-    /// Measurements the runner itself takes (CPU throttling of the variant's cgroup).
-    pub runner_measurements: Vec<crate::measure::Measurement>,
-    #[serde(skip)]
-    started_at: Option<SystemTime>,
-    /// Its logs, read as the JVM writes them (progress, then the bundle).
-    #[serde(skip)]
-    pub follow: Follow,
-}
-
-/// The logs of one instance that the lab reads while the JVM writes them.
-#[derive(Debug, Clone, Default)]
-pub struct Follow {
-    pub safepoints: Option<crate::measure::follow::SafepointFollower>,
-    pub hiccups: Option<crate::measure::follow::HiccupFollower>,
-}
-
-impl Follow {
-    fn poll(&mut self, at_end: bool) {
-        if let Some(f) = &mut self.safepoints {
-            f.poll(at_end);
-        }
-        if let Some(f) = &mut self.hiccups {
-            f.poll(at_end);
-        }
-    }
-}
-
 /// Everything a finished run knows; the bundle and the verdict are made from it.
 pub struct Finished {
     pub experiment: Experiment,
@@ -175,7 +123,7 @@ pub fn run(
     };
     let jdks = java::resolve_jdks(&options.jdks)?;
     let jars = java::find_jars(&experiment)?;
-    bundle::prepare_out_dir(&options.out)?;
+    prepare_out_dir(&options.out)?;
     let out =
         fs::canonicalize(&options.out).map_err(|e| LabError::io(&options.out, "resolve", e))?;
 
@@ -347,8 +295,8 @@ pub fn run(
                     .get_or_insert_with(|| "CPU cgroups and host settings need root".to_string());
             }
             let gc_log = match (variant.gc_log_on, &tmp_dir) {
-                (GcLogLocation::Tmp, Some(dir)) => dir.join(bundle::GC_LOG),
-                _ => instance.out_dir.join(bundle::GC_LOG),
+                (GcLogLocation::Tmp, Some(dir)) => dir.join(GC_LOG),
+                _ => instance.out_dir.join(GC_LOG),
             };
             instance.tmp_dir = tmp_dir;
             instance.command = java::command_line(
@@ -434,7 +382,7 @@ pub fn run(
         .collect();
     let total = duration * turns.len() as u32;
     observer.started(total, &labels);
-    let series_path = out.join(bundle::HOST_SERIES);
+    let series_path = out.join(HOST_SERIES);
     let mut series =
         fs::File::create(&series_path).map_err(|e| LabError::io(&series_path, "create", e))?;
     let _ = writeln!(series, "{}", crate::measure::hostseries::CSV_HEADER);
@@ -629,7 +577,7 @@ fn run_turn(
                 "transparent huge pages disabled for this process (PR_SET_THP_DISABLE)".into(),
             );
         }
-        let output = file_for(&instance.out_dir.join(bundle::WORKLOAD_OUT))?;
+        let output = file_for(&instance.out_dir.join(WORKLOAD_OUT))?;
         let mut command = Command::new(&instance.command[0]);
         command
             .args(&instance.command[1..])
@@ -677,7 +625,7 @@ fn run_turn(
                 .map(crate::measure::follow::SafepointFollower::new),
             hiccups: watch.experiment.workload.hiccup_agent.then(|| {
                 crate::measure::follow::HiccupFollower::new(
-                    &instance.out_dir.join(bundle::HICCUP_LOG),
+                    &instance.out_dir.join(HICCUP_LOG),
                     crate::host::sys::unix_s(started_at) + watch.warmup_s,
                 )
             }),
@@ -753,13 +701,13 @@ fn run_turn(
     }
     readers.stop();
     for (index, procs) in &cgroups {
-        instances[*index].runner_measurements = crate::host::cgroup::throttling(procs);
+        instances[*index].runner_measurements = crate::measure::throttling::throttling(procs);
     }
     memory.finish(run_memory, instances, &turn.instances);
     // GC logs kept on the variant's own /tmp go into the bundle before that /tmp goes away.
     for &index in &turn.instances {
         let instance = &mut instances[index];
-        let target = instance.out_dir.join(bundle::GC_LOG);
+        let target = instance.out_dir.join(GC_LOG);
         if let Some(log) = instance.gc_log.clone().filter(|l| *l != target) {
             if log.exists() {
                 fs::copy(&log, &target).map_err(|e| LabError::io(&log, "copy the GC log", e))?;
@@ -916,4 +864,24 @@ impl Instance {
     pub fn started_at(&self) -> Option<SystemTime> {
         self.started_at
     }
+}
+/// Creates the bundle directory; refuses a non-empty one (results are never mixed).
+fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
+    let text = out.to_string_lossy();
+    if text.contains(',') || text.contains(':') {
+        return Err(LabError::Experiment(format!(
+            "{text}: the output directory may not contain ',' or ':' (JVM option syntax); choose another --out"
+        )));
+    }
+    if out.exists() {
+        let mut entries =
+            fs::read_dir(out).map_err(|e| LabError::io(out, "read the output directory", e))?;
+        if entries.next().is_some() {
+            return Err(LabError::Experiment(format!(
+                "{}: output directory is not empty; choose another --out",
+                out.display()
+            )));
+        }
+    }
+    fs::create_dir_all(out).map_err(|e| LabError::io(out, "create the output directory", e))
 }

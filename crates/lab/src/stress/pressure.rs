@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::host::sys::mem_available;
 use crate::stress::stressors::Counters;
 
 /// Bytes of one chunk: filled and released as a unit.
@@ -146,7 +147,7 @@ impl Filler {
     /// Waits until the filler has taken what it may (or `timeout` passes, or `stop`).
     pub fn wait_settled(&self, timeout: Duration, stop: &AtomicBool) -> bool {
         let settled = &self.shared.settled;
-        crate::host::journal::wait_until(timeout, || {
+        crate::host::sys::wait_until(timeout, || {
             settled.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst)
         }) && settled.load(Ordering::SeqCst)
     }
@@ -187,22 +188,6 @@ impl Drop for Filler {
     fn drop(&mut self) {
         self.finish();
     }
-}
-
-/// MemAvailable in bytes (0 when unreadable: the filler then only releases).
-pub fn mem_available() -> u64 {
-    meminfo_bytes("MemAvailable:")
-}
-
-fn meminfo_bytes(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| {
-            let line = text.lines().find(|l| l.starts_with(key))?;
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .map(|kib| kib * 1024)
-        .unwrap_or(0)
 }
 
 fn fill(bounds: Bounds, shared: &Shared, counters: &Counters) {
@@ -322,11 +307,6 @@ pub fn heaps_fit(commands: &[&[String]], available: u64, mem_total: u64) -> Resu
         ));
     }
     Ok(())
-}
-
-/// MemTotal in bytes (0 when unreadable).
-pub fn mem_total() -> u64 {
-    meminfo_bytes("MemTotal:")
 }
 
 #[cfg(test)]

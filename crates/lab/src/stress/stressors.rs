@@ -108,7 +108,7 @@ impl Stressors {
                 }
                 StressorSpec::MemoryHog { size } => {
                     let wanted = crate::experiment::units::parse_bytes(size)?;
-                    let bytes = wanted.min(crate::stress::pressure::mem_available() / 4);
+                    let bytes = wanted.min(crate::host::sys::mem_available() / 4);
                     stressors.spawn("memory-hog", move || memory_hog(bytes, &stop, &counters))?;
                 }
                 StressorSpec::CpuHog { threads, duty } => {

@@ -155,8 +155,8 @@ pub struct Reading {
 impl Reading {
     pub fn now() -> Reading {
         Reading {
-            psi_some_avg10: crate::measure::hostseries::psi("memory", "some"),
-            available_bytes: crate::stress::pressure::mem_available(),
+            psi_some_avg10: crate::host::sys::psi("memory", "some"),
+            available_bytes: crate::host::sys::mem_available(),
         }
     }
 
@@ -516,10 +516,9 @@ mod tests {
         // Stopped normally, the governor itself puts the mode back.
         let mut journal = Journal::create(&state, "thp-test-stop", "test").unwrap();
         let governor = Governor::start(&mut journal, &spec, enabled, &log).unwrap();
-        assert!(crate::host::journal::wait_until(
-            Duration::from_secs(5),
-            || { read_mode(enabled).as_deref() == Ok("never") }
-        ));
+        assert!(crate::host::sys::wait_until(Duration::from_secs(5), || {
+            read_mode(enabled).as_deref() == Ok("never")
+        }));
         let report = governor.stop();
         assert_eq!(report.turned_off, 1, "{report:?}");
         assert_eq!(read_mode(enabled).unwrap(), original);
@@ -527,10 +526,9 @@ mod tests {
         let result = std::panic::catch_unwind(|| {
             let mut journal = Journal::create(&state, "thp-test", "test").unwrap();
             let governor = Governor::start(&mut journal, &spec, enabled, &log).unwrap();
-            assert!(crate::host::journal::wait_until(
-                Duration::from_secs(5),
-                || { read_mode(enabled).as_deref() == Ok("never") }
-            ));
+            assert!(crate::host::sys::wait_until(Duration::from_secs(5), || {
+                read_mode(enabled).as_deref() == Ok("never")
+            }));
             std::mem::forget(governor);
             panic!("as a crash would");
         });
