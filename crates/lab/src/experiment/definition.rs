@@ -4,8 +4,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::host::fault::SlowDeviceSpec;
-use crate::stress::stressors::StressorSpec;
+use crate::experiment::parts::{
+    is_plain_name, validate_steps, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
+    StressorSpec,
+};
 use crate::LabError;
 
 /// Built-in experiments: (name, TOML text).
@@ -65,9 +67,9 @@ pub struct Experiment {
     pub fault: Option<Fault>,
     #[serde(default, rename = "stressor")]
     pub stressors: Vec<StressorSpec>,
-    /// `java` commands run on each JDK before the variants (`crate::jvm::prepare`).
+    /// `java` commands run on each JDK before the variants (the jvm layer's `prepare`).
     #[serde(default)]
-    pub prepare: Vec<crate::jvm::prepare::Step>,
+    pub prepare: Vec<PrepareStep>,
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
     pub verdict: VerdictRule,
@@ -239,10 +241,10 @@ pub enum Companion {
     HsperfReader { interval: String },
     /// pauselab's memory filler takes the host near its limit for the variant's turn
     /// (docs/experiments/memory-pressure.md).
-    MemoryPressure(crate::stress::pressure::PressureSpec),
+    MemoryPressure(PressureSpec),
     /// pauselab turns THP off host-wide while memory pressure is high, back on when it
     /// eases (docs/experiments/memory-pressure.md).
-    ThpGovernor(crate::stress::thp::GovernorSpec),
+    ThpGovernor(GovernorSpec),
 }
 
 /// How a variant is judged against the baseline (docs/lab.md, "Verdict").
@@ -278,14 +280,6 @@ pub enum Metric {
     Safepoint,
     /// JMH's primary score (`jmh.score`), as a cost ratio against the baseline's.
     JmhScore,
-}
-
-/// Names that become file names: letters, digits, `-` and `_`.
-pub fn is_plain_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Whether a run injects the experiment's fault (a slow device needs root) or stresses a
@@ -385,7 +379,7 @@ impl Experiment {
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
         crate::experiment::units::parse_duration(&self.warmup)
             .map_err(|e| LabError::Experiment(format!("{origin}: warmup: {e}")))?;
-        crate::jvm::prepare::validate(&self.prepare)
+        validate_steps(&self.prepare)
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
         if let Some(fault) = &self.fault {
             fault

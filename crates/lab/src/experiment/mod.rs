@@ -3,6 +3,11 @@
 
 mod definition;
 pub mod layout;
+mod parts;
 pub mod units;
 
 pub use definition::*;
+pub use parts::{
+    is_plain_name, validate_steps, Bounds, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
+    StressorSpec, Thresholds, CHUNK,
+};

@@ -8,11 +8,12 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::experiment::PressureSpec;
 use crate::experiment::{Companion, Experiment};
 use crate::host::journal::Journal;
 use crate::measure::Measurement;
 use crate::run::instance::Instance;
-use crate::stress::pressure::{Filler, PressureSpec};
+use crate::stress::pressure::Filler;
 use crate::stress::stressors::Counters;
 use crate::stress::thp::Governor;
 use crate::LabError;

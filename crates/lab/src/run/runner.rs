@@ -356,7 +356,7 @@ pub fn run(
         .iter()
         .filter(|s| {
             options.disk.is_none()
-                || matches!(s, crate::stress::stressors::StressorSpec::DiskWriter { .. })
+                || matches!(s, crate::experiment::StressorSpec::DiskWriter { .. })
         })
         .cloned()
         .collect();

@@ -13,56 +13,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+use crate::experiment::{Bounds, CHUNK};
 use crate::host::sys::mem_available;
 use crate::stress::stressors::Counters;
-
-/// Bytes of one chunk: filled and released as a unit.
-pub const CHUNK: u64 = 64 << 20;
-
-/// How close to its limit the host is taken.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PressureSpec {
-    /// MemAvailable the filler leaves to everything else (the JVM's heap included).
-    pub leave: String,
-    /// When MemAvailable falls under this, chunks are released until it is above again.
-    pub floor: String,
-    /// At most this much is held, whatever is available (default: no limit but `leave`).
-    #[serde(default)]
-    pub max: Option<String>,
-}
-
-/// The spec in bytes, checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bounds {
-    pub leave: u64,
-    pub floor: u64,
-    pub max: u64,
-}
-
-impl PressureSpec {
-    pub fn bounds(&self) -> Result<Bounds, String> {
-        let leave = crate::experiment::units::parse_bytes(&self.leave)?;
-        let floor = crate::experiment::units::parse_bytes(&self.floor)?;
-        let max = match &self.max {
-            Some(m) => crate::experiment::units::parse_bytes(m)?,
-            None => u64::MAX,
-        };
-        // Filling stops at `leave`; releasing starts at `floor`. Without a chunk between
-        // them the filler would take and give back the same chunk forever.
-        if floor == 0 || leave < floor + CHUNK {
-            return Err(format!(
-                "memory pressure: leave ({}) must exceed floor ({}) by at least {} MiB, and floor must not be 0",
-                self.leave,
-                self.floor,
-                CHUNK >> 20
-            ));
-        }
-        Ok(Bounds { leave, floor, max })
-    }
-}
 
 /// What the filler should do next, given MemAvailable and what it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,20 +306,6 @@ mod tests {
         };
         assert_eq!(step(&b, 20 * G, 2 * CHUNK), Step::Fill);
         assert_eq!(step(&b, 20 * G, 3 * CHUNK), Step::Hold);
-    }
-
-    #[test]
-    fn leave_must_clear_the_floor_by_a_chunk() {
-        let spec = |leave: &str, floor: &str| PressureSpec {
-            leave: leave.into(),
-            floor: floor.into(),
-            max: None,
-        };
-        assert!(spec("4G", "2G").bounds().is_ok());
-        let err = spec("2G", "2G").bounds().unwrap_err();
-        assert!(err.contains("leave (2G) must exceed floor (2G)"), "{err}");
-        assert!(spec("4G", "0").bounds().is_err());
-        assert!(spec("lots", "1G").bounds().is_err());
     }
 
     #[test]

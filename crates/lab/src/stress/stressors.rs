@@ -12,28 +12,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-/// A stressor as an experiment declares it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum StressorSpec {
-    /// Rewrites a file of `chunk` bytes on the stressed filesystem and `fdatasync`s it, in
-    /// a loop, keeping a write backlog of about one chunk. `max_rate` (bytes/s) caps it
-    /// when the device is not throttled.
-    DiskWriter {
-        chunk: String,
-        #[serde(default)]
-        max_rate: Option<String>,
-    },
-    /// Calls `sync_file_range(SYNC_FILE_RANGE_WRITE)` on every file the variants keep on
-    /// the stressed filesystem, every `interval`, so their pages are under writeback.
-    WritebackForcer { interval: String },
-    /// Keeps `size` of memory (at most a quarter of what is available) touched.
-    MemoryHog { size: String },
-    /// Keeps `threads` threads busy `duty` percent of the time.
-    CpuHog { threads: u32, duty: u32 },
-}
+use crate::experiment::StressorSpec;
 
 /// Throughput counters the host sampler reads every second.
 #[derive(Debug, Default)]

@@ -14,8 +14,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+use crate::experiment::{GovernorSpec, Thresholds};
 use crate::host::journal::{Change, Journal};
 use crate::LabError;
 
@@ -74,74 +75,6 @@ pub fn vmstat_delta(before: &[(String, u64)], after: &[(String, u64)]) -> Vec<(S
             Some((name.clone(), value.saturating_sub(old)))
         })
         .collect()
-}
-
-/// When the governor turns THP off and on again (docs/experiments/memory-pressure.md).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GovernorSpec {
-    /// Off when memory PSI `some avg10` reaches this (percent)...
-    #[serde(default = "default_psi_high")]
-    pub psi_high: f64,
-    /// ...or when MemAvailable falls under this.
-    pub available_low: String,
-    /// On again when PSI is at most `psi_low` and MemAvailable at least `available_high`...
-    #[serde(default = "default_psi_low")]
-    pub psi_low: f64,
-    pub available_high: String,
-    /// ...for this long without a break.
-    #[serde(default = "default_hold")]
-    pub hold: String,
-    #[serde(default = "default_interval")]
-    pub interval: String,
-}
-
-fn default_psi_high() -> f64 {
-    10.0
-}
-fn default_psi_low() -> f64 {
-    1.0
-}
-fn default_hold() -> String {
-    "5s".into()
-}
-fn default_interval() -> String {
-    "250ms".into()
-}
-
-/// The spec in numbers, checked.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Thresholds {
-    pub psi_high: f64,
-    pub psi_low: f64,
-    pub available_low: u64,
-    pub available_high: u64,
-    pub hold: Duration,
-    pub interval: Duration,
-}
-
-impl GovernorSpec {
-    pub fn thresholds(&self) -> Result<Thresholds, String> {
-        let t = Thresholds {
-            psi_high: self.psi_high,
-            psi_low: self.psi_low,
-            available_low: crate::experiment::units::parse_bytes(&self.available_low)?,
-            available_high: crate::experiment::units::parse_bytes(&self.available_high)?,
-            hold: crate::experiment::units::parse_duration(&self.hold)?,
-            interval: crate::experiment::units::parse_duration(&self.interval)?,
-        };
-        // Hysteresis: otherwise one reading could switch it off and the next one on.
-        if !(t.psi_low < t.psi_high && t.available_low < t.available_high) {
-            return Err(format!(
-                "thp governor: needs psi_low < psi_high ({} < {}) and available_low < available_high ({} < {})",
-                self.psi_low, self.psi_high, self.available_low, self.available_high
-            ));
-        }
-        if t.interval.is_zero() {
-            return Err("thp governor: interval must be more than 0".into());
-        }
-        Ok(t)
-    }
 }
 
 /// Memory pressure as the governor reads it.
@@ -434,25 +367,6 @@ mod tests {
         let between = reading(Some(0.5), 3 * G);
         let (state, _) = decide(State::Easing(start), &between, &t, start);
         assert_eq!(state, State::Off);
-    }
-
-    #[test]
-    fn thresholds_need_hysteresis() {
-        let mut spec = GovernorSpec {
-            psi_high: 10.0,
-            psi_low: 10.0,
-            available_low: "2G".into(),
-            available_high: "4G".into(),
-            hold: "5s".into(),
-            interval: "250ms".into(),
-        };
-        assert!(spec
-            .thresholds()
-            .unwrap_err()
-            .contains("psi_low < psi_high"));
-        spec.psi_low = 1.0;
-        spec.available_high = "1G".into();
-        assert!(spec.thresholds().is_err());
     }
 
     #[test]
