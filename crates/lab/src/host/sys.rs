@@ -257,6 +257,13 @@ pub fn free_bytes(path: &Path) -> Result<u64, String> {
     }
     Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
+/// Sends `signal` to the process group `child` leads (every JVM and preparation step
+/// starts in a group of its own, `isolation::isolate`), so what it started gets it too.
+pub fn signal_group(child: &std::process::Child, signal: i32) {
+    // SAFETY: signalling the process group of our own child.
+    unsafe { libc::kill(-(child.id() as i32), signal) };
+}
+
 /// Waits until `cond` holds or `timeout` passes.
 pub(crate) fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + timeout;

@@ -189,8 +189,7 @@ fn run_step(
         .map_err(|e| LabError::Java(format!("{}: {e}", jdk.java.display())))?;
     let status = loop {
         if stop.load(Ordering::SeqCst) || begin.elapsed() > timeout {
-            // SAFETY: signalling our own child's process group.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            crate::host::sys::signal_group(&child, libc::SIGKILL);
             let _ = child.wait();
             if stop.load(Ordering::SeqCst) {
                 return Err(LabError::Interrupted);

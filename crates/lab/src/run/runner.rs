@@ -722,8 +722,7 @@ fn run_turn(
 fn stop_children(instances: &mut [Instance], children: &mut [(usize, Child)]) {
     for (index, child) in children.iter() {
         if instances[*index].exit_code.is_none() {
-            // SAFETY: signalling our own child's process group.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
+            sys::signal_group(child, libc::SIGTERM);
         }
     }
     let deadline = Instant::now() + Duration::from_secs(15);
