@@ -117,6 +117,7 @@ fn rank(layer: &str) -> Option<usize> {
 /// unknown import, then one per loop between the files of a layer.
 fn violations(files: &[(PathBuf, String)]) -> Vec<String> {
     let mut found = Vec::new();
+    let owners = owners(files);
     // Per layer: module -> modules of the same layer it names.
     let mut edges: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     for (path, text) in files {
@@ -157,7 +158,13 @@ fn violations(files: &[(PathBuf, String)]) -> Vec<String> {
                         r.first
                     ));
                 }
-                (theirs == own).then(|| r.second.clone()).flatten()
+                (theirs == own)
+                    .then(|| {
+                        r.second
+                            .as_deref()
+                            .and_then(|name| owners.owner(&layer, name))
+                    })
+                    .flatten()
             };
             if let (Some(module), Some(sibling)) = (&module, sibling) {
                 if *module != sibling {
@@ -181,7 +188,70 @@ fn violations(files: &[(PathBuf, String)]) -> Vec<String> {
     found
 }
 
-/// A path from `start` back to itself, as `a -> b -> a`.
+/// Which file of a layer a name in `crate::<layer>::<name>` comes from: a file of the
+/// layer itself, or an item its mod.rs re-exports (`pub use file::{...}`, `pub use file::*`).
+struct Owners {
+    files: BTreeSet<(String, String)>,
+    items: BTreeMap<(String, String), String>,
+    globs: BTreeMap<String, String>,
+}
+
+impl Owners {
+    fn owner(&self, layer: &str, name: &str) -> Option<String> {
+        let key = (layer.to_string(), name.to_string());
+        if self.files.contains(&key) {
+            return Some(name.to_string());
+        }
+        self.items
+            .get(&key)
+            .or_else(|| self.globs.get(layer))
+            .cloned()
+    }
+}
+
+fn owners(files: &[(PathBuf, String)]) -> Owners {
+    let mut owners = Owners {
+        files: BTreeSet::new(),
+        items: BTreeMap::new(),
+        globs: BTreeMap::new(),
+    };
+    for (path, text) in files {
+        let (layer, module) = place(path);
+        if let Some(module) = module {
+            owners.files.insert((layer, module));
+            continue;
+        }
+        if !path.ends_with("mod.rs") {
+            continue;
+        }
+        // `pub use file::{a, b};` may span lines: read up to each `;`.
+        for statement in text.split(';') {
+            let Some(rest) = statement.trim().strip_prefix("pub use ") else {
+                continue;
+            };
+            let file = ident_at(rest).to_string();
+            let Some(items) = rest[file.len()..].strip_prefix("::") else {
+                continue;
+            };
+            if items == "*" {
+                owners.globs.insert(layer.clone(), file);
+                continue;
+            }
+            for item in items.trim_matches(|c| c == '{' || c == '}').split(',') {
+                let item = ident_at(item.trim());
+                if !item.is_empty() {
+                    owners
+                        .items
+                        .insert((layer.clone(), item.to_string()), file.clone());
+                }
+            }
+        }
+    }
+    owners
+}
+
+/// A path from `start` back to itself, as `a -> b -> a`, reported from the loop's first
+/// file in name order only (so each loop is named once).
 fn cycle_from(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<String> {
     let mut stack = vec![vec![start.to_string()]];
     let mut seen = BTreeSet::new();
@@ -189,6 +259,9 @@ fn cycle_from(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option
         let last = path.last().unwrap();
         for next in graph.get(last).into_iter().flatten() {
             if next == start {
+                if path.iter().any(|p| p.as_str() < start) {
+                    return None;
+                }
                 return Some(format!("{} -> {start}", path.join(" -> ")));
             }
             if seen.insert(next.clone()) {
@@ -240,7 +313,11 @@ fn an_upward_import_a_stray_path_and_a_loop_are_each_reported() {
         file("host/journal.rs", "use crate::host::sys;\nuse crate::{experiment::units, run::runner::Finished};\n"),
         file("host/sys.rs", "//! See [`crate::host::journal::Journal`].\n"),
         file("measure/hlog.rs", "pub fn f() -> crate::units::Unit { todo!() }\n"),
-        file("judge/verdict.rs", "use crate::{LabError, measure::hlog::Stats};\n#[cfg(test)]\nmod tests { use super::*; }\n"),
+        file("judge/verdict.rs", "use crate::{LabError, judge::Summary, measure::hlog::Stats};\n#[cfg(test)]\nmod tests { use super::*; }\n"),
+        file("judge/mod.rs", "mod summary;\nmod verdict;\npub use summary::{\n    Summary, JdkVerdict,\n};\n"),
+        file("judge/summary.rs", "use crate::judge::verdict::Judgement;\n"),
+        file("judge/jmh_score.rs", "use crate::judge::JdkVerdict;\n"),
+        file("judge/rules.rs", "use crate::judge::Summary;\n"),
     ];
     let found = violations(&files);
     assert_eq!(
@@ -249,7 +326,7 @@ fn an_upward_import_a_stray_path_and_a_loop_are_each_reported() {
             "src/host/journal.rs:2: layer host imports crate::run, a layer above it",
             "src/measure/hlog.rs:1: crate::units is not a layer; name the layer it lives in",
             "layer host: files import each other: journal -> sys -> journal",
-            "layer host: files import each other: sys -> journal -> sys",
+            "layer judge: files import each other: summary -> verdict -> summary",
         ]
     );
 }
