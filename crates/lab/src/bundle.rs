@@ -18,7 +18,7 @@ use crate::measure::Measurement;
 use crate::run::runner::Finished;
 use crate::LabError;
 
-pub use crate::judge::summary::{JdkVerdict, ReaderSummary, VariantSummary};
+pub use crate::judge::{JdkVerdict, ReaderSummary, VariantSummary};
 
 fn read_reader_log(path: &Path) -> Option<ReaderSummary> {
     let text = fs::read_to_string(path).ok()?;
@@ -80,9 +80,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             hiccups: None,
             safepoints: None,
             exit_code: instance.exit_code,
-            hsperf_reader: read_reader_log(
-                &instance.out_dir.join(crate::stress::companion::READER_LOG),
-            ),
+            hsperf_reader: read_reader_log(&instance.out_dir.join(crate::stress::READER_LOG)),
             measurements: Vec::new(),
             gc_findings: Vec::new(),
             host_changes: instance.host_changes.clone(),
@@ -191,7 +189,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                 .map(|(s, _)| s)
                 .collect();
             let baseline = &finished.experiment.baseline;
-            per_jdk.push(crate::judge::jmh_score::judge_summaries(
+            per_jdk.push(crate::judge::judge_summaries(
                 rule,
                 baseline,
                 &jdk.label,

@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use crate::experiment::{Role, VerdictRule};
-use crate::judge::summary::{JdkVerdict, VariantSummary};
 use crate::judge::verdict::{Judgement, VariantVerdict, Vulnerable};
+use crate::judge::{JdkVerdict, VariantSummary};
 use crate::measure::jmh::{score_of, Score};
 
 /// Whether a higher score means more cost: times per operation (`us/op`, `ns/op`, ...) do,

@@ -1,5 +1,8 @@
 //! Layer 7, judging: one judge per metric, pure functions over the variants' summaries.
 
-pub mod jmh_score;
-pub mod summary;
+mod jmh_score;
+mod summary;
 pub mod verdict;
+
+pub use jmh_score::judge_summaries;
+pub use summary::{JdkVerdict, ReaderSummary, VariantSummary};

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use crate::stress::stressors::Counters;
+use crate::stress::Counters;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct HostSample {

@@ -13,9 +13,9 @@ use crate::experiment::{Companion, Experiment};
 use crate::host::journal::Journal;
 use crate::measure::Measurement;
 use crate::run::instance::Instance;
-use crate::stress::pressure::Filler;
-use crate::stress::stressors::Counters;
-use crate::stress::thp::Governor;
+use crate::stress::Counters;
+use crate::stress::Filler;
+use crate::stress::Governor;
 use crate::LabError;
 
 /// Why the JVMs of a turn are not started: their heaps (`-Xmx`) plus a margin do not fit
@@ -27,7 +27,7 @@ pub fn no_room(run: &RunMemory, instances: &[Instance], turn: &[usize]) -> Optio
         .map(|&i| instances[i].command.as_slice())
         .collect();
     let ours = run.filler.as_ref().map_or(0, |(_, f)| f.held());
-    crate::stress::pressure::heaps_fit(
+    crate::stress::heaps_fit(
         &commands,
         crate::host::sys::mem_available() + ours,
         crate::host::sys::mem_total(),
@@ -114,13 +114,11 @@ impl TurnMemory {
             memory.governor = Some(Governor::start(
                 journal,
                 spec,
-                Path::new(crate::stress::thp::ENABLED),
-                &instances[first]
-                    .out_dir
-                    .join(crate::stress::thp::GOVERNOR_LOG),
+                Path::new(crate::stress::ENABLED),
+                &instances[first].out_dir.join(crate::stress::GOVERNOR_LOG),
             )?);
         }
-        memory.vmstat_before = crate::stress::thp::vmstat();
+        memory.vmstat_before = crate::stress::vmstat();
         Ok(memory)
     }
 
@@ -154,9 +152,9 @@ impl TurnMemory {
     }
 
     fn measure(&mut self) -> (Vec<Measurement>, Vec<String>) {
-        let after = crate::stress::thp::vmstat();
+        let after = crate::stress::vmstat();
         let mut measurements: Vec<Measurement> =
-            crate::stress::thp::vmstat_delta(&self.vmstat_before, &after)
+            crate::stress::vmstat_delta(&self.vmstat_before, &after)
                 .into_iter()
                 .map(|(name, value)| Measurement::new(&format!("thp.{name}"), value as f64, ""))
                 .collect();

@@ -1,6 +1,6 @@
 //! Layer 6, the run: the plan, turns, instances, progress, memory per turn, test points.
 
 mod instance;
-pub mod memory;
+mod memory;
 pub mod runner;
-pub mod testpoint;
+mod testpoint;

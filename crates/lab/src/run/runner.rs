@@ -21,7 +21,7 @@ use crate::host::sys;
 use crate::jvm::java::{self, Jdk};
 use crate::measure::hostseries::Sampler;
 use crate::run::instance::{Follow, Instance};
-use crate::stress::stressors::{Stressors, Targets};
+use crate::stress::{Stressors, Targets};
 use crate::LabError;
 
 /// What the user asked for.
@@ -840,14 +840,14 @@ fn start_companions(
             };
             let interval = crate::experiment::units::parse_duration(interval)
                 .unwrap_or(Duration::from_secs(1));
-            let log = instance.out_dir.join(crate::stress::companion::READER_LOG);
+            let log = instance.out_dir.join(crate::stress::READER_LOG);
             let stop = stop.clone();
             let run_stop = run_stop.clone();
             instance
                 .companions
                 .push(format!("hsperf-reader every {interval:?}"));
             threads.push(std::thread::spawn(move || {
-                crate::stress::companion::hsperf_reader(pid, interval, &log, &stop, &run_stop)
+                crate::stress::hsperf_reader(pid, interval, &log, &stop, &run_stop)
             }));
         }
     }

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::experiment::{Bounds, CHUNK};
 use crate::host::sys::mem_available;
-use crate::stress::stressors::Counters;
+use crate::stress::Counters;
 
 /// What the filler should do next, given MemAvailable and what it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
