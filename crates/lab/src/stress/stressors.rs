@@ -12,28 +12,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-/// A stressor as an experiment declares it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum StressorSpec {
-    /// Rewrites a file of `chunk` bytes on the stressed filesystem and `fdatasync`s it, in
-    /// a loop, keeping a write backlog of about one chunk. `max_rate` (bytes/s) caps it
-    /// when the device is not throttled.
-    DiskWriter {
-        chunk: String,
-        #[serde(default)]
-        max_rate: Option<String>,
-    },
-    /// Calls `sync_file_range(SYNC_FILE_RANGE_WRITE)` on every file the variants keep on
-    /// the stressed filesystem, every `interval`, so their pages are under writeback.
-    WritebackForcer { interval: String },
-    /// Keeps `size` of memory (at most a quarter of what is available) touched.
-    MemoryHog { size: String },
-    /// Keeps `threads` threads busy `duty` percent of the time.
-    CpuHog { threads: u32, duty: u32 },
-}
+use crate::experiment::StressorSpec;
 
 /// Throughput counters the host sampler reads every second.
 #[derive(Debug, Default)]
@@ -78,12 +57,12 @@ impl Stressors {
                     let Some(dir) = targets.disk_dir.clone() else {
                         continue;
                     };
-                    let chunk = crate::units::parse_bytes(chunk)?;
+                    let chunk = crate::experiment::units::parse_bytes(chunk)?;
                     let max_rate = max_rate
                         .as_deref()
-                        .map(crate::units::parse_bytes)
+                        .map(crate::experiment::units::parse_bytes)
                         .transpose()?;
-                    let free = crate::sys::free_bytes(&dir)?;
+                    let free = crate::host::sys::free_bytes(&dir)?;
                     if free < chunk * 2 {
                         return Err(format!(
                             "disk writer: {} has {} MiB free, needs {} MiB",
@@ -97,7 +76,7 @@ impl Stressors {
                     })?;
                 }
                 StressorSpec::WritebackForcer { interval } => {
-                    let interval = crate::units::parse_duration(interval)?;
+                    let interval = crate::experiment::units::parse_duration(interval)?;
                     let dirs = targets.victim_dirs.clone();
                     if dirs.is_empty() {
                         continue;
@@ -107,8 +86,8 @@ impl Stressors {
                     })?;
                 }
                 StressorSpec::MemoryHog { size } => {
-                    let wanted = crate::units::parse_bytes(size)?;
-                    let bytes = wanted.min(crate::pressure::mem_available() / 4);
+                    let wanted = crate::experiment::units::parse_bytes(size)?;
+                    let bytes = wanted.min(crate::host::sys::mem_available() / 4);
                     stressors.spawn("memory-hog", move || memory_hog(bytes, &stop, &counters))?;
                 }
                 StressorSpec::CpuHog { threads, duty } => {

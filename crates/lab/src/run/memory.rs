@@ -8,13 +8,14 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::experiment::PressureSpec;
 use crate::experiment::{Companion, Experiment};
-use crate::journal::Journal;
+use crate::host::journal::Journal;
 use crate::measure::Measurement;
-use crate::pressure::{Filler, PressureSpec};
-use crate::runner::Instance;
-use crate::stressors::Counters;
-use crate::thp::Governor;
+use crate::run::instance::Instance;
+use crate::stress::Counters;
+use crate::stress::Filler;
+use crate::stress::Governor;
 use crate::LabError;
 
 /// Why the JVMs of a turn are not started: their heaps (`-Xmx`) plus a margin do not fit
@@ -26,10 +27,10 @@ pub fn no_room(run: &RunMemory, instances: &[Instance], turn: &[usize]) -> Optio
         .map(|&i| instances[i].command.as_slice())
         .collect();
     let ours = run.filler.as_ref().map_or(0, |(_, f)| f.held());
-    crate::pressure::heaps_fit(
+    crate::stress::heaps_fit(
         &commands,
-        crate::pressure::mem_available() + ours,
-        crate::pressure::mem_total(),
+        crate::host::sys::mem_available() + ours,
+        crate::host::sys::mem_total(),
     )
     .err()
 }
@@ -113,11 +114,11 @@ impl TurnMemory {
             memory.governor = Some(Governor::start(
                 journal,
                 spec,
-                Path::new(crate::thp::ENABLED),
-                &instances[first].out_dir.join(crate::thp::GOVERNOR_LOG),
+                Path::new(crate::stress::ENABLED),
+                &instances[first].out_dir.join(crate::stress::GOVERNOR_LOG),
             )?);
         }
-        memory.vmstat_before = crate::thp::vmstat();
+        memory.vmstat_before = crate::stress::vmstat();
         Ok(memory)
     }
 
@@ -151,9 +152,9 @@ impl TurnMemory {
     }
 
     fn measure(&mut self) -> (Vec<Measurement>, Vec<String>) {
-        let after = crate::thp::vmstat();
+        let after = crate::stress::vmstat();
         let mut measurements: Vec<Measurement> =
-            crate::thp::vmstat_delta(&self.vmstat_before, &after)
+            crate::stress::vmstat_delta(&self.vmstat_before, &after)
                 .into_iter()
                 .map(|(name, value)| Measurement::new(&format!("thp.{name}"), value as f64, ""))
                 .collect();

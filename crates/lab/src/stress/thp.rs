@@ -14,15 +14,14 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::journal::{Change, Journal};
+use crate::experiment::{GovernorSpec, Thresholds};
+use crate::host::journal::{Change, Journal};
 use crate::LabError;
 
 /// The host's THP mode for anonymous memory: `always`, `madvise` or `never`.
 pub const ENABLED: &str = "/sys/kernel/mm/transparent_hugepage/enabled";
-/// When a THP fault may compact memory directly.
-pub const DEFRAG: &str = "/sys/kernel/mm/transparent_hugepage/defrag";
 
 /// The governor's log in the variant's bundle directory.
 pub const GOVERNOR_LOG: &str = "thp-governor.jsonl";
@@ -31,7 +30,7 @@ pub const GOVERNOR_LOG: &str = "thp-governor.jsonl";
 pub fn read_mode(path: &Path) -> Result<String, String> {
     let text = fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read the THP mode: {e}", path.display()))?;
-    let mode = crate::hostsettings::current_value(&text);
+    let mode = crate::host::hostsettings::current_value(&text);
     if !["always", "madvise", "never"].contains(&mode.as_str()) {
         return Err(format!(
             "{}: no selected mode in {:?} (expected e.g. \"always [madvise] never\")",
@@ -78,74 +77,6 @@ pub fn vmstat_delta(before: &[(String, u64)], after: &[(String, u64)]) -> Vec<(S
         .collect()
 }
 
-/// When the governor turns THP off and on again (docs/experiments/memory-pressure.md).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GovernorSpec {
-    /// Off when memory PSI `some avg10` reaches this (percent)...
-    #[serde(default = "default_psi_high")]
-    pub psi_high: f64,
-    /// ...or when MemAvailable falls under this.
-    pub available_low: String,
-    /// On again when PSI is at most `psi_low` and MemAvailable at least `available_high`...
-    #[serde(default = "default_psi_low")]
-    pub psi_low: f64,
-    pub available_high: String,
-    /// ...for this long without a break.
-    #[serde(default = "default_hold")]
-    pub hold: String,
-    #[serde(default = "default_interval")]
-    pub interval: String,
-}
-
-fn default_psi_high() -> f64 {
-    10.0
-}
-fn default_psi_low() -> f64 {
-    1.0
-}
-fn default_hold() -> String {
-    "5s".into()
-}
-fn default_interval() -> String {
-    "250ms".into()
-}
-
-/// The spec in numbers, checked.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Thresholds {
-    pub psi_high: f64,
-    pub psi_low: f64,
-    pub available_low: u64,
-    pub available_high: u64,
-    pub hold: Duration,
-    pub interval: Duration,
-}
-
-impl GovernorSpec {
-    pub fn thresholds(&self) -> Result<Thresholds, String> {
-        let t = Thresholds {
-            psi_high: self.psi_high,
-            psi_low: self.psi_low,
-            available_low: crate::units::parse_bytes(&self.available_low)?,
-            available_high: crate::units::parse_bytes(&self.available_high)?,
-            hold: crate::units::parse_duration(&self.hold)?,
-            interval: crate::units::parse_duration(&self.interval)?,
-        };
-        // Hysteresis: otherwise one reading could switch it off and the next one on.
-        if !(t.psi_low < t.psi_high && t.available_low < t.available_high) {
-            return Err(format!(
-                "thp governor: needs psi_low < psi_high ({} < {}) and available_low < available_high ({} < {})",
-                self.psi_low, self.psi_high, self.available_low, self.available_high
-            ));
-        }
-        if t.interval.is_zero() {
-            return Err("thp governor: interval must be more than 0".into());
-        }
-        Ok(t)
-    }
-}
-
 /// Memory pressure as the governor reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Reading {
@@ -157,8 +88,8 @@ pub struct Reading {
 impl Reading {
     pub fn now() -> Reading {
         Reading {
-            psi_some_avg10: crate::hostseries::psi("memory", "some"),
-            available_bytes: crate::pressure::mem_available(),
+            psi_some_avg10: crate::host::sys::psi("memory", "some"),
+            available_bytes: crate::host::sys::mem_available(),
         }
     }
 
@@ -367,7 +298,7 @@ impl Watch {
             }
         }
         let line = serde_json::json!({
-            "unix_ms": crate::sys::unix_now_ms(),
+            "unix_ms": crate::host::sys::unix_now_ms(),
             "thp": mode,
             "psi_memory_some_avg10": reading.psi_some_avg10,
             "mem_available_bytes": reading.available_bytes,
@@ -439,25 +370,6 @@ mod tests {
     }
 
     #[test]
-    fn thresholds_need_hysteresis() {
-        let mut spec = GovernorSpec {
-            psi_high: 10.0,
-            psi_low: 10.0,
-            available_low: "2G".into(),
-            available_high: "4G".into(),
-            hold: "5s".into(),
-            interval: "250ms".into(),
-        };
-        assert!(spec
-            .thresholds()
-            .unwrap_err()
-            .contains("psi_low < psi_high"));
-        spec.psi_low = 1.0;
-        spec.available_high = "1G".into();
-        assert!(spec.thresholds().is_err());
-    }
-
-    #[test]
     fn modes_and_counters() {
         let dir = std::env::temp_dir().join(format!("pauselab-thp-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
@@ -494,7 +406,7 @@ mod tests {
     #[test]
     fn real_sysfs_is_switched_and_restored() {
         let enabled = Path::new(ENABLED);
-        if !crate::sys::is_root() || !enabled.exists() {
+        if !crate::host::sys::is_root() || !enabled.exists() {
             eprintln!("skipped: needs root and {ENABLED}");
             return;
         }
@@ -518,7 +430,7 @@ mod tests {
         // Stopped normally, the governor itself puts the mode back.
         let mut journal = Journal::create(&state, "thp-test-stop", "test").unwrap();
         let governor = Governor::start(&mut journal, &spec, enabled, &log).unwrap();
-        assert!(crate::journal::wait_until(Duration::from_secs(5), || {
+        assert!(crate::host::sys::wait_until(Duration::from_secs(5), || {
             read_mode(enabled).as_deref() == Ok("never")
         }));
         let report = governor.stop();
@@ -528,7 +440,7 @@ mod tests {
         let result = std::panic::catch_unwind(|| {
             let mut journal = Journal::create(&state, "thp-test", "test").unwrap();
             let governor = Governor::start(&mut journal, &spec, enabled, &log).unwrap();
-            assert!(crate::journal::wait_until(Duration::from_secs(5), || {
+            assert!(crate::host::sys::wait_until(Duration::from_secs(5), || {
                 read_mode(enabled).as_deref() == Ok("never")
             }));
             std::mem::forget(governor);

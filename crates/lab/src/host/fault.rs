@@ -4,28 +4,16 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::journal::{Change, Journal};
-use crate::sys;
+// Kept on this path for callers that set up a slow device directly.
+pub use crate::experiment::SlowDeviceSpec;
+use crate::host::journal::{Change, Journal};
+use crate::host::sys;
 use crate::LabError;
 
 /// Where the blkio throttle rules live (cgroup v1, root group).
 pub const BLKIO_WRITE_BPS: &str = "/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device";
-
-/// Settings of the slow device.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SlowDeviceSpec {
-    /// Size of the sparse image file, in bytes.
-    pub size_bytes: u64,
-    /// Write bandwidth the device is throttled to, bytes per second.
-    pub write_bps: u64,
-    /// Whether the device asks for stable pages (the condition for the hsperf stall).
-    pub stable_writes: bool,
-    /// `ext4` or `xfs`.
-    pub fstype: String,
-}
 
 /// A slow device, set up and mounted.
 #[derive(Debug, Clone, Serialize)]

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::journal::{Change, Journal};
+use crate::host::journal::{Change, Journal};
 use crate::LabError;
 
 /// CFS period used for every quota (the kernel's default).
@@ -88,40 +88,6 @@ pub fn create_cpu_limited(
     Ok(group.join("cgroup.procs"))
 }
 
-/// CFS bandwidth statistics of a cgroup made by [`create_cpu_limited`] (given its
-/// `cgroup.procs`): periods, throttled periods and throttled time in ms, cgroup v1 or v2.
-pub fn throttling(procs: &Path) -> Vec<crate::measure::Measurement> {
-    use crate::measure::Measurement;
-    let Some(dir) = procs.parent() else {
-        return Vec::new();
-    };
-    let Ok(text) = fs::read_to_string(dir.join("cpu.stat")) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let mut fields = line.split_whitespace();
-        let (Some(key), Some(value)) = (fields.next(), fields.next()) else {
-            continue;
-        };
-        let Ok(value) = value.parse::<f64>() else {
-            continue;
-        };
-        match key {
-            "nr_periods" => out.push(Measurement::new("cgroup.periods", value, "")),
-            "nr_throttled" => out.push(Measurement::new("cgroup.throttled_periods", value, "")),
-            "throttled_time" => {
-                out.push(Measurement::new("cgroup.throttled_ms", value / 1e6, "ms"))
-            }
-            "throttled_usec" => {
-                out.push(Measurement::new("cgroup.throttled_ms", value / 1e3, "ms"))
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 fn make_group(journal: &mut Journal, path: &Path) -> Result<(), LabError> {
     journal.record(Change::Cgroup {
         path: path.to_path_buf(),
@@ -131,36 +97,6 @@ fn make_group(journal: &mut Journal, path: &Path) -> Result<(), LabError> {
 
 fn write(path: &Path, value: &str) -> Result<(), LabError> {
     fs::write(path, value).map_err(|e| LabError::io(path, "write", e))
-}
-
-/// Removes a cgroup this run made: its processes (ours, already stopped or killed) are moved
-/// to the parent first, then the directory is removed, retrying while the kernel still
-/// counts exiting tasks.
-pub fn remove(path: &Path) -> Result<(), String> {
-    if !path.exists() {
-        return Ok(());
-    }
-    let parent_procs = path.parent().map(|p| p.join("cgroup.procs"));
-    let mut last_error = String::new();
-    for _ in 0..50 {
-        if let (Ok(procs), Some(parent)) =
-            (fs::read_to_string(path.join("cgroup.procs")), &parent_procs)
-        {
-            for pid in procs.split_whitespace() {
-                let _ = fs::write(parent, pid);
-            }
-        }
-        match fs::remove_dir(path) {
-            Ok(()) => return Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => last_error = e.to_string(),
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    Err(format!(
-        "cannot remove cgroup {}: {last_error}",
-        path.display()
-    ))
 }
 
 #[cfg(test)]

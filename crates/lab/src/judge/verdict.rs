@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::experiment::{Role, VerdictRule};
-use crate::hlog::Stats;
+use crate::measure::hlog::Stats;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -26,12 +26,12 @@ pub fn hsperf_reader(
         let started = Instant::now();
         let line = match read_once(pid, &mut reader) {
             Ok(counters) => serde_json::json!({
-                "unix_ms": crate::sys::unix_now_ms(),
+                "unix_ms": crate::host::sys::unix_now_ms(),
                 "read_us": started.elapsed().as_secs_f64() * 1e6,
                 "counters": counters,
             }),
             Err(e) => serde_json::json!({
-                "unix_ms": crate::sys::unix_now_ms(),
+                "unix_ms": crate::host::sys::unix_now_ms(),
                 "error": e,
             }),
         };

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::experiment::{Experiment, Variant};
-use crate::jdk_lookup::parse_major;
+use crate::jvm::jdk_lookup::parse_major;
 use crate::LabError;
 
 #[derive(Debug, Clone, Serialize)]
@@ -35,6 +35,8 @@ pub const WORKLOADS_JAR: &str = "pauselab-workloads.jar";
 pub const BENCHMARKS_JAR: &str = "pauselab-benchmarks.jar";
 /// Class path placeholder for pauselab-benchmarks.jar, found like the other jars.
 pub const BENCHMARKS_JAR_PLACEHOLDER: &str = "{benchmarks_jar}";
+pub const PREPARED_PLACEHOLDER: &str = "{prepared}";
+pub const WORKLOADS_JAR_PLACEHOLDER: &str = "{workloads_jar}";
 
 impl Jdk {
     /// The bundle's JDK id: `17` for label `jdk17`.
@@ -49,10 +51,10 @@ pub fn resolve_jdks(homes: &[PathBuf]) -> Result<Vec<Jdk>, LabError> {
     let homes: Vec<PathBuf> = if homes.is_empty() {
         vec![default_home()?]
     } else {
-        let places = crate::jdk_lookup::JdkPlaces::from_env();
+        let places = crate::jvm::jdk_lookup::JdkPlaces::from_env();
         homes
             .iter()
-            .map(|h| match crate::jdk_lookup::as_major(h) {
+            .map(|h| match crate::jvm::jdk_lookup::as_major(h) {
                 Some(major) => places.find(major),
                 None => Ok(h.clone()),
             })
@@ -133,7 +135,7 @@ pub fn find_jars(experiment: &Experiment) -> Result<Jars, LabError> {
             .is_none_or(|entries| {
                 entries
                     .iter()
-                    .any(|e| e.contains(crate::prepare::WORKLOADS_JAR_PLACEHOLDER))
+                    .any(|e| e.contains(WORKLOADS_JAR_PLACEHOLDER))
             }) {
             Some(find_jar(WORKLOADS_JAR, "workloads")?)
         } else {
@@ -207,7 +209,9 @@ pub fn command_line(
         cmd.push(format!(
             "-javaagent:{}=log={},interval=1s",
             agent.display(),
-            out_dir.join(crate::bundle::HICCUP_LOG).display()
+            out_dir
+                .join(crate::experiment::layout::HICCUP_LOG)
+                .display()
         ));
     }
     if let Some(selection) = &experiment.workload.gc_log {

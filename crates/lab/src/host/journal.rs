@@ -13,11 +13,11 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sys;
+use crate::host::sys;
 use crate::LabError;
 
 /// Environment variable carried by every child process of a run, so that processes can be
@@ -287,7 +287,7 @@ pub fn undo(change: &Change) -> Result<(), String> {
             }
         }
         Change::Mount { target } => sys::unmount(target, Duration::from_secs(20)),
-        Change::Cgroup { path } => crate::cgroup::remove(path),
+        Change::Cgroup { path } => crate::host::sys::remove_cgroup(path),
         Change::SysfsWrite {
             path,
             previous,
@@ -449,20 +449,6 @@ fn replay(path: &Path) -> Result<CleanupReport, LabError> {
         fs::remove_file(path).map_err(|e| LabError::io(path, "remove the journal", e))?;
     }
     Ok(report)
-}
-
-/// Waits until `cond` holds or `timeout` passes.
-pub(crate) fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[cfg(test)]

@@ -66,7 +66,7 @@ pub fn collect(paths: &[(&str, &Path)]) -> Value {
             "dirty_expire_centisecs": d.dirty_expire_centisecs,
             "dirty_writeback_centisecs": d.dirty_writeback_centisecs,
         })),
-        "cgroup_v1_blkio": Path::new(crate::fault::BLKIO_WRITE_BPS).exists(),
+        "cgroup_v1_blkio": Path::new(crate::host::fault::BLKIO_WRITE_BPS).exists(),
         "paths": path_facts,
         "details": facts,
     })

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use crate::stressors::Counters;
+use crate::stress::Counters;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct HostSample {
@@ -88,16 +88,16 @@ impl Sampler {
         let calls = counters.writeback_calls.load(Ordering::Relaxed);
         let sample = HostSample {
             t_s,
-            unix_ms: crate::sys::unix_now_ms(),
+            unix_ms: crate::host::sys::unix_now_ms(),
             cpu_user_pct: user,
             cpu_sys_pct: sys,
             cpu_iowait_pct: iowait,
             dirty_kib: meminfo_kib(&meminfo, "Dirty:"),
             writeback_kib: meminfo_kib(&meminfo, "Writeback:"),
-            psi_cpu_some_avg10: psi("cpu", "some"),
-            psi_io_some_avg10: psi("io", "some"),
-            psi_io_full_avg10: psi("io", "full"),
-            psi_memory_some_avg10: psi("memory", "some"),
+            psi_cpu_some_avg10: crate::host::sys::psi("cpu", "some"),
+            psi_io_some_avg10: crate::host::sys::psi("io", "some"),
+            psi_io_full_avg10: crate::host::sys::psi("io", "full"),
+            psi_memory_some_avg10: crate::host::sys::psi("memory", "some"),
             disk_writer_bytes_per_s: disk - self.last_disk,
             writeback_calls_per_s: calls - self.last_calls,
             memory_hog_bytes: counters.memory_bytes.load(Ordering::Relaxed),
@@ -125,12 +125,4 @@ fn meminfo_kib(text: &str, key: &str) -> u64 {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
-}
-
-pub(crate) fn psi(resource: &str, kind: &str) -> Option<f64> {
-    let text = fs::read_to_string(format!("/proc/pressure/{resource}")).ok()?;
-    let line = text.lines().find(|l| l.starts_with(kind))?;
-    line.split_whitespace()
-        .find_map(|f| f.strip_prefix("avg10="))
-        .and_then(|v| v.parse().ok())
 }

@@ -13,55 +13,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::stressors::Counters;
-
-/// Bytes of one chunk: filled and released as a unit.
-pub const CHUNK: u64 = 64 << 20;
-
-/// How close to its limit the host is taken.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PressureSpec {
-    /// MemAvailable the filler leaves to everything else (the JVM's heap included).
-    pub leave: String,
-    /// When MemAvailable falls under this, chunks are released until it is above again.
-    pub floor: String,
-    /// At most this much is held, whatever is available (default: no limit but `leave`).
-    #[serde(default)]
-    pub max: Option<String>,
-}
-
-/// The spec in bytes, checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bounds {
-    pub leave: u64,
-    pub floor: u64,
-    pub max: u64,
-}
-
-impl PressureSpec {
-    pub fn bounds(&self) -> Result<Bounds, String> {
-        let leave = crate::units::parse_bytes(&self.leave)?;
-        let floor = crate::units::parse_bytes(&self.floor)?;
-        let max = match &self.max {
-            Some(m) => crate::units::parse_bytes(m)?,
-            None => u64::MAX,
-        };
-        // Filling stops at `leave`; releasing starts at `floor`. Without a chunk between
-        // them the filler would take and give back the same chunk forever.
-        if floor == 0 || leave < floor + CHUNK {
-            return Err(format!(
-                "memory pressure: leave ({}) must exceed floor ({}) by at least {} MiB, and floor must not be 0",
-                self.leave,
-                self.floor,
-                CHUNK >> 20
-            ));
-        }
-        Ok(Bounds { leave, floor, max })
-    }
-}
+use crate::experiment::{Bounds, CHUNK};
+use crate::host::sys::mem_available;
+use crate::stress::Counters;
 
 /// What the filler should do next, given MemAvailable and what it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,7 +102,7 @@ impl Filler {
     /// Waits until the filler has taken what it may (or `timeout` passes, or `stop`).
     pub fn wait_settled(&self, timeout: Duration, stop: &AtomicBool) -> bool {
         let settled = &self.shared.settled;
-        crate::journal::wait_until(timeout, || {
+        crate::host::sys::wait_until(timeout, || {
             settled.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst)
         }) && settled.load(Ordering::SeqCst)
     }
@@ -175,12 +131,6 @@ impl Filler {
             .store(u64::MAX, Ordering::Relaxed);
     }
 
-    /// Releases everything and reports.
-    pub fn stop(mut self) -> FillerStats {
-        self.finish();
-        self.stats()
-    }
-
     fn finish(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
         if let Some(handle) = self.handle.take() {
@@ -193,22 +143,6 @@ impl Drop for Filler {
     fn drop(&mut self) {
         self.finish();
     }
-}
-
-/// MemAvailable in bytes (0 when unreadable: the filler then only releases).
-pub fn mem_available() -> u64 {
-    meminfo_bytes("MemAvailable:")
-}
-
-fn meminfo_bytes(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| {
-            let line = text.lines().find(|l| l.starts_with(key))?;
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .map(|kib| kib * 1024)
-        .unwrap_or(0)
 }
 
 fn fill(bounds: Bounds, shared: &Shared, counters: &Counters) {
@@ -306,7 +240,7 @@ pub fn max_heap(command: &[String]) -> Option<u64> {
             .iter()
             .rev()
             .find_map(|a| a.strip_prefix(prefix))
-            .and_then(|v| crate::units::parse_bytes(v).ok())
+            .and_then(|v| crate::experiment::units::parse_bytes(v).ok())
     };
     last("-Xmx").or_else(|| last("-Xms"))
 }
@@ -328,11 +262,6 @@ pub fn heaps_fit(commands: &[&[String]], available: u64, mem_total: u64) -> Resu
         ));
     }
     Ok(())
-}
-
-/// MemTotal in bytes (0 when unreadable).
-pub fn mem_total() -> u64 {
-    meminfo_bytes("MemTotal:")
 }
 
 #[cfg(test)]
@@ -380,20 +309,6 @@ mod tests {
     }
 
     #[test]
-    fn leave_must_clear_the_floor_by_a_chunk() {
-        let spec = |leave: &str, floor: &str| PressureSpec {
-            leave: leave.into(),
-            floor: floor.into(),
-            max: None,
-        };
-        assert!(spec("4G", "2G").bounds().is_ok());
-        let err = spec("2G", "2G").bounds().unwrap_err();
-        assert!(err.contains("leave (2G) must exceed floor (2G)"), "{err}");
-        assert!(spec("4G", "0").bounds().is_err());
-        assert!(spec("lots", "1G").bounds().is_err());
-    }
-
-    #[test]
     fn heaps_must_fit_with_the_margin() {
         let cmd = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
         let eight = cmd(&["java", "-Xms8g", "-Xmx8g", "-XX:+AlwaysPreTouch"]);
@@ -432,7 +347,8 @@ mod tests {
         .unwrap();
         assert!(filler.wait_settled(Duration::from_secs(30), &AtomicBool::new(false)));
         assert_eq!(filler.held(), 4 * CHUNK);
-        let report = filler.stop();
+        let report = filler.stats();
+        drop(filler);
         assert_eq!(report.peak_bytes, 4 * CHUNK);
         assert_eq!(report.released_chunks, 0);
         assert_eq!(counters.memory_bytes.load(Ordering::Relaxed), 0);

@@ -6,9 +6,7 @@ use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
-
-use crate::journal::wait_until;
+use std::time::{Duration, Instant};
 
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
@@ -258,4 +256,81 @@ pub fn free_bytes(path: &Path) -> Result<u64, String> {
         ));
     }
     Ok(st.f_bavail as u64 * st.f_frsize as u64)
+}
+/// Sends `signal` to the process group `child` leads (every JVM and preparation step
+/// starts in a group of its own, `isolation::isolate`), so what it started gets it too.
+pub fn signal_group(child: &std::process::Child, signal: i32) {
+    // SAFETY: signalling the process group of our own child.
+    unsafe { libc::kill(-(child.id() as i32), signal) };
+}
+
+/// Waits until `cond` holds or `timeout` passes.
+pub(crate) fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Removes a cgroup this run made: its processes (ours, already stopped or killed) are moved
+/// to the parent first, then the directory is removed, retrying while the kernel still
+/// counts exiting tasks.
+pub fn remove_cgroup(path: &Path) -> Result<(), String> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let parent_procs = path.parent().map(|p| p.join("cgroup.procs"));
+    let mut last_error = String::new();
+    for _ in 0..50 {
+        if let (Ok(procs), Some(parent)) =
+            (fs::read_to_string(path.join("cgroup.procs")), &parent_procs)
+        {
+            for pid in procs.split_whitespace() {
+                let _ = fs::write(parent, pid);
+            }
+        }
+        match fs::remove_dir(path) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => last_error = e.to_string(),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    Err(format!(
+        "cannot remove cgroup {}: {last_error}",
+        path.display()
+    ))
+}
+
+/// MemAvailable in bytes (0 when unreadable: the filler then only releases).
+pub fn mem_available() -> u64 {
+    meminfo_bytes("MemAvailable")
+}
+
+/// MemTotal in bytes (0 when unreadable).
+pub fn mem_total() -> u64 {
+    meminfo_bytes("MemTotal")
+}
+
+fn meminfo_bytes(field: &str) -> u64 {
+    pauselab_host::vm::meminfo_kib(field)
+        .ok()
+        .flatten()
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// The `avg10` of one `/proc/pressure/<resource>` line (`some` or `full`), when the
+/// kernel has PSI.
+pub(crate) fn psi(resource: &str, kind: &str) -> Option<f64> {
+    let text = fs::read_to_string(format!("/proc/pressure/{resource}")).ok()?;
+    let line = text.lines().find(|l| l.starts_with(kind))?;
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix("avg10="))
+        .and_then(|v| v.parse().ok())
 }

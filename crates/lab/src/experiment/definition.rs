@@ -4,30 +4,35 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::fault::SlowDeviceSpec;
-use crate::stressors::StressorSpec;
+use crate::experiment::parts::{
+    is_plain_name, validate_steps, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
+    StressorSpec,
+};
 use crate::LabError;
 
 /// Built-in experiments: (name, TOML text).
 pub const BUILTIN: &[(&str, &str)] = &[
     (
         "hsperf-mmap",
-        include_str!("../experiments/hsperf-mmap.toml"),
+        include_str!("../../experiments/hsperf-mmap.toml"),
     ),
-    ("gclog-io", include_str!("../experiments/gclog-io.toml")),
-    ("cpu-quota", include_str!("../experiments/cpu-quota.toml")),
+    ("gclog-io", include_str!("../../experiments/gclog-io.toml")),
+    (
+        "cpu-quota",
+        include_str!("../../experiments/cpu-quota.toml"),
+    ),
     (
         "jfr-overhead",
-        include_str!("../experiments/jfr-overhead.toml"),
+        include_str!("../../experiments/jfr-overhead.toml"),
     ),
-    ("pretouch", include_str!("../experiments/pretouch.toml")),
+    ("pretouch", include_str!("../../experiments/pretouch.toml")),
     (
         "memory-pressure",
-        include_str!("../experiments/memory-pressure.toml"),
+        include_str!("../../experiments/memory-pressure.toml"),
     ),
     (
         "classload-cds",
-        include_str!("../experiments/classload-cds.toml"),
+        include_str!("../../experiments/classload-cds.toml"),
     ),
 ];
 
@@ -62,9 +67,9 @@ pub struct Experiment {
     pub fault: Option<Fault>,
     #[serde(default, rename = "stressor")]
     pub stressors: Vec<StressorSpec>,
-    /// `java` commands run on each JDK before the variants (`crate::prepare`).
+    /// `java` commands run on each JDK before the variants (the jvm layer's `prepare`).
     #[serde(default)]
-    pub prepare: Vec<crate::prepare::Step>,
+    pub prepare: Vec<PrepareStep>,
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
     pub verdict: VerdictRule,
@@ -157,8 +162,8 @@ impl Fault {
                 stable_writes,
                 fstype,
             } => Ok(SlowDeviceSpec {
-                size_bytes: crate::units::parse_bytes(size)?,
-                write_bps: crate::units::parse_bytes(write_bps)?,
+                size_bytes: crate::experiment::units::parse_bytes(size)?,
+                write_bps: crate::experiment::units::parse_bytes(write_bps)?,
                 stable_writes: *stable_writes,
                 fstype: fstype.clone(),
             }),
@@ -236,10 +241,10 @@ pub enum Companion {
     HsperfReader { interval: String },
     /// pauselab's memory filler takes the host near its limit for the variant's turn
     /// (docs/experiments/memory-pressure.md).
-    MemoryPressure(crate::pressure::PressureSpec),
+    MemoryPressure(PressureSpec),
     /// pauselab turns THP off host-wide while memory pressure is high, back on when it
     /// eases (docs/experiments/memory-pressure.md).
-    ThpGovernor(crate::thp::GovernorSpec),
+    ThpGovernor(GovernorSpec),
 }
 
 /// How a variant is judged against the baseline (docs/lab.md, "Verdict").
@@ -275,14 +280,6 @@ pub enum Metric {
     Safepoint,
     /// JMH's primary score (`jmh.score`), as a cost ratio against the baseline's.
     JmhScore,
-}
-
-/// Names that become file names: letters, digits, `-` and `_`.
-pub fn is_plain_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Whether a run injects the experiment's fault (a slow device needs root) or stresses a
@@ -367,7 +364,7 @@ impl Experiment {
             for c in &v.companions {
                 match c {
                     Companion::HsperfReader { interval } => {
-                        crate::units::parse_duration(interval).map(|_| ())
+                        crate::experiment::units::parse_duration(interval).map(|_| ())
                     }
                     Companion::MemoryPressure(spec) => spec.bounds().map(|_| ()),
                     Companion::ThpGovernor(spec) => spec.thresholds().map(|_| ()),
@@ -378,11 +375,11 @@ impl Experiment {
         if !self.variants.iter().any(|v| v.name == self.baseline) {
             return bad(format!("baseline {:?} is not a variant", self.baseline));
         }
-        crate::units::parse_duration(&self.duration)
+        crate::experiment::units::parse_duration(&self.duration)
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
-        crate::units::parse_duration(&self.warmup)
+        crate::experiment::units::parse_duration(&self.warmup)
             .map_err(|e| LabError::Experiment(format!("{origin}: warmup: {e}")))?;
-        crate::prepare::validate(&self.prepare)
+        validate_steps(&self.prepare)
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
         if let Some(fault) = &self.fault {
             fault

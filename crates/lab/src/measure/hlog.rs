@@ -1,5 +1,5 @@
 //! Latency statistics of the lab's histograms and writing the safepoint interval log (the
-//! hiccup log is read as it grows: [`crate::follow`]).
+//! hiccup log is read as it grows: the `follow` module).
 
 use std::path::Path;
 

@@ -9,20 +9,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use serde::Serialize;
-
-use crate::bundle;
+use crate::experiment::layout::{GC_LOG, HICCUP_LOG, HOST_SERIES, WORKLOAD_OUT};
 use crate::experiment::{
     Companion, Experiment, GcLogLocation, Role, Schedule, TmpLocation, Variant,
 };
-use crate::fault::{self, SlowDevice};
-use crate::hostseries::Sampler;
-use crate::hostsettings;
-use crate::isolation;
-use crate::java::{self, Jdk};
-use crate::journal::{self, Change, Journal};
-use crate::stressors::{Stressors, Targets};
-use crate::sys;
+use crate::host::fault::{self, SlowDevice};
+use crate::host::hostsettings;
+use crate::host::isolation;
+use crate::host::journal::{self, Change, Journal};
+use crate::host::sys;
+use crate::jvm::java::{self, Jdk};
+use crate::measure::hostseries::Sampler;
+use crate::run::instance::{Follow, Instance};
+use crate::stress::{Stressors, Targets};
 use crate::LabError;
 
 /// What the user asked for.
@@ -74,57 +73,6 @@ pub trait Observer {
     fn finished(&mut self);
 }
 
-/// One variant on one JDK, as run.
-#[derive(Debug, Clone, Serialize)]
-pub struct Instance {
-    pub jdk: String,
-    pub variant: String,
-    pub role: Role,
-    pub tmp: TmpLocation,
-    /// Directory bound over the JVM's /tmp (None for the host's own /tmp).
-    pub tmp_dir: Option<PathBuf>,
-    /// Where the JVM writes its GC log (copied into `out_dir` when elsewhere).
-    pub gc_log: Option<PathBuf>,
-    pub out_dir: PathBuf,
-    pub command: Vec<String>,
-    pub pid: Option<u32>,
-    /// Why it did not run.
-    pub skipped: Option<String>,
-    /// How it ended, when it ended on its own before the end of the run.
-    pub early_exit: Option<String>,
-    pub companions: Vec<String>,
-    pub exit_code: Option<i32>,
-    /// Seconds from start to exit, when the JVM ended on its own.
-    pub elapsed_s: Option<f64>,
-    /// Host changes made for this variant alone (cgroup, THP).
-    pub host_changes: Vec<String>,
-    /// Measurements the runner itself takes (CPU throttling of the variant's cgroup).
-    pub runner_measurements: Vec<crate::measure::Measurement>,
-    #[serde(skip)]
-    started_at: Option<SystemTime>,
-    /// Its logs, read as the JVM writes them (progress, then the bundle).
-    #[serde(skip)]
-    pub follow: Follow,
-}
-
-/// The logs of one instance that the lab reads while the JVM writes them.
-#[derive(Debug, Clone, Default)]
-pub struct Follow {
-    pub safepoints: Option<crate::follow::SafepointFollower>,
-    pub hiccups: Option<crate::follow::HiccupFollower>,
-}
-
-impl Follow {
-    fn poll(&mut self, at_end: bool) {
-        if let Some(f) = &mut self.safepoints {
-            f.poll(at_end);
-        }
-        if let Some(f) = &mut self.hiccups {
-            f.poll(at_end);
-        }
-    }
-}
-
 /// Everything a finished run knows; the bundle and the verdict are made from it.
 pub struct Finished {
     pub experiment: Experiment,
@@ -170,11 +118,12 @@ pub fn run(
 ) -> Result<Finished, LabError> {
     let duration = match options.duration {
         Some(d) => d,
-        None => crate::units::parse_duration(&experiment.duration).map_err(LabError::Experiment)?,
+        None => crate::experiment::units::parse_duration(&experiment.duration)
+            .map_err(LabError::Experiment)?,
     };
     let jdks = java::resolve_jdks(&options.jdks)?;
     let jars = java::find_jars(&experiment)?;
-    bundle::prepare_out_dir(&options.out)?;
+    prepare_out_dir(&options.out)?;
     let out =
         fs::canonicalize(&options.out).map_err(|e| LabError::io(&options.out, "resolve", e))?;
 
@@ -207,9 +156,9 @@ pub fn run(
     fs::create_dir_all(&scratch_parent).map_err(|e| LabError::io(&scratch_parent, "create", e))?;
     let scratch = scratch_parent.join(&run_id);
     fault::create_dir(&mut journal, &scratch)?;
-    crate::testpoint::hit("scratch", &stop);
+    crate::run::testpoint::hit("scratch", &stop);
     check_stop(&stop)?;
-    let prepared = crate::prepare::run(
+    let prepared = crate::jvm::prepare::run(
         &experiment.prepare,
         &jdks,
         &jars,
@@ -266,7 +215,7 @@ pub fn run(
     } else {
         plain_stressed_dir(&mut journal, &scratch)?
     };
-    crate::testpoint::hit("fault", &stop);
+    crate::run::testpoint::hit("fault", &stop);
     check_stop(&stop)?;
 
     let tmpfs_root = scratch.join("tmpfs");
@@ -346,8 +295,8 @@ pub fn run(
                     .get_or_insert_with(|| "CPU cgroups and host settings need root".to_string());
             }
             let gc_log = match (variant.gc_log_on, &tmp_dir) {
-                (GcLogLocation::Tmp, Some(dir)) => dir.join(bundle::GC_LOG),
-                _ => instance.out_dir.join(bundle::GC_LOG),
+                (GcLogLocation::Tmp, Some(dir)) => dir.join(GC_LOG),
+                _ => instance.out_dir.join(GC_LOG),
             };
             instance.tmp_dir = tmp_dir;
             instance.command = java::command_line(
@@ -386,7 +335,7 @@ pub fn run(
     if tmpfs_ok {
         fact_paths.push(("tmpfs", &tmpfs_root));
     }
-    let host_facts = crate::hostfacts::collect(&fact_paths);
+    let host_facts = crate::measure::hostfacts::collect(&fact_paths);
 
     if !experiment.host.is_empty() {
         if root {
@@ -406,7 +355,8 @@ pub fn run(
         .stressors
         .iter()
         .filter(|s| {
-            options.disk.is_none() || matches!(s, crate::stressors::StressorSpec::DiskWriter { .. })
+            options.disk.is_none()
+                || matches!(s, crate::experiment::StressorSpec::DiskWriter { .. })
         })
         .cloned()
         .collect();
@@ -432,10 +382,10 @@ pub fn run(
         .collect();
     let total = duration * turns.len() as u32;
     observer.started(total, &labels);
-    let series_path = out.join(bundle::HOST_SERIES);
+    let series_path = out.join(HOST_SERIES);
     let mut series =
         fs::File::create(&series_path).map_err(|e| LabError::io(&series_path, "create", e))?;
-    let _ = writeln!(series, "{}", crate::hostseries::CSV_HEADER);
+    let _ = writeln!(series, "{}", crate::measure::hostseries::CSV_HEADER);
     let mut watch = Watch {
         experiment: &experiment,
         sampler: Sampler::default(),
@@ -443,16 +393,16 @@ pub fn run(
         begin: Instant::now(),
         total,
         stop: &stop,
-        warmup_s: crate::units::parse_duration(&experiment.warmup)
+        warmup_s: crate::experiment::units::parse_duration(&experiment.warmup)
             .map_err(LabError::Experiment)?
             .as_secs_f64(),
     };
     let mut interrupted = false;
     let mut cleanup_failures = Vec::new();
-    let mut run_memory = crate::memory::RunMemory::default();
+    let mut run_memory = crate::run::memory::RunMemory::default();
     for (number, turn) in turns.iter().enumerate() {
         if number > 0 {
-            crate::testpoint::hit("next-turn", &stop);
+            crate::run::testpoint::hit("next-turn", &stop);
         }
         // Everything recorded from here on belongs to this turn and is undone after it.
         let mark = journal.mark();
@@ -482,7 +432,7 @@ pub fn run(
         }
     }
     observer.finished();
-    crate::testpoint::hit("stopping", &stop);
+    crate::run::testpoint::hit("stopping", &stop);
     stressors.stop();
     drop(stressors);
     cleanup_failures.extend(journal.undo_all());
@@ -565,7 +515,7 @@ enum TurnEnd {
 #[allow(clippy::too_many_arguments)]
 fn run_turn(
     journal: &mut Journal,
-    run_memory: &mut crate::memory::RunMemory,
+    run_memory: &mut crate::run::memory::RunMemory,
     run_id: &str,
     instances: &mut [Instance],
     turn: &Turn,
@@ -575,7 +525,7 @@ fn run_turn(
     observer: &mut dyn Observer,
 ) -> Result<TurnEnd, LabError> {
     let stop = watch.stop;
-    if let Some(reason) = crate::memory::no_room(run_memory, instances, &turn.instances) {
+    if let Some(reason) = crate::run::memory::no_room(run_memory, instances, &turn.instances) {
         for &index in &turn.instances {
             instances[index].skipped = Some(reason.clone());
         }
@@ -591,7 +541,7 @@ fn run_turn(
             .host_changes
             .extend(host_notes.iter().cloned());
     }
-    let memory = crate::memory::TurnMemory::start(
+    let memory = crate::run::memory::TurnMemory::start(
         run_memory,
         journal,
         watch.experiment,
@@ -614,7 +564,7 @@ fn run_turn(
         let cgroup_procs = match variant.cpu_quota {
             Some(cpus) => {
                 let name = format!("{}-{}", instance.jdk, instance.variant);
-                let procs = crate::cgroup::create_cpu_limited(journal, run_id, &name, cpus)?;
+                let procs = crate::host::cgroup::create_cpu_limited(journal, run_id, &name, cpus)?;
                 instance
                     .host_changes
                     .push(format!("CPU cgroup {} limited to {cpus} CPU", name));
@@ -627,7 +577,7 @@ fn run_turn(
                 "transparent huge pages disabled for this process (PR_SET_THP_DISABLE)".into(),
             );
         }
-        let output = file_for(&instance.out_dir.join(bundle::WORKLOAD_OUT))?;
+        let output = file_for(&instance.out_dir.join(WORKLOAD_OUT))?;
         let mut command = Command::new(&instance.command[0]);
         command
             .args(&instance.command[1..])
@@ -672,11 +622,11 @@ fn run_turn(
                 .gc_log
                 .as_ref()
                 .and(instance.gc_log.as_deref())
-                .map(crate::follow::SafepointFollower::new),
+                .map(crate::measure::follow::SafepointFollower::new),
             hiccups: watch.experiment.workload.hiccup_agent.then(|| {
-                crate::follow::HiccupFollower::new(
-                    &instance.out_dir.join(bundle::HICCUP_LOG),
-                    crate::sys::unix_s(started_at) + watch.warmup_s,
+                crate::measure::follow::HiccupFollower::new(
+                    &instance.out_dir.join(HICCUP_LOG),
+                    crate::host::sys::unix_s(started_at) + watch.warmup_s,
                 )
             }),
         };
@@ -685,7 +635,7 @@ fn run_turn(
             cgroups.push((index, procs));
         }
     }
-    crate::testpoint::hit("started", stop);
+    crate::run::testpoint::hit("started", stop);
     if stop.load(Ordering::SeqCst) {
         stop_children(instances, &mut children);
         return Ok(TurnEnd::Interrupted);
@@ -751,13 +701,13 @@ fn run_turn(
     }
     readers.stop();
     for (index, procs) in &cgroups {
-        instances[*index].runner_measurements = crate::cgroup::throttling(procs);
+        instances[*index].runner_measurements = crate::measure::throttling::throttling(procs);
     }
     memory.finish(run_memory, instances, &turn.instances);
     // GC logs kept on the variant's own /tmp go into the bundle before that /tmp goes away.
     for &index in &turn.instances {
         let instance = &mut instances[index];
-        let target = instance.out_dir.join(bundle::GC_LOG);
+        let target = instance.out_dir.join(GC_LOG);
         if let Some(log) = instance.gc_log.clone().filter(|l| *l != target) {
             if log.exists() {
                 fs::copy(&log, &target).map_err(|e| LabError::io(&log, "copy the GC log", e))?;
@@ -772,8 +722,7 @@ fn run_turn(
 fn stop_children(instances: &mut [Instance], children: &mut [(usize, Child)]) {
     for (index, child) in children.iter() {
         if instances[*index].exit_code.is_none() {
-            // SAFETY: signalling our own child's process group.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
+            sys::signal_group(child, libc::SIGTERM);
         }
     }
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -814,12 +763,12 @@ fn progress_of(instance: &mut Instance) -> VariantProgress {
         .follow
         .hiccups
         .as_ref()
-        .map(crate::follow::HiccupFollower::max_ms);
+        .map(crate::measure::follow::HiccupFollower::max_ms);
     let max_safepoint_ms = instance
         .follow
         .safepoints
         .as_ref()
-        .map(crate::follow::SafepointFollower::max_ms);
+        .map(crate::measure::follow::SafepointFollower::max_ms);
     VariantProgress {
         label: format!("{}/{}", instance.jdk, instance.variant),
         max_hiccup_ms,
@@ -889,15 +838,16 @@ fn start_companions(
             let Companion::HsperfReader { interval } = companion else {
                 continue;
             };
-            let interval = crate::units::parse_duration(interval).unwrap_or(Duration::from_secs(1));
-            let log = instance.out_dir.join(crate::companion::READER_LOG);
+            let interval = crate::experiment::units::parse_duration(interval)
+                .unwrap_or(Duration::from_secs(1));
+            let log = instance.out_dir.join(crate::stress::READER_LOG);
             let stop = stop.clone();
             let run_stop = run_stop.clone();
             instance
                 .companions
                 .push(format!("hsperf-reader every {interval:?}"));
             threads.push(std::thread::spawn(move || {
-                crate::companion::hsperf_reader(pid, interval, &log, &stop, &run_stop)
+                crate::stress::hsperf_reader(pid, interval, &log, &stop, &run_stop)
             }));
         }
     }
@@ -913,4 +863,24 @@ impl Instance {
     pub fn started_at(&self) -> Option<SystemTime> {
         self.started_at
     }
+}
+/// Creates the bundle directory; refuses a non-empty one (results are never mixed).
+fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
+    let text = out.to_string_lossy();
+    if text.contains(',') || text.contains(':') {
+        return Err(LabError::Experiment(format!(
+            "{text}: the output directory may not contain ',' or ':' (JVM option syntax); choose another --out"
+        )));
+    }
+    if out.exists() {
+        let mut entries =
+            fs::read_dir(out).map_err(|e| LabError::io(out, "read the output directory", e))?;
+        if entries.next().is_some() {
+            return Err(LabError::Experiment(format!(
+                "{}: output directory is not empty; choose another --out",
+                out.display()
+            )));
+        }
+    }
+    fs::create_dir_all(out).map_err(|e| LabError::io(out, "create the output directory", e))
 }

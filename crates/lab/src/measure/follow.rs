@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use hdrhistogram::Histogram;
 use pauselab_pause::interval_log::{IntervalLogReader, TagFilter};
 
-use crate::safepoints::{self, Safepoint};
+use crate::measure::safepoints::{self, Safepoint};
 
 /// A line longer than this is not a line of these logs (a GC log line is at most a few KiB,
 /// an interval log line a few tens of KiB): it is dropped rather than buffered.
@@ -160,7 +160,7 @@ impl HiccupFollower {
             seen_interval: false,
             from_epoch_s,
             max_ns: 0,
-            after_warmup: crate::hlog::new_histogram(),
+            after_warmup: crate::measure::hlog::new_histogram(),
             error: None,
         }
     }
@@ -276,9 +276,9 @@ mod tests {
         let start_s = 1_700_000_000.0;
         let mut bytes = Vec::new();
         let mut writer = IntervalLogWriter::new(&mut bytes, start_s, None).unwrap();
-        let mut whole = crate::hlog::new_histogram();
+        let mut whole = crate::measure::hlog::new_histogram();
         for i in 0..20u64 {
-            let mut h = crate::hlog::new_histogram();
+            let mut h = crate::measure::hlog::new_histogram();
             h.record(1_000_000 * (i + 1)).unwrap();
             h.record(50_000).unwrap();
             if i >= 5 {

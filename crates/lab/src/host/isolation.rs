@@ -16,7 +16,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::journal::{Change, Journal, RUN_MARKER_ENV};
+use crate::host::journal::{Change, Journal, RUN_MARKER_ENV};
 use crate::LabError;
 
 /// The hsperf directory name of the user the JVMs run as (the lab's effective user), as
@@ -102,14 +102,14 @@ pub fn isolate(command: &mut Command, run_id: &str, isolation: Isolation) -> Res
     command.env(RUN_MARKER_ENV, run_id);
     let bind_c: Option<(CString, CString)> = match isolation.hsperf {
         Some(bind) => Some((
-            crate::sys::cstring(bind.source)?,
-            crate::sys::cstring(bind.target)?,
+            crate::host::sys::cstring(bind.source)?,
+            crate::host::sys::cstring(bind.target)?,
         )),
         None => None,
     };
     let procs_c: Option<CString> = isolation
         .cgroup_procs
-        .map(crate::sys::cstring)
+        .map(crate::host::sys::cstring)
         .transpose()?;
     let thp_disabled = isolation.thp_disabled;
     let parent = std::process::id() as libc::pid_t;

@@ -13,38 +13,17 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::java::{Jars, Jdk};
-use crate::journal::{Change, Journal};
+use crate::experiment::PrepareStep;
+use crate::host::journal::{Change, Journal};
+use crate::jvm::java::{Jars, Jdk, PREPARED_PLACEHOLDER, WORKLOADS_JAR_PLACEHOLDER};
 use crate::LabError;
 
-pub const PREPARED_PLACEHOLDER: &str = "{prepared}";
-pub const WORKLOADS_JAR_PLACEHOLDER: &str = "{workloads_jar}";
 /// Where the steps' output goes, below the bundle directory.
 pub const PREPARE_DIR: &str = "prepare";
 /// Every step's command line, exit code, time and created files, per JDK.
 pub const PREPARED_JSON: &str = "prepared.json";
-
-/// One preparation step of an experiment.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Step {
-    /// Names the step in notes and in `prepare/<jdk>/<name>.out`.
-    pub name: String,
-    /// Arguments of the JDK's `java` (placeholders allowed).
-    pub java: Vec<String>,
-    /// Files (relative to `{prepared}`) the step must leave behind; checked after it.
-    #[serde(default)]
-    pub creates: Vec<String>,
-    /// Longest the step may take (default 10m).
-    #[serde(default = "ten_minutes")]
-    pub timeout: String,
-}
-
-fn ten_minutes() -> String {
-    "10m".into()
-}
 
 /// What the preparation did on one JDK.
 #[derive(Debug, Clone, Serialize)]
@@ -121,32 +100,11 @@ fn expand(arg: &str, prepared: Option<&Path>, jars: &Jars) -> String {
     text
 }
 
-/// Checks the steps when the experiment is loaded: names unique and file-safe, timeouts valid.
-pub fn validate(steps: &[Step]) -> Result<(), String> {
-    for (i, step) in steps.iter().enumerate() {
-        if !crate::experiment::is_plain_name(&step.name) {
-            return Err(format!(
-                "prepare step {:?}: the name must be letters, digits, - or _",
-                step.name
-            ));
-        }
-        if steps[..i].iter().any(|s| s.name == step.name) {
-            return Err(format!("prepare step {:?} appears twice", step.name));
-        }
-        if step.java.is_empty() {
-            return Err(format!("prepare step {:?}: `java` is empty", step.name));
-        }
-        crate::units::parse_duration(&step.timeout)
-            .map_err(|e| format!("prepare step {:?}: timeout: {e}", step.name))?;
-    }
-    Ok(())
-}
-
 /// Runs every step on every JDK, in order, before the variants start. A failing step ends
 /// that JDK's preparation (its variants are then skipped with the reason); Ctrl-C ends all.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
-    steps: &[Step],
+    steps: &[PrepareStep],
     jdks: &[Jdk],
     jars: &Jars,
     scratch: &Path,
@@ -166,7 +124,7 @@ pub fn run(
     })?;
     for jdk in jdks {
         let dir = scratch.join(format!("prepared-{}", jdk.label));
-        crate::fault::create_dir(journal, &dir)?;
+        crate::host::fault::create_dir(journal, &dir)?;
         let logs = out.join(PREPARE_DIR).join(&jdk.label);
         fs::create_dir_all(&logs).map_err(|e| LabError::io(&logs, "create", e))?;
         let mut done = JdkPreparation {
@@ -194,7 +152,7 @@ pub fn run(
 }
 
 fn run_step(
-    step: &Step,
+    step: &PrepareStep,
     jdk: &Jdk,
     jars: &Jars,
     dir: &Path,
@@ -221,16 +179,17 @@ fn run_step(
                 .map_err(|e| LabError::io(log, "open", e))?,
         )
         .stderr(output);
-    crate::isolation::isolate(&mut command, run_id, Default::default()).map_err(LabError::Host)?;
-    let timeout = crate::units::parse_duration(&step.timeout).map_err(LabError::Experiment)?;
+    crate::host::isolation::isolate(&mut command, run_id, Default::default())
+        .map_err(LabError::Host)?;
+    let timeout =
+        crate::experiment::units::parse_duration(&step.timeout).map_err(LabError::Experiment)?;
     let begin = Instant::now();
     let mut child = command
         .spawn()
         .map_err(|e| LabError::Java(format!("{}: {e}", jdk.java.display())))?;
     let status = loop {
         if stop.load(Ordering::SeqCst) || begin.elapsed() > timeout {
-            // SAFETY: signalling our own child's process group.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            crate::host::sys::signal_group(&child, libc::SIGKILL);
             let _ = child.wait();
             if stop.load(Ordering::SeqCst) {
                 return Err(LabError::Interrupted);
@@ -296,26 +255,9 @@ fn telling_line(path: &Path) -> String {
 mod tests {
     use super::*;
 
-    fn step(name: &str, java: &[&str]) -> Step {
-        Step {
-            name: name.into(),
-            java: java.iter().map(|s| s.to_string()).collect(),
-            creates: Vec::new(),
-            timeout: ten_minutes(),
-        }
-    }
-
-    #[test]
-    fn validation_names_the_problem() {
-        assert!(validate(&[step("archive", &["-version"])]).is_ok());
-        let err = validate(&[step("a b", &["-version"])]).unwrap_err();
-        assert!(err.contains("\"a b\""), "{err}");
-        let err = validate(&[step("x", &["-version"]), step("x", &["-version"])]).unwrap_err();
-        assert!(err.contains("twice"), "{err}");
-        assert!(validate(&[step("x", &[])]).unwrap_err().contains("empty"));
-        let mut slow = step("x", &["-version"]);
-        slow.timeout = "soon".into();
-        assert!(validate(&[slow]).unwrap_err().contains("timeout"));
+    /// A step as an experiment file writes it (the timeout left at its default).
+    fn step(name: &str, java: &[&str]) -> PrepareStep {
+        toml::from_str(&format!("name = {name:?}\njava = {java:?}")).unwrap()
     }
 
     /// Steps on a real JDK: a good one creates its file, a failing one stops that JDK's
@@ -327,7 +269,7 @@ mod tests {
         let scratch = state.join("scratch");
         let out = state.join("out");
         fs::create_dir_all(&scratch).unwrap();
-        let jdks = crate::java::resolve_jdks(&[PathBuf::from("17")]).unwrap();
+        let jdks = crate::jvm::java::resolve_jdks(&[PathBuf::from("17")]).unwrap();
         let jars = Jars {
             agent: None,
             workloads: None,

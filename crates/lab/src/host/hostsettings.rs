@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::experiment::HostSettings;
-use crate::journal::{Change, Journal};
+use crate::host::journal::{Change, Journal};
 use crate::LabError;
 
 /// The value a sysfs file is set to: the bracketed choice of a selection file
