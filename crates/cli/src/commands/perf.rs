@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use pauselab_hsperf::{Counter, CounterFilter, Reader, Snapshot, Source};
 
 #[derive(clap::Args)]
