@@ -162,11 +162,19 @@ impl GcSeries {
     }
 }
 
+/// Pauses a report keeps of one GC log (each is drawn; about 300 bytes each): beyond this a
+/// chart shows nothing more, and memory must stay bounded on any log.
+const MAX_CHARTED_PAUSES: usize = 500_000;
+
 /// The pauses of a log with its chart series.
 pub fn read_gc(path: &Path) -> Result<(Vec<PauseEvent>, GcSeries), ReportError> {
-    struct Collect(Vec<PauseEvent>, GcSeries);
+    struct Collect(Vec<PauseEvent>, GcSeries, bool);
     impl PauseSink for Collect {
         fn pause(&mut self, event: &PauseEvent) {
+            if self.0.len() >= MAX_CHARTED_PAUSES {
+                self.2 = true;
+                return;
+            }
             self.0.push(event.clone());
             self.1.pause(event);
         }
@@ -175,11 +183,19 @@ pub fn read_gc(path: &Path) -> Result<(Vec<PauseEvent>, GcSeries), ReportError> 
         }
     }
     let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
-    let mut sink = Collect(Vec::new(), GcSeries::default());
+    let mut sink = Collect(Vec::new(), GcSeries::default(), false);
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut sink);
     pauselab_gclog::ensure_one_jvm(&inputs)?;
     pauselab_gclog::analyze_inputs(&inputs, &mut analyzer)?;
     analyzer.finish();
+    if sink.2 {
+        return Err(ReportError::Input {
+            source_name: path.display().to_string(),
+            message: format!(
+                "more than {MAX_CHARTED_PAUSES} pauses, too many to chart; report a part of the log (a rotated file), or use `pauselab analyze`, which reads logs of any size"
+            ),
+        });
+    }
     Ok((sink.0, sink.1))
 }
 
