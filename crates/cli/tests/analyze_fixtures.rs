@@ -16,7 +16,7 @@ struct Expected {
     collector: Option<String>,
 }
 
-/// Plain string matching: a pause line is "GC(N) [Y: |O: ]Pause ... <number>ms" at the end
+/// Plain string matching: a pause line is "GC(N) [y: |Y: |O: ]Pause ... <number>ms" at the end
 /// of the line; a safepoint line has `Safepoint "` and `Total: N ns`.
 fn count_by_hand(text: &str) -> Expected {
     let mut e = Expected {
@@ -32,9 +32,9 @@ fn count_by_hand(text: &str) -> Expected {
         };
         if let Some(rest) = msg.strip_prefix("GC(") {
             let body = rest.split_once(") ").map_or("", |x| x.1);
-            let body = body
-                .strip_prefix("Y: ")
-                .or_else(|| body.strip_prefix("O: "))
+            let body = ["y: ", "Y: ", "O: "]
+                .iter()
+                .find_map(|g| body.strip_prefix(g))
                 .unwrap_or(body);
             if body.starts_with("Pause ") {
                 if let Some(ms) = body.rsplit(' ').next().and_then(|t| t.strip_suffix("ms")) {

@@ -77,8 +77,8 @@ fn every_printing_command_exits_141_on_a_closed_pipe() {
     }
 }
 
-/// The commands that read a running JVM: watch and jstat print their header first, so they
-/// meet the closed pipe before the first interval ends.
+/// The commands that read a running JVM (watch and jstat print their header first, so they
+/// meet the closed pipe before the first interval ends), and the exporter's one-shot scrape.
 #[test]
 fn jvm_commands_exit_141_on_a_closed_pipe() {
     use probe_slowdev::jvm::{available, TestJvm, Tmp};
@@ -95,6 +95,9 @@ fn jvm_commands_exit_141_on_a_closed_pipe() {
         &["jstat", "-gcutil", pid],
         &["jstat", "-gcutil", pid, "100", "3"],
         &["jstat", "-gc", "--json", pid],
+        &["perf", pid],
+        &["perf", pid, "--json"],
+        &["export", "--once"],
     ];
     for args in commands {
         assert_quiet_exit(args);

@@ -103,10 +103,19 @@ impl Jvm {
     }
 
     fn spawn(mut cmd: Command, alloc: bool, scratch: Option<Scratch>) -> Jvm {
-        // The class path is the working directory: a JVM whose /tmp is replaced still has
-        // it when the checkout itself is under /tmp.
+        cmd.arg("-cp").arg(workload_classes()).arg("Idle");
+        Self::spawn_with_classpath_set(cmd, alloc, scratch)
+    }
+
+    /// Starts a JVM whose /tmp is replaced: the class path is its working directory, which
+    /// it keeps when the checkout itself is under /tmp.
+    fn spawn_in_private_tmp(mut cmd: Command, scratch: Scratch) -> Jvm {
         cmd.current_dir(workload_classes())
             .args(["-cp", ".", "Idle"]);
+        Self::spawn_with_classpath_set(cmd, false, Some(scratch))
+    }
+
+    fn spawn_with_classpath_set(mut cmd: Command, alloc: bool, scratch: Option<Scratch>) -> Jvm {
         if alloc {
             cmd.arg("alloc");
         }
@@ -368,7 +377,7 @@ fn jvm_with_private_tmp_is_found_and_read() {
             dir.display()
         ))
         .args([java.as_str(), "-Xmx64m", "-XX:TieredStopAtLevel=1"]);
-    let jvm = Jvm::spawn(cmd, false, Some(Scratch(dir.clone())));
+    let jvm = Jvm::spawn_in_private_tmp(cmd, Scratch(dir.clone()));
     let pid = jvm.pid();
     let p = pid.to_string();
     // Not in the host's /tmp: only reachable through the process's own root.

@@ -332,6 +332,15 @@ fn interval_logs_and_gc_logs_are_reported_directly() {
     // GC pause markers beside the GC log's timeline.
     let timeline = figures(&html, "timeline")[0];
     assert_eq!(timeline.matches(r#"class="marker""#).count(), pause_lines);
+    // Heap after GC (one series) and pauses over time, one series per pause type.
+    let gc_charts = figures(&html, "gc");
+    assert_eq!(gc_charts.len(), 2);
+    assert!(gc_charts[0].contains("Heap after GC"));
+    assert_eq!(gc_charts[0].matches(r#"class="series""#).count(), 1);
+    let young = gc_text.contains(") Pause Young") as usize;
+    let remark = gc_text.contains(") Pause Remark") as usize;
+    assert!(young + remark > 0);
+    assert!(gc_charts[1].matches(r#"class="series""#).count() >= young + remark);
 }
 
 #[test]

@@ -8,8 +8,14 @@ use pauselab_pause::{CpuTimes, DurationStats, PauseEvent, PauseKind, SourceLine,
 use serde::Serialize;
 
 use crate::findings::{Context, Evidence, Finding, Rules, Thresholds};
+use crate::health::{
+    MemorySection, MemoryStats, SlidingShare, StallSection, StallStats, WindowShare,
+};
 use crate::num::format_epoch_ms;
-use crate::parse::{parse_line, Cpu, Format, GcPause, Parsed, Record, Safepoint, Stamp, Unparsed};
+use crate::parse::{
+    parse_line, Cpu, Failure, Format, GcPause, HeapChange, Parsed, Record, Safepoint, StallKind,
+    Stamp, Unparsed,
+};
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -33,6 +39,22 @@ impl Default for Options {
 /// Receives every GC pause, in log order, once its CPU times and safepoint are known.
 pub trait PauseSink {
     fn pause(&mut self, event: &PauseEvent);
+    /// The heap around a collection (pause or cycle), in log order.
+    fn heap(&mut self, _sample: &HeapSample) {}
+}
+
+/// Heap occupancy around one collection, for charts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeapSample {
+    /// When the collection ended: ms since JVM start, when the log has it.
+    pub uptime_ms: Option<f64>,
+    /// The same, ms since the epoch, when the log has a wall clock.
+    pub wall_ms: Option<f64>,
+    pub before_bytes: u64,
+    pub after_bytes: u64,
+    pub capacity_bytes: Option<u64>,
+    /// The pause or cycle.
+    pub name: String,
 }
 
 /// A GC pause waiting for its `gc+cpu` line or its safepoint line.
@@ -59,7 +81,7 @@ pub struct NameTotals {
 }
 
 #[derive(Default)]
-struct Totals {
+pub(crate) struct Totals {
     count: u64,
     total_ns: u128,
     max_ns: u64,
@@ -68,7 +90,7 @@ struct Totals {
 }
 
 impl Totals {
-    fn named(&self, name: &str) -> NameTotals {
+    pub(crate) fn named(&self, name: &str) -> NameTotals {
         NameTotals {
             name: name.to_string(),
             count: self.count,
@@ -78,7 +100,7 @@ impl Totals {
         }
     }
 
-    fn add(&mut self, ns: u64) {
+    pub(crate) fn add(&mut self, ns: u64) {
         self.count += 1;
         self.total_ns += u128::from(ns);
         self.max_ns = self.max_ns.max(ns);
@@ -146,6 +168,11 @@ pub struct PauseSection {
     /// Share of the covered time spent in GC pauses, percent.
     pub share_pct: Option<f64>,
     pub by_name: Vec<NameTotals>,
+    /// The worst 1-minute and 10-minute windows of pause time (localized throughput), when
+    /// the log covers that long.
+    pub worst_windows: Vec<WindowShare>,
+    /// Full collections by cause.
+    pub full_gc_causes: Vec<NameTotals>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -180,6 +207,11 @@ pub struct Report {
     pub span: Span,
     pub pauses: PauseSection,
     pub safepoints: SafepointSection,
+    /// ZGC `Allocation Stall` lines: threads that waited for memory; not pauses.
+    pub allocation_stalls: StallSection,
+    /// ZGC `Relocation Stall` lines.
+    pub relocation_stalls: StallSection,
+    pub memory: MemorySection,
     pub worst: Vec<WorstPause>,
     pub findings: Vec<Finding>,
     pub unparsed_lines: u64,
@@ -270,6 +302,24 @@ pub struct Analyzer<'s> {
     first_pause_name: Option<String>,
     global_first_uptime: Option<u64>,
     global_last_uptime: Option<u64>,
+    allocation_stalls: StallStats,
+    relocation_stalls: StallStats,
+    memory: MemoryStats,
+    /// Worst 1-minute and 10-minute windows of pause time.
+    windows: [SlidingShare; 2],
+    full_gc_causes: BTreeMap<String, Totals>,
+    /// `GC(N) To-space exhausted` seen for this collection (JDK 9-16 G1).
+    evacuation_failed_gc_id: Option<u64>,
+}
+
+/// A time on one forward-going clock: uptime, else the wall clock.
+fn clock_ns(stamp: &Stamp) -> Option<u64> {
+    stamp.uptime_ns.or_else(|| {
+        stamp
+            .wall_ms
+            .and_then(|w| u64::try_from(w).ok())
+            .map(|w| w * 1_000_000)
+    })
 }
 
 impl<'s> Analyzer<'s> {
@@ -297,6 +347,12 @@ impl<'s> Analyzer<'s> {
             first_pause_name: None,
             global_first_uptime: None,
             global_last_uptime: None,
+            allocation_stalls: StallStats::default(),
+            relocation_stalls: StallStats::default(),
+            memory: MemoryStats::default(),
+            windows: [SlidingShare::new(60), SlidingShare::new(600)],
+            full_gc_causes: BTreeMap::new(),
+            evacuation_failed_gc_id: None,
         }
     }
 
@@ -471,6 +527,12 @@ impl<'s> Analyzer<'s> {
             self.format_counts[fi][p.format as usize] += 1;
         }
         self.clocks[fi].observe(&p.stamp, line);
+        // Windows of pause time move with the log's clock, pauses or not.
+        if let Some(at) = clock_ns(&p.stamp) {
+            for w in &mut self.windows {
+                w.add(at, 0);
+            }
+        }
         if let Some(u) = p.stamp.uptime_ns {
             self.global_first_uptime = Some(self.global_first_uptime.map_or(u, |f| f.min(u)));
             self.global_last_uptime = Some(self.global_last_uptime.map_or(u, |l| l.max(u)));
@@ -478,11 +540,25 @@ impl<'s> Analyzer<'s> {
         match p.record {
             Record::Other => {}
             Record::Pause(mut pause) => {
+                if pause.gc_id.is_some() && pause.gc_id == self.evacuation_failed_gc_id {
+                    pause.failure.get_or_insert(Failure::Evacuation);
+                }
+                if let Some(heap) = pause.heap {
+                    self.heap_sample(&p.stamp, heap, &pause.name);
+                    if let Some(young) = pause.young {
+                        self.memory.young(clock_ns(&p.stamp), young, heap);
+                    }
+                }
                 pause.start = match p.format {
                     // A unified pause line is written when the pause ends.
                     Format::Unified => p.stamp.minus(pause.duration_ns),
                     Format::Jdk8 => p.stamp,
                 };
+                if let Some(start) = clock_ns(&pause.start) {
+                    for w in &mut self.windows {
+                        w.add(start + pause.duration_ns, pause.duration_ns);
+                    }
+                }
                 self.flush_pending();
                 let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
                 self.last_gc_id = pause.gc_id;
@@ -533,6 +609,58 @@ impl<'s> Analyzer<'s> {
                     self.version = Some(v);
                 }
             }
+            Record::Stall(stall) => {
+                let stats = match stall.kind {
+                    StallKind::Allocation => &mut self.allocation_stalls,
+                    StallKind::Relocation => &mut self.relocation_stalls,
+                };
+                stats.record(&stall.thread, stall.duration_ns);
+                if stall.kind == StallKind::Allocation
+                    && stall.duration_ns >= self.opts.thresholds.alloc_stall_ns
+                {
+                    let start = p.stamp.minus(stall.duration_ns);
+                    let file = self.files[fi].file.clone();
+                    self.rules
+                        .allocation_stalls
+                        .hit(stall.duration_ns, self.opts.evidence, || Evidence {
+                            file,
+                            line,
+                            uptime_s: start.uptime_ns.map(|u| u as f64 / 1e9),
+                            wall: start.wall_ms.map(format_epoch_ms),
+                            what: format!("Allocation Stall ({})", stall.thread),
+                            detail: format!(
+                                "thread waited {:.1} ms for memory",
+                                stall.duration_ns as f64 / 1e6
+                            ),
+                            excess_ms: stall.duration_ns as f64 / 1e6,
+                        });
+                }
+            }
+            Record::Cycle(cycle) => {
+                if let Some(heap) = cycle.heap {
+                    self.heap_sample(&p.stamp, heap, &cycle.name);
+                }
+                if let Some(ns) = cycle.duration_ns {
+                    self.memory.cycle(&cycle.name, ns);
+                }
+            }
+            Record::ToSpaceExhausted { gc_id } => {
+                self.evacuation_failed_gc_id = Some(gc_id);
+            }
+        }
+    }
+
+    fn heap_sample(&mut self, stamp: &Stamp, heap: HeapChange, name: &str) {
+        self.memory.heap(clock_ns(stamp), heap);
+        if let Some(sink) = self.sink.as_deref_mut() {
+            sink.heap(&HeapSample {
+                uptime_ms: stamp.uptime_ns.map(|u| u as f64 / 1e6),
+                wall_ms: stamp.wall_ms.map(|w| w as f64),
+                before_bytes: heap.before,
+                after_bytes: heap.after,
+                capacity_bytes: heap.capacity,
+                name: name.to_string(),
+            });
         }
     }
 
@@ -680,6 +808,61 @@ impl<'s> Analyzer<'s> {
         if let Some(cpu) = p.cpu {
             check_cpu(&mut self.rules, cpu, &t, keep, &evidence);
         }
+        let ms = |ns: u64| ns as f64 / 1e6;
+        let tracker = match p.failure {
+            Some(Failure::Evacuation) => {
+                Some((&mut self.rules.evacuation_failure, "evacuation failed"))
+            }
+            Some(Failure::ConcurrentMode) => Some((
+                &mut self.rules.concurrent_mode_failure,
+                "concurrent mode failure",
+            )),
+            Some(Failure::Promotion) => {
+                Some((&mut self.rules.promotion_failure, "promotion failed"))
+            }
+            None => None,
+        };
+        if let Some((tracker, what)) = tracker {
+            tracker.hit(p.duration_ns, keep, || {
+                evidence(
+                    format!("{what}: {:.1} ms pause", ms(p.duration_ns)),
+                    p.duration_ns,
+                )
+            });
+        }
+        if is_full_collection(&p.name) {
+            let cause = p
+                .cause
+                .clone()
+                .unwrap_or_else(|| "cause not in log".to_string());
+            if self.full_gc_causes.len() < 100 || self.full_gc_causes.contains_key(&cause) {
+                self.full_gc_causes
+                    .entry(cause)
+                    .or_default()
+                    .add(p.duration_ns);
+            }
+            self.rules.full_gc.hit(p.duration_ns, keep, || {
+                evidence(
+                    format!("full collection, {:.1} ms", ms(p.duration_ns)),
+                    p.duration_ns,
+                )
+            });
+        }
+        if p.cause.as_deref().is_some_and(|c| c.contains("Humongous")) {
+            self.rules
+                .humongous_allocation
+                .hit(p.duration_ns, keep, || {
+                    evidence(format!("{:.1} ms pause", ms(p.duration_ns)), p.duration_ns)
+                });
+        }
+        if p.name.starts_with("Pause Degenerated") {
+            self.rules.degenerated_gc.hit(p.duration_ns, keep, || {
+                evidence(
+                    format!("stop-the-world {:.1} ms", ms(p.duration_ns)),
+                    p.duration_ns,
+                )
+            });
+        }
         // Worst pauses: a small sorted vector, cheaper than a heap at N = 10.
         let n = self.opts.top;
         if n > 0 {
@@ -728,6 +911,18 @@ impl<'s> Analyzer<'s> {
             .take(3)
             .map(|o| (o.name.clone(), o.count, o.total_ms))
             .collect();
+        let mut full_gc_causes: Vec<NameTotals> = self
+            .full_gc_causes
+            .iter()
+            .map(|(name, t)| t.named(name))
+            .collect();
+        full_gc_causes.sort_by_key(|n| std::cmp::Reverse(n.count));
+        let worst_windows: Vec<WindowShare> = self
+            .windows
+            .iter()
+            .filter_map(SlidingShare::worst)
+            .collect();
+        let allocation_stalls = self.allocation_stalls.section();
         let ctx = Context {
             thresholds: self.opts.thresholds,
             pause_count: self.gc.count(),
@@ -736,6 +931,16 @@ impl<'s> Analyzer<'s> {
             non_gc_total_ns: series.non_gc.total_ns,
             non_gc_count: series.non_gc.count,
             top_non_gc_operations: top_non_gc,
+            pause_total_ns: self.gc.total_ns(),
+            full_gc_causes: full_gc_causes
+                .iter()
+                .map(|c| (c.name.clone(), c.count, c.total_ms))
+                .collect(),
+            worst_windows: worst_windows.clone(),
+            allocation_stalls: {
+                let s = &allocation_stalls.summary;
+                (s.count, s.total_ms, s.max_ms)
+            },
         };
         let findings = rules.findings(&ctx);
         let mut by_name: Vec<NameTotals> =
@@ -788,8 +993,13 @@ impl<'s> Analyzer<'s> {
                     None
                 },
                 by_name,
+                worst_windows,
+                full_gc_causes,
             },
             safepoints,
+            allocation_stalls,
+            relocation_stalls: self.relocation_stalls.section(),
+            memory: self.memory.section(),
             worst: self.worst,
             findings,
             unparsed_lines: self.unparsed,
@@ -859,6 +1069,11 @@ fn to_event(pp: &Pending, file: &str) -> PauseEvent {
             line: pp.line,
         }),
     }
+}
+
+/// Unified `Pause Full`, JDK 8 `Full GC` (Shenandoah's and G1's fallbacks included).
+fn is_full_collection(name: &str) -> bool {
+    name.starts_with("Pause Full") || name.starts_with("Full GC")
 }
 
 /// VM operations that are garbage collections (names as in HotSpot's VM_Operation types).

@@ -26,7 +26,7 @@ pub struct ConditionError {
 }
 
 /// Metrics that are durations (value needs a unit, compared in ms).
-const DURATIONS: [&str; 12] = [
+const DURATIONS: [&str; 17] = [
     "p50",
     "p90",
     "p99",
@@ -39,10 +39,20 @@ const DURATIONS: [&str; 12] = [
     "safepoint.p99",
     "ttsp",
     "ttsp.p99",
+    "alloc_stall.max",
+    "alloc_stall.total",
+    "alloc_stall.p99",
+    "full_gc.total",
+    "cycle.max",
 ];
 /// Metrics that are counts or percentages.
-const PLAIN: [&str; 5] = [
+const PLAIN: [&str; 10] = [
     "count",
+    "alloc_stall.count",
+    "full_gc.count",
+    "gc_share.1m",
+    "gc_share.10m",
+    "allocation_rate_mb_s",
     "safepoint.count",
     "stopped_share",
     "gc_share",
@@ -166,6 +176,22 @@ fn metric_value(r: &Report, metric: &str) -> f64 {
         "stopped_share" => r.safepoints.stopped_share_pct.unwrap_or(0.0),
         "gc_share" => r.pauses.share_pct.unwrap_or(0.0),
         "unparsed" => r.unparsed_lines as f64,
+        "alloc_stall.count" => r.allocation_stalls.summary.count as f64,
+        "alloc_stall.max" => r.allocation_stalls.summary.max_ms,
+        "alloc_stall.total" => r.allocation_stalls.summary.total_ms,
+        "alloc_stall.p99" => r.allocation_stalls.summary.p99_ms,
+        "full_gc.count" => r.pauses.full_gc_causes.iter().map(|c| c.count).sum::<u64>() as f64,
+        "full_gc.total" => r.pauses.full_gc_causes.iter().map(|c| c.total_ms).sum(),
+        "gc_share.1m" | "gc_share.10m" => {
+            let window_s = if metric == "gc_share.1m" { 60 } else { 600 };
+            r.pauses
+                .worst_windows
+                .iter()
+                .find(|w| w.window_s == window_s)
+                .map_or(0.0, |w| w.share_pct)
+        }
+        "allocation_rate_mb_s" => r.memory.allocation_rate_mb_s.unwrap_or(0.0),
+        "cycle.max" => r.memory.cycles.iter().map(|c| c.max_ms).fold(0.0, f64::max),
         _ => f64::NAN,
     }
 }
@@ -210,5 +236,7 @@ mod tests {
         assert!(parse_conditions("finding:nope").is_err());
         assert!(parse_conditions("p42>1ms").is_err());
         assert!(parse_conditions("max").is_err());
+        assert!(parse_conditions("alloc_stall.max>100ms,full_gc.count>0,gc_share.1m>20%").is_ok());
+        assert!(parse_conditions("alloc_stall.max>100").is_err());
     }
 }

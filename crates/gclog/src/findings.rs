@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+mod gc_health;
+
 /// Margins the rules use; the defaults are documented in docs/analyze.md.
 #[derive(Debug, Clone, Copy)]
 pub struct Thresholds {
@@ -19,6 +21,12 @@ pub struct Thresholds {
     pub ttsp_ns: u64,
     /// A non-GC safepoint at least this long is listed as evidence.
     pub non_gc_ns: u64,
+    /// Share of the covered time in GC pauses above which the collector costs too much, %.
+    pub gc_share_pct: f64,
+    /// The same, over the worst 1-minute window (localized throughput), %.
+    pub window_share_pct: f64,
+    /// A ZGC allocation stall at least this long is listed as evidence.
+    pub alloc_stall_ns: u64,
 }
 
 impl Default for Thresholds {
@@ -29,6 +37,9 @@ impl Default for Thresholds {
             stopped_excess_ns: 50_000_000,
             ttsp_ns: 50_000_000,
             non_gc_ns: 10_000_000,
+            gc_share_pct: 10.0,
+            window_share_pct: 25.0,
+            alloc_stall_ns: 10_000_000,
         }
     }
 }
@@ -138,12 +149,20 @@ impl RuleTracker {
 }
 
 /// Rule ids, as used by `--fail-on finding:RULE` and in the JSON.
-pub const RULES: [&str; 5] = [
+pub const RULES: [&str; 13] = [
     "real_gt_cpu",
     "sys_gt_user",
     "stopped_gt_gc",
     "long_ttsp",
     "non_gc_safepoints",
+    "gc_time_share",
+    "full_gc",
+    "evacuation_failure",
+    "concurrent_mode_failure",
+    "promotion_failure",
+    "humongous_allocation",
+    "degenerated_gc",
+    "allocation_stalls",
 ];
 
 /// The trackers of every rule, filled by the analyzer.
@@ -154,6 +173,13 @@ pub struct Rules {
     pub stopped_gt_gc: RuleTracker,
     pub long_ttsp: RuleTracker,
     pub non_gc_safepoints: RuleTracker,
+    pub full_gc: RuleTracker,
+    pub evacuation_failure: RuleTracker,
+    pub concurrent_mode_failure: RuleTracker,
+    pub promotion_failure: RuleTracker,
+    pub humongous_allocation: RuleTracker,
+    pub degenerated_gc: RuleTracker,
+    pub allocation_stalls: RuleTracker,
 }
 
 /// Context the findings need to be worded and ranked.
@@ -165,6 +191,14 @@ pub struct Context {
     pub non_gc_total_ns: u128,
     pub non_gc_count: u64,
     pub top_non_gc_operations: Vec<(String, u64, f64)>,
+    /// Sum of all GC pauses.
+    pub pause_total_ns: u128,
+    /// Full collections by cause: (cause, count, total ms), most frequent first.
+    pub full_gc_causes: Vec<(String, u64, f64)>,
+    /// The worst 1-minute and 10-minute windows of pause time, when the log is that long.
+    pub worst_windows: Vec<crate::health::WindowShare>,
+    /// Allocation stalls: count, total ms, max ms.
+    pub allocation_stalls: (u64, f64, f64),
 }
 
 fn ms(ns: u64) -> String {
@@ -318,6 +352,7 @@ impl Rules {
             ];
             out.push(f);
         }
+        self.gc_health(ctx, &mut out);
         out.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.count.cmp(&a.count)));
         out
     }

@@ -5,21 +5,28 @@
 //! - [`stitch`]: joins the lines of a JDK 6-8 event the JVM spread over several lines;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
 //! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
-//! - [`findings`]: diagnosis rules with evidence, causes and fixes;
+//! - [`findings`]: diagnosis rules with evidence, causes and fixes (OS causes and the
+//!   collector's health);
+//! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
+//! - `jvms`: which inputs one JVM wrote ([`group_by_jvm`]), so JVMs are never merged;
 //! - [`input`]: files, rotated sets, gzip, zip, stdin.
 
 pub mod analysis;
 pub mod condition;
 pub mod findings;
+mod health;
 pub mod hlog;
 pub mod input;
+mod jvms;
 pub mod lines;
 pub mod num;
 pub mod parse;
 pub mod render;
 pub mod stitch;
 
-pub use analysis::{Analyzer, Options, PauseSink, Report};
+pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
+pub use health::{MemorySection, StallSection, WindowShare};
+pub use jvms::{ensure_one_jvm, group_by_jvm, JvmInputs};
 
 use std::io;
 
@@ -40,6 +47,12 @@ pub enum Error {
         file: String,
         line: u64,
         text: String,
+    },
+    #[error("the inputs come from {count} different JVMs ({why}): {groups}; give the files of one JVM (pauselab analyze reports each JVM on its own)")]
+    SeveralJvms {
+        count: usize,
+        why: String,
+        groups: String,
     },
     #[error("no input contains GC or safepoint log lines ({0})")]
     NothingToAnalyze(String),

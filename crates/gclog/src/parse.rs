@@ -7,6 +7,9 @@
 
 use crate::num::{decimal_scaled, duration_with_unit, iso_timestamp_ms, secs_to_ns};
 
+mod memory;
+pub use memory::size_bytes;
+
 /// When a line was written, as far as the line says.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stamp {
@@ -47,6 +50,58 @@ pub struct GcPause {
     pub name: String,
     pub cause: Option<String>,
     pub cpu: Option<Cpu>,
+    /// Heap occupancy before and after, when the line gives it.
+    pub heap: Option<HeapChange>,
+    /// The young generation's occupancy before and after (JDK 8 one-line events).
+    pub young: Option<HeapChange>,
+    /// What went wrong in this collection, when the line says.
+    pub failure: Option<Failure>,
+}
+
+/// Heap occupancy around a collection, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeapChange {
+    pub before: u64,
+    pub after: u64,
+    pub capacity: Option<u64>,
+}
+
+/// Failures a collection line reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// G1 could not copy live objects: `(Evacuation Failure...)`, `To-space exhausted`,
+    /// JDK 8 `(to-space exhausted)` / `(to-space overflow)`.
+    Evacuation,
+    /// CMS fell back to a stop-the-world collection of the old generation.
+    ConcurrentMode,
+    /// A young collection could not promote into the old generation.
+    Promotion,
+}
+
+/// A thread that waited for memory (ZGC): not a safepoint, only that thread stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stall {
+    pub kind: StallKind,
+    pub thread: String,
+    pub duration_ns: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StallKind {
+    /// `Allocation Stall`: the heap was full, the thread waited for a collection.
+    Allocation,
+    /// `Relocation Stall`: the thread waited for an object to be relocated.
+    Relocation,
+}
+
+/// The end of a collection cycle (mostly concurrent): its duration and the heap around it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GcCycle {
+    pub gc_id: u64,
+    pub name: String,
+    pub cause: Option<String>,
+    pub heap: Option<HeapChange>,
+    pub duration_ns: Option<u64>,
 }
 
 /// A safepoint or "application threads were stopped" interval.
@@ -86,6 +141,14 @@ pub enum Record {
     SafepointBegin(String),
     Collector(String),
     Version(String),
+    /// A ZGC allocation or relocation stall.
+    Stall(Stall),
+    /// A collection cycle ended (G1 concurrent mark, ZGC and Shenandoah cycles).
+    Cycle(GcCycle),
+    /// `GC(N) To-space exhausted` (G1, JDK 9-16): evacuation failed in that collection.
+    ToSpaceExhausted {
+        gc_id: u64,
+    },
     /// A log line carrying nothing the analysis uses (heap sizes, phases, concurrent work).
     Other,
 }
@@ -244,6 +307,9 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
         let body = body.strip_prefix(b" ").unwrap_or(body);
         return parse_unified_gc_body(gc_id, body);
     }
+    if let Some(stall) = memory::stall(msg) {
+        return stall;
+    }
     if let Some(rest) = msg.strip_prefix(b"Safepoint \"") {
         return parse_safepoint_fields(rest);
     }
@@ -280,11 +346,18 @@ fn collector_name(using: &[u8]) -> Option<&'static str> {
 }
 
 fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
-    // Generational ZGC prefixes its young and old collections' phases.
+    // Generational ZGC prefixes its phases: `y:` minor (young only) collections, `Y:` the
+    // young and `O:` the old generation of major collections.
     let (prefix, body) = match body {
-        [g @ (b'Y' | b'O'), b':', b' ', rest @ ..] => (Some(*g), rest),
+        [g @ (b'y' | b'Y' | b'O'), b':', b' ', rest @ ..] => (Some(*g), rest),
         _ => (None, body),
     };
+    if body == b"To-space exhausted" {
+        return Ok(Record::ToSpaceExhausted { gc_id });
+    }
+    if let Some(cycle) = memory::cycle(gc_id, body) {
+        return Ok(cycle);
+    }
     if let Some(rest) = body.strip_prefix(b"Pause ") {
         let Some(space) = memchr::memrchr(b' ', rest) else {
             return Ok(Record::Other); // "Pause Remark": the start line, no duration yet
@@ -295,6 +368,7 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
         }
         let duration_ns = duration_with_unit(last).ok_or(Unparsed::Malformed)?;
         let mut text = trim_spaces(&rest[..space]);
+        let heap = memory::last_heap_change(text);
         // Drop the heap transition "12M->1M(256M)".
         if let Some(sp) = memchr::memrchr(b' ', text) {
             if memchr::memmem::find(&text[sp + 1..], b"->").is_some() {
@@ -303,7 +377,7 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
         } else if memchr::memmem::find(text, b"->").is_some() {
             text = b"";
         }
-        let (mut name, cause) = pause_name_and_cause(text);
+        let (mut name, cause, failure) = pause_name_and_cause(text);
         if let Some(g) = prefix {
             name = format!("{}: {name}", g as char);
         }
@@ -314,6 +388,9 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
             name,
             cause,
             cpu: None,
+            heap,
+            young: None,
+            failure,
         }));
     }
     if let Some(rest) = body.strip_prefix(b"User=") {
@@ -341,10 +418,14 @@ fn parse_unified_cpu(rest: &[u8]) -> Option<Cpu> {
 }
 
 /// `Young (Normal) (G1 Evacuation Pause)` -> ("Pause Young (Normal)", "G1 Evacuation Pause").
-fn pause_name_and_cause(text: &[u8]) -> (String, Option<String>) {
+/// G1's `(Evacuation Failure[: Allocation|Pinned])` (JDK 17+) is a failure, not a name.
+fn pause_name_and_cause(text: &[u8]) -> (String, Option<String>, Option<Failure>) {
     let paren = memchr::memchr(b'(', text).unwrap_or(text.len());
     let base = trim_spaces(&text[..paren]);
-    let groups = paren_groups(&text[paren..]);
+    let mut groups = paren_groups(&text[paren..]);
+    let before = groups.len();
+    groups.retain(|g| !g.starts_with(b"Evacuation Failure"));
+    let failure = (groups.len() != before).then_some(Failure::Evacuation);
     let mut name = String::with_capacity(32);
     name.push_str("Pause ");
     name.push_str(&String::from_utf8_lossy(base));
@@ -360,7 +441,7 @@ fn pause_name_and_cause(text: &[u8]) -> (String, Option<String>) {
             name.push(')');
         }
     }
-    (name, cause)
+    (name, cause, failure)
 }
 
 fn is_g1_young_kind(g: &[u8]) -> bool {
@@ -372,24 +453,25 @@ fn is_g1_young_kind(g: &[u8]) -> bool {
 
 /// The contents of top-level `(...)` groups, nesting respected: `(System.gc())` is one.
 fn paren_groups(s: &[u8]) -> Vec<&[u8]> {
+    bracket_groups(s, b'(', b')')
+}
+
+/// The contents of top-level `open ... close` groups, nesting respected.
+fn bracket_groups(s: &[u8], open: u8, close: u8) -> Vec<&[u8]> {
     let mut groups = Vec::new();
     let mut depth = 0usize;
     let mut start = 0;
     for (i, &c) in s.iter().enumerate() {
-        match c {
-            b'(' => {
-                if depth == 0 {
-                    start = i + 1;
-                }
-                depth += 1;
+        if c == open {
+            if depth == 0 {
+                start = i + 1;
             }
-            b')' if depth > 0 => {
-                depth -= 1;
-                if depth == 0 {
-                    groups.push(&s[start..i]);
-                }
+            depth += 1;
+        } else if c == close && depth > 0 {
+            depth -= 1;
+            if depth == 0 {
+                groups.push(&s[start..i]);
             }
-            _ => {}
         }
     }
     groups
@@ -707,6 +789,7 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let after = &rest[close + 1..];
     let cpu =
         memchr::memmem::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
+    let (heap, young) = memory::jdk8_heap(inner);
     Ok(GcPause {
         gc_id: None,
         start: Stamp::default(),
@@ -714,6 +797,9 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         name,
         cause,
         cpu,
+        heap,
+        young,
+        failure: jdk8_failure(rest),
     })
 }
 
@@ -736,7 +822,7 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
             text = trim_spaces(&text[..sp]);
         }
     }
-    let (name, cause) = pause_name_and_cause(text);
+    let (name, cause, failure) = pause_name_and_cause(text);
     Ok(Some(GcPause {
         gc_id: None,
         start: Stamp::default(),
@@ -744,7 +830,24 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
         name,
         cause,
         cpu: None,
+        heap: None,
+        young: None,
+        failure,
     }))
+}
+
+fn jdk8_failure(line: &[u8]) -> Option<Failure> {
+    let has = |pat: &[u8]| memchr::memmem::find(line, pat).is_some();
+    if has(b"concurrent mode failure") {
+        Some(Failure::ConcurrentMode)
+    } else if has(b"promotion failed") || line.starts_with(b"[GC--") {
+        // Parallel Scavenge marks a young collection that could not promote with `GC--`.
+        Some(Failure::Promotion)
+    } else if has(b"to-space exhausted") || has(b"to-space overflow") {
+        Some(Failure::Evacuation)
+    } else {
+        None
+    }
 }
 
 fn matching_bracket(s: &[u8]) -> Option<usize> {

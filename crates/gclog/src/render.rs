@@ -97,7 +97,27 @@ pub fn render_text(r: &Report) -> String {
             dur(n.max_ms)
         );
     }
+    for w in &r.pauses.worst_windows {
+        let _ = writeln!(
+            o,
+            "  worst {:>2} min window: {:.1}% in pauses ({}) from {:.0} s",
+            w.window_s / 60,
+            w.share_pct,
+            dur(w.pause_ms),
+            w.start_s
+        );
+    }
+    if !r.pauses.full_gc_causes.is_empty() {
+        let causes: Vec<String> = r
+            .pauses
+            .full_gc_causes
+            .iter()
+            .map(|c| format!("{} x{} ({})", c.name, c.count, dur(c.total_ms)))
+            .collect();
+        let _ = writeln!(o, "  full collections by cause: {}", causes.join(", "));
+    }
     let _ = writeln!(o);
+    render_stalls_and_memory(&mut o, r);
 
     let s = &r.safepoints;
     match s.source {
@@ -200,7 +220,7 @@ pub fn render_text(r: &Report) -> String {
     if r.findings.is_empty() {
         let _ = writeln!(
             o,
-            "Findings   none: no pause shows signs of the OS or the JVM's own machinery"
+            "Findings   none: no pause shows signs of the OS or the JVM's own machinery, and no rule on the collector's health fired"
         );
     } else {
         let _ = writeln!(o, "Findings");
@@ -256,4 +276,77 @@ pub fn render_text(r: &Report) -> String {
         }
     }
     o
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+}
+
+fn opt_mib(bytes: Option<u64>) -> String {
+    bytes.map_or_else(|| "-".to_string(), mib)
+}
+
+fn render_stalls_and_memory(o: &mut String, r: &Report) {
+    for (label, s) in [
+        ("Alloc stalls", &r.allocation_stalls),
+        ("Reloc stalls", &r.relocation_stalls),
+    ] {
+        if s.summary.count == 0 {
+            continue;
+        }
+        let threads: Vec<String> = s
+            .by_thread
+            .iter()
+            .take(3)
+            .map(|t| format!("{} x{} ({})", t.name, t.count, dur(t.total_ms)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "{label} {} threads waited {} in total, p99 {}, max {} (not safepoints); most: {}",
+            s.summary.count,
+            dur(s.summary.total_ms),
+            dur(s.summary.p99_ms),
+            dur(s.summary.max_ms),
+            threads.join(", ")
+        );
+    }
+    let m = &r.memory;
+    if m.heap_samples > 0 {
+        let _ = writeln!(
+            o,
+            "Heap       after GC {} .. {} (last {}), before GC max {}, capacity max {}",
+            opt_mib(m.heap_after_gc_min_bytes),
+            opt_mib(m.heap_after_gc_max_bytes),
+            opt_mib(m.heap_after_gc_last_bytes),
+            opt_mib(m.heap_before_gc_max_bytes),
+            opt_mib(m.heap_capacity_max_bytes)
+        );
+    }
+    if let Some(rate) = m.allocation_rate_mb_s {
+        let _ = writeln!(
+            o,
+            "Allocation {rate:.1} MiB/s ({} between collections)",
+            opt_mib(m.allocated_bytes)
+        );
+    }
+    if let Some(rate) = m.promotion_rate_mb_s {
+        let _ = writeln!(
+            o,
+            "Promotion  {rate:.1} MiB/s ({} into the old generation)",
+            opt_mib(m.promoted_bytes)
+        );
+    }
+    for c in &m.cycles {
+        let _ = writeln!(
+            o,
+            "Cycles     {:<24} {:>8} {:>10}  max {:>10}  (concurrent, not pauses)",
+            c.name,
+            c.count,
+            dur(c.total_ms),
+            dur(c.max_ms)
+        );
+    }
+    if m.heap_samples > 0 || !m.cycles.is_empty() || r.allocation_stalls.summary.count > 0 {
+        let _ = writeln!(o);
+    }
 }

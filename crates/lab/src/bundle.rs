@@ -7,90 +7,18 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::experiment::layout::{
+    FORMAT_VERSION, GC_LOG, HICCUP_LOG, MANIFEST, SAFEPOINT_LOG, SUMMARY, VERDICT, WORKLOAD_OUT,
+};
 use crate::experiment::{Metric, Role};
-use crate::hlog::{self, Stats};
-use crate::java::Jdk;
+use crate::judge::verdict::{self, Judgement, VariantVerdict, Vulnerable};
+use crate::jvm::java::Jdk;
+use crate::measure::hlog::{self, Stats};
 use crate::measure::Measurement;
-use crate::runner::Finished;
-use crate::verdict::{self, Judgement, VariantVerdict, Vulnerable};
+use crate::run::runner::Finished;
 use crate::LabError;
 
-pub const HICCUP_LOG: &str = "hiccups.hlog";
-pub const WORKLOAD_OUT: &str = "workload.out";
-pub const GC_LOG: &str = "gc.log";
-pub const SAFEPOINT_LOG: &str = "safepoints.hlog";
-pub const SUMMARY: &str = "summary.json";
-pub const MANIFEST: &str = "manifest.json";
-pub const VERDICT: &str = "verdict.json";
-pub const HOST_SERIES: &str = "host.csv";
-/// Version of the bundle layout; bumped on incompatible changes.
-pub const FORMAT_VERSION: u32 = 1;
-
-/// Creates the bundle directory; refuses a non-empty one (results are never mixed).
-pub fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
-    let text = out.to_string_lossy();
-    if text.contains(',') || text.contains(':') {
-        return Err(LabError::Experiment(format!(
-            "{text}: the output directory may not contain ',' or ':' (JVM option syntax); choose another --out"
-        )));
-    }
-    if out.exists() {
-        let mut entries =
-            fs::read_dir(out).map_err(|e| LabError::io(out, "read the output directory", e))?;
-        if entries.next().is_some() {
-            return Err(LabError::Experiment(format!(
-                "{}: output directory is not empty; choose another --out",
-                out.display()
-            )));
-        }
-    }
-    fs::create_dir_all(out).map_err(|e| LabError::io(out, "create the output directory", e))
-}
-
-/// The summary of one variant on one JDK (`summary.json`).
-#[derive(Debug, Clone, Serialize)]
-pub struct VariantSummary {
-    /// `<variant>-jdk<id>`, also the directory name under `variants/`.
-    pub id: String,
-    pub jdk: String,
-    pub variant: String,
-    pub role: Role,
-    pub skipped: Option<String>,
-    pub early_exit: Option<String>,
-    pub hiccups: Option<Stats>,
-    pub safepoints: Option<Stats>,
-    pub exit_code: Option<i32>,
-    /// The native counter reader beside the JVM, when the variant has one.
-    pub hsperf_reader: Option<ReaderSummary>,
-    /// The workload's summary numbers, the GC log's and the run time (docs/lab.md,
-    /// "Measurements").
-    pub measurements: Vec<Measurement>,
-    /// Rules of `pauselab analyze` that fire on this variant's GC log.
-    pub gc_findings: Vec<String>,
-    /// Host changes made for this variant alone.
-    pub host_changes: Vec<String>,
-    /// Problems reading this variant's logs.
-    pub errors: Vec<String>,
-    pub verdict: VariantVerdict,
-    pub evidence: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct JdkVerdict {
-    pub jdk: String,
-    pub vulnerable: Vulnerable,
-    pub reason: String,
-    pub baseline_max_ms: Option<f64>,
-}
-
-/// What the hsperf reader companion did: reads, failed reads, the slowest read.
-#[derive(Debug, Clone, Serialize)]
-pub struct ReaderSummary {
-    pub reads: u64,
-    pub errors: u64,
-    pub max_read_us: f64,
-    pub last_error: Option<String>,
-}
+pub use crate::judge::{JdkVerdict, ReaderSummary, VariantSummary};
 
 fn read_reader_log(path: &Path) -> Option<ReaderSummary> {
     let text = fs::read_to_string(path).ok()?;
@@ -137,7 +65,7 @@ pub struct Outcome {
 pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
     let out = &finished.options.out;
     let rule = &finished.experiment.verdict;
-    let warmup_s = crate::units::parse_duration(&finished.experiment.warmup)
+    let warmup_s = crate::experiment::units::parse_duration(&finished.experiment.warmup)
         .map_err(LabError::Experiment)?
         .as_secs_f64();
     let mut summaries: Vec<(VariantSummary, PathBuf)> = Vec::new();
@@ -152,7 +80,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             hiccups: None,
             safepoints: None,
             exit_code: instance.exit_code,
-            hsperf_reader: read_reader_log(&instance.out_dir.join(crate::companion::READER_LOG)),
+            hsperf_reader: read_reader_log(&instance.out_dir.join(crate::stress::READER_LOG)),
             measurements: Vec::new(),
             gc_findings: Vec::new(),
             host_changes: instance.host_changes.clone(),
@@ -195,7 +123,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                             points.iter().map(|p| (p.uptime_s, p.total_ms)).collect();
                         if let Err(e) = hlog::write_pause_log(
                             &instance.out_dir.join(SAFEPOINT_LOG),
-                            crate::sys::unix_s(start),
+                            crate::host::sys::unix_s(start),
                             &pauses,
                             end_s,
                             1.0,
@@ -228,8 +156,10 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                     Err(e) => summary.errors.push(e),
                 }
             }
-            if let Some(result) = crate::jmh::result_file(&finished.experiment, &instance.out_dir) {
-                match crate::jmh::measurements(&result) {
+            if let Some(result) =
+                crate::measure::jmh::result_file(&finished.experiment, &instance.out_dir)
+            {
+                match crate::measure::jmh::measurements(&result) {
                     Ok(jmh) => summary.measurements.extend(jmh),
                     Err(e) => summary.errors.push(e),
                 }
@@ -259,7 +189,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                 .map(|(s, _)| s)
                 .collect();
             let baseline = &finished.experiment.baseline;
-            per_jdk.push(crate::jmh::judge_summaries(
+            per_jdk.push(crate::judge::judge_summaries(
                 rule,
                 baseline,
                 &jdk.label,
@@ -371,7 +301,7 @@ fn manifest(finished: &Finished) -> serde_json::Value {
                 "exit_code": i.exit_code,
                 "companions": i.companions,
                 "host_changes": i.host_changes,
-                "start_time_s": i.started_at().map(crate::sys::unix_s),
+                "start_time_s": i.started_at().map(crate::host::sys::unix_s),
                 "elapsed_s": i.elapsed_s,
             })
         })
@@ -399,8 +329,8 @@ fn manifest(finished: &Finished) -> serde_json::Value {
             "baseline_variant": experiment.baseline,
             "definition": experiment,
         },
-        "start_time_s": crate::sys::unix_s(finished.started),
-        "end_time_s": crate::sys::unix_s(finished.ended),
+        "start_time_s": crate::host::sys::unix_s(finished.started),
+        "end_time_s": crate::host::sys::unix_s(finished.ended),
         "fault_injection": finished.fault_injection,
         "interrupted": finished.interrupted,
         "options": {

@@ -6,38 +6,25 @@
 //! variant on every JDK at the same time, and [`bundle::write`] judges the results and
 //! writes the result bundle. See docs/lab.md.
 
+// Layers, bottom to top: each imports only its own layer and those below it (checked by
+// tests/layers.rs; docs/ARCHITECTURE.md, "The lab's layers").
 pub mod bundle;
-pub mod cgroup;
-pub mod companion;
 pub mod experiment;
-pub mod fault;
-pub mod follow;
-pub mod hlog;
-pub mod hostfacts;
-pub mod hostseries;
-pub mod hostsettings;
-pub mod isolation;
-pub mod java;
-pub mod jdk_lookup;
-pub mod jmh;
-pub mod journal;
-pub mod measure;
-pub mod memory;
-pub mod prepare;
-pub mod pressure;
-pub mod runner;
-pub mod safepoints;
-pub mod stressors;
-pub mod sys;
-pub mod testpoint;
-pub mod thp;
-pub mod units;
-pub mod verdict;
+mod host;
+mod judge;
+mod jvm;
+mod measure;
+mod run;
+mod stress;
 
 use std::path::Path;
 
-pub use experiment::Experiment;
-pub use runner::{run, RunOptions};
+pub use experiment::{units, Experiment};
+pub use host::{fault, journal, sys};
+pub use judge::verdict;
+pub use jvm::java;
+pub use measure::jmh;
+pub use run::runner::{self, run, RunOptions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {

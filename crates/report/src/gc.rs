@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use hdrhistogram::Histogram;
-use pauselab_gclog::{Analyzer, Options, PauseSink};
+use pauselab_gclog::{Analyzer, HeapSample, Options, PauseSink};
 use pauselab_pause::PauseEvent;
 
 use crate::summary::{IntervalPoint, LogSummary};
@@ -38,23 +38,174 @@ fn with_offsets(events: Vec<PauseEvent>, start_time_s: Option<f64>) -> Vec<(f64,
 /// The GC pauses of a log (any format pauselab-gclog reads: JDK 8 to 25, rotated, gzip, zip),
 /// in log order.
 pub fn read_pauses(path: &Path) -> Result<Vec<PauseEvent>, ReportError> {
-    struct Collect(Vec<PauseEvent>);
+    read_gc(path).map(|(pauses, _)| pauses)
+}
+
+/// At most this many buckets per chart series: a chart shows no more points than it has
+/// pixels, whatever the length of the log.
+pub const MAX_BUCKETS: usize = 400;
+
+/// A series over time kept as at most [`MAX_BUCKETS`] buckets of (start s, min, max): when
+/// full, neighbouring buckets merge, so memory is fixed and peaks survive.
+#[derive(Debug, Clone, Default)]
+pub struct MinMaxSeries {
+    buckets: Vec<(f64, f64, f64)>,
+    /// Width of a bucket, seconds (doubles when buckets merge).
+    width_s: f64,
+}
+
+impl MinMaxSeries {
+    pub fn push(&mut self, t_s: f64, value: f64) {
+        if self.width_s == 0.0 {
+            self.width_s = 1e-3;
+        }
+        match self.buckets.last_mut() {
+            Some(last) if t_s < last.0 + self.width_s && t_s >= last.0 => {
+                last.1 = last.1.min(value);
+                last.2 = last.2.max(value);
+            }
+            _ => self.buckets.push((t_s, value, value)),
+        }
+        while self.buckets.len() > MAX_BUCKETS {
+            self.width_s *= 2.0;
+            let width = self.width_s;
+            let mut merged: Vec<(f64, f64, f64)> = Vec::with_capacity(self.buckets.len());
+            for b in self.buckets.drain(..) {
+                match merged.last_mut() {
+                    Some(m) if b.0 >= m.0 && b.0 < m.0 + width => {
+                        m.1 = m.1.min(b.1);
+                        m.2 = m.2.max(b.2);
+                    }
+                    _ => merged.push(b),
+                }
+            }
+            self.buckets = merged;
+        }
+    }
+
+    /// Points for a line: each bucket's min then max, so the line spans the range.
+    pub fn points(&self) -> Vec<(f64, f64)> {
+        self.buckets
+            .iter()
+            .flat_map(|&(t, lo, hi)| {
+                if lo == hi {
+                    vec![(t, lo)]
+                } else {
+                    vec![(t, lo), (t, hi)]
+                }
+            })
+            .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.buckets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buckets.is_empty()
+    }
+}
+
+/// Pause types charted on their own; the rest share "other".
+const MAX_PAUSE_TYPES: usize = 8;
+
+/// What the GC charts of a log show: heap after each collection and pause durations by type,
+/// seconds since JVM start on the x axis.
+#[derive(Debug, Clone, Default)]
+pub struct GcSeries {
+    /// MiB.
+    pub heap_after: MinMaxSeries,
+    /// ms, by pause name.
+    pub pauses: Vec<(String, MinMaxSeries)>,
+    /// Logs without uptime decorations are charted from their first wall-clock stamp.
+    first_wall_ms: Option<f64>,
+}
+
+impl GcSeries {
+    /// Seconds since JVM start, else since the first wall-clock stamp.
+    fn time_s(&mut self, uptime_ms: Option<f64>, wall_ms: Option<f64>) -> Option<f64> {
+        match (uptime_ms, wall_ms) {
+            (Some(u), _) => Some(u / 1000.0),
+            (None, Some(w)) => Some((w - *self.first_wall_ms.get_or_insert(w)) / 1000.0),
+            (None, None) => None,
+        }
+    }
+
+    fn heap(&mut self, sample: &HeapSample) {
+        if let Some(t) = self.time_s(sample.uptime_ms, sample.wall_ms) {
+            let mib = sample.after_bytes as f64 / (1u64 << 20) as f64;
+            self.heap_after.push(t, mib);
+        }
+    }
+
+    fn pause(&mut self, e: &PauseEvent) {
+        // A pause without uptime has start_ms 0 and its wall clock.
+        let uptime = (e.start_ms > 0.0 || e.wall_start_ms.is_none()).then_some(e.start_ms);
+        let Some(t) = self.time_s(uptime, e.wall_start_ms) else {
+            return;
+        };
+        let name = if self.pauses.iter().any(|(n, _)| *n == e.name)
+            || self.pauses.len() < MAX_PAUSE_TYPES - 1
+        {
+            e.name.as_str()
+        } else {
+            "other"
+        };
+        match self.pauses.iter_mut().find(|(n, _)| n == name) {
+            Some((_, s)) => s.push(t, e.duration_ms),
+            None => {
+                let mut s = MinMaxSeries::default();
+                s.push(t, e.duration_ms);
+                self.pauses.push((name.to_string(), s));
+            }
+        }
+    }
+}
+
+/// Pauses a report keeps of one GC log (each is drawn; about 300 bytes each): beyond this a
+/// chart shows nothing more, and memory must stay bounded on any log.
+const MAX_CHARTED_PAUSES: usize = 500_000;
+
+/// The pauses of a log with its chart series.
+pub fn read_gc(path: &Path) -> Result<(Vec<PauseEvent>, GcSeries), ReportError> {
+    struct Collect(Vec<PauseEvent>, GcSeries, bool);
     impl PauseSink for Collect {
         fn pause(&mut self, event: &PauseEvent) {
+            if self.0.len() >= MAX_CHARTED_PAUSES {
+                self.2 = true;
+                return;
+            }
             self.0.push(event.clone());
+            self.1.pause(event);
+        }
+        fn heap(&mut self, sample: &HeapSample) {
+            self.1.heap(sample);
         }
     }
     let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
-    let mut sink = Collect(Vec::new());
+    let mut sink = Collect(Vec::new(), GcSeries::default(), false);
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut sink);
+    pauselab_gclog::ensure_one_jvm(&inputs)?;
     pauselab_gclog::analyze_inputs(&inputs, &mut analyzer)?;
     analyzer.finish();
-    Ok(sink.0)
+    if sink.2 {
+        return Err(ReportError::Input {
+            source_name: path.display().to_string(),
+            message: format!(
+                "more than {MAX_CHARTED_PAUSES} pauses, too many to chart; report a part of the log (a rotated file), or use `pauselab analyze`, which reads logs of any size"
+            ),
+        });
+    }
+    Ok((sink.0, sink.1))
 }
 
+/// A GC log's pause histogram and timeline, its pauses with their offsets (s), and its chart
+/// series.
+pub type GcLogSummary = (LogSummary, Vec<(f64, PauseEvent)>, GcSeries);
+
 /// A GC log as a pause histogram (ns) with a 5-second timeline of the longest pause.
-pub fn pause_summary(path: &Path) -> Result<(LogSummary, Vec<(f64, PauseEvent)>), ReportError> {
-    let events = read_pauses(path)?;
+pub fn pause_summary(path: &Path) -> Result<GcLogSummary, ReportError> {
+    let (events, series) = read_gc(path)?;
     if events.is_empty() {
         return Err(ReportError::Input {
             source_name: path.display().to_string(),
@@ -94,5 +245,24 @@ pub fn pause_summary(path: &Path) -> Result<(LogSummary, Vec<(f64, PauseEvent)>)
         histogram,
         tags_seen: Vec::new(),
     };
-    Ok((summary, pauses))
+    Ok((summary, pauses, series))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_max_series_stays_bounded_and_keeps_the_peak() {
+        let mut s = MinMaxSeries::default();
+        for i in 0..100_000 {
+            let v = if i == 77_777 { 5000.0 } else { (i % 10) as f64 };
+            s.push(i as f64 * 0.01, v);
+        }
+        assert!(s.len() <= MAX_BUCKETS, "{}", s.len());
+        let points = s.points();
+        assert_eq!(points.iter().map(|p| p.1).fold(0.0, f64::max), 5000.0);
+        assert_eq!(points.iter().map(|p| p.1).fold(f64::MAX, f64::min), 0.0);
+        assert!(points.windows(2).all(|w| w[0].0 <= w[1].0));
+    }
 }

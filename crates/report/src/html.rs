@@ -14,6 +14,8 @@ pub struct Charts {
     /// (anchor, variant label, hiccup timeline, safepoint timeline when recorded).
     pub timelines: Vec<(String, String, String, Option<String>)>,
     pub host: Vec<String>,
+    /// Heap after GC and pauses by type, for a GC log: (file-name suffix, svg).
+    pub gc: Vec<(&'static str, String)>,
 }
 
 const STYLE: &str = r#"
@@ -269,7 +271,49 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
         percentiles,
         timelines,
         host,
+        gc: section.gc.as_ref().map(gc_charts).unwrap_or_default(),
     }
+}
+
+/// Heap after each collection, and pause durations over time coloured by pause type.
+fn gc_charts(gc: &crate::gc::GcSeries) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let x_max = |series: &[Series]| {
+        series
+            .iter()
+            .flat_map(|s| s.points.last().map(|p| p.0))
+            .fold(0.0, f64::max)
+    };
+    if !gc.heap_after.is_empty() {
+        let series = [Series {
+            name: "heap after GC (min and max per point)".to_string(),
+            color: svg::color(0),
+            dash: "",
+            points: gc.heap_after.points(),
+        }];
+        out.push((
+            "heap",
+            svg::line_chart("Heap after GC", "MiB", &series, x_max(&series)),
+        ));
+    }
+    let series: Vec<Series> = gc
+        .pauses
+        .iter()
+        .enumerate()
+        .map(|(i, (name, s))| Series {
+            name: name.clone(),
+            color: svg::color(i),
+            dash: "",
+            points: s.points(),
+        })
+        .collect();
+    if !series.is_empty() {
+        out.push((
+            "pauses",
+            svg::line_chart("GC pauses by type", "ms", &series, x_max(&series)),
+        ));
+    }
+    out
 }
 
 fn variant_table(out: &mut String, section: &Section, sla: Option<&Sla>, unit_ratio: f64) {
@@ -511,6 +555,9 @@ pub fn render(
         }
         for svg in &charts.host {
             let _ = write!(out, r#"<figure class="host">{svg}</figure>"#);
+        }
+        for (_, svg) in &charts.gc {
+            let _ = write!(out, r#"<figure class="gc">{svg}</figure>"#);
         }
         out.push_str("</div></section>");
     }

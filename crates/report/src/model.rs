@@ -58,6 +58,8 @@ pub struct Section {
     pub disk: Option<String>,
     pub variants: Vec<VariantReport>,
     pub host: Option<HostSeries>,
+    /// Heap and pause series of a GC log given as input.
+    pub gc: Option<crate::gc::GcSeries>,
     /// Measurements shown as a table beside the pause table (empty: none).
     pub measurement_columns: Vec<String>,
 }
@@ -211,6 +213,7 @@ impl Section {
             disk: bundle.disk(),
             variants,
             host: bundle.host_series.clone(),
+            gc: None,
             measurement_columns: m.experiment.measurement_columns(),
         }
     }
@@ -267,7 +270,7 @@ impl Section {
     /// A GC log analysed on the fly: its pauses as one variant.
     pub fn from_gc_log(path: &Path) -> Result<Section, ReportError> {
         let name = file_stem(path);
-        let (summary, pauses) = crate::gc::pause_summary(path)?;
+        let (summary, pauses, series) = crate::gc::pause_summary(path)?;
         Ok(Section {
             id: slug(&format!("gc-{name}")),
             title: format!("GC pauses: {name}"),
@@ -286,6 +289,7 @@ impl Section {
                 evidence: None,
                 measurements: Vec::new(),
             }],
+            gc: Some(series),
             ..Section::default()
         })
     }

@@ -21,6 +21,10 @@ pub struct IntervalPoint {
     pub max: u64,
 }
 
+/// Intervals a report keeps of one log (32 bytes each; 46 days of 1-second intervals):
+/// memory stays bounded on any log.
+const MAX_TIMELINE_INTERVALS: usize = 4_000_000;
+
 /// A log read with a tag filter and time range.
 #[derive(Debug, Clone)]
 pub struct LogSummary {
@@ -118,6 +122,14 @@ impl LogSummary {
                     source_name: format!("{}:{}", path.display(), interval.line),
                     message: format!("cannot add the interval histogram: {e:?}"),
                 })?;
+            if intervals.len() >= MAX_TIMELINE_INTERVALS {
+                return Err(ReportError::Input {
+                    source_name: path.display().to_string(),
+                    message: format!(
+                        "more than {MAX_TIMELINE_INTERVALS} intervals, too many to chart; select a part with a time range"
+                    ),
+                });
+            }
             intervals.push(IntervalPoint {
                 offset_s: interval.offset_s,
                 length_s: interval.length_s,

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use pauselab_gclog::condition::{parse_conditions, Condition};
 use pauselab_gclog::hlog::{HlogMode, HlogSink};
-use pauselab_gclog::{analyze_inputs, input, render, Analyzer, Options};
+use pauselab_gclog::{analyze_inputs, group_by_jvm, input, render, Analyzer, JvmInputs, Options};
 
 use super::EXIT_CONDITION;
 
@@ -19,7 +19,9 @@ use super::EXIT_CONDITION;
   pauselab analyze /var/log/app/gc.log          # with gc.log.0 .. gc.log.N: the whole rotated set
   zcat old.log.gz | pauselab analyze -
   pauselab analyze --json gc.log | jq .pauses.p99_ms
-  pauselab analyze --fail-on 'p99.9>200ms,finding:real_gt_cpu' gc.log   # exit 3 when it holds")]
+  pauselab analyze --fail-on 'p99.9>200ms,finding:real_gt_cpu' gc.log   # exit 3 when it holds
+  pauselab analyze --fail-on 'alloc_stall.max>100ms,gc_share.1m>20' gc.log
+  pauselab analyze a/gc.log b/gc.log            # logs of different JVMs: one report each")]
 pub struct Args {
     /// GC or safepoint logs: files, rotated sets (base name), .gz, .zip, or - for stdin;
     /// or JFR recordings (.jfr)
@@ -32,8 +34,10 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
     /// Exit with code 3 when any of these comma-separated conditions holds:
-    /// METRIC>VALUE (p50 p90 p99 p99.9 max mean total ttsp safepoint.max ... with a unit;
-    /// count, stopped_share, gc_share, unparsed as numbers) or finding:RULE / finding:any
+    /// METRIC>VALUE (p50 p90 p99 p99.9 max mean total ttsp safepoint.max alloc_stall.max
+    /// full_gc.total ... with a unit; count, stopped_share, gc_share, gc_share.1m,
+    /// full_gc.count, alloc_stall.count, unparsed as numbers) or finding:RULE / finding:any;
+    /// with several JVMs, it holds when it holds for any of them
     #[arg(long, value_name = "EXPR")]
     pub fail_on: Option<String>,
     /// Also write the GC pauses as an HdrHistogram interval log (V2, readable by Java's
@@ -90,67 +94,138 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         top: args.top,
         ..Options::default()
     };
-    let mut analyzer = match sink.as_mut() {
-        Some(s) => Analyzer::new(options).with_sink(s),
-        None => Analyzer::new(options),
+    // One analysis per JVM: pauses of different JVMs do not add up. The interval log holds
+    // one JVM's pauses, so it refuses several.
+    let groups = if recordings.is_some() || sink.is_some() {
+        pauselab_gclog::ensure_one_jvm(&inputs)?;
+        vec![JvmInputs {
+            inputs,
+            separated_because: None,
+        }]
+    } else {
+        group_by_jvm(inputs)?
     };
+    let groups_len = groups.len();
     // Inputs that could not be read are named after the report of the others.
+    let mut reports = Vec::with_capacity(groups.len());
     let mut failed = Vec::new();
-    let jfr = match &recordings {
-        Some(paths) => Some(super::analyze_jfr::analyze(paths, &mut analyzer)?),
-        None => {
-            match analyze_inputs(&inputs, &mut analyzer) {
-                Ok(()) => {}
-                Err(pauselab_gclog::Error::InputsFailed { failed: f, read }) if read > 0 => {
-                    failed = f
-                }
-                Err(error) => return Err(error.into()),
+    let mut kept_groups = Vec::with_capacity(groups.len());
+    let mut jfr = None;
+    for group in groups {
+        let mut analyzer = match sink.as_mut() {
+            Some(s) => Analyzer::new(options.clone()).with_sink(s),
+            None => Analyzer::new(options.clone()),
+        };
+        let read = match &recordings {
+            Some(paths) => {
+                jfr = Some(super::analyze_jfr::analyze(paths, &mut analyzer)?);
+                Ok(())
             }
-            None
+            None => analyze_inputs(&group.inputs, &mut analyzer),
+        };
+        match read {
+            Ok(()) => {}
+            Err(pauselab_gclog::Error::InputsFailed { failed: f, read }) if read > 0 => {
+                failed.extend(f)
+            }
+            // A JVM none of whose files could be read: the other JVMs are still reported.
+            Err(error) if groups_len > 1 => {
+                failed.push(error);
+                continue;
+            }
+            Err(error) => return Err(error.into()),
         }
-    };
-    let mut report = analyzer.finish();
+        reports.push(analyzer.finish());
+        kept_groups.push(group);
+    }
+    if reports.is_empty() {
+        let first = failed.into_iter().next();
+        return Err(first.map_or_else(|| anyhow::anyhow!("no input could be read"), Into::into));
+    }
+    let groups = kept_groups;
     if jfr.is_some() {
         // Not a log: no log format to name.
-        report.inputs.iter_mut().for_each(|f| f.format = None);
+        reports
+            .iter_mut()
+            .flat_map(|r| r.inputs.iter_mut())
+            .for_each(|f| f.format = None);
     }
     if let (Some(sink), Some(path)) = (sink, &args.hlog) {
         sink.finish()
             .with_context(|| format!("{}: writing the interval log", path.display()))?;
     }
 
-    for w in &report.warnings {
+    for w in reports.iter().flat_map(|r| &r.warnings) {
         match w.line {
             Some(line) => eprintln!("pauselab: warning: {}:{line}: {}", w.file, w.message),
             None => eprintln!("pauselab: warning: {}: {}", w.file, w.message),
         }
     }
+    let separated: Vec<Option<&str>> = groups
+        .iter()
+        .map(|g| g.separated_because.as_deref())
+        .collect();
+    if reports.len() > 1 {
+        eprintln!(
+            "pauselab: the inputs come from {} different JVMs; each is analysed on its own",
+            reports.len()
+        );
+    }
     let mut out = std::io::stdout().lock();
-    if args.json {
-        match &jfr {
-            Some(jfr) => {
-                let both = super::analyze_jfr::JfrReport {
-                    report: &report,
-                    jfr,
-                };
-                serde_json::to_writer_pretty(&mut out, &both)
+    match (&reports[..], args.json) {
+        ([one], true) => {
+            match &jfr {
+                Some(jfr) => {
+                    let both = super::analyze_jfr::JfrReport { report: one, jfr };
+                    serde_json::to_writer_pretty(&mut out, &both)
+                }
+                None => serde_json::to_writer_pretty(&mut out, one),
             }
-            None => serde_json::to_writer_pretty(&mut out, &report),
+            .context("writing JSON")?;
+            writeln!(out)?;
         }
-        .context("writing JSON")?;
-        writeln!(out)?;
-    } else {
-        out.write_all(render::render_text(&report).as_bytes())?;
-        if let Some(jfr) = &jfr {
-            out.write_all(super::analyze_jfr::render(jfr).as_bytes())?;
+        ([one], false) => {
+            out.write_all(render::render_text(one).as_bytes())?;
+            if let Some(jfr) = &jfr {
+                out.write_all(super::analyze_jfr::render(jfr).as_bytes())?;
+            }
+        }
+        (several, true) => {
+            let json = serde_json::json!({
+                "jvm_count": several.len(),
+                "separated_because": separated,
+                "jvms": several,
+            });
+            serde_json::to_writer_pretty(&mut out, &json).context("writing JSON")?;
+            writeln!(out)?;
+        }
+        (several, false) => {
+            for (i, report) in several.iter().enumerate() {
+                let files: Vec<&str> = report.inputs.iter().map(|f| f.file.as_str()).collect();
+                writeln!(
+                    out,
+                    "=== JVM {} of {}: {}{}\n",
+                    i + 1,
+                    several.len(),
+                    files.join(", "),
+                    separated[i].map_or(String::new(), |why| format!(" (another JVM: {why})"))
+                )?;
+                out.write_all(render::render_text(report).as_bytes())?;
+                writeln!(out)?;
+            }
         }
     }
     let mut code = ExitCode::SUCCESS;
-    for c in &conditions {
-        let (holds, why) = c.holds(&report);
-        if holds {
-            eprintln!("pauselab: --fail-on holds: {why}");
-            code = ExitCode::from(EXIT_CONDITION);
+    for (i, report) in reports.iter().enumerate() {
+        for c in &conditions {
+            let (holds, why) = c.holds(report);
+            if holds {
+                match reports.len() {
+                    1 => eprintln!("pauselab: --fail-on holds: {why}"),
+                    _ => eprintln!("pauselab: --fail-on holds for JVM {}: {why}", i + 1),
+                }
+                code = ExitCode::from(EXIT_CONDITION);
+            }
         }
     }
     // A file that could not be read outranks a condition: the report is incomplete.

@@ -170,6 +170,10 @@ impl Feed {
                         sys_ns,
                         real_ns,
                     }),
+                    // Heap use is reported from jdk.GCHeapSummary under `jfr`.
+                    heap: None,
+                    young: None,
+                    failure: None,
                 };
                 analyzer.record(self.stamp(end), Record::Pause(pause), n);
             }

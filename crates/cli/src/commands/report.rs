@@ -143,6 +143,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             for (i, svg) in charts.host.iter().enumerate() {
                 named.push((format!("{}-host-{}", section.id, i + 1), svg));
             }
+            for (what, svg) in &charts.gc {
+                named.push((format!("{}-{what}", section.id), svg));
+            }
             for (name, svg) in named {
                 let path = dir.join(format!("{name}.png"));
                 png::write_png(svg, &path)?;

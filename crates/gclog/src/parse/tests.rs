@@ -243,7 +243,13 @@ fn unified_pause_names_per_collector() {
     // Start lines and concurrent phases are not pauses.
     other("[1.0s][info][gc,start] GC(3) Pause Young (Normal) (G1 Evacuation Pause)");
     other("[1.0s][info][gc,start] GC(3) Pause Remark");
-    other("[1.0s][info][gc] GC(3) Concurrent Mark Cycle 20.000ms");
+    assert!(matches!(
+        parse_line(b"[1.0s][info][gc] GC(3) Concurrent Mark Cycle 20.000ms").map(|p| p.record),
+        Ok(Record::Cycle(GcCycle {
+            duration_ns: Some(20_000_000),
+            ..
+        }))
+    ));
     other("[1.0s][info][gc,phases] GC(3)   Evacuate Collection Set: 13.9ms");
     other("[1.0s][info][gc,stats] GC(3) Phase: Pause Mark End  0.009 / 0.009 ms");
 }
@@ -363,4 +369,60 @@ fn jdk8_printouts_outside_events_are_known() {
     other("No shared spaces configured.");
     other("2016-04-14 22:37:22 GC log file created logs/garbageCollection.log.1");
     other("2012-04-18T14:23:59.962+0200: 0.274: [ASCMS-concurrent-mark-start]");
+}
+
+#[test]
+fn generational_zgc_minor_pauses_stalls_and_cycles() {
+    let (p, _) = pause("[0.254s][info][gc,phases   ] GC(5) y: Pause Mark Start 0.009ms");
+    assert_eq!(
+        (p.name.as_str(), p.duration_ns),
+        ("y: Pause Mark Start", 9_000)
+    );
+    let (p, _) = pause("[0.4s][info][gc,phases] GC(0) Y: Pause Mark Start (Major) 0.031ms");
+    assert_eq!(p.name, "Y: Pause Mark Start (Major)");
+    match parse_line(
+        b"[0.468s][info][gc          ] Allocation Stall (pool-1 (x) thread-2) 16.457ms",
+    )
+    .map(|p| p.record)
+    {
+        Ok(Record::Stall(s)) => {
+            assert_eq!(s.kind, StallKind::Allocation);
+            assert_eq!(s.thread, "pool-1 (x) thread-2");
+            assert_eq!(s.duration_ns, 16_457_000);
+        }
+        other => panic!("{other:?}"),
+    }
+    match parse_line(b"[0.261s][info][gc          ] GC(5) Minor Collection (Allocation Stall) 58M(91%)->64M(100%) 0.008s")
+        .map(|p| p.record)
+    {
+        Ok(Record::Cycle(c)) => {
+            assert_eq!(c.cause.as_deref(), Some("Allocation Stall"));
+            assert_eq!(c.duration_ns, Some(8_000_000));
+            assert_eq!(c.heap.unwrap().after, 64 << 20);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The line that opens the cycle carries no numbers.
+    other("[0.254s][info][gc          ] GC(5) Minor Collection (Allocation Stall)");
+    assert!(parse_line(b"[0.1s][info][gc] Allocation Stall (main) soon").is_err());
+}
+
+#[test]
+fn g1_evacuation_failure_is_a_failure_not_a_name() {
+    let (p, _) = pause("[2.0s][info][gc] GC(7) Pause Young (Normal) (G1 Evacuation Pause) (Evacuation Failure: Allocation) 60M->62M(64M) 12.5ms");
+    assert_eq!(p.name, "Pause Young (Normal)");
+    assert_eq!(p.cause.as_deref(), Some("G1 Evacuation Pause"));
+    assert_eq!(p.failure, Some(Failure::Evacuation));
+    assert_eq!(p.heap.unwrap().before, 60 << 20);
+    assert_eq!(
+        parse_line(b"[11.846s][info ][gc            ] GC(326) To-space exhausted")
+            .map(|p| p.record),
+        Ok(Record::ToSpaceExhausted { gc_id: 326 })
+    );
+    let (p, _) = pause("2.0: [GC (Allocation Failure) 2.0: [ParNew (promotion failed): 100K->110K(200K), 0.1 secs]2.1: [CMS: 500K->400K(1000K), 0.5 secs] 600K->400K(1200K), [Metaspace: 1K->1K(2K)], 0.6 secs] [Times: user=0.50 sys=0.00, real=0.60 secs]");
+    assert_eq!(p.failure, Some(Failure::Promotion));
+    assert_eq!(p.heap.unwrap().after, 400 << 10);
+    let (p, _) = pause("429.344: [GC-- [PSYoungGen: 876977K->876977K(876992K)] 2335451K->2412975K(2412992K), 0.7651430 secs]");
+    assert_eq!(p.failure, Some(Failure::Promotion));
+    assert_eq!(p.young.unwrap().before, 876977 << 10);
 }

@@ -1,0 +1,251 @@
+//! Logs written here by real JVMs under memory pressure (JDK 25 generational ZGC, JDK 17 G1
+//! with System.gc(), JDK 17 Shenandoah): minor ZGC pauses, allocation stalls, full
+//! collections, degenerated cycles and heap samples must equal an independent count of the
+//! log's lines (awk, not pauselab's parser), and logs of different JVMs stay apart.
+
+mod analyze_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use analyze_support::{analyze_json, bin};
+
+const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
+const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
+/// Threads that allocate as fast as they can while keeping a small live set; the main thread
+/// calls System.gc() every N ms when asked. Args: seconds threads live-arrays gc-every-ms.
+const CHURN: &str = r#"
+import java.util.*;
+public class Churn {
+  public static void main(String[] a) throws Exception {
+    long end = System.nanoTime() + (long) (Double.parseDouble(a[0]) * 1e9);
+    int threads = Integer.parseInt(a[1]);
+    int live = Integer.parseInt(a[2]);
+    long gcEvery = Long.parseLong(a[3]);
+    List<Thread> all = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread th = new Thread(() -> {
+        List<byte[]> keep = new ArrayList<>();
+        Random r = new Random();
+        while (System.nanoTime() < end) {
+          keep.add(new byte[4096 + r.nextInt(128 * 1024)]);
+          if (keep.size() > live) keep.subList(0, live / 2).clear();
+        }
+      }, "churn-" + t);
+      th.start();
+      all.add(th);
+    }
+    long next = System.currentTimeMillis() + gcEvery;
+    while (System.nanoTime() < end) {
+      Thread.sleep(10);
+      if (gcEvery > 0 && System.currentTimeMillis() >= next) { System.gc(); next += gcEvery; }
+    }
+    for (Thread th : all) th.join();
+  }
+}
+"#;
+
+fn work_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pauselab-collectors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn compile(dir: &Path) {
+    std::fs::write(dir.join("Churn.java"), CHURN).unwrap();
+    let status = Command::new(format!("{JDK17}/bin/javac"))
+        .args(["--release", "17", "-d"])
+        .arg(dir)
+        .arg(dir.join("Churn.java"))
+        .status()
+        .expect("javac of JDK 17");
+    assert!(status.success());
+}
+
+/// Runs Churn on `jdk` with `flags`, logging gc* and safepoints to `dir/name.log`.
+fn run_jvm(dir: &Path, jdk: &str, name: &str, flags: &[&str], args: &[&str]) -> PathBuf {
+    let log = dir.join(format!("{name}.log"));
+    let status = Command::new(format!("{jdk}/bin/java"))
+        .args(flags)
+        .arg("-XX:ActiveProcessorCount=2")
+        .arg(format!("-Xlog:gc*,safepoint:file={}", log.display()))
+        .arg("-cp")
+        .arg(dir)
+        .arg("Churn")
+        .args(args)
+        .status()
+        .unwrap_or_else(|e| panic!("{jdk}/bin/java: {e}"));
+    assert!(status.success(), "{name}: the JVM failed");
+    log
+}
+
+/// `awk PROGRAM FILE` -> its whitespace-separated output numbers.
+fn awk(program: &str, file: &Path) -> Vec<f64> {
+    let out = Command::new("awk").arg(program).arg(file).output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|t| t.parse().unwrap())
+        .collect()
+}
+
+fn finding_count(json: &serde_json::Value, rule: &str) -> u64 {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == rule)
+        .map_or(0, |f| f["count"].as_u64().unwrap())
+}
+
+fn close(a: f64, b: f64, what: &str) {
+    assert!((a - b).abs() < 0.01, "{what}: {a} vs {b}");
+}
+
+#[test]
+fn collectors_under_pressure_match_an_independent_count() {
+    let dir = work_dir();
+    compile(&dir);
+    // The three JVMs run at once: the test takes as long as the slowest.
+    let runs = std::thread::scope(|s| {
+        let zgc = s.spawn(|| {
+            run_jvm(
+                &dir,
+                JDK25,
+                "zgc-generational",
+                &["-Xmx64m", "-XX:+UseZGC"],
+                &["2", "4", "20", "0"],
+            )
+        });
+        let g1 = s.spawn(|| {
+            run_jvm(
+                &dir,
+                JDK17,
+                "g1-system-gc",
+                &["-Xmx64m", "-XX:+UseG1GC"],
+                &["2", "2", "40", "200"],
+            )
+        });
+        let shenandoah = s.spawn(|| {
+            run_jvm(
+                &dir,
+                JDK17,
+                "shenandoah",
+                &["-Xmx48m", "-XX:+UseShenandoahGC"],
+                &["2", "2", "40", "0"],
+            )
+        });
+        [zgc, g1, shenandoah].map(|h| h.join().unwrap())
+    });
+    let [zgc, g1, shenandoah] = &runs;
+
+    // Generational ZGC: minor (y:) and major (Y:, O:) pauses, allocation stalls.
+    let pauses = awk(
+        r#"/GC\([0-9]+\) [yYO]: Pause .*ms$/ { n++; v = $NF; sub(/ms$/, "", v); s += v }
+           END { printf "%d %.3f\n", n, s }"#,
+        zgc,
+    );
+    let minor = awk(
+        r#"/GC\([0-9]+\) y: Pause .*ms$/ { n++ } END { print n + 0 }"#,
+        zgc,
+    );
+    let stalls = awk(
+        r#"/ Allocation Stall \(.*\) [0-9.]+ms$/ { n++; v = $NF; sub(/ms$/, "", v); s += v; if (v + 0 > m) m = v + 0 }
+           END { printf "%d %.3f %.3f\n", n, s, m }"#,
+        zgc,
+    );
+    let json = analyze_json(std::slice::from_ref(zgc));
+    assert!(minor[0] > 0.0, "no minor collection in the ZGC log");
+    assert_eq!(json["pauses"]["count"].as_f64().unwrap(), pauses[0]);
+    close(
+        json["pauses"]["total_ms"].as_f64().unwrap(),
+        pauses[1],
+        "ZGC pause total",
+    );
+    let stall = &json["allocation_stalls"];
+    assert!(stalls[0] > 0.0, "no allocation stall provoked");
+    assert_eq!(stall["count"].as_f64().unwrap(), stalls[0]);
+    close(
+        stall["total_ms"].as_f64().unwrap(),
+        stalls[1],
+        "stall total",
+    );
+    close(stall["max_ms"].as_f64().unwrap(), stalls[2], "stall max");
+    assert_eq!(finding_count(&json, "allocation_stalls") as f64, stalls[0]);
+    // Stalls are not pauses: the pause total is the pause lines' alone (checked above).
+    assert!(json["memory"]["heap_samples"].as_u64().unwrap() > 0);
+    assert!(json["memory"]["allocation_rate_mb_s"].as_f64().unwrap() > 0.0);
+    let fail = Command::new(bin())
+        .args(["analyze", "--fail-on"])
+        .arg(format!("alloc_stall.max>{}ms", stalls[2] - 0.01))
+        .arg(zgc)
+        .output()
+        .unwrap();
+    assert_eq!(fail.status.code(), Some(3));
+    let pass = Command::new(bin())
+        .args(["analyze", "--fail-on"])
+        .arg(format!("alloc_stall.max>{}ms", stalls[2] + 0.01))
+        .arg(zgc)
+        .output()
+        .unwrap();
+    assert_eq!(pass.status.code(), Some(0));
+
+    // G1 with System.gc(): full collections by cause, heap before/after every pause line.
+    let system_gc = awk(
+        r#"/GC\([0-9]+\) Pause Full \(System\.gc\(\)\) .*ms$/ { n++ } END { print n + 0 }"#,
+        g1,
+    );
+    let heap_lines = awk(
+        r#"/GC\([0-9]+\) Pause .*->.*ms$/ { n++ } END { print n + 0 }"#,
+        g1,
+    );
+    let json = analyze_json(std::slice::from_ref(g1));
+    assert!(system_gc[0] > 0.0);
+    let causes = json["pauses"]["full_gc_causes"].as_array().unwrap();
+    let by_system = causes.iter().find(|c| c["name"] == "System.gc()").unwrap();
+    assert_eq!(by_system["count"].as_f64().unwrap(), system_gc[0]);
+    assert!(finding_count(&json, "full_gc") as f64 >= system_gc[0]);
+    assert_eq!(
+        json["memory"]["heap_samples"].as_f64().unwrap(),
+        heap_lines[0]
+    );
+
+    // Shenandoah: degenerated cycles, counted as the log names them.
+    let degenerated = awk(
+        r#"/GC\([0-9]+\) Pause Degenerated GC.*ms$/ { n++ } END { print n + 0 }"#,
+        shenandoah,
+    );
+    let json = analyze_json(std::slice::from_ref(shenandoah));
+    assert_eq!(
+        finding_count(&json, "degenerated_gc") as f64,
+        degenerated[0]
+    );
+
+    // Two JVMs given together are analysed apart, each as on its own.
+    let both = analyze_json(&[zgc.clone(), g1.clone()]);
+    assert_eq!(both["jvm_count"], 2);
+    let jvms = both["jvms"].as_array().unwrap();
+    assert_eq!(jvms[0]["pauses"]["count"].as_f64().unwrap(), pauses[0]);
+    assert_eq!(jvms[0]["jvm"]["collector"], "ZGC");
+    assert_eq!(jvms[1]["jvm"]["collector"], "G1");
+    let why = both["separated_because"][1].as_str().unwrap();
+    assert!(why.starts_with("JDK 25") && why.contains(" vs 17"), "{why}");
+    // The interval log holds one JVM: refused, in one line.
+    let hlog = dir.join("both.hlog");
+    let out = Command::new(bin())
+        .args(["analyze", "--hlog"])
+        .arg(&hlog)
+        .arg(zgc)
+        .arg(g1)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 different JVMs") && err.lines().count() == 1,
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,176 @@
+//! What GC lines say besides pause durations: heap occupancy around a collection, ZGC
+//! stalls, concurrent cycles, and the failures that make collections expensive.
+
+use super::{
+    bracket_groups, lossy, paren_groups, trim_spaces, GcCycle, HeapChange, Record, Stall, StallKind,
+};
+use crate::num::{decimal_scaled, duration_with_unit};
+
+/// `24M`, `1234K`, `0.0B`, `12.5G` into bytes.
+pub fn size_bytes(s: &[u8]) -> Option<u64> {
+    let (&unit, num) = s.split_last()?;
+    let scale: u64 = match unit {
+        b'B' => 1,
+        b'K' => 1 << 10,
+        b'M' => 1 << 20,
+        b'G' => 1 << 30,
+        b'T' => 1 << 40,
+        _ => return None,
+    };
+    // Three fraction digits are more than any GC log prints.
+    let thousandths = decimal_scaled(num, 3)?;
+    Some((u128::from(thousandths) * u128::from(scale) / 1000).min(u128::from(u64::MAX)) as u64)
+}
+
+/// `24M->4M(256M)`, `1234K->567K(8192K)`, ZGC's `58M(91%)->64M(100%)`; capacity is the
+/// number in parentheses after the arrow when it is a size.
+pub fn heap_change(token: &[u8]) -> Option<HeapChange> {
+    let arrow = memchr::memmem::find(token, b"->")?;
+    let before = &token[..arrow];
+    let before = &before[..memchr::memchr(b'(', before).unwrap_or(before.len())];
+    let after = &token[arrow + 2..];
+    let (after, capacity) = match memchr::memchr(b'(', after) {
+        Some(open) => {
+            let inner = after[open + 1..].strip_suffix(b")")?;
+            (&after[..open], size_bytes(inner))
+        }
+        None => (after, None),
+    };
+    Some(HeapChange {
+        before: size_bytes(before)?,
+        after: size_bytes(after)?,
+        capacity,
+    })
+}
+
+/// The last space-separated word of `text` that is a heap transition.
+pub fn last_heap_change(text: &[u8]) -> Option<HeapChange> {
+    text.rsplit(|&c| c == b' ')
+        .find(|w| memchr::memmem::find(w, b"->").is_some())
+        .and_then(heap_change)
+}
+
+/// `Allocation Stall (thread name) 315.000ms`, `Relocation Stall (...) 1.2ms` (ZGC).
+pub fn stall(msg: &[u8]) -> Option<Result<Record, super::Unparsed>> {
+    let (kind, rest) = if let Some(r) = msg.strip_prefix(b"Allocation Stall (") {
+        (StallKind::Allocation, r)
+    } else if let Some(r) = msg.strip_prefix(b"Relocation Stall (") {
+        (StallKind::Relocation, r)
+    } else {
+        return None;
+    };
+    // Thread names may hold parentheses and spaces: the duration is after the last ") ".
+    let Some(close) = memchr::memmem::rfind(rest, b") ") else {
+        return Some(Err(super::Unparsed::Malformed));
+    };
+    let Some(duration_ns) = duration_with_unit(trim_spaces(&rest[close + 2..])) else {
+        return Some(Err(super::Unparsed::Malformed));
+    };
+    Some(Ok(Record::Stall(Stall {
+        kind,
+        thread: lossy(&rest[..close]),
+        duration_ns,
+    })))
+}
+
+/// Lines that close a whole collection cycle: G1 `Concurrent Mark Cycle 12.3ms` (JDK 11:
+/// `Concurrent Cycle`), ZGC `Garbage Collection (Warmup) 14M(11%)->10M(8%)`, generational ZGC
+/// `Minor Collection (Allocation Rate) 58M(91%)->64M(100%) 0.008s` / `Major Collection`,
+/// Shenandoah `Concurrent cleanup 45M->12M(256M) 0.1ms` (heap after its cycle).
+pub fn cycle(gc_id: u64, body: &[u8]) -> Option<Record> {
+    let name: &str = if body.starts_with(b"Concurrent Mark Cycle ") {
+        "Concurrent Mark Cycle"
+    } else if body.starts_with(b"Concurrent Cycle ") {
+        "Concurrent Cycle"
+    } else if body.starts_with(b"Minor Collection") {
+        "Minor Collection"
+    } else if body.starts_with(b"Major Collection") {
+        "Major Collection"
+    } else if body.starts_with(b"Garbage Collection") {
+        "Garbage Collection"
+    } else if body.starts_with(b"Concurrent cleanup") {
+        "Concurrent cleanup"
+    } else {
+        return None;
+    };
+    let last = body.rsplit(|&c| c == b' ').next().unwrap_or_default();
+    let duration_ns = last
+        .first()
+        .filter(|c| c.is_ascii_digit())
+        .and_then(|_| duration_with_unit(last));
+    let heap = last_heap_change(body);
+    if duration_ns.is_none() && heap.is_none() {
+        return None; // the line that opens the cycle
+    }
+    let groups = paren_groups(&body[name.len()..]);
+    let cause = match name {
+        "Minor Collection" | "Major Collection" | "Garbage Collection" => {
+            groups.first().map(|g| lossy(g))
+        }
+        _ => None,
+    };
+    Some(Record::Cycle(GcCycle {
+        gc_id,
+        name: name.to_string(),
+        cause,
+        heap,
+        // Shenandoah's cleanup is one phase, not the cycle.
+        duration_ns: duration_ns.filter(|_| name != "Concurrent cleanup"),
+    }))
+}
+
+/// The young generation and whole-heap transitions of a JDK 8 one-line event:
+/// `[GC (Allocation Failure) [PSYoungGen: 100K->10K(200K)] 300K->210K(1000K), 0.01 secs]`.
+/// The heap transition is the last one outside nested brackets; the young one is the first
+/// nested bracket's.
+pub fn jdk8_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
+    let nested = bracket_groups(inner, b'[', b']');
+    let spaced = |text: &[u8]| -> Vec<u8> {
+        text.iter()
+            .map(|&c| if c == b',' { b' ' } else { c })
+            .collect()
+    };
+    // The text outside the nested groups (they are sub-slices of `inner`).
+    let mut top = Vec::with_capacity(inner.len());
+    let mut from = 0;
+    for g in &nested {
+        let at = g.as_ptr() as usize - inner.as_ptr() as usize;
+        top.extend_from_slice(&inner[from..at.saturating_sub(1)]);
+        top.push(b' ');
+        from = at + g.len() + 1;
+    }
+    top.extend_from_slice(&inner[from.min(inner.len())..]);
+    let heap = last_heap_change(&spaced(&top));
+    let young = nested.first().and_then(|g| last_heap_change(&spaced(g)));
+    (heap, young)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_transitions() {
+        assert_eq!(size_bytes(b"24M"), Some(24 << 20));
+        assert_eq!(size_bytes(b"0.0B"), Some(0));
+        assert_eq!(size_bytes(b"1234K"), Some(1234 << 10));
+        assert_eq!(size_bytes(b"12"), None);
+        let h = heap_change(b"24M->4M(256M)").unwrap();
+        assert_eq!(
+            (h.before, h.after, h.capacity),
+            (24 << 20, 4 << 20, Some(256 << 20))
+        );
+        let z = heap_change(b"58M(91%)->64M(100%)").unwrap();
+        assert_eq!((z.before, z.after, z.capacity), (58 << 20, 64 << 20, None));
+        assert_eq!(heap_change(b"->"), None);
+    }
+
+    #[test]
+    fn jdk8_young_and_heap() {
+        let (heap, young) = jdk8_heap(
+            b"GC (Allocation Failure) [PSYoungGen: 100K->10K(200K)] 300K->210K(1000K), 0.0100 secs",
+        );
+        assert_eq!(heap.unwrap().after, 210 << 10);
+        assert_eq!(young.unwrap().before, 100 << 10);
+    }
+}

@@ -1,0 +1,13 @@
+//! Layer 1, the experiment as data: the TOML types, validated, the units they are written
+//! in and the names of the files a run writes. Nothing here touches the host.
+
+mod definition;
+pub mod layout;
+mod parts;
+pub mod units;
+
+pub use definition::*;
+pub use parts::{
+    is_plain_name, validate_steps, Bounds, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
+    StressorSpec, Thresholds, CHUNK,
+};

@@ -1,0 +1,175 @@
+//! Fault injection: the slow stable-pages device (a throttled loop device whose queue
+//! requires stable pages), and tmpfs mounts. Every step goes through the journal first.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+// Kept on this path for callers that set up a slow device directly.
+pub use crate::experiment::SlowDeviceSpec;
+use crate::host::journal::{Change, Journal};
+use crate::host::sys;
+use crate::LabError;
+
+/// Where the blkio throttle rules live (cgroup v1, root group).
+pub const BLKIO_WRITE_BPS: &str = "/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device";
+
+/// A slow device, set up and mounted.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlowDevice {
+    pub image: PathBuf,
+    pub device: String,
+    pub dev_numbers: String,
+    pub mount_point: PathBuf,
+    pub spec: SlowDeviceSpec,
+}
+
+fn fail(step: &str, detail: impl std::fmt::Display) -> LabError {
+    LabError::Host(format!("{step}: {detail}"))
+}
+
+/// Creates the image in `scratch`, attaches it to a loop device, sets `stable_writes`
+/// before mkfs, makes the filesystem without lazy init, mounts it on `scratch/slowfs` and
+/// throttles writes to it.
+pub fn setup_slow_device(
+    journal: &mut Journal,
+    scratch: &Path,
+    spec: &SlowDeviceSpec,
+) -> Result<SlowDevice, LabError> {
+    let free = sys::free_bytes(scratch).map_err(|e| fail("free space", e))?;
+    // The image is sparse, but the disk writer and the JVMs fill part of it.
+    let needed = spec.size_bytes / 2 + (256 << 20);
+    if free < needed {
+        return Err(fail(
+            "free space",
+            format!(
+                "{} has {} MiB free, the slow device needs {} MiB; free space or pass --no-fault",
+                scratch.display(),
+                free >> 20,
+                needed >> 20
+            ),
+        ));
+    }
+    if !Path::new(BLKIO_WRITE_BPS).exists() {
+        return Err(fail(
+            "blkio throttle",
+            format!("{BLKIO_WRITE_BPS} not found (needs the cgroup v1 blkio controller); pass --no-fault"),
+        ));
+    }
+    let image = scratch.join("slow.img");
+    journal.record(Change::File {
+        path: image.clone(),
+    })?;
+    let file =
+        fs::File::create(&image).map_err(|e| LabError::io(&image, "create the device image", e))?;
+    file.set_len(spec.size_bytes)
+        .map_err(|e| LabError::io(&image, "size the device image", e))?;
+    drop(file);
+
+    journal.record(Change::LoopDevice {
+        image: image.clone(),
+    })?;
+    let image_arg = image.to_string_lossy().into_owned();
+    let dev_path = sys::run_tool("losetup", &["-f", "--show", &image_arg])
+        .map_err(|e| fail("loop device", e))?;
+    let device = dev_path.trim_start_matches("/dev/").to_string();
+
+    let stable = PathBuf::from(format!("/sys/block/{device}/queue/stable_writes"));
+    let previous = fs::read_to_string(&stable).map_err(|e| LabError::io(&stable, "read", e))?;
+    let wanted = if spec.stable_writes { "1" } else { "0" };
+    if previous.trim() != wanted {
+        journal.record(Change::SysfsWrite {
+            path: stable.clone(),
+            previous: previous.trim().to_string(),
+            loop_image: Some(image.clone()),
+        })?;
+        fs::write(&stable, wanted).map_err(|e| LabError::io(&stable, "write", e))?;
+    }
+
+    match spec.fstype.as_str() {
+        "ext4" => sys::run_tool(
+            "mkfs.ext4",
+            &[
+                "-q",
+                "-F",
+                "-E",
+                "lazy_itable_init=0,lazy_journal_init=0",
+                &dev_path,
+            ],
+        ),
+        "xfs" => sys::run_tool("mkfs.xfs", &["-q", "-f", &dev_path]),
+        other => {
+            return Err(fail(
+                "filesystem",
+                format!("unsupported fstype {other:?} (ext4 or xfs)"),
+            ))
+        }
+    }
+    .map_err(|e| fail("mkfs", e))?;
+
+    let mount_point = scratch.join("slowfs");
+    journal.record(Change::Dir {
+        path: mount_point.clone(),
+    })?;
+    fs::create_dir(&mount_point).map_err(|e| LabError::io(&mount_point, "create", e))?;
+    journal.record(Change::Mount {
+        target: mount_point.clone(),
+    })?;
+    sys::mount(&dev_path, &mount_point, &spec.fstype, 0, "").map_err(|e| fail("mount", e))?;
+    // JVMs of any user create their hsperfdata directory here, as in /tmp.
+    set_sticky_world_writable(&mount_point)?;
+
+    let dev_numbers = sys::block_dev_numbers(&device).map_err(|e| fail("device numbers", e))?;
+    journal.record(Change::BlkioThrottle {
+        control: BLKIO_WRITE_BPS.into(),
+        device: dev_numbers.clone(),
+    })?;
+    fs::write(
+        BLKIO_WRITE_BPS,
+        format!("{dev_numbers} {}\n", spec.write_bps),
+    )
+    .map_err(|e| LabError::io(Path::new(BLKIO_WRITE_BPS), "write the throttle", e))?;
+
+    Ok(SlowDevice {
+        image,
+        device,
+        dev_numbers,
+        mount_point,
+        spec: spec.clone(),
+    })
+}
+
+/// Mounts a tmpfs of `size_bytes` on `target` (created).
+pub fn mount_tmpfs(journal: &mut Journal, target: &Path, size_bytes: u64) -> Result<(), LabError> {
+    journal.record(Change::Dir {
+        path: target.to_path_buf(),
+    })?;
+    fs::create_dir(target).map_err(|e| LabError::io(target, "create", e))?;
+    journal.record(Change::Mount {
+        target: target.to_path_buf(),
+    })?;
+    sys::mount(
+        "pauselab-tmpfs",
+        target,
+        "tmpfs",
+        libc::MS_NOSUID | libc::MS_NODEV,
+        &format!("size={size_bytes},mode=1777"),
+    )
+    .map_err(|e| fail("tmpfs", e))
+}
+
+/// Creates a directory (journaled), sticky and writable by all like /tmp.
+pub fn create_dir(journal: &mut Journal, path: &Path) -> Result<(), LabError> {
+    journal.record(Change::Dir {
+        path: path.to_path_buf(),
+    })?;
+    fs::create_dir(path).map_err(|e| LabError::io(path, "create", e))?;
+    set_sticky_world_writable(path)
+}
+
+fn set_sticky_world_writable(path: &Path) -> Result<(), LabError> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o1777))
+        .map_err(|e| LabError::io(path, "chmod", e))
+}

@@ -1,0 +1,336 @@
+//! Thin wrappers over the system calls and tools the lab uses to change the host. Every
+//! caller goes through the journal first; these functions only do the work.
+
+use std::ffi::CString;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+pub fn unix_now_s() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Seconds since the Unix epoch of `t` (0 before it).
+pub fn unix_s(t: std::time::SystemTime) -> f64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+pub fn unix_now_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0)
+}
+
+pub(crate) fn cstring(path: &Path) -> Result<CString, String> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| format!("{} contains a NUL byte", path.display()))
+}
+
+/// Runs a tool and turns a failure into one line naming the tool and its stderr.
+pub fn run_tool(program: &str, args: &[&str]) -> Result<String, String> {
+    let output = Command::new(program)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run {program}: {e} (is it installed?)"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(format!(
+            "`{program} {}` failed: {}",
+            args.join(" "),
+            stderr.trim().lines().last().unwrap_or("no message")
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// Mount points (in this process's namespace) at or below `dir`, deepest first.
+pub fn mounts_under(dir: &Path) -> Vec<PathBuf> {
+    let Ok(text) = fs::read_to_string("/proc/self/mountinfo") else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = text
+        .lines()
+        .filter_map(|line| line.split(' ').nth(4))
+        .map(|p| PathBuf::from(unescape_mountinfo(p)))
+        .filter(|p| p.starts_with(dir))
+        .collect();
+    found.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+    found.dedup();
+    found
+}
+
+fn unescape_mountinfo(field: &str) -> String {
+    field
+        .replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\012", "\n")
+        .replace("\\134", "\\")
+}
+
+pub fn is_mount_point(path: &Path) -> bool {
+    mounts_under(path).iter().any(|p| p == path)
+}
+
+pub fn mount(
+    source: &str,
+    target: &Path,
+    fstype: &str,
+    flags: libc::c_ulong,
+    data: &str,
+) -> Result<(), String> {
+    let source_c = CString::new(source).map_err(|e| e.to_string())?;
+    let target_c = cstring(target)?;
+    let fstype_c = CString::new(fstype).map_err(|e| e.to_string())?;
+    let data_c = CString::new(data).map_err(|e| e.to_string())?;
+    // SAFETY: all pointers are valid NUL-terminated strings for the duration of the call.
+    let rc = unsafe {
+        libc::mount(
+            source_c.as_ptr(),
+            target_c.as_ptr(),
+            fstype_c.as_ptr(),
+            flags,
+            data_c.as_ptr() as *const libc::c_void,
+        )
+    };
+    if rc != 0 {
+        return Err(format!(
+            "mount {source} on {}: {}",
+            target.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+/// Unmounts everything at and below `target`, retrying while busy (processes still
+/// exiting), then detaching lazily so nothing stays visible.
+pub fn unmount(target: &Path, patience: Duration) -> Result<(), String> {
+    for mount_point in mounts_under(target) {
+        let c = cstring(&mount_point)?;
+        let mut last_error = None;
+        let done = wait_until(patience, || {
+            // SAFETY: valid NUL-terminated path.
+            if unsafe { libc::umount2(c.as_ptr(), 0) } == 0 {
+                return true;
+            }
+            let err = std::io::Error::last_os_error();
+            let gone = err.raw_os_error() == Some(libc::EINVAL)
+                || err.raw_os_error() == Some(libc::ENOENT);
+            last_error = Some(err);
+            gone
+        });
+        if !done {
+            // SAFETY: valid NUL-terminated path.
+            if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } != 0 {
+                return Err(format!(
+                    "umount {}: {}",
+                    mount_point.display(),
+                    last_error.map(|e| e.to_string()).unwrap_or_default()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Loop device names (`loop3`) whose backing file is `image`.
+pub fn loop_devices_backing(image: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir("/sys/block") else {
+        return Vec::new();
+    };
+    let wanted = fs::canonicalize(image).unwrap_or_else(|_| image.to_path_buf());
+    let mut devices: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("loop"))
+        .filter(|name| {
+            fs::read_to_string(format!("/sys/block/{name}/loop/backing_file"))
+                .map(|b| {
+                    let b = b.trim().trim_end_matches(" (deleted)");
+                    Path::new(b) == wanted || Path::new(b) == image
+                })
+                .unwrap_or(false)
+        })
+        .collect();
+    devices.sort();
+    devices
+}
+
+pub fn detach_loop(device: &str) -> Result<(), String> {
+    let path = format!("/dev/{device}");
+    let mut last = String::new();
+    let done = wait_until(Duration::from_secs(10), || {
+        match run_tool("losetup", &["-d", &path]) {
+            Ok(_) => true,
+            Err(e) => {
+                last = e;
+                !Path::new(&format!("/sys/block/{device}/loop/backing_file")).exists()
+            }
+        }
+    });
+    if done {
+        Ok(())
+    } else {
+        Err(last)
+    }
+}
+
+/// `MAJ:MIN` of a block device such as `loop3`.
+pub fn block_dev_numbers(device: &str) -> Result<String, String> {
+    fs::read_to_string(format!("/sys/block/{device}/dev"))
+        .map(|s| s.trim().to_string())
+        .map_err(|e| format!("/sys/block/{device}/dev: {e}"))
+}
+
+/// Pids of processes whose environment holds `key=value`.
+pub fn marked_processes(key: &str, value: &str) -> Vec<i32> {
+    let needle = format!("{key}={value}");
+    let me = std::process::id() as i32;
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()))
+        .filter(|&pid| pid != me)
+        .filter(|pid| {
+            fs::read(format!("/proc/{pid}/environ"))
+                .map(|env| env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()))
+                .unwrap_or(false)
+        })
+        .filter(|pid| !is_zombie(*pid))
+        .collect()
+}
+
+fn is_zombie(pid: i32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(true)
+}
+
+/// SIGKILLs every process marked with `key=value` and waits up to `patience` for them to be
+/// gone. Returns those still alive.
+pub fn kill_marked_processes(key: &str, value: &str, patience: Duration) -> Vec<i32> {
+    let mut left = Vec::new();
+    wait_until(patience, || {
+        left = marked_processes(key, value);
+        for &pid in &left {
+            // SAFETY: sending a signal has no memory-safety preconditions.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        // Reap our own children so they do not linger as zombies.
+        // SAFETY: non-blocking waitpid on any child.
+        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+        left.is_empty()
+    });
+    left
+}
+
+/// Free bytes for unprivileged users on the filesystem holding `path`.
+pub fn free_bytes(path: &Path) -> Result<u64, String> {
+    let c = cstring(path)?;
+    // SAFETY: statvfs writes into a zeroed struct we own.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(format!(
+            "statvfs {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(st.f_bavail as u64 * st.f_frsize as u64)
+}
+/// Sends `signal` to the process group `child` leads (every JVM and preparation step
+/// starts in a group of its own, `isolation::isolate`), so what it started gets it too.
+pub fn signal_group(child: &std::process::Child, signal: i32) {
+    // SAFETY: signalling the process group of our own child.
+    unsafe { libc::kill(-(child.id() as i32), signal) };
+}
+
+/// Waits until `cond` holds or `timeout` passes.
+pub(crate) fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Removes a cgroup this run made: its processes (ours, already stopped or killed) are moved
+/// to the parent first, then the directory is removed, retrying while the kernel still
+/// counts exiting tasks.
+pub fn remove_cgroup(path: &Path) -> Result<(), String> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let parent_procs = path.parent().map(|p| p.join("cgroup.procs"));
+    let mut last_error = String::new();
+    for _ in 0..50 {
+        if let (Ok(procs), Some(parent)) =
+            (fs::read_to_string(path.join("cgroup.procs")), &parent_procs)
+        {
+            for pid in procs.split_whitespace() {
+                let _ = fs::write(parent, pid);
+            }
+        }
+        match fs::remove_dir(path) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => last_error = e.to_string(),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    Err(format!(
+        "cannot remove cgroup {}: {last_error}",
+        path.display()
+    ))
+}
+
+/// MemAvailable in bytes (0 when unreadable: the filler then only releases).
+pub fn mem_available() -> u64 {
+    meminfo_bytes("MemAvailable")
+}
+
+/// MemTotal in bytes (0 when unreadable).
+pub fn mem_total() -> u64 {
+    meminfo_bytes("MemTotal")
+}
+
+fn meminfo_bytes(field: &str) -> u64 {
+    pauselab_host::vm::meminfo_kib(field)
+        .ok()
+        .flatten()
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// The `avg10` of one `/proc/pressure/<resource>` line (`some` or `full`), when the
+/// kernel has PSI.
+pub(crate) fn psi(resource: &str, kind: &str) -> Option<f64> {
+    let text = fs::read_to_string(format!("/proc/pressure/{resource}")).ok()?;
+    let line = text.lines().find(|l| l.starts_with(kind))?;
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix("avg10="))
+        .and_then(|v| v.parse().ok())
+}

@@ -1,0 +1,8 @@
+//! Layer 7, judging: one judge per metric, pure functions over the variants' summaries.
+
+mod jmh_score;
+mod summary;
+pub mod verdict;
+
+pub use jmh_score::judge_summaries;
+pub use summary::{JdkVerdict, ReaderSummary, VariantSummary};

@@ -1,0 +1,79 @@
+//! Latency statistics of the lab's histograms and writing the safepoint interval log (the
+//! hiccup log is read as it grows: the `follow` module).
+
+use std::path::Path;
+
+use hdrhistogram::Histogram;
+use pauselab_pause::interval_log::IntervalLogWriter;
+use serde::Serialize;
+
+/// Latency statistics in milliseconds.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Stats {
+    pub count: u64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    #[serde(rename = "p99_9_ms")]
+    pub p999_ms: f64,
+    #[serde(rename = "p99_99_ms")]
+    pub p9999_ms: f64,
+    pub max_ms: f64,
+    /// Values at or above 100 ms and 1 s (hiccups: samples, safepoints: pauses).
+    pub at_least_100ms: u64,
+    pub at_least_1s: u64,
+}
+
+/// A histogram of nanoseconds (20 us .. 1 hour, 2 significant digits, like the agent's).
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1_000, 3_600_000_000_000, 2).expect("valid histogram bounds")
+}
+
+pub fn stats(h: &Histogram<u64>) -> Stats {
+    if h.is_empty() {
+        return Stats::default();
+    }
+    let ms = |ns: u64| ns as f64 / 1e6;
+    Stats {
+        count: h.len(),
+        p50_ms: ms(h.value_at_quantile(0.5)),
+        p99_ms: ms(h.value_at_quantile(0.99)),
+        p999_ms: ms(h.value_at_quantile(0.999)),
+        p9999_ms: ms(h.value_at_quantile(0.9999)),
+        max_ms: ms(h.max()),
+        at_least_100ms: h.count_between(100_000_000, h.max().max(100_000_000)),
+        at_least_1s: h.count_between(1_000_000_000, h.max().max(1_000_000_000)),
+    }
+}
+
+/// Writes pauses (start in seconds since `start_epoch_s`, duration in ms) as an untagged
+/// interval log of nanoseconds with one histogram per `interval_s`; intervals without
+/// pauses are empty.
+pub fn write_pause_log(
+    path: &Path,
+    start_epoch_s: f64,
+    pauses: &[(f64, f64)],
+    end_s: f64,
+    interval_s: f64,
+) -> Result<(), String> {
+    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut writer = IntervalLogWriter::with_options(
+        std::io::BufWriter::new(file),
+        start_epoch_s,
+        None,
+        1e6,
+        &["pauselab lab: safepoint pauses from the GC log, in ns"],
+    )
+    .map_err(|e| e.to_string())?;
+    let intervals = ((end_s / interval_s).ceil() as usize).max(1);
+    for i in 0..intervals {
+        let (lo, hi) = (i as f64 * interval_s, (i + 1) as f64 * interval_s);
+        let mut h = new_histogram();
+        for &(_, ms) in pauses.iter().filter(|(s, _)| *s >= lo && *s < hi) {
+            h.saturating_record((ms * 1e6) as u64);
+        }
+        writer
+            .write_interval(lo, interval_s, &h)
+            .map_err(|e| e.to_string())?;
+    }
+    writer.finish().map(|_| ()).map_err(|e| e.to_string())
+}

@@ -1,0 +1,128 @@
+//! The host during a run, sampled every second: CPU user/sys/iowait, dirty and writeback
+//! pages, PSI (where the kernel has it) and the stressors' throughput.
+
+use std::fs;
+use std::sync::atomic::Ordering;
+
+use serde::Serialize;
+
+use crate::stress::Counters;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HostSample {
+    /// Seconds since the run started.
+    pub t_s: f64,
+    pub unix_ms: f64,
+    /// Percent of all CPUs over the last second.
+    pub cpu_user_pct: f64,
+    pub cpu_sys_pct: f64,
+    pub cpu_iowait_pct: f64,
+    pub dirty_kib: u64,
+    pub writeback_kib: u64,
+    /// `some avg10` of /proc/pressure/{cpu,io,memory}; absent without PSI.
+    pub psi_cpu_some_avg10: Option<f64>,
+    pub psi_io_some_avg10: Option<f64>,
+    pub psi_io_full_avg10: Option<f64>,
+    pub psi_memory_some_avg10: Option<f64>,
+    /// Stressors over the last second.
+    pub disk_writer_bytes_per_s: u64,
+    pub writeback_calls_per_s: u64,
+    pub memory_hog_bytes: u64,
+}
+
+/// Columns of `host.csv` (docs/bundle-format.md); empty cells where the kernel lacks a value.
+pub const CSV_HEADER: &str = "t_s,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,dirty_kb,writeback_kb,psi_io_some_avg10,psi_io_full_avg10,psi_memory_some_avg10,psi_cpu_some_avg10,stress_write_mb_s,writeback_calls_per_s,memory_hog_mb,unix_ms";
+
+impl HostSample {
+    pub fn csv_row(&self) -> String {
+        let opt = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_default();
+        format!(
+            "{:.0},{:.1},{:.1},{:.1},{},{},{},{},{},{},{:.2},{},{:.0},{:.0}",
+            self.t_s,
+            self.cpu_user_pct,
+            self.cpu_sys_pct,
+            self.cpu_iowait_pct,
+            self.dirty_kib,
+            self.writeback_kib,
+            opt(self.psi_io_some_avg10),
+            opt(self.psi_io_full_avg10),
+            opt(self.psi_memory_some_avg10),
+            opt(self.psi_cpu_some_avg10),
+            self.disk_writer_bytes_per_s as f64 / 1048576.0,
+            self.writeback_calls_per_s,
+            self.memory_hog_bytes as f64 / 1048576.0,
+            self.unix_ms,
+        )
+    }
+}
+
+#[derive(Default)]
+pub struct Sampler {
+    last_cpu: Option<[u64; 8]>,
+    last_disk: u64,
+    last_calls: u64,
+}
+
+impl Sampler {
+    pub fn sample(&mut self, t_s: f64, counters: &Counters) -> HostSample {
+        let cpu = read_cpu();
+        let (user, sys, iowait) = match (self.last_cpu, cpu) {
+            (Some(a), Some(b)) => {
+                let delta: Vec<f64> = a
+                    .iter()
+                    .zip(b.iter())
+                    .map(|(x, y)| y.saturating_sub(*x) as f64)
+                    .collect();
+                let total: f64 = delta.iter().sum::<f64>().max(1.0);
+                (
+                    100.0 * (delta[0] + delta[1]) / total,
+                    100.0 * (delta[2] + delta[5] + delta[6]) / total,
+                    100.0 * delta[4] / total,
+                )
+            }
+            _ => (0.0, 0.0, 0.0),
+        };
+        self.last_cpu = cpu;
+        let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        let disk = counters.disk_bytes.load(Ordering::Relaxed);
+        let calls = counters.writeback_calls.load(Ordering::Relaxed);
+        let sample = HostSample {
+            t_s,
+            unix_ms: crate::host::sys::unix_now_ms(),
+            cpu_user_pct: user,
+            cpu_sys_pct: sys,
+            cpu_iowait_pct: iowait,
+            dirty_kib: meminfo_kib(&meminfo, "Dirty:"),
+            writeback_kib: meminfo_kib(&meminfo, "Writeback:"),
+            psi_cpu_some_avg10: crate::host::sys::psi("cpu", "some"),
+            psi_io_some_avg10: crate::host::sys::psi("io", "some"),
+            psi_io_full_avg10: crate::host::sys::psi("io", "full"),
+            psi_memory_some_avg10: crate::host::sys::psi("memory", "some"),
+            disk_writer_bytes_per_s: disk - self.last_disk,
+            writeback_calls_per_s: calls - self.last_calls,
+            memory_hog_bytes: counters.memory_bytes.load(Ordering::Relaxed),
+        };
+        self.last_disk = disk;
+        self.last_calls = calls;
+        sample
+    }
+}
+
+/// user, nice, system, idle, iowait, irq, softirq, steal (jiffies, all CPUs).
+fn read_cpu() -> Option<[u64; 8]> {
+    let text = fs::read_to_string("/proc/stat").ok()?;
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let mut out = [0u64; 8];
+    for (slot, field) in out.iter_mut().zip(line.split_whitespace().skip(1)) {
+        *slot = field.parse().ok()?;
+    }
+    Some(out)
+}
+
+fn meminfo_kib(text: &str, key: &str) -> u64 {
+    text.lines()
+        .find(|l| l.starts_with(key))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}

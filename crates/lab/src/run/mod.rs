@@ -1,0 +1,6 @@
+//! Layer 6, the run: the plan, turns, instances, progress, memory per turn, test points.
+
+mod instance;
+mod memory;
+pub mod runner;
+mod testpoint;
