@@ -109,9 +109,17 @@ impl Jvm {
 
     /// Starts a JVM whose /tmp is replaced: the class path is its working directory, which
     /// it keeps when the checkout itself is under /tmp.
+    /// Starts a JVM whose /tmp is `scratch`, bound over it: the class is copied there, so
+    /// the JVM finds it also when the checkout itself is under /tmp (and hidden from it).
     fn spawn_in_private_tmp(mut cmd: Command, scratch: Scratch) -> Jvm {
-        cmd.current_dir(workload_classes())
-            .args(["-cp", ".", "Idle"]);
+        let classes = scratch.0.join("classes");
+        std::fs::create_dir_all(&classes).unwrap();
+        std::fs::copy(
+            workload_classes().join("Idle.class"),
+            classes.join("Idle.class"),
+        )
+        .unwrap();
+        cmd.args(["-cp", "/tmp/classes", "Idle"]);
         Self::spawn_with_classpath_set(cmd, false, Some(scratch))
     }
 

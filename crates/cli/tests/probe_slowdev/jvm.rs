@@ -85,7 +85,13 @@ impl TestJvm {
             Tmp::Tmpfs => "mount -t tmpfs tmpfs /tmp".to_string(),
             Tmp::Bind(dir) => format!("mount --bind '{}' /tmp", dir.display()),
         };
-        let script = format!("{mount} && exec {JDK}/bin/java \"$@\"");
+        // The class goes into the JVM's new /tmp, copied through a descriptor opened
+        // before the mount: the checkout may itself be under /tmp, hidden from the JVM.
+        let script = format!(
+            "exec 3<\"$GARBAGE_CLASSES\" && {mount} && mkdir -p /tmp/.classes \
+             && cp /proc/self/fd/3/Garbage.class /tmp/.classes/ && exec 3<&- \
+             && exec {JDK}/bin/java \"$@\""
+        );
         let mut command = Command::new("unshare");
         command
             .args([
@@ -98,10 +104,8 @@ impl TestJvm {
                 "java",
             ])
             .args(jvm_args)
-            // The class path is the working directory, which the JVM keeps when its /tmp is
-            // replaced, also when the checkout is under /tmp.
-            .current_dir(classes())
-            .args(["-cp", ".", "Garbage", &seconds.to_string()])
+            .env("GARBAGE_CLASSES", classes())
+            .args(["-cp", "/tmp/.classes", "Garbage", &seconds.to_string()])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
