@@ -29,6 +29,9 @@ pub enum ReportError {
         source_name: String,
         message: String,
     },
+    /// A bundle of a newer format version; the message names the file.
+    #[error("{0}")]
+    Bundle(String),
     #[error("{path}: {error}")]
     Io {
         path: String,

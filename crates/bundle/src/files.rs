@@ -1,0 +1,53 @@
+//! File names of a bundle and its format version.
+
+/// Per variant: the hiccup agent's interval log.
+pub const HICCUP_LOG: &str = "hiccups.hlog";
+/// Per variant: the workload's standard output and error.
+pub const WORKLOAD_OUT: &str = "workload.out";
+/// Per variant: the JVM's GC log.
+pub const GC_LOG: &str = "gc.log";
+/// Per variant: safepoint pauses from the GC log, as an interval log.
+pub const SAFEPOINT_LOG: &str = "safepoints.hlog";
+/// Per variant: measurements and pause statistics.
+pub const SUMMARY: &str = "summary.json";
+/// The run: experiment, host, JDKs, variants, notes.
+pub const MANIFEST: &str = "manifest.json";
+/// The run's verdict.
+pub const VERDICT: &str = "verdict.json";
+/// The host time series, one row a second.
+pub const HOST_SERIES: &str = "host.csv";
+/// The manifest's `format`.
+pub const FORMAT: &str = "pauselab-bundle";
+/// The major version of the format this build writes and the newest it reads. Adding a
+/// field is not a new version (readers ignore fields they do not know); removing or
+/// renaming one, or adding a verdict value, is.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Refuses a bundle written by a newer major version of the format: the message names the
+/// file and both versions. Older versions read as they are.
+pub fn check_version(file: &str, format_version: u32) -> Result<(), String> {
+    if format_version > FORMAT_VERSION {
+        return Err(format!(
+            "{file}: bundle format version {format_version} is newer than this pauselab reads ({FORMAT_VERSION}): update pauselab"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newer_major_versions_are_refused_older_read() {
+        assert_eq!(
+            check_version("b/manifest.json", FORMAT_VERSION + 1).unwrap_err(),
+            format!(
+                "b/manifest.json: bundle format version {} is newer than this pauselab reads ({FORMAT_VERSION}): update pauselab",
+                FORMAT_VERSION + 1
+            )
+        );
+        assert!(check_version("b/manifest.json", FORMAT_VERSION).is_ok());
+        assert!(check_version("b/manifest.json", 0).is_ok());
+    }
+}
