@@ -23,9 +23,14 @@ pub const FORMAT: &str = "pauselab-bundle";
 /// renaming one, or adding a verdict value, is.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// Refuses a bundle written by a newer major version of the format: the message names the
-/// file and both versions. Older versions read as they are.
-pub fn check_version(file: &str, format_version: u32) -> Result<(), String> {
+/// Refuses a manifest of another format, or of a newer major version of this one: the
+/// message names the file and both versions. Older versions read as they are.
+pub fn check_format(file: &str, format: &str, format_version: u32) -> Result<(), String> {
+    if format != FORMAT {
+        return Err(format!(
+            "{file}: format {format:?} is not {FORMAT:?}: not a pauselab lab bundle"
+        ));
+    }
     if format_version > FORMAT_VERSION {
         return Err(format!(
             "{file}: bundle format version {format_version} is newer than this pauselab reads ({FORMAT_VERSION}): update pauselab"
@@ -39,15 +44,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn newer_major_versions_are_refused_older_read() {
+    fn newer_major_versions_and_other_formats_are_refused_older_read() {
         assert_eq!(
-            check_version("b/manifest.json", FORMAT_VERSION + 1).unwrap_err(),
+            check_format("b/manifest.json", FORMAT, FORMAT_VERSION + 1).unwrap_err(),
             format!(
                 "b/manifest.json: bundle format version {} is newer than this pauselab reads ({FORMAT_VERSION}): update pauselab",
                 FORMAT_VERSION + 1
             )
         );
-        assert!(check_version("b/manifest.json", FORMAT_VERSION).is_ok());
-        assert!(check_version("b/manifest.json", 0).is_ok());
+        assert!(check_format("b/manifest.json", FORMAT, FORMAT_VERSION).is_ok());
+        assert!(check_format("b/manifest.json", FORMAT, 0).is_ok());
+        assert_eq!(
+            check_format("b/manifest.json", "other", 1).unwrap_err(),
+            r#"b/manifest.json: format "other" is not "pauselab-bundle": not a pauselab lab bundle"#
+        );
     }
 }

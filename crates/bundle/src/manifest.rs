@@ -15,7 +15,7 @@ use crate::verdict::Role;
 pub struct Manifest {
     /// Always [`crate::FORMAT`].
     pub format: String,
-    /// See [`crate::check_version`].
+    /// See [`crate::check_format`].
     pub format_version: u32,
     /// `pauselab <version>` that wrote the bundle.
     #[serde(default)]

@@ -416,6 +416,16 @@ fn newer_bundle_formats_are_refused_and_older_ones_read() {
         "{err}"
     );
 
+    // Another format is refused, naming the file.
+    let other = edited_bundle("report-format-other", |m, _| m["format"] = "other".into());
+    let out = pauselab(&["report", "--json", other.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("manifest.json: format \"other\" is not \"pauselab-bundle\""),
+        "{err}"
+    );
+
     // A verdict word this version does not know is refused, naming the file.
     let unknown = edited_bundle("report-format-verdict", |_, v| {
         v["variants"][0]["verdict"] = "maybe".into()

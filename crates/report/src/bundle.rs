@@ -72,8 +72,9 @@ impl Bundle {
             });
         }
         let manifest: Manifest = read_json(&manifest_path)?;
-        pauselab_bundle::check_version(
+        pauselab_bundle::check_format(
             &manifest_path.display().to_string(),
+            &manifest.format,
             manifest.format_version,
         )
         .map_err(ReportError::Bundle)?;

@@ -29,7 +29,7 @@ pub enum ReportError {
         source_name: String,
         message: String,
     },
-    /// A bundle of a newer format version; the message names the file.
+    /// A manifest of another format or a newer version; the message names the file.
     #[error("{0}")]
     Bundle(String),
     #[error("{path}: {error}")]
