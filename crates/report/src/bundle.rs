@@ -13,8 +13,8 @@ use crate::ReportError;
 
 pub use pauselab_bundle::{
     Host, HostPath, Manifest, ManifestExperiment, ManifestJdk, Measurement, VariantEntry,
-    VariantSummary, VariantVerdict, Verdict, Vulnerable, GC_LOG, HICCUP_LOG, HOST_SERIES, MANIFEST,
-    SAFEPOINT_LOG, VERDICT,
+    VariantSummary, VariantVerdict, Verdict, Vulnerable, FORMAT, FORMAT_VERSION, GC_LOG,
+    HICCUP_LOG, HOST_SERIES, MANIFEST, SAFEPOINT_LOG, VERDICT,
 };
 
 /// The host sampled during the run: column name -> values per row (`None` when empty).
