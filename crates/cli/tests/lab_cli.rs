@@ -215,6 +215,28 @@ noise_ms = 300.0
         );
     }
     assert!(out.join("verdict.json").is_file());
+
+    // The report reads what the lab wrote: the same verdicts, variant by variant.
+    let report = pauselab()
+        .args(["report", "--json", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    let section = &report["sections"][0];
+    assert_eq!(section["result"], verdict["result"]);
+    let written = verdict["variants"].as_array().unwrap();
+    let read = section["variants"].as_array().unwrap();
+    assert_eq!(read.len(), written.len());
+    for variant in written {
+        let shown = read.iter().find(|r| r["id"] == variant["id"]).unwrap();
+        assert_eq!(shown["verdict"], variant["verdict"], "{shown}");
+        assert_eq!(shown["evidence"], variant["evidence"], "{shown}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

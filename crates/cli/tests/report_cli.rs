@@ -380,3 +380,76 @@ fn bad_input_is_one_clear_line_and_exit_1() {
         "no GC or safepoint log lines",
     );
 }
+
+/// A copy of a committed bundle whose manifest.json and verdict.json are edited by `edit`.
+fn edited_bundle(
+    name: &str,
+    edit: impl Fn(&mut serde_json::Value, &mut serde_json::Value),
+) -> PathBuf {
+    let dir = out_dir(name);
+    let status = Command::new("cp")
+        .args(["-r", &bundle("lab-kernel6.1"), dir.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let copy = dir.join("lab-kernel6.1");
+    let read = |file: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(copy.join(file)).unwrap()).unwrap()
+    };
+    let (mut manifest, mut verdict) = (read("manifest.json"), read("verdict.json"));
+    edit(&mut manifest, &mut verdict);
+    std::fs::write(copy.join("manifest.json"), manifest.to_string()).unwrap();
+    std::fs::write(copy.join("verdict.json"), verdict.to_string()).unwrap();
+    copy
+}
+
+#[test]
+fn newer_bundle_formats_are_refused_and_older_ones_read() {
+    let newer = edited_bundle("report-format-newer", |m, _| m["format_version"] = 2.into());
+    let out = pauselab(&["report", "--json", newer.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("{}", newer.join("manifest.json").display()))
+            && err.contains("bundle format version 2 is newer than this pauselab reads (1)"),
+        "{err}"
+    );
+
+    // Another format is refused, naming the file.
+    let other = edited_bundle("report-format-other", |m, _| m["format"] = "other".into());
+    let out = pauselab(&["report", "--json", other.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("manifest.json: format \"other\" is not \"pauselab-bundle\""),
+        "{err}"
+    );
+
+    // A verdict word this version does not know is refused, naming the file.
+    let unknown = edited_bundle("report-format-verdict", |_, v| {
+        v["variants"][0]["verdict"] = "maybe".into()
+    });
+    let out = pauselab(&["report", "--json", unknown.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("verdict.json") && err.contains("maybe"),
+        "{err}"
+    );
+
+    // Version 0 (before the field was bumped) reads like the committed bundle.
+    let older = edited_bundle("report-format-older", |m, _| m["format_version"] = 0.into());
+    let out = pauselab(&["report", "--json", older.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = doc.to_string();
+    assert!(
+        text.contains("not_vulnerable") && text.contains("no_stalls"),
+        "{text}"
+    );
+}

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::experiment::layout::{
-    FORMAT_VERSION, GC_LOG, HICCUP_LOG, MANIFEST, SAFEPOINT_LOG, SUMMARY, VERDICT, WORKLOAD_OUT,
+    FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, MANIFEST, SAFEPOINT_LOG, SUMMARY, VERDICT,
+    WORKLOAD_OUT,
 };
 use crate::experiment::{Metric, Role};
 use crate::judge::verdict::{self, Judgement, VariantVerdict, Vulnerable};
@@ -19,6 +20,7 @@ use crate::run::runner::Finished;
 use crate::LabError;
 
 pub use crate::judge::{JdkVerdict, ReaderSummary, VariantSummary};
+use pauselab_bundle::{Manifest, ManifestExperiment, ManifestJdk, RunSettings, VariantEntry};
 
 fn read_reader_log(path: &Path) -> Option<ReaderSummary> {
     let text = fs::read_to_string(path).ok()?;
@@ -45,21 +47,8 @@ fn read_reader_log(path: &Path) -> Option<ReaderSummary> {
     Some(summary)
 }
 
-/// `verdict.json`.
-#[derive(Debug, Clone, Serialize)]
-pub struct Outcome {
-    pub format_version: u32,
-    pub experiment: String,
-    /// `vulnerable`, `not_vulnerable` or `inconclusive`.
-    pub result: Vulnerable,
-    pub rule: crate::experiment::VerdictRule,
-    /// The highest of the baselines' max (one per JDK), the noise floor of the run.
-    pub baseline_max_ms: Option<f64>,
-    pub per_jdk: Vec<JdkVerdict>,
-    pub variants: Vec<VariantSummary>,
-    pub interrupted: bool,
-    pub notes: Vec<String>,
-}
+/// `verdict.json`, with the lab's typed verdict rule.
+pub type Outcome = pauselab_bundle::Verdict<crate::experiment::VerdictRule>;
 
 /// Reads every variant's logs, judges them, and writes the bundle files.
 pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
@@ -272,79 +261,92 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<(), LabError> {
     fs::write(path, text).map_err(|e| LabError::io(path, "write", e))
 }
 
-fn manifest(finished: &Finished) -> serde_json::Value {
+fn manifest(finished: &Finished) -> Manifest {
     let experiment = &finished.experiment;
     let default_variant = experiment
         .variants
         .iter()
         .find(|v| v.role == Role::Subject)
         .map(|v| v.name.clone());
-    let variants: Vec<serde_json::Value> = finished
+    let variants = finished
         .instances
         .iter()
         .map(|i| {
             let definition = experiment.variants.iter().find(|v| v.name == i.variant);
-            serde_json::json!({
-                "id": i.id(),
-                "variant": i.variant,
-                "jdk": Jdk::id_of(&i.jdk),
-                "description": definition.map(|v| v.description.clone()).unwrap_or_default(),
-                "jvm_flags": i.command.iter().skip(1).take_while(|a| a.as_str() != "-cp").collect::<Vec<_>>(),
-                "dir": format!("variants/{}", i.id()),
-                "role": i.role,
-                "tmp": i.tmp,
-                "tmp_dir": i.tmp_dir,
-                "command": i.command,
-                "pid": i.pid,
-                "skipped": i.skipped,
-                "early_exit": i.early_exit,
-                "exit_code": i.exit_code,
-                "companions": i.companions,
-                "host_changes": i.host_changes,
-                "start_time_s": i.started_at().map(crate::host::sys::unix_s),
-                "elapsed_s": i.elapsed_s,
-            })
+            VariantEntry {
+                id: i.id(),
+                variant: i.variant.clone(),
+                jdk: Some(Jdk::id_of(&i.jdk)),
+                description: Some(
+                    definition
+                        .map(|v| v.description.clone())
+                        .unwrap_or_default(),
+                ),
+                jvm_flags: i
+                    .command
+                    .iter()
+                    .skip(1)
+                    .take_while(|a| a.as_str() != "-cp")
+                    .cloned()
+                    .collect(),
+                dir: Some(format!("variants/{}", i.id())),
+                role: Some(i.role),
+                tmp: json_of(&i.tmp).as_str().map(str::to_string),
+                tmp_dir: i.tmp_dir.clone(),
+                command: i.command.clone(),
+                pid: i.pid,
+                skipped: i.skipped.clone(),
+                early_exit: i.early_exit.clone(),
+                exit_code: i.exit_code,
+                companions: i.companions.clone(),
+                host_changes: i.host_changes.clone(),
+                start_time_s: i.started_at().map(crate::host::sys::unix_s),
+                elapsed_s: i.elapsed_s,
+            }
         })
         .collect();
-    let jdks: Vec<serde_json::Value> = finished
+    let jdks = finished
         .jdks
         .iter()
-        .map(|j| {
-            serde_json::json!({
-                "id": Jdk::id_of(&j.label),
-                "path": j.home,
-                "version": j.version,
-                "major": j.major,
-            })
+        .map(|j| ManifestJdk {
+            id: Jdk::id_of(&j.label),
+            path: Some(j.home.clone()),
+            version: Some(j.version.clone()),
+            major: Some(j.major),
         })
         .collect();
-    serde_json::json!({
-        "format": "pauselab-bundle",
-        "format_version": FORMAT_VERSION,
-        "tool": format!("pauselab {}", env!("CARGO_PKG_VERSION")),
-        "experiment": {
-            "name": experiment.name,
-            "description": experiment.description,
-            "default_variant": default_variant,
-            "baseline_variant": experiment.baseline,
-            "definition": experiment,
+    Manifest {
+        format: FORMAT.to_string(),
+        format_version: FORMAT_VERSION,
+        tool: Some(format!("pauselab {}", env!("CARGO_PKG_VERSION"))),
+        experiment: ManifestExperiment {
+            name: experiment.name.clone(),
+            description: Some(experiment.description.clone()),
+            default_variant,
+            baseline_variant: Some(experiment.baseline.clone()),
+            definition: Some(json_of(experiment)),
         },
-        "start_time_s": crate::host::sys::unix_s(finished.started),
-        "end_time_s": crate::host::sys::unix_s(finished.ended),
-        "fault_injection": finished.fault_injection,
-        "interrupted": finished.interrupted,
-        "options": {
-            "duration_s": finished.duration.as_secs_f64(),
-            "jdks": finished.options.jdks,
-            "disk": finished.options.disk,
-            "no_fault": finished.options.no_fault,
-        },
-        "host": finished.host_facts,
-        "jdks": jdks,
-        "variants": variants,
-        "fault": finished.slow_device,
-        "stressors": finished.stressors,
-        "notes": finished.notes,
-        "cleanup_failures": finished.cleanup_failures,
-    })
+        start_time_s: Some(crate::host::sys::unix_s(finished.started)),
+        end_time_s: Some(crate::host::sys::unix_s(finished.ended)),
+        fault_injection: Some(finished.fault_injection.clone()),
+        interrupted: finished.interrupted,
+        options: Some(RunSettings {
+            duration_s: finished.duration.as_secs_f64(),
+            jdks: finished.options.jdks.clone(),
+            disk: finished.options.disk.clone(),
+            no_fault: finished.options.no_fault,
+        }),
+        host: finished.host_facts.clone(),
+        jdks,
+        variants,
+        fault: finished.slow_device.as_ref().map(json_of),
+        stressors: finished.stressors.clone(),
+        notes: finished.notes.clone(),
+        cleanup_failures: finished.cleanup_failures.clone(),
+    }
+}
+
+/// The JSON of a value of the lab's own types (they serialize to plain JSON objects).
+fn json_of(value: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(value).expect("lab types serialize")
 }

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use pauselab_pause::interval_log::{IntervalLogReader, IntervalLogWriter, NANOS_PER_MILLI};
+use pauselab_report::bundle::{VariantVerdict, Vulnerable, FORMAT, FORMAT_VERSION};
 use serde_json::json;
 
 const WINDOW_S: f64 = 300.0;
@@ -144,17 +145,23 @@ fn write_bundle(data: &Path, gc_demo: &Path, out_root: &Path, spec: &BundleSpec)
     for (id, variant, jdk, p999, max) in &numbers {
         let baseline = numbers.iter().find(|n| n.1 == "no-perfdata" && n.2 == *jdk);
         let (verdict, evidence) = match baseline {
-            _ if *variant == "no-perfdata" => ("baseline".to_string(), format!("max {max:.1} ms")),
+            _ if *variant == "no-perfdata" => {
+                (VariantVerdict::Baseline, format!("max {max:.1} ms"))
+            }
             Some((_, _, _, b999, bmax)) => {
                 let stalls = (*p999 >= 10.0 * b999 || *max >= 10.0 * bmax) && *max >= 100.0;
                 vulnerable |= stalls && *variant == "default";
                 (
-                    if stalls { "stalls" } else { "no_stalls" }.to_string(),
+                    if stalls {
+                        VariantVerdict::Stalls
+                    } else {
+                        VariantVerdict::NoStalls
+                    },
                     format!("p99.9 {p999:.1} ms and max {max:.1} ms vs baseline {b999:.1} ms and {bmax:.1} ms"),
                 )
             }
             None => (
-                "no_stalls".to_string(),
+                VariantVerdict::NoStalls,
                 format!("max {max:.1} ms (no baseline on this JDK)"),
             ),
         };
@@ -166,14 +173,14 @@ fn write_bundle(data: &Path, gc_demo: &Path, out_root: &Path, spec: &BundleSpec)
         .map(|n| n.4)
         .fold(0.0, f64::max);
     let verdict = json!({
-        "result": if vulnerable { "vulnerable" } else { "not_vulnerable" },
+        "result": if vulnerable { Vulnerable::Yes } else { Vulnerable::No },
         "rule": { "margin": 10.0, "floor_ms": 100.0 },
         "baseline_max_ms": baseline_max,
         "variants": verdicts,
     });
     let manifest = json!({
-        "format": "pauselab-bundle",
-        "format_version": 1,
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
         "experiment": {
             "name": "hsperf-mmap",
             "description": "GC blocked on writeback of the hsperf mmap file",

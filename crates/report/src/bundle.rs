@@ -6,129 +6,16 @@ use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use pauselab_pause::interval_log::TagFilter;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::summary::LogSummary;
 use crate::ReportError;
 
-pub const MANIFEST: &str = "manifest.json";
-pub const VERDICT: &str = "verdict.json";
-pub const HOST_SERIES: &str = "host.csv";
-pub const HICCUP_LOG: &str = "hiccups.hlog";
-pub const SAFEPOINT_LOG: &str = "safepoints.hlog";
-pub const GC_LOG: &str = "gc.log";
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Manifest {
-    pub format: String,
-    pub format_version: u32,
-    pub experiment: Experiment,
-    pub start_time_s: Option<f64>,
-    pub end_time_s: Option<f64>,
-    pub fault_injection: Option<String>,
-    pub host: Host,
-    pub jdks: Vec<Jdk>,
-    pub variants: Vec<VariantEntry>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Experiment {
-    pub name: String,
-    pub description: Option<String>,
-    pub default_variant: Option<String>,
-    pub baseline_variant: Option<String>,
-    /// The experiment as run; its `measurements` name the report's measurement columns.
-    pub definition: Option<serde_json::Value>,
-}
-
-impl Experiment {
-    /// Measurement names the experiment shows as columns (docs/lab.md, "Measurements").
-    pub fn measurement_columns(&self) -> Vec<String> {
-        self.definition
-            .as_ref()
-            .and_then(|d| d["measurements"].as_array())
-            .map(|names| {
-                names
-                    .iter()
-                    .filter_map(|n| n.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Host {
-    pub hostname: Option<String>,
-    pub kernel: Option<String>,
-    pub distribution: Option<String>,
-    pub cpu: Option<String>,
-    pub cpus: Option<u32>,
-    pub memory_bytes: Option<u64>,
-    pub thp: Option<String>,
-    pub swap_bytes: Option<u64>,
-    pub dirty: Option<BTreeMap<String, serde_json::Value>>,
-    pub paths: Vec<HostPath>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HostPath {
-    pub role: String,
-    pub path: String,
-    pub filesystem: Option<String>,
-    pub device: Option<String>,
-    pub stable_writes: Option<bool>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Jdk {
-    pub id: String,
-    pub path: Option<String>,
-    pub version: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct VariantEntry {
-    pub id: String,
-    pub variant: String,
-    pub jdk: Option<String>,
-    pub description: Option<String>,
-    pub jvm_flags: Vec<String>,
-    pub dir: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Verdict {
-    pub result: Option<String>,
-    pub rule: Option<serde_json::Value>,
-    pub baseline_max_ms: Option<f64>,
-    pub variants: Vec<VariantVerdict>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct VariantVerdict {
-    pub id: String,
-    pub verdict: String,
-    pub evidence: Option<String>,
-    /// Workload, GC-log, cgroup and JMH numbers of the variant.
-    pub measurements: Vec<Measurement>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Measurement {
-    pub name: String,
-    pub value: f64,
-    pub unit: String,
-}
+pub use pauselab_bundle::{
+    Host, HostPath, Manifest, ManifestExperiment, ManifestJdk, Measurement, VariantEntry,
+    VariantSummary, VariantVerdict, Verdict, Vulnerable, FORMAT, FORMAT_VERSION, GC_LOG,
+    HICCUP_LOG, HOST_SERIES, MANIFEST, SAFEPOINT_LOG, VERDICT,
+};
 
 /// The host sampled during the run: column name -> values per row (`None` when empty).
 #[derive(Debug, Clone, Default, Serialize)]
@@ -146,7 +33,7 @@ pub struct Variant {
     pub safepoints: Option<LogSummary>,
     /// The GC log's path when the variant has one.
     pub gc_log: Option<PathBuf>,
-    pub verdict: Option<VariantVerdict>,
+    pub verdict: Option<VariantSummary>,
 }
 
 impl Variant {
@@ -185,15 +72,12 @@ impl Bundle {
             });
         }
         let manifest: Manifest = read_json(&manifest_path)?;
-        if manifest.format_version > 1 {
-            return Err(ReportError::Input {
-                source_name: manifest_path.display().to_string(),
-                message: format!(
-                    "bundle format version {} is newer than this pauselab reads (1): update pauselab",
-                    manifest.format_version
-                ),
-            });
-        }
+        pauselab_bundle::check_format(
+            &manifest_path.display().to_string(),
+            &manifest.format,
+            manifest.format_version,
+        )
+        .map_err(ReportError::Bundle)?;
         if manifest.variants.is_empty() {
             return Err(ReportError::Input {
                 source_name: manifest_path.display().to_string(),

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::bundle::VariantVerdict;
 use crate::hgrm;
 use crate::model::{variant_anchor, Matrix, Section, Sla, VariantReport};
 use crate::summary::Stats;
@@ -390,7 +391,7 @@ fn variant_table(out: &mut String, section: &Section, sla: Option<&Sla>, unit_ra
             let _ = write!(
                 out,
                 r#"<td>{}</td><td class="text">{}</td>"#,
-                v.verdict.as_deref().map(badge).unwrap_or_default(),
+                v.verdict.map(|v| badge(v.as_str())).unwrap_or_default(),
                 escape(v.evidence.as_deref().unwrap_or(""))
             );
         }
@@ -442,18 +443,19 @@ fn matrix_html(out: &mut String, matrix: &Matrix) {
         for jdk in &matrix.jdks {
             match row.cells.get(jdk) {
                 Some(cell) => {
-                    let vulnerable = if cell.default_verdict == "stalls" {
-                        "vulnerable: yes"
-                    } else if cell.default_verdict == "no_stalls" {
-                        "vulnerable: no"
-                    } else {
-                        cell.default_verdict.as_str()
+                    let class = cell
+                        .default_verdict
+                        .map_or("unknown", VariantVerdict::as_str);
+                    let vulnerable = match cell.default_verdict {
+                        Some(VariantVerdict::Stalls) => "vulnerable: yes",
+                        Some(VariantVerdict::NoStalls) => "vulnerable: no",
+                        _ => class,
                     };
                     let _ = write!(
                         out,
                         r##"<td class="cell"><a href="#{}">{}"##,
                         escape(&cell.anchor),
-                        badge_text(&cell.default_verdict, vulnerable)
+                        badge_text(class, vulnerable)
                     );
                     if !cell.mitigations.is_empty() {
                         out.push_str("<ul>");
@@ -522,7 +524,7 @@ pub fn render(
             escape(&section.title)
         );
         if let Some(result) = &section.result {
-            let _ = write!(out, " {}", badge(result));
+            let _ = write!(out, " {}", badge(result.as_str()));
         }
         let _ = write!(
             out,

@@ -29,6 +29,9 @@ pub enum ReportError {
         source_name: String,
         message: String,
     },
+    /// A manifest of another format or a newer version; the message names the file.
+    #[error("{0}")]
+    Bundle(String),
     #[error("{path}: {error}")]
     Io {
         path: String,

@@ -9,7 +9,7 @@ use pauselab_pause::interval_log::TagFilter;
 use pauselab_pause::PauseEvent;
 use serde::Serialize;
 
-use crate::bundle::{Bundle, HostSeries};
+use crate::bundle::{Bundle, HostSeries, VariantVerdict, Vulnerable};
 use crate::summary::{LogSummary, Stats};
 use crate::ReportError;
 
@@ -25,7 +25,7 @@ pub struct VariantReport {
     pub safepoints: Option<LogSummary>,
     /// Pauses from the variant's GC log, offsets in seconds since the section's start.
     pub pauses: Vec<(f64, PauseEvent)>,
-    pub verdict: Option<String>,
+    pub verdict: Option<VariantVerdict>,
     pub evidence: Option<String>,
     pub measurements: Vec<crate::bundle::Measurement>,
 }
@@ -50,7 +50,7 @@ pub struct Section {
     pub source: String,
     /// Host and run facts, in display order.
     pub facts: Vec<(String, String)>,
-    pub result: Option<String>,
+    pub result: Option<Vulnerable>,
     pub default_variant: Option<String>,
     pub baseline_variant: Option<String>,
     pub kernel: Option<String>,
@@ -191,8 +191,12 @@ impl Section {
                     .as_deref()
                     .map(|p| crate::gc::pauses(p, start))
                     .unwrap_or_default(),
-                verdict: v.verdict.as_ref().map(|x| x.verdict.clone()),
-                evidence: v.verdict.as_ref().and_then(|x| x.evidence.clone()),
+                verdict: v.verdict.as_ref().map(|x| x.verdict),
+                evidence: v
+                    .verdict
+                    .as_ref()
+                    .map(|x| x.evidence.clone())
+                    .filter(|e| !e.is_empty()),
                 measurements: v
                     .verdict
                     .as_ref()
@@ -205,7 +209,7 @@ impl Section {
             title: bundle.title(),
             source: bundle.dir.display().to_string(),
             facts,
-            result: bundle.verdict.as_ref().and_then(|v| v.result.clone()),
+            result: bundle.verdict.as_ref().map(|v| v.result),
             default_variant: m.experiment.default_variant.clone(),
             baseline_variant: m.experiment.baseline_variant.clone(),
             kernel: h.kernel.clone(),
@@ -369,7 +373,8 @@ pub struct MatrixCell {
     pub section_id: String,
     /// Anchor of the variant's charts.
     pub anchor: String,
-    pub default_verdict: String,
+    /// `None` when the bundle has no verdict for it.
+    pub default_verdict: Option<VariantVerdict>,
     /// (mitigation variant, "removed" | "still stalls" | verdict)
     pub mitigations: Vec<(String, String)>,
 }
@@ -427,7 +432,7 @@ pub fn matrix(sections: &[Section]) -> Matrix {
             if !jdks.contains(&jdk) {
                 jdks.push(jdk.clone());
             }
-            let default_verdict = v.verdict.clone().unwrap_or_else(|| "unknown".into());
+            let default_verdict = v.verdict;
             let mitigations = s
                 .variants
                 .iter()
@@ -437,11 +442,12 @@ pub fn matrix(sections: &[Section]) -> Matrix {
                         && Some(&m.variant) != s.baseline_variant.as_ref()
                 })
                 .map(|m| {
-                    let verdict = m.verdict.clone().unwrap_or_else(|| "unknown".into());
-                    let outcome = match (default_verdict.as_str(), verdict.as_str()) {
-                        ("stalls", "no_stalls") => "removed".to_string(),
-                        (_, "stalls") => "still stalls".to_string(),
-                        (_, other) => other.replace('_', " "),
+                    let outcome = match (default_verdict, m.verdict) {
+                        (Some(VariantVerdict::Stalls), Some(VariantVerdict::NoStalls)) => {
+                            "removed".to_string()
+                        }
+                        (_, Some(VariantVerdict::Stalls)) => "still stalls".to_string(),
+                        (_, other) => verdict_words(other),
                     };
                     (m.variant.clone(), outcome)
                 })
@@ -459,6 +465,13 @@ pub fn matrix(sections: &[Section]) -> Matrix {
     }
     jdks.sort_by_key(|j| (j.parse::<u32>().unwrap_or(u32::MAX), j.clone()));
     Matrix { jdks, rows }
+}
+
+/// A variant's verdict for people: `no stalls`, `unknown` when there is none.
+pub fn verdict_words(verdict: Option<VariantVerdict>) -> String {
+    verdict
+        .map_or("unknown", VariantVerdict::as_str)
+        .replace('_', " ")
 }
 
 /// The JSON form of a variant (values in the logs' recorded unit, ns).

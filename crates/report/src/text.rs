@@ -22,7 +22,7 @@ pub fn render(
                 let mut row = vec![r.kernel.clone(), r.host.clone(), r.disk.clone()];
                 row.extend(m.jdks.iter().map(|j| match r.cells.get(j) {
                     Some(c) => {
-                        let mut text = c.default_verdict.replace('_', " ");
+                        let mut text = crate::model::verdict_words(c.default_verdict);
                         for (name, outcome) in &c.mitigations {
                             text.push_str(&format!("; {name}: {outcome}"));
                         }
@@ -40,7 +40,7 @@ pub fn render(
     for section in sections {
         out.push_str(&section.title);
         if let Some(result) = &section.result {
-            out.push_str(&format!(": {}", result.replace('_', " ")));
+            out.push_str(&format!(": {}", result.as_str().replace('_', " ")));
         }
         out.push('\n');
         for (k, v) in &section.facts {
@@ -86,7 +86,11 @@ pub fn render(
                         None => "-".into(),
                     });
                 }
-                row.push(v.verdict.clone().unwrap_or_default().replace('_', " "));
+                row.push(
+                    v.verdict
+                        .map(|v| v.as_str().replace('_', " "))
+                        .unwrap_or_default(),
+                );
                 row
             })
             .collect();

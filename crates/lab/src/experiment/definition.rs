@@ -221,17 +221,8 @@ pub struct Variant {
     pub min_jdk: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Role {
-    /// The set-up whose stalls the experiment is about: it decides "vulnerable".
-    Subject,
-    /// A set-up expected to avoid the stall.
-    #[default]
-    Mitigation,
-    /// The reference every variant is compared with (named by `baseline` too).
-    Baseline,
-}
+/// What a variant is in its experiment (shared with the bundle format).
+pub use pauselab_bundle::Role;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]

@@ -5,37 +5,7 @@ use serde::Serialize;
 use crate::experiment::{Role, VerdictRule};
 use crate::measure::hlog::Stats;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum VariantVerdict {
-    Stalls,
-    NoStalls,
-    /// The variant is the baseline itself.
-    Baseline,
-    /// Not run here (e.g. not root).
-    Skipped,
-    /// Ran but gave no data to judge (crashed, no log).
-    Failed,
-    /// Judged against a baseline that has no data.
-    NoData,
-    /// `jmh-score`: costs at least `margin` times the baseline per operation, beyond the
-    /// error bars.
-    Slower,
-    /// `jmh-score`: below the margin.
-    NotSlower,
-    /// `jmh-score`: above the margin but within the error bars: cannot tell.
-    Unclear,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Vulnerable {
-    #[serde(rename = "vulnerable")]
-    Yes,
-    #[serde(rename = "not_vulnerable")]
-    No,
-    #[serde(rename = "inconclusive")]
-    Inconclusive,
-}
+pub use pauselab_bundle::{VariantVerdict, Vulnerable};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Judgement {

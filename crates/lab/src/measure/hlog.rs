@@ -5,23 +5,8 @@ use std::path::Path;
 
 use hdrhistogram::Histogram;
 use pauselab_pause::interval_log::IntervalLogWriter;
-use serde::Serialize;
 
-/// Latency statistics in milliseconds.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct Stats {
-    pub count: u64,
-    pub p50_ms: f64,
-    pub p99_ms: f64,
-    #[serde(rename = "p99_9_ms")]
-    pub p999_ms: f64,
-    #[serde(rename = "p99_99_ms")]
-    pub p9999_ms: f64,
-    pub max_ms: f64,
-    /// Values at or above 100 ms and 1 s (hiccups: samples, safepoints: pauses).
-    pub at_least_100ms: u64,
-    pub at_least_1s: u64,
-}
+pub use pauselab_bundle::Stats;
 
 /// A histogram of nanoseconds (20 us .. 1 hour, 2 significant digits, like the agent's).
 pub fn new_histogram() -> Histogram<u64> {

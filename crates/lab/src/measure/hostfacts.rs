@@ -4,9 +4,10 @@
 use std::fs;
 use std::path::Path;
 
+use pauselab_bundle::{Host, HostPath};
 use pauselab_host::facts::HostFacts;
 use pauselab_host::mounts::filesystem_of;
-use serde_json::{json, Value};
+use serde_json::json;
 
 fn read_trim(path: &str) -> Option<String> {
     fs::read_to_string(path).ok().map(|s| s.trim().to_string())
@@ -14,7 +15,7 @@ fn read_trim(path: &str) -> Option<String> {
 
 /// The manifest's `host` object: the contract's fields, plus every fact pauselab-host
 /// reads under `details`. `paths` are (role, path).
-pub fn collect(paths: &[(&str, &Path)]) -> Value {
+pub fn collect(paths: &[(&str, &Path)]) -> Host {
     let facts = HostFacts::collect();
     let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
@@ -34,40 +35,78 @@ pub fn collect(paths: &[(&str, &Path)]) -> Value {
             .find_map(|l| l.strip_prefix("PRETTY_NAME="))
             .map(|v| v.trim_matches('"').to_string())
     });
-    let path_facts: Vec<Value> = paths
+    let path_facts = paths
         .iter()
-        .map(|(role, path)| match filesystem_of(path) {
-            Ok(fs) => json!({
-                "role": role,
-                "path": path,
-                "filesystem": fs.fs_type,
-                "device": fs.block_device.as_ref().map(|d| format!("/dev/{}", d.name)).unwrap_or(fs.source.clone()),
-                "stable_writes": fs.stable_writes(),
-                "mount_point": fs.mount_point,
-                "memory_backed": fs.memory_backed,
-            }),
-            Err(e) => json!({ "role": role, "path": path, "error": e.to_string() }),
+        .map(|(role, path)| {
+            let mut fact = HostPath {
+                role: role.to_string(),
+                path: path.display().to_string(),
+                ..HostPath::default()
+            };
+            match filesystem_of(path) {
+                Ok(fs) => {
+                    fact.device = Some(
+                        fs.block_device
+                            .as_ref()
+                            .map(|d| format!("/dev/{}", d.name))
+                            .unwrap_or(fs.source.clone()),
+                    );
+                    fact.stable_writes = fs.stable_writes();
+                    fact.other
+                        .insert("mount_point".into(), json!(fs.mount_point));
+                    fact.other
+                        .insert("memory_backed".into(), json!(fs.memory_backed));
+                    fact.filesystem = Some(fs.fs_type);
+                }
+                Err(e) => {
+                    fact.other.insert("error".into(), json!(e.to_string()));
+                }
+            }
+            fact
         })
         .collect();
-    json!({
-        "hostname": read_trim("/proc/sys/kernel/hostname"),
-        "kernel": facts.kernel.as_ref().map(|k| k.release.clone()),
-        "distribution": distribution,
-        "cpu": cpu_model,
-        "cpus": std::thread::available_parallelism().map(|n| n.get()).ok(),
-        "memory_bytes": memory_bytes,
-        "thp": facts.transparent_huge_pages.as_ref().and_then(|t| t.enabled.as_ref()).map(|c| c.selected.clone()),
-        "swap_bytes": facts.swap.as_ref().map(|s| s.total_kib * 1024),
-        "dirty": facts.dirty.as_ref().map(|d| json!({
-            "dirty_ratio": d.dirty_ratio,
-            "dirty_bytes": d.dirty_bytes,
-            "dirty_background_ratio": d.dirty_background_ratio,
-            "dirty_background_bytes": d.dirty_background_bytes,
-            "dirty_expire_centisecs": d.dirty_expire_centisecs,
-            "dirty_writeback_centisecs": d.dirty_writeback_centisecs,
-        })),
-        "cgroup_v1_blkio": Path::new(crate::host::fault::BLKIO_WRITE_BPS).exists(),
-        "paths": path_facts,
-        "details": facts,
-    })
+    let dirty = facts.dirty.as_ref().map(|d| {
+        [
+            ("dirty_ratio", json!(d.dirty_ratio)),
+            ("dirty_bytes", json!(d.dirty_bytes)),
+            ("dirty_background_ratio", json!(d.dirty_background_ratio)),
+            ("dirty_background_bytes", json!(d.dirty_background_bytes)),
+            ("dirty_expire_centisecs", json!(d.dirty_expire_centisecs)),
+            (
+                "dirty_writeback_centisecs",
+                json!(d.dirty_writeback_centisecs),
+            ),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value))
+        .collect()
+    });
+    let other = [
+        (
+            "cgroup_v1_blkio".to_string(),
+            json!(Path::new(crate::host::fault::BLKIO_WRITE_BPS).exists()),
+        ),
+        ("details".to_string(), json!(facts)),
+    ]
+    .into_iter()
+    .collect();
+    Host {
+        hostname: read_trim("/proc/sys/kernel/hostname"),
+        kernel: facts.kernel.as_ref().map(|k| k.release.clone()),
+        distribution,
+        cpu: cpu_model,
+        cpus: std::thread::available_parallelism()
+            .ok()
+            .map(|n| n.get() as u32),
+        memory_bytes,
+        thp: facts
+            .transparent_huge_pages
+            .as_ref()
+            .and_then(|t| t.enabled.as_ref())
+            .map(|c| c.selected.clone()),
+        swap_bytes: facts.swap.as_ref().map(|s| s.total_kib * 1024),
+        dirty,
+        paths: path_facts,
+        other,
+    }
 }

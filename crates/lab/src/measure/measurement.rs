@@ -9,24 +9,7 @@ use pauselab_gclog::{Analyzer, Options, PauseSink};
 use pauselab_pause::PauseEvent;
 use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Measurement {
-    /// `workload.mib_per_s`, `gc.max_young_pause_ms`, `process.elapsed_s`, ...
-    pub name: String,
-    pub value: f64,
-    /// `ms`, `s`, `B`, `MiB/s`, `1/s`, or empty for counts.
-    pub unit: String,
-}
-
-impl Measurement {
-    pub fn new(name: &str, value: f64, unit: &str) -> Measurement {
-        Measurement {
-            name: name.to_string(),
-            value,
-            unit: unit.to_string(),
-        }
-    }
-}
+pub use pauselab_bundle::Measurement;
 
 /// Unit of a workload field, from its name's suffix.
 pub fn unit_of(field: &str) -> &'static str {

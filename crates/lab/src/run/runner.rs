@@ -88,7 +88,7 @@ pub struct Finished {
     pub interrupted: bool,
     pub cleanup_failures: Vec<String>,
     pub stressors: Vec<String>,
-    pub host_facts: serde_json::Value,
+    pub host_facts: pauselab_bundle::Host,
     /// `slow-stable-pages`, `none`, or `disk` (`--disk DIR`).
     pub fault_injection: String,
     pub duration: Duration,
