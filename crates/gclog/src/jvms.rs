@@ -138,17 +138,25 @@ fn group_indices(inputs: &[Input]) -> Result<Vec<Group>, Error> {
     Ok(groups.into_iter().map(|(_, g)| g).collect())
 }
 
+/// What the first lines of a regular file say about its JVM. Anything else (standard input,
+/// a pipe, process substitution, a FIFO, a device) can be read only once, by the analysis:
+/// it is not probed and joins the JVM before it. A file that cannot be read is not probed
+/// either: the analysis names it.
 fn probe(input: &Input) -> Result<Identity, Error> {
     let mut id = Identity::default();
-    if input.path.is_none() {
-        return Ok(id); // standard input can be read only once
+    let regular = input
+        .path
+        .as_deref()
+        .and_then(|path| std::fs::metadata(path).ok())
+        .is_some_and(|meta| meta.is_file());
+    if !regular {
+        return Ok(id);
     }
-    let reader = input::open(input)?;
+    let Ok(reader) = input::open(input) else {
+        return Ok(id);
+    };
     let mut lines = LineReader::new(reader);
-    while let Some(line) = lines
-        .next_line()
-        .map_err(|e| Error::Io(input.name.clone(), e))?
-    {
+    while let Ok(Some(line)) = lines.next_line() {
         if line.number > PROBE_LINES {
             break;
         }

@@ -35,10 +35,14 @@ pub fn recordings(inputs: &[String]) -> anyhow::Result<Option<Vec<String>>> {
         if name == "-" {
             return false;
         }
+        // Only a regular file is sniffed: reading from a pipe or a FIFO would consume its
+        // first bytes (or wait for a writer) before the analysis reads it.
+        let regular = std::fs::metadata(name).is_ok_and(|m| m.is_file());
         let mut magic = [0u8; 4];
-        let sniffed = File::open(name)
-            .and_then(|mut f| f.read_exact(&mut magic))
-            .is_ok()
+        let sniffed = regular
+            && File::open(name)
+                .and_then(|mut f| f.read_exact(&mut magic))
+                .is_ok()
             && Recording::<File>::sniff(&magic);
         sniffed || name.ends_with(".jfr")
     };
