@@ -14,7 +14,7 @@ use crate::health::{
 use crate::num::format_epoch_ms;
 use crate::parse::{
     parse_line, Cpu, Failure, Format, GcPause, HeapChange, Parsed, Record, Safepoint, StallKind,
-    Stamp, Unparsed,
+    Stamp,
 };
 
 #[derive(Debug, Clone)]
@@ -425,28 +425,18 @@ impl<'s> Analyzer<'s> {
 
     /// Feeds one line of the current input.
     pub fn line(&mut self, bytes: &[u8], number: u64, unterminated: bool, overlong: bool) {
+        let keep_text = self.first_unparsed.is_none();
+        self.apply(
+            ClassifiedLine::new(bytes, unterminated, overlong, keep_text),
+            number,
+        );
+    }
+
+    /// Feeds one line of the current input already classified (see [`ClassifiedLine`]).
+    pub fn apply(&mut self, line: ClassifiedLine, number: u64) {
         let fi = self.files.len() - 1;
         self.files[fi].lines += 1;
-        if overlong {
-            self.unparsed_line(bytes, number, Unparsed::Unknown);
-            return;
-        }
-        // A file truncated while the JVM was writing it (logrotate copytruncate) starts
-        // with NUL bytes; the text after them is still a log line.
-        let bytes = if bytes.first() == Some(&0) {
-            let skip = bytes.iter().position(|&b| b != 0).unwrap_or(bytes.len());
-            if skip == bytes.len() {
-                return;
-            }
-            &bytes[skip..]
-        } else {
-            bytes
-        };
-        let parsed = parse_line(bytes);
-        if unterminated {
-            // A line without its newline may be cut anywhere: trust it only when it parsed
-            // into a record with values.
-            let counted = matches!(&parsed, Ok(p) if p.record != Record::Other);
+        if let Some(counted) = line.unterminated {
             let name = self.files[fi].file.clone();
             self.warn(
                 &name,
@@ -458,23 +448,22 @@ impl<'s> Analyzer<'s> {
                 }
                 .to_string(),
             );
-            if !counted {
-                self.unparsed_line(bytes, number, Unparsed::Incomplete);
-                return;
-            }
         }
-        match parsed {
-            Ok(parsed) => self.parsed(parsed, number),
-            Err(kind) => self.unparsed_line(bytes, number, kind),
+        match line.outcome {
+            Outcome::Nothing => {}
+            Outcome::Parsed(parsed) => self.parsed(parsed, number),
+            Outcome::Unparsed(text) => self.unparsed_line(&text, number),
         }
     }
 
-    fn unparsed_line(&mut self, bytes: &[u8], number: u64, _kind: Unparsed) {
+    /// `text` is the line's beginning, or empty when it was not kept (an unparsed line was
+    /// seen before it).
+    fn unparsed_line(&mut self, text: &[u8], number: u64) {
         let fi = self.files.len() - 1;
         self.unparsed += 1;
         self.files[fi].unparsed_lines += 1;
         if self.first_unparsed.is_none() {
-            let text: String = String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
+            let text: String = String::from_utf8_lossy(text)
                 .chars()
                 .map(|c| if c.is_control() { '?' } else { c })
                 .collect();
@@ -520,10 +509,7 @@ impl<'s> Analyzer<'s> {
 
     fn parsed(&mut self, p: Parsed, line: u64) {
         let fi = self.files.len() - 1;
-        let blank = matches!(p.record, Record::Other)
-            && p.stamp == Stamp::default()
-            && p.format == Format::Jdk8;
-        if !blank {
+        if !is_blank(&p) {
             self.format_counts[fi][p.format as usize] += 1;
         }
         self.clocks[fi].observe(&p.stamp, line);
@@ -1099,4 +1085,95 @@ fn collector_from_pause_name(name: &str) -> Option<&'static str> {
         n if n.contains("Pause Mark Start") || n.contains("Pause Relocate Start") => "ZGC",
         _ => return None,
     })
+}
+
+/// Longest beginning of an unparsed line kept for the report.
+const UNPARSED_TEXT: usize = 200;
+
+/// One log line as the parser understood it, decided without the analysis state: lines can
+/// be classified on one thread while another feeds them to [`Analyzer::apply`], in order.
+pub struct ClassifiedLine {
+    outcome: Outcome,
+    /// The line had no newline at the end of the input: whether it was counted all the same.
+    unterminated: Option<bool>,
+}
+
+// Most lines are parsed ones: boxing them would allocate for every line.
+#[allow(clippy::large_enum_variant)]
+enum Outcome {
+    /// Nothing but NUL bytes.
+    Nothing,
+    Parsed(Parsed),
+    /// Not understood; the line's beginning, when asked to keep it.
+    Unparsed(Box<[u8]>),
+}
+
+impl ClassifiedLine {
+    /// Parses one line. `overlong`: it was cut at the line reader's limit (never trusted).
+    /// `keep_text`: keep an unparsed line's beginning for the report (only the first one
+    /// is shown, so callers stop asking once they have one).
+    pub fn new(bytes: &[u8], unterminated: bool, overlong: bool, keep_text: bool) -> Self {
+        let unparsed = |bytes: &[u8]| {
+            Outcome::Unparsed(if keep_text {
+                bytes[..bytes.len().min(UNPARSED_TEXT)].into()
+            } else {
+                Box::default()
+            })
+        };
+        if overlong {
+            return ClassifiedLine {
+                outcome: unparsed(bytes),
+                unterminated: None,
+            };
+        }
+        // A file truncated while the JVM was writing it (logrotate copytruncate) starts
+        // with NUL bytes; the text after them is still a log line.
+        let bytes = if bytes.first() == Some(&0) {
+            let skip = bytes.iter().position(|&b| b != 0).unwrap_or(bytes.len());
+            if skip == bytes.len() {
+                return ClassifiedLine {
+                    outcome: Outcome::Nothing,
+                    unterminated: None,
+                };
+            }
+            &bytes[skip..]
+        } else {
+            bytes
+        };
+        match parse_line(bytes) {
+            // A line without its newline may be cut anywhere: trust it only when it parsed
+            // into a record with values.
+            Ok(p) if unterminated && p.record == Record::Other => ClassifiedLine {
+                outcome: unparsed(bytes),
+                unterminated: Some(false),
+            },
+            Ok(p) => ClassifiedLine {
+                outcome: Outcome::Parsed(p),
+                unterminated: unterminated.then_some(true),
+            },
+            Err(_) => ClassifiedLine {
+                outcome: unparsed(bytes),
+                unterminated: unterminated.then_some(false),
+            },
+        }
+    }
+
+    /// The line was recognised as a line of a GC or safepoint log (it counts for
+    /// [`Analyzer::recognised_lines`]).
+    pub fn recognised(&self) -> bool {
+        match &self.outcome {
+            Outcome::Parsed(p) => !is_blank(p),
+            Outcome::Nothing | Outcome::Unparsed(_) => false,
+        }
+    }
+
+    /// An unparsed line whose beginning was kept.
+    pub fn has_unparsed_text(&self) -> bool {
+        matches!(&self.outcome, Outcome::Unparsed(text) if !text.is_empty())
+    }
+}
+
+/// An empty JDK 8 line: parsed, but says nothing about the log's format.
+fn is_blank(p: &Parsed) -> bool {
+    matches!(p.record, Record::Other) && p.stamp == Stamp::default() && p.format == Format::Jdk8
 }

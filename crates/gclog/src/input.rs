@@ -199,7 +199,7 @@ fn first_stamp(path: &Path) -> (Option<i64>, Option<u64>) {
 }
 
 /// The first wall-clock and uptime stamps among the first 200 lines.
-fn first_stamp_of(reader: Box<dyn Read + '_>) -> (Option<i64>, Option<u64>) {
+fn first_stamp_of(reader: impl Read) -> (Option<i64>, Option<u64>) {
     let mut lines = LineReader::new(reader);
     for _ in 0..200 {
         let Ok(Some(line)) = lines.next_line() else {
@@ -214,10 +214,14 @@ fn first_stamp_of(reader: Box<dyn Read + '_>) -> (Option<i64>, Option<u64>) {
     (None, None)
 }
 
+/// A readable input, decompressed; `Send` so that one thread can read and parse lines while
+/// another analyses them.
+pub type Reader = Box<dyn Read + Send>;
+
 /// Opens an input for reading, decompressing gzip and zip.
-pub fn open(input: &Input) -> Result<Box<dyn Read>, Error> {
+pub fn open(input: &Input) -> Result<Reader, Error> {
     match (&input.path, input.zip_entry) {
-        (None, _) => decompress(Box::new(io::stdin().lock()), &input.name),
+        (None, _) => decompress(Box::new(io::stdin()), &input.name),
         (Some(p), Some(member)) => open_zip_member(p, member, &input.name),
         (Some(p), None) => open_path(p),
     }
@@ -290,7 +294,7 @@ fn zip_members(path: &Path) -> Result<Option<Vec<Input>>, Error> {
 }
 
 /// Streams one member of a zip archive from where the central directory says it lies.
-fn open_zip_member(path: &Path, member: ZipMember, name: &str) -> Result<Box<dyn Read>, Error> {
+fn open_zip_member(path: &Path, member: ZipMember, name: &str) -> Result<Reader, Error> {
     use std::io::{Seek, SeekFrom};
     let bad = |msg: &str| Error::Zip(name.to_string(), msg.to_string());
     if member.encrypted {
@@ -300,7 +304,7 @@ fn open_zip_member(path: &Path, member: ZipMember, name: &str) -> Result<Box<dyn
     file.seek(SeekFrom::Start(member.data_start))
         .map_err(|e| Error::Io(name.to_string(), e))?;
     let data = io::BufReader::new(file).take(member.compressed_size);
-    let content: Box<dyn Read> = match member.method {
+    let content: Reader = match member.method {
         zip::CompressionMethod::Deflated => Box::new(flate2::read::DeflateDecoder::new(data)),
         zip::CompressionMethod::Stored => Box::new(data),
         m => {
@@ -313,7 +317,7 @@ fn open_zip_member(path: &Path, member: ZipMember, name: &str) -> Result<Box<dyn
     decompress(content, name)
 }
 
-fn open_path(path: &Path) -> Result<Box<dyn Read>, Error> {
+fn open_path(path: &Path) -> Result<Reader, Error> {
     let name = display_name(path);
     let file = open_file(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => Error::NotFound(name.clone()),
@@ -324,7 +328,7 @@ fn open_path(path: &Path) -> Result<Box<dyn Read>, Error> {
 
 /// Recognises gzip and zip by their first bytes, which stay part of the stream (a pipe is
 /// read once).
-fn decompress(reader: Box<dyn Read>, name: &str) -> Result<Box<dyn Read>, Error> {
+fn decompress(reader: Reader, name: &str) -> Result<Reader, Error> {
     let peeked = Peeked::new(reader, 4).map_err(|e| match e {
         // EISDIR: a directory given as stdin or raced in after the metadata check.
         _ if e.kind() == io::ErrorKind::IsADirectory => Error::IsDirectory(name.to_string()),
@@ -340,10 +344,7 @@ fn decompress(reader: Box<dyn Read>, name: &str) -> Result<Box<dyn Read>, Error>
 }
 
 /// Streams the first file entry of a zip archive (GC logs are zipped one per archive).
-fn open_zip_entry(
-    mut r: io::BufReader<Peeked<Box<dyn Read>>>,
-    name: &str,
-) -> Result<Box<dyn Read>, Error> {
+fn open_zip_entry(mut r: io::BufReader<Peeked<Reader>>, name: &str) -> Result<Reader, Error> {
     let bad = |msg: &str| Error::Zip(name.to_string(), msg.to_string());
     loop {
         let mut header = [0u8; 30];
