@@ -451,7 +451,8 @@ impl<'s> Analyzer<'s> {
         }
         match line.outcome {
             Outcome::Nothing => {}
-            Outcome::Parsed(parsed) => self.parsed(parsed, number),
+            Outcome::Other { format, stamp } => self.observe(format, &stamp, false, number),
+            Outcome::Record(parsed) => self.parsed(*parsed, number),
             Outcome::Unparsed(text) => self.unparsed_line(&text, number),
         }
     }
@@ -507,22 +508,29 @@ impl<'s> Analyzer<'s> {
         c[0] + c[1]
     }
 
-    fn parsed(&mut self, p: Parsed, line: u64) {
+    /// What every parsed line tells, `record` or not: the log's format and its clock.
+    fn observe(&mut self, format: Format, stamp: &Stamp, record: bool, line: u64) {
         let fi = self.files.len() - 1;
-        if !is_blank(&p) {
-            self.format_counts[fi][p.format as usize] += 1;
+        if !is_blank(format, stamp, record) {
+            self.format_counts[fi][format as usize] += 1;
         }
-        self.clocks[fi].observe(&p.stamp, line);
+        self.clocks[fi].observe(stamp, line);
         // Windows of pause time move with the log's clock, pauses or not.
-        if let Some(at) = clock_ns(&p.stamp) {
+        if let Some(at) = clock_ns(stamp) {
             for w in &mut self.windows {
                 w.add(at, 0);
             }
         }
-        if let Some(u) = p.stamp.uptime_ns {
+        if let Some(u) = stamp.uptime_ns {
             self.global_first_uptime = Some(self.global_first_uptime.map_or(u, |f| f.min(u)));
             self.global_last_uptime = Some(self.global_last_uptime.map_or(u, |l| l.max(u)));
         }
+    }
+
+    fn parsed(&mut self, p: Parsed, line: u64) {
+        let record = !matches!(p.record, Record::Other);
+        self.observe(p.format, &p.stamp, record, line);
+        let fi = self.files.len() - 1;
         match p.record {
             Record::Other => {}
             Record::Pause(mut pause) => {
@@ -1098,12 +1106,13 @@ pub struct ClassifiedLine {
     unterminated: Option<bool>,
 }
 
-// Most lines are parsed ones: boxing them would allocate for every line.
-#[allow(clippy::large_enum_variant)]
 enum Outcome {
     /// Nothing but NUL bytes.
     Nothing,
-    Parsed(Parsed),
+    /// A line of the log that carries no record (most lines): only its clock counts.
+    Other { format: Format, stamp: Stamp },
+    /// Boxed: few lines are records, and lines move between threads in batches.
+    Record(Box<Parsed>),
     /// Not understood; the line's beginning, when asked to keep it.
     Unparsed(Box<[u8]>),
 }
@@ -1148,7 +1157,13 @@ impl ClassifiedLine {
                 unterminated: Some(false),
             },
             Ok(p) => ClassifiedLine {
-                outcome: Outcome::Parsed(p),
+                outcome: match p.record {
+                    Record::Other => Outcome::Other {
+                        format: p.format,
+                        stamp: p.stamp,
+                    },
+                    _ => Outcome::Record(Box::new(p)),
+                },
                 unterminated: unterminated.then_some(true),
             },
             Err(_) => ClassifiedLine {
@@ -1162,7 +1177,8 @@ impl ClassifiedLine {
     /// [`Analyzer::recognised_lines`]).
     pub fn recognised(&self) -> bool {
         match &self.outcome {
-            Outcome::Parsed(p) => !is_blank(p),
+            Outcome::Other { format, stamp } => !is_blank(*format, stamp, false),
+            Outcome::Record(_) => true,
             Outcome::Nothing | Outcome::Unparsed(_) => false,
         }
     }
@@ -1173,7 +1189,8 @@ impl ClassifiedLine {
     }
 }
 
-/// An empty JDK 8 line: parsed, but says nothing about the log's format.
-fn is_blank(p: &Parsed) -> bool {
-    matches!(p.record, Record::Other) && p.stamp == Stamp::default() && p.format == Format::Jdk8
+/// An empty JDK 8 line (no record, no stamp): parsed, but says nothing about the log's
+/// format.
+fn is_blank(format: Format, stamp: &Stamp, record: bool) -> bool {
+    !record && *stamp == Stamp::default() && format == Format::Jdk8
 }

@@ -52,6 +52,10 @@ impl SlidingShare {
     pub(crate) fn add(&mut self, at_ns: u64, duration_ns: u64) {
         let len = self.ring.len() as u64;
         let second = at_ns / SECOND_NS;
+        if duration_ns == 0 && self.current == Some(second) {
+            // Another line in the same second: nothing changes (most lines of a log).
+            return;
+        }
         match self.current {
             Some(c) if second + 1 < c => self.reset(second),
             Some(c) if second > c => {

@@ -1,0 +1,218 @@
+//! Reads one input on a thread of its own: lines are read, the lines of JDK 8 events joined,
+//! and the result sent to the analysis in batches, in order.
+//!
+//! Parsing is shared so that two cores are busy: the reading thread parses the first part of
+//! each batch and the analysing thread the rest (reading and joining cost about as much as
+//! analysing, and parsing as much as both together).
+
+use std::sync::mpsc::SyncSender;
+
+use crate::analysis::{Analyzer, ClassifiedLine};
+use crate::lines::LineReader;
+use crate::stitch::Stitcher;
+use crate::{input, Error};
+
+/// Lines sent at a time.
+const BATCH_LINES: usize = 2048;
+/// Text sent at a time, at most (plus one line): JDK 8 events joined may be 64 KiB each.
+const BATCH_BYTES: usize = 1 << 20;
+/// Share of each batch's lines parsed by the reading thread: reading and joining lines
+/// cost it a little more than analysing them costs the other (measured on unified G1 logs
+/// with `valgrind --tool=callgrind --separate-threads=yes`).
+const READER_SHARE_PCT: usize = 40;
+/// Batches in flight: bounds how far (and with how much memory) reading runs ahead.
+pub(crate) const BATCHES_IN_FLIGHT: usize = 4;
+
+/// What reading one input found besides its lines.
+pub(crate) struct ReadSummary {
+    pub lines: u64,
+    pub bytes: u64,
+    pub binary_lines: u64,
+    /// The first line with text, for the "not a GC log" error.
+    pub first_text: Option<(u64, String)>,
+    /// Events too long to join (see [`crate::stitch::MAX_PENDING`]).
+    pub overflows: u64,
+}
+
+/// Consecutive logical lines of one input: their text, and the first of them already parsed.
+pub(crate) struct Batch {
+    text: Vec<u8>,
+    lines: Vec<RawLine>,
+    parsed: Vec<ClassifiedLine>,
+}
+
+struct RawLine {
+    /// Where the line's text ends in [`Batch::text`] (it starts where the previous ends).
+    end: usize,
+    number: u64,
+    unterminated: bool,
+    truncated: bool,
+}
+
+impl Batch {
+    fn new() -> Self {
+        Batch {
+            text: Vec::new(),
+            lines: Vec::with_capacity(BATCH_LINES),
+            parsed: Vec::with_capacity(BATCH_LINES),
+        }
+    }
+
+    fn line_text(&self, index: usize) -> &[u8] {
+        let start = index.checked_sub(1).map_or(0, |i| self.lines[i].end);
+        &self.text[start..self.lines[index].end]
+    }
+
+    /// Feeds the batch's lines to the analysis, in order, parsing those not parsed yet.
+    pub(crate) fn analyse(self, analyzer: &mut Analyzer<'_>) {
+        let mut parsed = self.parsed.into_iter();
+        let mut start = 0;
+        for raw in &self.lines {
+            let text = &self.text[start..raw.end];
+            start = raw.end;
+            match parsed.next() {
+                Some(line) => analyzer.apply(line, raw.number),
+                None => analyzer.line(text, raw.number, raw.unterminated, raw.truncated),
+            }
+        }
+    }
+}
+
+/// The batch being filled, and what the reading side knows of the lines it parsed.
+struct Filling {
+    batch: Batch,
+    /// Lines of this input recognised by the reading side.
+    recognised: u64,
+    /// Only the first unparsed line is shown: keep the text of one.
+    keep_text: bool,
+}
+
+impl Filling {
+    fn push(&mut self, bytes: &[u8], number: u64, unterminated: bool, truncated: bool) {
+        let batch = &mut self.batch;
+        batch.text.extend_from_slice(bytes);
+        batch.lines.push(RawLine {
+            end: batch.text.len(),
+            number,
+            unterminated,
+            truncated,
+        });
+        // Until a line is recognised every line is parsed at once: the binary-data check
+        // needs to know whether this is a log.
+        if self.recognised == 0 && batch.parsed.len() + 1 == batch.lines.len() {
+            self.parse_next();
+        }
+    }
+
+    fn parse_next(&mut self) {
+        let batch = &mut self.batch;
+        let raw = &batch.lines[batch.parsed.len()];
+        let (unterminated, truncated) = (raw.unterminated, raw.truncated);
+        let line = ClassifiedLine::new(
+            batch.line_text(batch.parsed.len()),
+            unterminated,
+            truncated,
+            self.keep_text,
+        );
+        self.recognised += u64::from(line.recognised());
+        self.keep_text &= !line.has_unparsed_text();
+        batch.parsed.push(line);
+    }
+
+    fn full(&self) -> bool {
+        self.batch.lines.len() >= BATCH_LINES || self.batch.text.len() >= BATCH_BYTES
+    }
+
+    /// The batch, its first [`READER_SHARE_PCT`] % parsed here.
+    fn take(&mut self) -> Batch {
+        while self.batch.parsed.len() < self.batch.lines.len() * READER_SHARE_PCT / 100 {
+            self.parse_next();
+        }
+        std::mem::replace(&mut self.batch, Batch::new())
+    }
+}
+
+/// Reads one input's lines, joins the lines of JDK 8 events and sends them on in batches.
+/// Stops at the first I/O error, or when the input turns out to be binary data.
+pub(crate) fn read_lines(
+    reader: input::Reader,
+    name: &str,
+    send: SyncSender<Batch>,
+) -> Result<ReadSummary, Error> {
+    let mut lines = LineReader::new(reader);
+    let mut stitcher = Stitcher::new();
+    let mut first_text: Option<(u64, String)> = None;
+    let mut binary_lines = 0u64;
+    let mut count = 0u64;
+    let mut filling = Filling {
+        batch: Batch::new(),
+        recognised: 0,
+        keep_text: true,
+    };
+    loop {
+        let line = lines
+            .next_line()
+            .map_err(|e| Error::Io(name.to_string(), e))?;
+        let Some(line) = line else { break };
+        count += 1;
+        // Binary data matters only while nothing of this input was recognised (see
+        // `analyze_input`): once it is known to be a log, skip the check, it costs as much
+        // as parsing.
+        let unknown = filling.recognised == 0;
+        let looks_binary = line.truncated || (unknown && is_binary(line.bytes));
+        if looks_binary {
+            binary_lines += 1;
+            if binary_lines >= 3 && unknown {
+                return Err(Error::Binary {
+                    file: name.to_string(),
+                    line: line.number,
+                });
+            }
+        }
+        if first_text.is_none() && !line.bytes.is_empty() {
+            first_text = Some((line.number, printable(line.bytes)));
+        }
+        let (unterminated, truncated) = (line.unterminated, line.truncated);
+        let mut feed = |bytes: &[u8], number: u64| {
+            filling.push(bytes, number, unterminated, truncated);
+        };
+        if truncated {
+            stitcher.finish(&mut feed);
+            feed(line.bytes, line.number);
+        } else {
+            stitcher.push(line.bytes, line.number, &mut feed);
+        }
+        // A closed channel means the analysis stopped (it panicked; that is what gets
+        // reported).
+        if filling.full() && send.send(filling.take()).is_err() {
+            break;
+        }
+    }
+    stitcher.finish(&mut |bytes, number| filling.push(bytes, number, false, false));
+    // An error here means the analysis stopped; its panic is what gets reported.
+    let _ = send.send(filling.take());
+    Ok(ReadSummary {
+        lines: count,
+        bytes: lines.bytes_read(),
+        binary_lines,
+        first_text,
+        overflows: stitcher.overflows(),
+    })
+}
+
+/// A line with control bytes other than tab, or invalid UTF-8 in most of it.
+fn is_binary(line: &[u8]) -> bool {
+    let control = line
+        .iter()
+        .filter(|&&b| (b < 0x20 && b != b'\t' && b != 0) || b == 0x7f)
+        .count();
+    let nul_inside = line.iter().skip_while(|&&b| b == 0).any(|&b| b == 0);
+    control * 10 > line.len().max(1) || nul_inside || std::str::from_utf8(line).is_err()
+}
+
+fn printable(line: &[u8]) -> String {
+    String::from_utf8_lossy(&line[..line.len().min(120)])
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
