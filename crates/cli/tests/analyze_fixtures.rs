@@ -1,6 +1,7 @@
-//! Real logs of every collector of JDK 17 and JDK 25 (fixtures/gclogs, made by
-//! generate.sh with different decoration sets): pause and safepoint counts and sums must
-//! equal what the log says line by line, counted here without pauselab's parser.
+//! Real logs of every collector of JDK 11, 17, 21 and 25 (fixtures/gclogs, made by
+//! generate.sh with different decoration sets; generational ZGC on JDK 21): pause and
+//! safepoint counts and sums must equal what the log says line by line, counted here without
+//! pauselab's parser.
 
 mod analyze_support;
 
@@ -17,7 +18,8 @@ struct Expected {
 }
 
 /// Plain string matching: a pause line is "GC(N) [y: |Y: |O: ]Pause ... <number>ms" at the end
-/// of the line; a safepoint line has `Safepoint "` and `Total: N ns`.
+/// of the line; a safepoint line has `Safepoint "` and `Total: N ns` (JDK 17+), or is
+/// "Total time for which application threads were stopped: S seconds" (JDK 9-16).
 fn count_by_hand(text: &str) -> Expected {
     let mut e = Expected {
         pauses: 0,
@@ -44,6 +46,12 @@ fn count_by_hand(text: &str) -> Expected {
                     }
                 }
             }
+        } else if let Some(rest) =
+            msg.strip_prefix("Total time for which application threads were stopped: ")
+        {
+            let seconds: f64 = rest.split(' ').next().unwrap().parse().unwrap();
+            e.safepoints += 1;
+            e.safepoint_ns += (seconds * 1e9).round() as u64;
         } else if msg.starts_with("Safepoint \"") {
             let total = msg
                 .split("Total: ")
@@ -64,7 +72,7 @@ fn count_by_hand(text: &str) -> Expected {
 }
 
 #[test]
-fn every_collector_of_jdk17_and_jdk25_matches_a_line_by_line_count() {
+fn every_collector_of_jdk11_to_jdk25_matches_a_line_by_line_count() {
     let mut seen = Vec::new();
     for entry in std::fs::read_dir(fixtures()).unwrap() {
         let path = entry.unwrap().path();
@@ -113,8 +121,9 @@ fn every_collector_of_jdk17_and_jdk25_matches_a_line_by_line_count() {
         seen.push(name);
     }
     seen.sort();
+    assert!(seen.contains(&"zgen-jdk21.log.gz".to_string()));
     for collector in ["serial", "parallel", "g1", "zgc", "shenandoah"] {
-        for jdk in ["jdk17", "jdk25"] {
+        for jdk in ["jdk11", "jdk17", "jdk21", "jdk25"] {
             let want = format!("{collector}-{jdk}.log.gz");
             assert!(seen.contains(&want), "missing fixture {want}");
         }
