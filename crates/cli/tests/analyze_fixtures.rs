@@ -15,6 +15,17 @@ struct Expected {
     safepoints: u64,
     safepoint_ns: u64,
     collector: Option<String>,
+    /// Old-generation growth in young collections (`gc,heap` lines), when the log has them.
+    promoted_bytes: Option<u64>,
+}
+
+/// `982K(175104K)` or `2741K` into bytes (these logs print K and M).
+fn kib_or_mib(text: &str) -> u64 {
+    let number = text.split('(').next().unwrap();
+    match number.strip_suffix('K') {
+        Some(k) => k.parse::<u64>().unwrap() << 10,
+        None => number.strip_suffix('M').unwrap().parse::<u64>().unwrap() << 20,
+    }
 }
 
 /// Plain string matching: a pause line is "GC(N) [y: |Y: |O: ]Pause ... <number>ms" at the end
@@ -27,7 +38,11 @@ fn count_by_hand(text: &str) -> Expected {
         safepoints: 0,
         safepoint_ns: 0,
         collector: None,
+        promoted_bytes: None,
     };
+    let mut region_bytes = 0;
+    // The old generation's growth in the collection being logged (its line comes first).
+    let mut old_growth: Option<(String, u64)> = None;
     for line in text.lines() {
         let Some(msg) = line.rsplit("] ").next() else {
             continue;
@@ -38,6 +53,26 @@ fn count_by_hand(text: &str) -> Expected {
                 .iter()
                 .find_map(|g| body.strip_prefix(g))
                 .unwrap_or(body);
+            let id = rest.split(')').next().unwrap().to_string();
+            for generation in ["Tenured: ", "ParOldGen: ", "Old regions: "] {
+                if let Some(change) = body.strip_prefix(generation) {
+                    let (before, after) = change.split_once("->").unwrap();
+                    let after = after.split(' ').next().unwrap();
+                    let growth = if generation == "Old regions: " {
+                        let regions =
+                            |t: &str| t.split('(').next().unwrap().parse::<u64>().unwrap();
+                        regions(after).saturating_sub(regions(before)) * region_bytes
+                    } else {
+                        kib_or_mib(after).saturating_sub(kib_or_mib(before))
+                    };
+                    old_growth = Some((id.clone(), growth));
+                }
+            }
+            if body.starts_with("Pause Young") && !body.contains("Mixed") && body.ends_with("ms") {
+                if let Some((_, growth)) = old_growth.take().filter(|(of, _)| *of == id) {
+                    *e.promoted_bytes.get_or_insert(0) += growth;
+                }
+            }
             if body.starts_with("Pause ") {
                 if let Some(ms) = body.rsplit(' ').next().and_then(|t| t.strip_suffix("ms")) {
                     if let Ok(v) = ms.parse::<f64>() {
@@ -62,6 +97,11 @@ fn count_by_hand(text: &str) -> Expected {
                 .unwrap();
             e.safepoints += 1;
             e.safepoint_ns += total.parse::<u64>().unwrap();
+        } else if let Some(size) = msg
+            .strip_prefix("Heap region size: ")
+            .or_else(|| msg.strip_prefix("Heap Region Size: "))
+        {
+            region_bytes = kib_or_mib(size);
         } else if let Some(c) = msg.strip_prefix("Using ") {
             if !c.contains("workers") && e.collector.is_none() {
                 e.collector = Some(c.to_string());
@@ -102,6 +142,11 @@ fn every_collector_of_jdk11_to_jdk25_matches_a_line_by_line_count() {
             json["unparsed_lines"], 0,
             "{name}: {}",
             json["first_unparsed"]
+        );
+        assert_eq!(
+            json["memory"]["promoted_bytes"].as_u64(),
+            want.promoted_bytes,
+            "{name}: promoted bytes"
         );
         let collector = json["jvm"]["collector"].as_str().unwrap().to_string();
         let stated = want.collector.unwrap();

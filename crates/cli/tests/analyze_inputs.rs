@@ -158,6 +158,26 @@ fn truncated_last_line_is_a_warning_with_its_line_number() {
 }
 
 #[test]
+fn a_thread_id_decoration_alone_is_not_taken_for_a_process() {
+    // `-Xlog:...:utctime,tid,level,tags`: one JVM, lines written by several threads.
+    for name in ["g1-jdk25.log.gz", "g1-jdk21.log.gz"] {
+        let text = fixture_text(name);
+        let tids: std::collections::BTreeSet<&str> = text
+            .lines()
+            .filter_map(|l| {
+                l.split("][")
+                    .find(|d| d.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .collect();
+        assert!(tids.len() > 1, "{name}: one thread only");
+        let out = run(&[fixtures().join(name).to_str().unwrap()]);
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("interleaved"), "{name}: {err}");
+    }
+}
+
+#[test]
 fn two_jvms_interleaved_in_one_file_are_reported() {
     let dir = tmp("interleaved");
     // Two JVMs with pid decorations appending to one file, lines interleaved.

@@ -13,8 +13,8 @@ use crate::health::{
 };
 use crate::num::format_epoch_ms;
 use crate::parse::{
-    parse_line, Cpu, Failure, Format, GcPause, HeapChange, Parsed, Record, Safepoint, StallKind,
-    Stamp,
+    parse_line, Cpu, Failure, Format, GcPause, HeapChange, OldChange, Parsed, Record, Safepoint,
+    StallKind, Stamp,
 };
 
 #[derive(Debug, Clone)]
@@ -310,6 +310,10 @@ pub struct Analyzer<'s> {
     full_gc_causes: BTreeMap<String, Totals>,
     /// `GC(N) To-space exhausted` seen for this collection (JDK 9-16 G1).
     evacuation_failed_gc_id: Option<u64>,
+    /// The old generation's change in the collection of that id, until its pause line.
+    old_generation: Option<(u64, OldChange)>,
+    /// G1's region size, from the log's start.
+    region_size: Option<u64>,
 }
 
 /// A time on one forward-going clock: uptime, else the wall clock.
@@ -353,6 +357,8 @@ impl<'s> Analyzer<'s> {
             windows: [SlidingShare::new(60), SlidingShare::new(600)],
             full_gc_causes: BTreeMap::new(),
             evacuation_failed_gc_id: None,
+            old_generation: None,
+            region_size: None,
         }
     }
 
@@ -543,6 +549,9 @@ impl<'s> Analyzer<'s> {
                         self.memory.young(clock_ns(&p.stamp), young, heap);
                     }
                 }
+                if let Some(bytes) = self.promoted_by(&pause) {
+                    self.memory.promoted(clock_ns(&p.stamp), bytes);
+                }
                 pause.start = match p.format {
                     // A unified pause line is written when the pause ends.
                     Format::Unified => p.stamp.minus(pause.duration_ns),
@@ -641,7 +650,30 @@ impl<'s> Analyzer<'s> {
             Record::ToSpaceExhausted { gc_id } => {
                 self.evacuation_failed_gc_id = Some(gc_id);
             }
+            Record::OldGeneration { gc_id, change } => {
+                self.old_generation = Some((gc_id, change));
+            }
+            Record::RegionSize(bytes) => self.region_size = Some(bytes),
         }
+    }
+
+    /// What a young collection of a unified log moved into the old generation, from the
+    /// old generation's line of the same collection. Mixed and full collections also free
+    /// old space, so their growth says nothing of promotion.
+    fn promoted_by(&self, pause: &GcPause) -> Option<u64> {
+        let (gc_id, change) = self.old_generation?;
+        if pause.gc_id != Some(gc_id)
+            || !pause.name.starts_with("Pause Young")
+            || pause.name.contains("Mixed")
+        {
+            return None;
+        }
+        Some(match change {
+            OldChange::Bytes(old) => old.after.saturating_sub(old.before),
+            OldChange::Regions { before, after } => {
+                after.saturating_sub(before) * self.region_size?
+            }
+        })
     }
 
     fn heap_sample(&mut self, stamp: &Stamp, heap: HeapChange, name: &str) {

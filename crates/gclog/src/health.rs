@@ -187,8 +187,9 @@ pub struct MemorySection {
     /// previous one), summed.
     pub allocated_bytes: Option<u64>,
     pub allocation_rate_mb_s: Option<f64>,
-    /// Bytes moved from the young to the old generation (JDK 8 young collections that print
-    /// both transitions).
+    /// Bytes moved from the young to the old generation by young collections: JDK 8 events
+    /// that print both transitions, unified logs with `gc+heap` (the old generation's growth
+    /// in each young collection; G1 in whole regions).
     pub promoted_bytes: Option<u64>,
     pub promotion_rate_mb_s: Option<f64>,
     /// Collection cycles with a duration (G1 concurrent mark, ZGC minor and major
@@ -228,7 +229,12 @@ impl MemoryStats {
     pub(crate) fn young(&mut self, at_ns: Option<u64>, young: HeapChange, heap: HeapChange) {
         let freed_young = young.before.saturating_sub(young.after);
         let freed_heap = heap.before.saturating_sub(heap.after);
-        self.promoted += u128::from(freed_young.saturating_sub(freed_heap));
+        self.promoted(at_ns, freed_young.saturating_sub(freed_heap));
+    }
+
+    /// A young collection that moved `bytes` into the old generation.
+    pub(crate) fn promoted(&mut self, at_ns: Option<u64>, bytes: u64) {
+        self.promoted += u128::from(bytes);
         if let (Some(at), Some(last)) = (at_ns, self.last_young_at) {
             if at >= last {
                 self.promotion_ns += at - last;

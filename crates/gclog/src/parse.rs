@@ -66,6 +66,15 @@ pub struct HeapChange {
     pub capacity: Option<u64>,
 }
 
+/// How a unified log states the old generation's occupancy around a collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OldChange {
+    /// Serial `Tenured:`, Parallel `ParOldGen:`, CMS `CMS:` transitions.
+    Bytes(HeapChange),
+    /// G1 `Old regions: 1->3`, in regions of the log's region size.
+    Regions { before: u64, after: u64 },
+}
+
 /// Failures a collection line reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {
@@ -149,6 +158,14 @@ pub enum Record {
     ToSpaceExhausted {
         gc_id: u64,
     },
+    /// The old generation before and after collection `gc_id` (unified `gc,heap` lines,
+    /// written before that collection's pause line).
+    OldGeneration {
+        gc_id: u64,
+        change: OldChange,
+    },
+    /// G1's region size (`Heap region size: 1M`; JDK 17+ `Heap Region Size: 1M`).
+    RegionSize(u64),
     /// A log line carrying nothing the analysis uses (heap sizes, phases, concurrent work).
     Other,
 }
@@ -230,6 +247,11 @@ fn parse_decorations(line: &[u8]) -> Option<(Stamp, &[u8])> {
             _ => return None,
         }
     }
+    // A bare number is the pid only when the tid follows it: `tid` alone looks the same, and
+    // a thread id taken for a pid would make one JVM look like several.
+    if numbers < 2 {
+        stamp.pid = None;
+    }
     // Prefer the uptime decoration that is surely JVM uptime; of two nanosecond values the
     // smaller is `uptimenanos` (the other is the monotonic clock since boot).
     stamp.uptime_ns = uptime_secs.or(uptime_millis).or(match nanos {
@@ -266,7 +288,7 @@ fn classify_decoration(
         } else if let Some(n) = token.strip_suffix(b"s") {
             *uptime_secs = Some(secs_to_ns(n)?);
         } else {
-            // pid, then tid
+            // pid, then tid (a lone number may be either: see `parse_decorations`)
             let v = decimal_scaled(token, 0)?;
             if *numbers == 0 {
                 stamp.pid = Some(v);
@@ -325,6 +347,14 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
             return Ok(Record::Collector(collector.to_string()));
         }
     }
+    if let Some(size) = msg
+        .strip_prefix(b"Heap region size: ")
+        .or_else(|| msg.strip_prefix(b"Heap Region Size: "))
+    {
+        if let Some(bytes) = memory::size_bytes(trim_spaces(size)) {
+            return Ok(Record::RegionSize(bytes));
+        }
+    }
     if let Some(v) = msg.strip_prefix(b"Version: ") {
         let v = v.strip_suffix(b" (release)").unwrap_or(v);
         return Ok(Record::Version(lossy(v)));
@@ -354,6 +384,9 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
     };
     if body == b"To-space exhausted" {
         return Ok(Record::ToSpaceExhausted { gc_id });
+    }
+    if let Some(change) = memory::old_generation(body) {
+        return Ok(Record::OldGeneration { gc_id, change });
     }
     if let Some(cycle) = memory::cycle(gc_id, body) {
         return Ok(cycle);

@@ -2,7 +2,8 @@
 //! stalls, concurrent cycles, and the failures that make collections expensive.
 
 use super::{
-    bracket_groups, lossy, paren_groups, trim_spaces, GcCycle, HeapChange, Record, Stall, StallKind,
+    bracket_groups, lossy, paren_groups, trim_spaces, GcCycle, HeapChange, OldChange, Record,
+    Stall, StallKind,
 };
 use crate::num::{decimal_scaled, duration_with_unit};
 
@@ -41,6 +42,27 @@ pub fn heap_change(token: &[u8]) -> Option<HeapChange> {
         after: size_bytes(after)?,
         capacity,
     })
+}
+
+/// The old generation's line of a unified `gc,heap` collection summary: Serial
+/// `Tenured: 2741K->2741K(174784K)` (JDK 17+: `2762K(174784K)->2762K(174784K)`), Parallel
+/// `ParOldGen: 982K(175104K)->982K(175104K)` (`PSOldGen:` on old JDKs), CMS `CMS: ...`, G1
+/// `Old regions: 1->3`.
+pub fn old_generation(body: &[u8]) -> Option<OldChange> {
+    if let Some(regions) = body.strip_prefix(b"Old regions: ") {
+        let arrow = memchr::memmem::find(regions, b"->")?;
+        let after = &regions[arrow + 2..];
+        let after = &after[..memchr::memchr(b'(', after).unwrap_or(after.len())];
+        return Some(OldChange::Regions {
+            before: decimal_scaled(trim_spaces(&regions[..arrow]), 0)?,
+            after: decimal_scaled(trim_spaces(after), 0)?,
+        });
+    }
+    let transition = [&b"Tenured: "[..], b"ParOldGen: ", b"PSOldGen: ", b"CMS: "]
+        .iter()
+        .find_map(|name| body.strip_prefix(*name))?;
+    let token = transition.split(|&c| c == b' ').next()?;
+    heap_change(token).map(OldChange::Bytes)
 }
 
 /// The last space-separated word of `text` that is a heap transition.
