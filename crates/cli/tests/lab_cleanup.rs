@@ -202,3 +202,59 @@ fn short_run_reproduces_the_stall() {
     env.assert_clean();
     std::fs::remove_dir_all(&under_tmp).unwrap();
 }
+
+/// A matrix run (two collectors) killed with SIGKILL in its second cell: the first cell was
+/// undone when it ended and its bundle is listed in matrix.json; `lab cleanup` undoes the
+/// second.
+#[test]
+fn matrix_killed_in_its_second_cell_then_cleanup() {
+    let Some(env) = TestEnv::new() else { return };
+    let (experiment, out) = (env.experiment(), env.out());
+    let mut child = start_lab_until(
+        &env,
+        &[
+            "run",
+            &experiment,
+            "--gc",
+            "Serial",
+            "--gc",
+            "Parallel",
+            "--duration",
+            "3s",
+            "--out",
+            &out,
+        ],
+        Some("fault@2"),
+        "pauselab-testpoint fault",
+    );
+    let first: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(env.dir.join("out/matrix.json")).unwrap()).unwrap();
+    assert_eq!(first["bundles"], serde_json::json!(["Serial-r1"]));
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(env.dir.join("out/Serial-r1/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(manifest["cell"]["gc"], "Serial");
+    assert!(manifest["cleanup_failures"].as_array().unwrap().is_empty());
+    assert!(manifest["variants"][0]["command"]
+        .as_array()
+        .unwrap()
+        .contains(&"-XX:+UseSerialGC".into()));
+    // Only the second cell's slow device is on the host now.
+    let left = env.leftovers();
+    assert!(!left.is_empty(), "the second cell made no slow device");
+    assert_eq!(
+        left.iter().filter(|l| l.starts_with("mount")).count(),
+        1,
+        "{left:?}"
+    );
+    signal(&child, libc::SIGKILL);
+    child.wait().unwrap();
+    let output = env.lab(&["cleanup"]).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    env.assert_clean();
+}

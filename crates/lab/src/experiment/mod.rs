@@ -3,10 +3,12 @@
 
 mod definition;
 pub mod layout;
+mod matrix;
 mod parts;
 pub mod units;
 
 pub use definition::*;
+pub use matrix::{Cell, Filesystem, Gc, MountOptions};
 pub use parts::{
     is_plain_name, validate_steps, Bounds, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
     StressorSpec, Thresholds, CHUNK,
