@@ -573,7 +573,7 @@ fn matrix_of_a_matrix_run_marks_repeats_that_disagree_and_draws_conclusions() {
     );
     assert!(
         conclusions.contains(
-            &"The filesystem changed the outcome of default (ext4: 1 of 1, xfs: 0 of 1) (cells that stalled)."
+            &"The filesystem changed the outcome of default (cells that stalled: ext4 1 of 1, xfs 0 of 1)."
         ),
         "{conclusions:?}"
     );

@@ -452,13 +452,16 @@ fn conclusions(m: &Matrix) -> Vec<String> {
                     .iter()
                     .map(|(value, t)| {
                         format!(
-                            "{value}: {} of {}",
+                            "{value} {} of {}",
                             t.stalls,
                             t.stalls + t.no_stalls + t.inconsistent
                         )
                     })
                     .collect();
-                effects.push(format!("{variant} ({})", detail.join(", ")));
+                effects.push(format!(
+                    "{variant} (cells that stalled: {})",
+                    detail.join(", ")
+                ));
             }
         }
         if effects.is_empty() {
@@ -471,7 +474,7 @@ fn conclusions(m: &Matrix) -> Vec<String> {
         }
     }
     for sentence in &changed {
-        out.push(format!("The {sentence} (cells that stalled)."));
+        out.push(format!("The {sentence}."));
     }
     if !unchanged.is_empty() {
         out.push(format!(
