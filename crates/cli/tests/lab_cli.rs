@@ -376,11 +376,7 @@ fn a_filesystem_or_collector_the_host_lacks_is_refused_before_any_change() {
         state.display()
     );
     // A collector the JDK cannot start: asked of the JVM itself.
-    let output = dry_run(
-        &["hsperf-mmap", "--gc", "CMS"],
-        "/usr/bin:/bin",
-        &state,
-    );
+    let output = dry_run(&["hsperf-mmap", "--gc", "CMS"], "/usr/bin:/bin", &state);
     assert_eq!(
         output.status.code(),
         Some(2),

@@ -76,17 +76,17 @@ impl Plan {
     }
 }
 
-/// Wall time of one run of `experiment`: about 15 s to set the host up and tear it down (the
-/// slow device's mkfs is most of it) and about 20 s per preparation step, then each turn of
-/// `duration` plus about 5 s to stop its JVMs and write the bundle. Turns whose JVMs exit
-/// on their own end earlier.
+/// Wall time of one run of `experiment`: about 10 s to set the host up and tear it down
+/// (the slow device's mkfs, the bundle) and about 20 s per preparation step, then each turn
+/// of `duration` plus about 2 s to stop its JVMs. Measured on 2 shared cores: 16 runs of
+/// hsperf-mmap at 60 s took 65-68 s each. Turns whose JVMs exit on their own end earlier.
 pub fn expected_run_duration(experiment: &Experiment, duration: Duration, jdks: usize) -> Duration {
     let turns = match experiment.schedule {
         Schedule::Together => 1,
         Schedule::OneByOne => experiment.variants.len() * jdks.max(1),
     } as u32;
     let preparation = Duration::from_secs(20) * experiment.prepare.len() as u32;
-    Duration::from_secs(15) + preparation + (duration + Duration::from_secs(5)) * turns
+    Duration::from_secs(10) + preparation + (duration + Duration::from_secs(2)) * turns
 }
 
 /// Every combination of the request, in the order the dimensions are given, repeated
@@ -298,7 +298,7 @@ mod tests {
         // Repeat 2 runs the cells backwards: the first cell runs first, last, first.
         let order: Vec<usize> = plan.runs.iter().map(|r| r.cell).collect();
         assert_eq!(order, [0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3]);
-        assert_eq!(plan.per_run, Duration::from_secs(15 + 30 + 5));
+        assert_eq!(plan.per_run, Duration::from_secs(10 + 30 + 2));
         assert_eq!(plan.expected, plan.per_run * 12);
         assert_eq!(plan.bundle_name(plan.runs[4]), format!("{}-r2", labels[3]));
     }
