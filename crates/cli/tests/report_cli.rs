@@ -498,8 +498,14 @@ fn matrix_of_a_matrix_run_marks_repeats_that_disagree_and_draws_conclusions() {
                 "label": &name[..name.len() - 3], "gc": "G1", "filesystem": fs,
                 "repeat": repeat, "repeats": 2,
             });
+            m["experiment"]["definition"] =
+                serde_json::json!({"measurements": ["workload.max_gap_ms"]});
             for variant in v["variants"].as_array_mut().unwrap() {
                 let is_default = variant["id"] == "default-jdk17";
+                variant["measurements"] = serde_json::json!([
+                    {"name": "workload.max_gap_ms", "value": 4000.0, "unit": "ms"},
+                    {"name": "workload.mib_per_s", "value": 50.0, "unit": "MiB/s"},
+                ]);
                 if is_default {
                     variant["verdict"] = verdict.into();
                 }
@@ -554,6 +560,11 @@ fn matrix_of_a_matrix_run_marks_repeats_that_disagree_and_draws_conclusions() {
         })
         .collect();
     assert_eq!(per_repeat, [("stalls", 2800.0), ("no_stalls", 150.0)]);
+    // The experiment's measurement columns come with each repeat, the others do not.
+    assert_eq!(
+        xfs_default["repeats"][1]["measurements"],
+        serde_json::json!([{"name": "workload.max_gap_ms", "value": 4000.0, "unit": "ms"}])
+    );
     assert_eq!(cell("xfs")["default_verdict"], "inconsistent");
     assert_eq!(
         variant("xfs", "perf-disable-shared-mem")["verdict"],

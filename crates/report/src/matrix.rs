@@ -28,6 +28,10 @@ pub struct MatrixRepeat {
     pub anchor: String,
     pub verdict: Option<VariantVerdict>,
     pub max_pause_ms: Option<f64>,
+    /// The experiment's chosen measurements (`measurements` of its TOML) in this repeat,
+    /// such as hsperf-mmap's `workload.max_gap_ms`: the application's own longest stop,
+    /// which a stall outside any safepoint leaves out of `max_pause_ms`.
+    pub measurements: Vec<crate::bundle::Measurement>,
 }
 
 /// One variant in a cell, over the cell's repeats.
@@ -229,6 +233,12 @@ fn cell_of(repeats: &[Repeat]) -> MatrixCell {
                         anchor: variant_anchor(s, v),
                         verdict: v.verdict,
                         max_pause_ms: v.judged_max_ms,
+                        measurements: v
+                            .measurements
+                            .iter()
+                            .filter(|m| s.measurement_columns.contains(&m.name))
+                            .cloned()
+                            .collect(),
                     })
                 })
                 .collect();
