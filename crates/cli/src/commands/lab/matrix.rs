@@ -244,7 +244,14 @@ pub(super) fn run(
     }
     record.actual_duration_s = Some(begin.elapsed().as_secs_f64());
     pauselab_lab::bundle::write_matrix(&dir, &record)?;
-    report(&args, &dir, &record)?;
+    let result = if results.contains(&Vulnerable::Yes) {
+        Vulnerable::Yes
+    } else if record.interrupted || results.contains(&Vulnerable::Inconclusive) {
+        Vulnerable::Inconclusive
+    } else {
+        Vulnerable::No
+    };
+    report(&args, &dir, &record, &results, result)?;
     if record.interrupted {
         eprintln!(
             "pauselab: lab run {} interrupted (SIGINT or SIGTERM): {} of {} runs done, host changes undone; {} holds them",
@@ -254,18 +261,22 @@ pub(super) fn run(
             dir.display()
         );
     }
-    Ok(if results.contains(&Vulnerable::Yes) {
-        ExitCode::from(super::super::EXIT_CONDITION)
-    } else if record.interrupted || results.contains(&Vulnerable::Inconclusive) {
-        ExitCode::from(EXIT_INCONCLUSIVE)
-    } else {
-        ExitCode::SUCCESS
+    Ok(match result {
+        Vulnerable::Yes => ExitCode::from(super::super::EXIT_CONDITION),
+        Vulnerable::Inconclusive => ExitCode::from(EXIT_INCONCLUSIVE),
+        Vulnerable::No => ExitCode::SUCCESS,
     })
 }
 
 /// The matrix of the bundles made, its conclusions and the plan's prediction against the
 /// time taken.
-fn report(args: &RunArgs, dir: &Path, record: &MatrixRun) -> anyhow::Result<()> {
+fn report(
+    args: &RunArgs,
+    dir: &Path,
+    record: &MatrixRun,
+    results: &[Vulnerable],
+    result: Vulnerable,
+) -> anyhow::Result<()> {
     let mut sections: Vec<Section> = Vec::new();
     for name in &record.bundles {
         sections.push(Section::from_bundle(&Bundle::open(&dir.join(name))?));
@@ -276,6 +287,8 @@ fn report(args: &RunArgs, dir: &Path, record: &MatrixRun) -> anyhow::Result<()> 
     if args.json {
         let doc = serde_json::json!({
             "matrix_dir": dir,
+            "result": result,
+            "vulnerable_runs": results.iter().filter(|r| **r == Vulnerable::Yes).count(),
             "run": record,
             "matrix": matrix,
         });
@@ -285,8 +298,13 @@ fn report(args: &RunArgs, dir: &Path, record: &MatrixRun) -> anyhow::Result<()> 
     out.write_all(pauselab_report::text::matrix_text(&matrix).as_bytes())?;
     writeln!(
         out,
-        "experiment {}: {} of {} cells consistent across repeats",
-        record.experiment, matrix.consistent_cells, matrix.cells
+        "experiment {}: {} (vulnerable in {} of {} runs); {} of {} cells consistent across repeats",
+        record.experiment,
+        super::result_word(result),
+        results.iter().filter(|r| **r == Vulnerable::Yes).count(),
+        results.len(),
+        matrix.consistent_cells,
+        matrix.cells
     )?;
     writeln!(
         out,
