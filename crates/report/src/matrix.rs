@@ -427,6 +427,9 @@ fn conclusions(m: &Matrix) -> Vec<String> {
         out.push(format!("{}.", mixed.join("; ")));
     }
     let dimensions = ["kernel", "disk", "filesystem", "mount options", "JDK", "GC"];
+    let varying: Vec<bool> = (0..dimensions.len())
+        .map(|d| cells.iter().any(|(dims, _)| dims[d].1 != cells[0].0[d].1))
+        .collect();
     let mut changed = Vec::new();
     let mut unchanged = Vec::new();
     for (d, name) in dimensions.iter().enumerate() {
@@ -451,8 +454,10 @@ fn conclusions(m: &Matrix) -> Vec<String> {
                     (*value, tally(of_value, variant))
                 })
                 .collect();
+            // Only cells whose repeats agree say what a value does; inconsistent ones are
+            // listed on their own below.
             let share = |t: &Tally| {
-                let n = t.stalls + t.no_stalls + t.inconsistent;
+                let n = t.stalls + t.no_stalls;
                 (n > 0).then(|| t.stalls as f64 / n as f64)
             };
             let shares: Vec<f64> = per_value.iter().filter_map(|(_, t)| share(t)).collect();
@@ -460,16 +465,11 @@ fn conclusions(m: &Matrix) -> Vec<String> {
             if differs {
                 let detail: Vec<String> = per_value
                     .iter()
-                    .map(|(value, t)| {
-                        format!(
-                            "{value} {} of {}",
-                            t.stalls,
-                            t.stalls + t.no_stalls + t.inconsistent
-                        )
-                    })
+                    .filter(|(_, t)| t.stalls + t.no_stalls > 0)
+                    .map(|(value, t)| format!("{value} {} of {}", t.stalls, t.stalls + t.no_stalls))
                     .collect();
                 effects.push(format!(
-                    "{variant} (cells that stalled: {})",
+                    "{variant} (consistent cells that stalled: {})",
                     detail.join(", ")
                 ));
             }
@@ -491,6 +491,38 @@ fn conclusions(m: &Matrix) -> Vec<String> {
             "No variant's outcome depended on {} (values tried).",
             unchanged.join(", ")
         ));
+    }
+    for variant in &judged {
+        let disagreeing: Vec<String> = cells
+            .iter()
+            .filter(|(_, cell)| {
+                cell.variants
+                    .iter()
+                    .any(|v| &&v.variant == variant && v.verdict == Some(CellVerdict::Inconsistent))
+            })
+            .map(|(dims, _)| {
+                // Only what differs between cells names one.
+                let named: Vec<String> = dims
+                    .iter()
+                    .enumerate()
+                    .filter(|(d, _)| varying[*d])
+                    .map(|(_, (name, value))| format!("{name} {value}"))
+                    .collect();
+                if named.is_empty() {
+                    "the only cell".to_string()
+                } else {
+                    named.join(", ")
+                }
+            })
+            .collect();
+        if !disagreeing.is_empty() {
+            out.push(format!(
+                "Repeats of {variant} disagreed in {} of {} cells: {}.",
+                disagreeing.len(),
+                cells.len(),
+                disagreeing.join("; ")
+            ));
+        }
     }
     if m.max_repeats > 1 {
         out.push(format!(

@@ -149,7 +149,12 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
 /// Wall time of a run on one JDK (`matrix::expected_run_duration`).
 fn expected_duration(e: &Experiment) -> anyhow::Result<Duration> {
     let round = units::parse_duration(&e.duration).map_err(anyhow::Error::msg)?;
-    Ok(pauselab_lab::matrix::expected_run_duration(e, round, 1))
+    Ok(pauselab_lab::matrix::expected_run_duration(
+        e,
+        round,
+        1,
+        e.fault.is_some(),
+    ))
 }
 
 fn human_duration(d: Duration) -> String {

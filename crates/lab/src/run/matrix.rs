@@ -77,16 +77,24 @@ impl Plan {
 }
 
 /// Wall time of one run of `experiment`: about 10 s to set the host up and tear it down
-/// (the slow device's mkfs, the bundle) and about 20 s per preparation step, then each turn
-/// of `duration` plus about 2 s to stop its JVMs. Measured on 2 shared cores: 16 runs of
-/// hsperf-mmap at 60 s took 65-68 s each. Turns whose JVMs exit on their own end earlier.
-pub fn expected_run_duration(experiment: &Experiment, duration: Duration, jdks: usize) -> Duration {
+/// with the slow device (its mkfs most of it; 2 s without it) and about 20 s per
+/// preparation step, then each turn of `duration` plus about 2 s to stop its JVMs.
+/// Measured on 2 shared cores: runs of hsperf-mmap at 60 s took 65-69 s each with the slow
+/// device, at 45 s on a plain directory 46 s. Turns whose JVMs exit on their own end
+/// earlier.
+pub fn expected_run_duration(
+    experiment: &Experiment,
+    duration: Duration,
+    jdks: usize,
+    slow_device: bool,
+) -> Duration {
     let turns = match experiment.schedule {
         Schedule::Together => 1,
         Schedule::OneByOne => experiment.variants.len() * jdks.max(1),
     } as u32;
+    let set_up = Duration::from_secs(if slow_device { 10 } else { 2 });
     let preparation = Duration::from_secs(20) * experiment.prepare.len() as u32;
-    Duration::from_secs(10) + preparation + (duration + Duration::from_secs(2)) * turns
+    set_up + preparation + (duration + Duration::from_secs(2)) * turns
 }
 
 /// Every combination of the request, in the order the dimensions are given, repeated
@@ -192,7 +200,7 @@ pub fn plan(
                 .map(move |cell| PlannedRun { cell, repeat })
         })
         .collect();
-    let per_run = expected_run_duration(experiment, duration, jdks.len());
+    let per_run = expected_run_duration(experiment, duration, jdks.len(), injects);
     Ok(Plan {
         expected: per_run * runs.len() as u32,
         cells,
@@ -298,7 +306,11 @@ mod tests {
         // Repeat 2 runs the cells backwards: the first cell runs first, last, first.
         let order: Vec<usize> = plan.runs.iter().map(|r| r.cell).collect();
         assert_eq!(order, [0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3]);
-        assert_eq!(plan.per_run, Duration::from_secs(10 + 30 + 2));
+        assert_eq!(
+            plan.per_run,
+            Duration::from_secs(2 + 30 + 2),
+            "no slow device"
+        );
         assert_eq!(plan.expected, plan.per_run * 12);
         assert_eq!(plan.bundle_name(plan.runs[4]), format!("{}-r2", labels[3]));
     }
