@@ -145,15 +145,15 @@ pub enum Fault {
         #[serde(default = "yes")]
         stable_writes: bool,
         #[serde(default = "ext4")]
-        fstype: crate::experiment::Filesystem,
+        fstype: crate::experiment::dimensions::Filesystem,
         /// As `mount -o` takes them; none: the kernel's defaults.
         #[serde(default)]
-        mount_options: Option<crate::experiment::MountOptions>,
+        mount_options: Option<crate::experiment::dimensions::MountOptions>,
     },
 }
 
-fn ext4() -> crate::experiment::Filesystem {
-    crate::experiment::Filesystem::Ext4
+fn ext4() -> crate::experiment::dimensions::Filesystem {
+    crate::experiment::dimensions::Filesystem::Ext4
 }
 
 impl Fault {
