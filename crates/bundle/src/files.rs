@@ -16,6 +16,8 @@ pub const MANIFEST: &str = "manifest.json";
 pub const VERDICT: &str = "verdict.json";
 /// The host time series, one row a second.
 pub const HOST_SERIES: &str = "host.csv";
+/// A matrix run's plan and bundles, in the directory that holds them.
+pub const MATRIX: &str = "matrix.json";
 /// The manifest's `format`.
 pub const FORMAT: &str = "pauselab-bundle";
 /// The major version of the format this build writes and the newest it reads. Adding a

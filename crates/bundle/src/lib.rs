@@ -5,15 +5,17 @@
 
 mod files;
 mod manifest;
+mod matrix;
 mod verdict;
 
 pub use files::{
-    check_format, FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, MANIFEST, SAFEPOINT_LOG,
-    SUMMARY, VERDICT, WORKLOAD_OUT,
+    check_format, FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, MANIFEST, MATRIX,
+    SAFEPOINT_LOG, SUMMARY, VERDICT, WORKLOAD_OUT,
 };
 pub use manifest::{
     Host, HostPath, Manifest, ManifestExperiment, ManifestJdk, RunSettings, VariantEntry,
 };
+pub use matrix::{combine_repeats, CellEntry, CellVerdict, MatrixRun, MATRIX_FORMAT};
 pub use verdict::{
     JdkVerdict, Measurement, ReaderSummary, Role, Stats, VariantSummary, VariantVerdict, Verdict,
     Vulnerable,

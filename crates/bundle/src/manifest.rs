@@ -56,6 +56,9 @@ pub struct Manifest {
     /// Host changes that could not be undone.
     #[serde(default)]
     pub cleanup_failures: Vec<String>,
+    /// The matrix cell and repeat this bundle is, when it is part of a matrix run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<crate::matrix::CellEntry>,
 }
 
 /// The experiment of a bundle.

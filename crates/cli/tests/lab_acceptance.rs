@@ -183,3 +183,77 @@ fn cpu_quota_throttles_the_quota_variants() {
     );
     assert!(code == Some(0) || code == Some(3), "{code:?}");
 }
+
+/// The matrix of collectors, filesystems and mount options, each cell twice: it ends
+/// within 20 % of the time its plan printed, and the report's matrix has one cell per
+/// combination with every variant in it; the default variant's workload stops for over a
+/// second in every run, and cells whose repeats agree say "stalls"
+/// (docs/experiments/hsperf-mmap.md).
+#[test]
+#[ignore = "about 19 minutes, changes the host: make acceptance"]
+fn matrix_of_collectors_filesystems_and_mount_options() {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("acceptance-matrix16-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let output = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["lab", "run", "hsperf-mmap", "--json", "--jdk", JDK17])
+        .args([
+            "--gc", "G1", "--gc", "Parallel", "--fs", "ext4", "--fs", "xfs",
+        ])
+        .args(["--mount-options", "relatime", "--mount-options", "lazytime"])
+        .args(["--repeat", "2", "--duration", "60s", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let doc: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&output.stderr)));
+    let run = &doc["run"];
+    let (expected, actual) = (
+        run["expected_duration_s"].as_f64().unwrap(),
+        run["actual_duration_s"].as_f64().unwrap(),
+    );
+    eprintln!(
+        "== matrix16: {}, planned {expected} s, took {actual} s",
+        out.display()
+    );
+    assert_eq!(run["bundles"].as_array().unwrap().len(), 16);
+    assert!(
+        (actual - expected).abs() <= 0.2 * expected,
+        "took {actual} s, planned {expected} s"
+    );
+    let matrix = &doc["matrix"];
+    assert_eq!(matrix["cells"], 8);
+    for row in matrix["rows"].as_array().unwrap() {
+        for (column, cell) in row["cells"].as_object().unwrap() {
+            assert_eq!(cell["repeats"], 2);
+            assert_eq!(cell["variants"].as_array().unwrap().len(), 5);
+            eprintln!(
+                "{} {} {column}: default {} ({} ms)",
+                row["filesystem"],
+                row["mount_options"],
+                cell["default_verdict"],
+                cell["variants"][0]["max_pause_ms"]
+            );
+            if cell["consistent"] == true {
+                assert_eq!(cell["default_verdict"], "stalls", "{column} {row}");
+            }
+            // The application stops in every repeat, also when the stall falls outside
+            // a safepoint (seen under G1) and the safepoint verdict says "no stalls".
+            for repeat in cell["variants"][0]["repeats"].as_array().unwrap() {
+                let gap = repeat["measurements"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|m| m["name"] == "workload.max_gap_ms")
+                    .and_then(|m| m["value"].as_f64())
+                    .unwrap();
+                assert!(
+                    gap >= 1000.0,
+                    "{column} {row}: default's longest gap {gap} ms"
+                );
+            }
+        }
+    }
+    eprintln!("{}", matrix["conclusions"]);
+}

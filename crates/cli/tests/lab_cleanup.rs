@@ -202,3 +202,147 @@ fn short_run_reproduces_the_stall() {
     env.assert_clean();
     std::fs::remove_dir_all(&under_tmp).unwrap();
 }
+
+/// `run EXPERIMENT --gc Serial --gc Parallel --out OUT`: a matrix of two cells.
+fn two_collectors<'a>(experiment: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "run", experiment, "--gc", "Serial", "--gc", "Parallel", "--out", out,
+    ]
+}
+
+/// A matrix run (two collectors) killed with SIGKILL in its second cell: the first cell was
+/// undone when it ended and its bundle is listed in matrix.json; `lab cleanup` undoes the
+/// second.
+#[test]
+fn matrix_killed_in_its_second_cell_then_cleanup() {
+    let Some(env) = TestEnv::new() else { return };
+    let (experiment, out) = (env.experiment(), env.out());
+    let mut child = start_lab_until(
+        &env,
+        &[
+            &two_collectors(&experiment, &out)[..],
+            &["--duration", "3s"],
+        ]
+        .concat(),
+        Some("fault@2"),
+        "pauselab-testpoint fault",
+    );
+    let first: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(env.dir.join("out/matrix.json")).unwrap()).unwrap();
+    assert_eq!(first["bundles"], serde_json::json!(["Serial-r1"]));
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(env.dir.join("out/Serial-r1/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(manifest["cell"]["gc"], "Serial");
+    assert!(manifest["cleanup_failures"].as_array().unwrap().is_empty());
+    assert!(manifest["variants"][0]["command"]
+        .as_array()
+        .unwrap()
+        .contains(&"-XX:+UseSerialGC".into()));
+    // Only the second cell's slow device is on the host now.
+    let left = env.leftovers();
+    assert!(!left.is_empty(), "the second cell made no slow device");
+    assert_eq!(
+        left.iter().filter(|l| l.starts_with("mount")).count(),
+        1,
+        "{left:?}"
+    );
+    signal(&child, libc::SIGKILL);
+    child.wait().unwrap();
+    let output = env.lab(&["cleanup"]).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    env.assert_clean();
+}
+
+/// A whole matrix of two short runs: one bundle per collector, each naming its cell, the
+/// report's matrix over them with one cell per collector and every variant, the time
+/// taken against the plan, and nothing left on the host.
+#[test]
+fn matrix_of_two_collectors_runs_each_and_reports_them() {
+    let Some(env) = TestEnv::new() else { return };
+    let (experiment, out) = (env.experiment(), env.out());
+    let output = env
+        .lab(
+            &[
+                &two_collectors(&experiment, &out)[..],
+                &["--duration", "4s", "--json"],
+            ]
+            .concat(),
+        )
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        matches!(output.status.code(), Some(0 | 3 | 4)),
+        "{stdout} {stderr}"
+    );
+    assert!(
+        stderr.starts_with("plan: test-stall: 2 cell(s) x 1 repeat(s)"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let run = &doc["run"];
+    assert_eq!(
+        run["bundles"],
+        serde_json::json!(["Serial-r1", "Parallel-r1"])
+    );
+    let (expected, actual) = (
+        run["expected_duration_s"].as_f64().unwrap(),
+        run["actual_duration_s"].as_f64().unwrap(),
+    );
+    eprintln!("planned {expected} s, took {actual} s");
+    assert!(
+        actual > 8.0 && actual < 1.5 * expected,
+        "planned {expected} s, took {actual} s"
+    );
+    for (bundle, flag) in [
+        ("Serial-r1", "-XX:+UseSerialGC"),
+        ("Parallel-r1", "-XX:+UseParallelGC"),
+    ] {
+        let manifest: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(env.dir.join("out").join(bundle).join("manifest.json")).unwrap(),
+        )
+        .unwrap();
+        for variant in manifest["variants"].as_array().unwrap() {
+            let command = variant["command"].as_array().unwrap();
+            let collectors: Vec<&serde_json::Value> = command
+                .iter()
+                .filter(|a| {
+                    a.as_str().unwrap().ends_with("GC")
+                        && a.as_str().unwrap().starts_with("-XX:+Use")
+                })
+                .collect();
+            assert_eq!(collectors, [flag], "{bundle}: {command:?}");
+        }
+    }
+    let matrix = &doc["matrix"];
+    assert_eq!(matrix["cells"], 2);
+    let rows = matrix["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "one place: the same slow device");
+    let cells = rows[0]["cells"].as_object().unwrap();
+    let mut collectors: Vec<&str> = matrix["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["gc"].as_str().unwrap())
+        .collect();
+    collectors.sort();
+    assert_eq!(collectors, ["Parallel", "Serial"]);
+    for cell in cells.values() {
+        assert_eq!(cell["variants"].as_array().unwrap().len(), 3, "{cell}");
+    }
+    // The report reads the same directory into the same matrix.
+    let report = std::process::Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["report", "--matrix", "--json", &out])
+        .output()
+        .unwrap();
+    let again: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    assert_eq!(again["matrix"]["cells"], 2);
+    env.assert_clean();
+}

@@ -259,3 +259,154 @@ fn chmod_recursive(dir: &Path) {
         }
     }
 }
+
+const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
+
+/// `pauselab lab run ARGS --dry-run` with `PATH` set to `path`.
+fn dry_run(args: &[&str], path: &str, state: &Path) -> Output {
+    pauselab()
+        .args(["lab", "run"])
+        .args(args)
+        .args(["--jdk", JDK17, "--dry-run"])
+        .env("PATH", path)
+        .env("PAUSELAB_STATE_DIR", state)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_matrix_plan_expands_every_combination_and_changes_nothing() {
+    let state = fresh_state_dir("plan");
+    let path = std::env::var("PATH").unwrap();
+    let args = [
+        "hsperf-mmap",
+        "--gc",
+        "G1",
+        "--gc",
+        "Parallel",
+        "--fs",
+        "ext4",
+        "--fs",
+        "xfs",
+        "--mount-options",
+        "relatime",
+        "--mount-options",
+        "lazytime",
+        "--repeat",
+        "2",
+        "--duration",
+        "60s",
+        "--json",
+    ];
+    let output = dry_run(&args, &path, &state);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!state.exists(), "a dry run created {}", state.display());
+    // SAFETY: no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let has_xfs = std::env::split_paths(&path).any(|d| d.join("mkfs.xfs").is_file());
+    if !root || !has_xfs {
+        assert_eq!(output.status.code(), Some(1));
+        let why = if root {
+            "mkfs.xfs is not installed"
+        } else {
+            "needs root"
+        };
+        assert!(
+            stderr.contains(why) && stderr.lines().count() == 1,
+            "{stderr}"
+        );
+        return;
+    }
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let plan: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let cells: Vec<&str> = plan["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(cells.len(), 8);
+    let runs: Vec<&str> = plan["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 16);
+    for cell in &cells {
+        for repeat in [1, 2] {
+            let name = format!("{cell}-r{repeat}");
+            assert_eq!(runs.iter().filter(|r| **r == name).count(), 1, "{name}");
+        }
+    }
+    assert!(cells.contains(&"Parallel-xfs-lazytime"));
+    let per_run = plan["per_run_s"].as_f64().unwrap();
+    assert!(per_run > 60.0);
+    assert_eq!(
+        plan["expected_duration_s"].as_f64().unwrap(),
+        16.0 * per_run
+    );
+}
+
+#[test]
+fn a_filesystem_or_collector_the_host_lacks_is_refused_before_any_change() {
+    // SAFETY: no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: --fs needs root to be planned at all");
+        return;
+    }
+    let state = fresh_state_dir("refuse");
+    // No mkfs anywhere on this PATH.
+    let empty = fresh_state_dir("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let output = dry_run(
+        &["hsperf-mmap", "--fs", "btrfs"],
+        empty.to_str().unwrap(),
+        &state,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "pauselab: error: lab run hsperf-mmap: --fs btrfs: mkfs.btrfs is not installed (not on PATH); install it or leave btrfs out (nothing was changed)"
+    );
+    assert!(
+        !state.exists(),
+        "a refused plan created {}",
+        state.display()
+    );
+    // A collector the JDK cannot start: asked of the JVM itself.
+    let output = dry_run(&["hsperf-mmap", "--gc", "CMS"], "/usr/bin:/bin", &state);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "clap refuses an unknown collector name"
+    );
+    let jdk11 = PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/pauselab/jdks/11");
+    if jdk11.join("bin/java").is_file() {
+        let output = pauselab()
+            .args([
+                "lab",
+                "run",
+                "hsperf-mmap",
+                "--gc",
+                "ZGC",
+                "--dry-run",
+                "--jdk",
+            ])
+            .arg(&jdk11)
+            .env("PAUSELAB_STATE_DIR", &state)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("--gc ZGC: JDK 11") && stderr.contains("experimental"),
+            "{stderr}"
+        );
+        assert!(!state.exists());
+    } else {
+        eprintln!("JDK 11 not in the cache (`make jdks`): its ZGC refusal not checked");
+    }
+}

@@ -142,28 +142,34 @@ fn bundle_report_shows_each_variant_with_its_numbers() {
     }
 }
 
-#[test]
-fn matrix_rows_are_kernels_columns_jdks_and_cells_link_to_charts() {
-    let dir = out_dir("report-matrix");
-    let page = dir.join("matrix.html");
-    let out = pauselab(&[
-        "report",
-        "--matrix",
-        &bundle("c4-kernel3.2"),
-        &bundle("lab-kernel6.1"),
-        "--html",
-        page.to_str().unwrap(),
-        "--json",
-    ]);
+/// `pauselab report --matrix INPUTS --html PAGE --json`, which must succeed: its JSON.
+fn report_matrix(inputs: &[&str], page: &Path) -> serde_json::Value {
+    let mut args = vec!["report", "--matrix"];
+    args.extend(inputs);
+    args.extend(["--html", page.to_str().unwrap(), "--json"]);
+    let out = pauselab(&args);
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn matrix_rows_are_kernels_columns_jdks_and_cells_link_to_charts() {
+    let dir = out_dir("report-matrix");
+    let page = dir.join("matrix.html");
+    let doc = report_matrix(&[&bundle("c4-kernel3.2"), &bundle("lab-kernel6.1")], &page);
     let matrix = &doc["matrix"];
-    assert_eq!(matrix["jdks"], serde_json::json!(["8", "17"]));
+    let keys: Vec<&serde_json::Value> = matrix["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["key"])
+        .collect();
+    assert_eq!(keys, ["8", "17"]);
     let rows = matrix["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["kernel"], "3.2.0-4-amd64");
@@ -176,23 +182,39 @@ fn matrix_rows_are_kernels_columns_jdks_and_cells_link_to_charts() {
     assert_eq!(rows[1]["kernel"], "6.1.0-26-amd64");
     assert_eq!(rows[1]["cells"]["17"]["default_verdict"], "no_stalls");
     assert!(rows[1]["cells"].get("8").is_none());
+    // One bundle per cell: every cell ran once, so consistency is unknown and said so.
+    assert_eq!(matrix["cells"], 3);
+    assert_eq!(matrix["max_repeats"], 1);
+    let conclusions = matrix["conclusions"].as_array().unwrap();
+    assert!(conclusions
+        .iter()
+        .any(|c| c.as_str().unwrap().contains("--repeat")));
+    assert!(
+        conclusions.contains(&serde_json::json!(
+            "The kernel changed the outcome of default (consistent cells that stalled: 3.2.0-4-amd64 2 of 2, 6.1.0-26-amd64 0 of 1)."
+        )),
+        "{conclusions:?}"
+    );
 
     let html = std::fs::read_to_string(&page).unwrap();
     let table = &html[html.find(r#"<table class="matrix">"#).unwrap()..];
     let table = &table[..table.find("</table>").unwrap()];
     assert_eq!(table.matches("<th>JDK ").count(), 2);
     assert!(
-        table.contains("vulnerable: yes")
-            && table.contains("vulnerable: no")
-            && table.contains("not run")
+        table.contains(">stalls<") && table.contains(">no stalls<") && table.contains("not run")
     );
-    // Every cell links to a chart that exists in the page.
+    // Every variant's cell links to its charts, which exist in the page.
     let links: Vec<&str> = table
         .split(r##"href="#"##)
         .skip(1)
         .map(|s| &s[..s.find('"').unwrap()])
         .collect();
-    assert_eq!(links.len(), 3);
+    let filled: usize = rows
+        .iter()
+        .flat_map(|r| r["cells"].as_object().unwrap().values())
+        .map(|c| c["variants"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(links.len(), filled);
     for anchor in links {
         assert!(html.contains(&format!(r#"id="{anchor}""#)), "{anchor}");
     }
@@ -451,5 +473,156 @@ fn newer_bundle_formats_are_refused_and_older_ones_read() {
     assert!(
         text.contains("not_vulnerable") && text.contains("no_stalls"),
         "{text}"
+    );
+}
+
+/// Statistics of verdict.json whose max is `max_ms`.
+fn stats(max_ms: f64) -> serde_json::Value {
+    serde_json::json!({
+        "count": 100, "p50_ms": 5.0, "p99_ms": max_ms / 2.0, "p99_9_ms": max_ms,
+        "p99_99_ms": max_ms, "max_ms": max_ms,
+        "at_least_100ms": u64::from(max_ms >= 100.0), "at_least_1s": u64::from(max_ms >= 1000.0),
+    })
+}
+
+#[test]
+fn matrix_of_a_matrix_run_marks_repeats_that_disagree_and_draws_conclusions() {
+    // Two cells (G1 on ext4, G1 on xfs), two repeats each: the default variant stalls in
+    // both repeats on ext4, and in one of the two on xfs.
+    let dir = out_dir("report-matrix-run");
+    let runs = [
+        ("G1-ext4-r1", "ext4", 1, "stalls", 2900.0),
+        ("G1-xfs-r1", "xfs", 1, "stalls", 2800.0),
+        ("G1-xfs-r2", "xfs", 2, "no_stalls", 150.0),
+        ("G1-ext4-r2", "ext4", 2, "stalls", 2700.0),
+    ];
+    for (name, fs, repeat, verdict, max_ms) in runs {
+        let copy = edited_bundle(&format!("report-matrix-run-{name}"), |m, v| {
+            m["fault_injection"] = "slow-stable-pages".into();
+            m["fault"] = serde_json::json!({"device": "loop7", "spec": {"write_bps": 4194304, "stable_writes": true, "fstype": fs}});
+            m["cell"] = serde_json::json!({
+                "label": &name[..name.len() - 3], "gc": "G1", "filesystem": fs,
+                "repeat": repeat, "repeats": 2,
+            });
+            m["experiment"]["definition"] =
+                serde_json::json!({"measurements": ["workload.max_gap_ms"]});
+            for variant in v["variants"].as_array_mut().unwrap() {
+                let is_default = variant["id"] == "default-jdk17";
+                variant["measurements"] = serde_json::json!([
+                    {"name": "workload.max_gap_ms", "value": 4000.0, "unit": "ms"},
+                    {"name": "workload.mib_per_s", "value": 50.0, "unit": "MiB/s"},
+                ]);
+                if is_default {
+                    variant["verdict"] = verdict.into();
+                }
+                variant["safepoints"] = stats(if is_default { max_ms } else { 120.0 });
+            }
+        });
+        std::fs::rename(&copy, dir.join(name)).unwrap();
+    }
+    let matrix_json = serde_json::json!({
+        "format": "pauselab-matrix", "experiment": "hsperf-mmap", "cells": [],
+        "repeats": 2, "duration_s": 30.0, "expected_duration_s": 200.0,
+        "bundles": runs.iter().map(|r| r.0).collect::<Vec<_>>(),
+    });
+    std::fs::write(dir.join("matrix.json"), matrix_json.to_string()).unwrap();
+    let page = dir.join("matrix.html");
+    let doc = report_matrix(&[dir.to_str().unwrap()], &page);
+    assert_eq!(doc["sections"].as_array().unwrap().len(), 4);
+    let matrix = &doc["matrix"];
+    assert_eq!(matrix["columns"][0]["key"], "17 G1");
+    let rows = matrix["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "one row per filesystem");
+    let cell = |fs: &str| -> &serde_json::Value {
+        let row = rows.iter().find(|r| r["filesystem"] == fs).unwrap();
+        assert_eq!(row["disk"], "slow loop device, 4 MiB/s, stable pages");
+        &row["cells"]["17 G1"]
+    };
+    let variant = |fs: &str, name: &str| -> serde_json::Value {
+        cell(fs)["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["variant"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(cell("ext4")["repeats"], 2);
+    assert_eq!(cell("ext4")["consistent"], true);
+    assert_eq!(variant("ext4", "default")["verdict"], "stalls");
+    assert_eq!(variant("ext4", "default")["max_pause_ms"], 2900.0);
+    assert_eq!(cell("xfs")["consistent"], false);
+    let xfs_default = variant("xfs", "default");
+    assert_eq!(xfs_default["verdict"], "inconsistent");
+    let per_repeat: Vec<(&str, f64)> = xfs_default["repeats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["verdict"].as_str().unwrap(),
+                r["max_pause_ms"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(per_repeat, [("stalls", 2800.0), ("no_stalls", 150.0)]);
+    // The experiment's measurement columns come with each repeat, the others do not.
+    assert_eq!(
+        xfs_default["repeats"][1]["measurements"],
+        serde_json::json!([{"name": "workload.max_gap_ms", "value": 4000.0, "unit": "ms"}])
+    );
+    assert_eq!(cell("xfs")["default_verdict"], "inconsistent");
+    assert_eq!(
+        variant("xfs", "perf-disable-shared-mem")["verdict"],
+        "no_stalls"
+    );
+    assert_eq!(matrix["cells"], 2);
+    assert_eq!(matrix["consistent_cells"], 1);
+    let conclusions: Vec<&str> = matrix["conclusions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        conclusions.contains(&"Never stalled in any cell: perf-disable-shared-mem."),
+        "{conclusions:?}"
+    );
+    assert!(
+        conclusions.contains(&"Repeats of default disagreed in 1 of 2 cells: filesystem xfs."),
+        "{conclusions:?}"
+    );
+    assert!(
+        conclusions.contains(&"1 of 2 cells were consistent across their repeats (up to 2 each)."),
+        "{conclusions:?}"
+    );
+
+    // The same in the terminal and the HTML: per-repeat numbers of the inconsistent cell.
+    let out = pauselab(&["report", "--matrix", dir.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("inconsistent: stalls 2.8 s, no stalls 150 ms")
+            && text.contains("stalls (2.9 s)")
+            && text.contains("Conclusions: "),
+        "{text}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("repeat 2: no stalls 150 ms") && html.contains("v-inconsistent"));
+}
+
+#[test]
+fn a_matrix_directory_listing_a_path_outside_it_is_refused() {
+    let dir = out_dir("report-matrix-escape");
+    let doc = serde_json::json!({
+        "format": "pauselab-matrix", "experiment": "x", "cells": [], "repeats": 1,
+        "duration_s": 1.0, "expected_duration_s": 1.0, "bundles": ["../elsewhere"],
+    });
+    std::fs::write(dir.join("matrix.json"), doc.to_string()).unwrap();
+    let out = pauselab(&["report", "--matrix", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("matrix.json: bundle name \"../elsewhere\" is not a directory of the matrix"),
+        "{err}"
     );
 }

@@ -343,7 +343,16 @@ fn manifest(finished: &Finished) -> Manifest {
         stressors: finished.stressors.clone(),
         notes: finished.notes.clone(),
         cleanup_failures: finished.cleanup_failures.clone(),
+        cell: finished.options.cell.clone(),
     }
+}
+
+/// Writes `matrix.json` into the matrix directory `dir` (again after every cell, so a
+/// matrix stopped half-way still lists the bundles it made).
+pub fn write_matrix(dir: &Path, matrix: &pauselab_bundle::MatrixRun) -> Result<(), LabError> {
+    let path = dir.join(pauselab_bundle::MATRIX);
+    let text = serde_json::to_string_pretty(matrix).expect("matrix.json serializes");
+    fs::write(&path, text + "\n").map_err(|e| LabError::io(&path, "write", e))
 }
 
 /// The JSON of a value of the lab's own types (they serialize to plain JSON objects).

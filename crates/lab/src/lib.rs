@@ -24,6 +24,7 @@ pub use host::{fault, journal, sys};
 pub use judge::verdict;
 pub use jvm::java;
 pub use measure::jmh;
+pub use run::matrix;
 pub use run::runner::{self, run, RunOptions};
 
 #[derive(Debug, thiserror::Error)]

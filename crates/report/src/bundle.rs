@@ -12,9 +12,10 @@ use crate::summary::LogSummary;
 use crate::ReportError;
 
 pub use pauselab_bundle::{
-    Host, HostPath, Manifest, ManifestExperiment, ManifestJdk, Measurement, VariantEntry,
-    VariantSummary, VariantVerdict, Verdict, Vulnerable, FORMAT, FORMAT_VERSION, GC_LOG,
-    HICCUP_LOG, HOST_SERIES, MANIFEST, SAFEPOINT_LOG, VERDICT,
+    CellEntry, CellVerdict, Host, HostPath, Manifest, ManifestExperiment, ManifestJdk, MatrixRun,
+    Measurement, VariantEntry, VariantSummary, VariantVerdict, Verdict, Vulnerable, FORMAT,
+    FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, MANIFEST, MATRIX, MATRIX_FORMAT,
+    SAFEPOINT_LOG, VERDICT,
 };
 
 /// The host sampled during the run: column name -> values per row (`None` when empty).
@@ -146,20 +147,92 @@ impl Bundle {
         }
     }
 
-    /// The stressed path's "filesystem on device", for the matrix's disk column.
-    pub fn disk(&self) -> Option<String> {
-        let p = self
-            .manifest
+    fn stressed_path(&self) -> Option<&pauselab_bundle::HostPath> {
+        self.manifest
             .host
             .paths
             .iter()
-            .find(|p| p.role == "stressed")?;
-        match (&p.filesystem, &p.device) {
-            (Some(fs), Some(dev)) => Some(format!("{fs} on {dev}")),
-            (Some(fs), None) => Some(fs.clone()),
-            (None, Some(dev)) => Some(dev.clone()),
-            (None, None) => Some(p.path.clone()),
+            .find(|p| p.role == "stressed")
+    }
+
+    /// What the run stressed, for the matrix's disk column: the slow device with its
+    /// throttle and stable pages (the same whatever loop device it got), the user's disk,
+    /// or the host's own disk; "filesystem on device" for bundles that do not say.
+    pub fn disk(&self) -> Option<String> {
+        let stressed = self.stressed_path();
+        let device = stressed.and_then(|p| p.device.clone());
+        match self.manifest.fault_injection.as_deref() {
+            Some("slow-stable-pages") => {
+                let spec = self.manifest.fault.as_ref().map(|f| &f["spec"]);
+                let mut text = "slow loop device".to_string();
+                if let Some(bps) = spec.and_then(|s| s["write_bps"].as_u64()) {
+                    text.push_str(&format!(", {:.0} MiB/s", bps as f64 / (1u64 << 20) as f64));
+                }
+                match spec.and_then(|s| s["stable_writes"].as_bool()) {
+                    Some(true) => text.push_str(", stable pages"),
+                    Some(false) => text.push_str(", no stable pages"),
+                    None => {}
+                }
+                Some(text)
+            }
+            Some("disk") => {
+                let dir = self
+                    .manifest
+                    .options
+                    .as_ref()
+                    .and_then(|o| o.disk.clone())
+                    .map(|d| d.display().to_string())
+                    .or_else(|| stressed.map(|p| p.path.clone()))?;
+                Some(match device {
+                    Some(dev) => format!("{dir} on {dev}"),
+                    None => dir,
+                })
+            }
+            Some("none") => Some(format!(
+                "{}, no fault",
+                device.unwrap_or_else(|| "host disk".into())
+            )),
+            _ => {
+                let p = stressed?;
+                match (&p.filesystem, &p.device) {
+                    (Some(fs), Some(dev)) => Some(format!("{fs} on {dev}")),
+                    (Some(fs), None) => Some(fs.clone()),
+                    (None, Some(dev)) => Some(dev.clone()),
+                    (None, None) => Some(p.path.clone()),
+                }
+            }
         }
+    }
+
+    /// The stressed filesystem: the matrix cell's, else what the host facts found.
+    pub fn filesystem(&self) -> Option<String> {
+        self.manifest
+            .cell
+            .as_ref()
+            .and_then(|c| c.filesystem.clone())
+            .or_else(|| self.stressed_path().and_then(|p| p.filesystem.clone()))
+    }
+
+    /// The slow device's mount options (`defaults` when none were given); none without
+    /// the slow device.
+    pub fn mount_options(&self) -> Option<String> {
+        if let Some(options) = self
+            .manifest
+            .cell
+            .as_ref()
+            .and_then(|c| c.mount_options.clone())
+        {
+            return Some(options);
+        }
+        if self.manifest.fault_injection.as_deref() != Some("slow-stable-pages") {
+            return None;
+        }
+        let spec = self.manifest.fault.as_ref().map(|f| &f["spec"]);
+        Some(
+            spec.and_then(|s| s["mount_options"].as_str())
+                .unwrap_or("defaults")
+                .to_string(),
+        )
     }
 }
 

@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use crate::bundle::VariantVerdict;
 use crate::hgrm;
 use crate::model::{variant_anchor, Matrix, Section, Sla, VariantReport};
 use crate::summary::Stats;
@@ -41,6 +40,7 @@ td.text { text-align: left; white-space: normal; min-width: 12em; }
 .v-stalls, .v-vulnerable, .v-breach { background: #fde2e1; color: #a4000f; }
 .v-no_stalls, .v-not_vulnerable, .v-met { background: #dff3e4; color: #0a6b2c; }
 .v-baseline { background: #e6eefc; color: #1f4ea8; }
+.v-inconsistent { background: #fff1c2; color: #7a5200; }
 .v-inconclusive, .v-skipped, .v-failed, .v-unknown { background: #f1f1f1; color: #555; }
 figure { margin: 8px 0; }
 figure svg.chart { width: 100%; height: auto; display: block; border: 1px solid #eee; border-radius: 4px; }
@@ -427,51 +427,88 @@ fn measurement_table(out: &mut String, section: &Section) {
 }
 
 fn matrix_html(out: &mut String, matrix: &Matrix) {
-    out.push_str(r#"<section class="bundle" id="matrix"><h2>Matrix: kernel × JDK</h2><p class="muted">Each cell: the verdict of the default configuration and whether each mitigation removed the stalls. Click a cell for its charts.</p><div class="scroll"><table class="matrix"><thead><tr><th>kernel</th><th>host</th><th>disk</th>"#);
-    for jdk in &matrix.jdks {
-        let _ = write!(out, "<th>JDK {}</th>", escape(jdk));
+    out.push_str(r#"<section class="bundle" id="matrix"><h2>Matrix</h2><p class="muted">One line per place and variant, a column per JDK and collector. Each cell: the verdict over the cell's repeats (inconsistent when they disagree, with each repeat's verdict) and the longest pause. Click a cell for its charts.</p><div class="scroll"><table class="matrix"><thead><tr><th>kernel</th><th>host</th><th>disk</th><th>filesystem</th><th>mount options</th><th>variant</th>"#);
+    for column in &matrix.columns {
+        let _ = write!(
+            out,
+            "<th>{}</th>",
+            escape(&crate::text::column_title(column))
+        );
     }
     out.push_str("</tr></thead><tbody>");
     for row in &matrix.rows {
+        for variant in &matrix.variants {
+            let present = row
+                .cells
+                .values()
+                .any(|c| c.variants.iter().any(|v| &v.variant == variant));
+            if !present {
+                continue;
+            }
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+                escape(&row.kernel),
+                escape(&row.host),
+                escape(&row.disk),
+                escape(&row.filesystem),
+                escape(&row.mount_options),
+                escape(variant)
+            );
+            for column in &matrix.columns {
+                let cell = row.cells.get(&column.key);
+                match cell.map(|c| c.variants.iter().find(|v| &v.variant == variant)) {
+                    None => out.push_str(r#"<td class="muted">not run</td>"#),
+                    Some(None) => out.push_str(r#"<td class="muted">-</td>"#),
+                    Some(Some(v)) => matrix_variant_html(out, v),
+                }
+            }
+            out.push_str("</tr>");
+        }
+    }
+    out.push_str("</tbody></table></div>");
+    if !matrix.conclusions.is_empty() {
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td>",
-            escape(&row.kernel),
-            escape(&row.host),
-            escape(&row.disk)
+            r#"<p class="conclusions"><strong>Conclusions.</strong> {}</p>"#,
+            escape(&matrix.conclusions.join(" "))
         );
-        for jdk in &matrix.jdks {
-            match row.cells.get(jdk) {
-                Some(cell) => {
-                    let class = cell
-                        .default_verdict
-                        .map_or("unknown", VariantVerdict::as_str);
-                    let vulnerable = match cell.default_verdict {
-                        Some(VariantVerdict::Stalls) => "vulnerable: yes",
-                        Some(VariantVerdict::NoStalls) => "vulnerable: no",
-                        _ => class,
-                    };
-                    let _ = write!(
-                        out,
-                        r##"<td class="cell"><a href="#{}">{}"##,
-                        escape(&cell.anchor),
-                        badge_text(class, vulnerable)
-                    );
-                    if !cell.mitigations.is_empty() {
-                        out.push_str("<ul>");
-                        for (name, outcome) in &cell.mitigations {
-                            let _ = write!(out, "<li>{}: {}</li>", escape(name), escape(outcome));
-                        }
-                        out.push_str("</ul>");
-                    }
-                    out.push_str("</a></td>");
-                }
-                None => out.push_str(r#"<td class="muted">not run</td>"#),
-            }
-        }
-        out.push_str("</tr>");
     }
-    out.push_str("</tbody></table></div></section>");
+    out.push_str("</section>");
+}
+
+/// One variant's cell: its verdict as a badge linked to the first repeat's charts, the
+/// longest pause, and each repeat when they disagree.
+fn matrix_variant_html(out: &mut String, v: &crate::model::MatrixVariant) {
+    let class = v.verdict.map_or("unknown", |c| c.as_str());
+    let anchor = v.repeats.first().map(|r| r.anchor.as_str()).unwrap_or("");
+    let _ = write!(
+        out,
+        r##"<td class="cell"><a href="#{}">{}"##,
+        escape(anchor),
+        badge_text(class, &crate::matrix::cell_words(v.verdict))
+    );
+    if let Some(ms) = v.max_pause_ms {
+        let _ = write!(out, " {}", escape(&crate::matrix::pause_words(ms)));
+    }
+    out.push_str("</a>");
+    if v.verdict == Some(pauselab_bundle::CellVerdict::Inconsistent) {
+        out.push_str("<ul>");
+        for (i, r) in v.repeats.iter().enumerate() {
+            let _ = write!(
+                out,
+                r##"<li><a href="#{}">repeat {}: {}{}</a></li>"##,
+                escape(&r.anchor),
+                i + 1,
+                escape(&crate::model::verdict_words(r.verdict)),
+                r.max_pause_ms
+                    .map(|ms| format!(" {}", escape(&crate::matrix::pause_words(ms))))
+                    .unwrap_or_default()
+            );
+        }
+        out.push_str("</ul>");
+    }
+    out.push_str("</td>");
 }
 
 fn badge_text(class: &str, text: &str) -> String {

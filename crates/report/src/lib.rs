@@ -6,6 +6,7 @@ pub mod bundle;
 pub mod gc;
 pub mod hgrm;
 pub mod html;
+pub mod matrix;
 pub mod model;
 pub mod png;
 pub mod summary;

@@ -2,7 +2,6 @@
 //! interval logs), each with variants, their summaries and verdicts, the SLA check and the
 //! matrix across bundles. Renderers (terminal, JSON, HTML, PNG) read only this.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pauselab_pause::interval_log::TagFilter;
@@ -10,6 +9,7 @@ use pauselab_pause::PauseEvent;
 use serde::Serialize;
 
 use crate::bundle::{Bundle, HostSeries, VariantVerdict, Vulnerable};
+pub use crate::matrix::{matrix, Matrix, MatrixCell, MatrixColumn, MatrixRow, MatrixVariant};
 use crate::summary::{LogSummary, Stats};
 use crate::ReportError;
 
@@ -28,6 +28,9 @@ pub struct VariantReport {
     pub verdict: Option<VariantVerdict>,
     pub evidence: Option<String>,
     pub measurements: Vec<crate::bundle::Measurement>,
+    /// The longest pause after the warm-up by the metric the verdict used: the safepoint
+    /// max when the bundle recorded safepoints, else the hiccup max (ms).
+    pub judged_max_ms: Option<f64>,
 }
 
 impl VariantReport {
@@ -55,7 +58,14 @@ pub struct Section {
     pub baseline_variant: Option<String>,
     pub kernel: Option<String>,
     pub hostname: Option<String>,
+    /// What was stressed, for the matrix's rows (`slow loop device, 4 MB/s, stable pages`).
     pub disk: Option<String>,
+    /// The stressed filesystem.
+    pub filesystem: Option<String>,
+    /// The slow device's mount options, `defaults` when none were given.
+    pub mount_options: Option<String>,
+    /// The matrix cell and repeat the bundle ran, when it is part of a matrix run.
+    pub cell: Option<pauselab_bundle::CellEntry>,
     pub variants: Vec<VariantReport>,
     pub host: Option<HostSeries>,
     /// Heap and pause series of a GC log given as input.
@@ -202,6 +212,12 @@ impl Section {
                     .as_ref()
                     .map(|x| x.measurements.clone())
                     .unwrap_or_default(),
+                judged_max_ms: v.verdict.as_ref().and_then(|x| {
+                    x.safepoints
+                        .as_ref()
+                        .or(x.hiccups.as_ref())
+                        .map(|s| s.max_ms)
+                }),
             })
             .collect();
         Section {
@@ -215,6 +231,9 @@ impl Section {
             kernel: h.kernel.clone(),
             hostname: h.hostname.clone(),
             disk: bundle.disk(),
+            filesystem: bundle.filesystem(),
+            mount_options: bundle.mount_options(),
+            cell: m.cell.clone(),
             variants,
             host: bundle.host_series.clone(),
             gc: None,
@@ -240,6 +259,7 @@ impl Section {
                 verdict: None,
                 evidence: None,
                 measurements: Vec::new(),
+                judged_max_ms: None,
             });
         }
         let mut facts = Vec::new();
@@ -292,6 +312,7 @@ impl Section {
                 verdict: None,
                 evidence: None,
                 measurements: Vec::new(),
+                judged_max_ms: None,
             }],
             gc: Some(series),
             ..Section::default()
@@ -367,104 +388,8 @@ impl Sla {
     }
 }
 
-/// A cell of the matrix: one section's default variant on one JDK.
-#[derive(Debug, Clone, Serialize)]
-pub struct MatrixCell {
-    pub section_id: String,
-    /// Anchor of the variant's charts.
-    pub anchor: String,
-    /// `None` when the bundle has no verdict for it.
-    pub default_verdict: Option<VariantVerdict>,
-    /// (mitigation variant, "removed" | "still stalls" | verdict)
-    pub mitigations: Vec<(String, String)>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct MatrixRow {
-    pub kernel: String,
-    pub host: String,
-    pub disk: String,
-    /// JDK id -> cell.
-    pub cells: BTreeMap<String, MatrixCell>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Matrix {
-    pub jdks: Vec<String>,
-    pub rows: Vec<MatrixRow>,
-}
-
 pub fn variant_anchor(section: &Section, variant: &VariantReport) -> String {
     format!("{}-{}", section.id, slug(&variant.id))
-}
-
-/// Rows = kernel (host, disk), columns = JDK; the default variant's verdict and whether each
-/// mitigation (neither default nor baseline) removed the stalls.
-pub fn matrix(sections: &[Section]) -> Matrix {
-    let mut jdks: Vec<String> = Vec::new();
-    let mut rows: Vec<MatrixRow> = Vec::new();
-    for s in sections {
-        let Some(default) = &s.default_variant else {
-            continue;
-        };
-        let key = (
-            s.kernel.clone().unwrap_or_else(|| "?".into()),
-            s.hostname.clone().unwrap_or_else(|| "?".into()),
-            s.disk.clone().unwrap_or_else(|| "?".into()),
-        );
-        let row_index = match rows
-            .iter()
-            .position(|r| (r.kernel.clone(), r.host.clone(), r.disk.clone()) == key)
-        {
-            Some(i) => i,
-            None => {
-                rows.push(MatrixRow {
-                    kernel: key.0,
-                    host: key.1,
-                    disk: key.2,
-                    cells: BTreeMap::new(),
-                });
-                rows.len() - 1
-            }
-        };
-        for v in s.variants.iter().filter(|v| &v.variant == default) {
-            let jdk = v.jdk.clone().unwrap_or_else(|| "-".into());
-            if !jdks.contains(&jdk) {
-                jdks.push(jdk.clone());
-            }
-            let default_verdict = v.verdict;
-            let mitigations = s
-                .variants
-                .iter()
-                .filter(|m| {
-                    m.jdk == v.jdk
-                        && &m.variant != default
-                        && Some(&m.variant) != s.baseline_variant.as_ref()
-                })
-                .map(|m| {
-                    let outcome = match (default_verdict, m.verdict) {
-                        (Some(VariantVerdict::Stalls), Some(VariantVerdict::NoStalls)) => {
-                            "removed".to_string()
-                        }
-                        (_, Some(VariantVerdict::Stalls)) => "still stalls".to_string(),
-                        (_, other) => verdict_words(other),
-                    };
-                    (m.variant.clone(), outcome)
-                })
-                .collect();
-            rows[row_index].cells.insert(
-                jdk,
-                MatrixCell {
-                    section_id: s.id.clone(),
-                    anchor: variant_anchor(s, v),
-                    default_verdict,
-                    mitigations,
-                },
-            );
-        }
-    }
-    jdks.sort_by_key(|j| (j.parse::<u32>().unwrap_or(u32::MAX), j.clone()));
-    Matrix { jdks, rows }
 }
 
 /// A variant's verdict for people: `no stalls`, `unknown` when there is none.

@@ -1,5 +1,6 @@
 //! The terminal form of a report: per section its facts and one row per variant.
 
+use crate::matrix::variant_cell_words;
 use crate::model::{Matrix, Section, Sla};
 use crate::summary::Stats;
 use crate::table;
@@ -12,29 +13,7 @@ pub fn render(
 ) -> String {
     let mut out = String::new();
     if let Some(m) = matrix {
-        out.push_str("Matrix (default variant; mitigations)\n");
-        let mut header = vec!["kernel".to_string(), "host".to_string(), "disk".to_string()];
-        header.extend(m.jdks.iter().map(|j| format!("JDK {j}")));
-        let rows: Vec<Vec<String>> = m
-            .rows
-            .iter()
-            .map(|r| {
-                let mut row = vec![r.kernel.clone(), r.host.clone(), r.disk.clone()];
-                row.extend(m.jdks.iter().map(|j| match r.cells.get(j) {
-                    Some(c) => {
-                        let mut text = crate::model::verdict_words(c.default_verdict);
-                        for (name, outcome) in &c.mitigations {
-                            text.push_str(&format!("; {name}: {outcome}"));
-                        }
-                        text
-                    }
-                    None => "not run".to_string(),
-                }));
-                row
-            })
-            .collect();
-        let header: Vec<&str> = header.iter().map(String::as_str).collect();
-        out.push_str(&table::render(&header, &rows));
+        out.push_str(&matrix_text(m));
         out.push('\n');
     }
     for section in sections {
@@ -123,4 +102,70 @@ pub fn render(
         out.push('\n');
     }
     out
+}
+
+/// The matrix as a table, one line per place and variant, a column per JDK and collector,
+/// then the conclusions as one paragraph.
+pub fn matrix_text(m: &Matrix) -> String {
+    let mut out =
+        String::from("Matrix (each cell: the verdict over its repeats and the longest pause)\n");
+    let mut header: Vec<String> = [
+        "kernel",
+        "host",
+        "disk",
+        "filesystem",
+        "mount options",
+        "variant",
+    ]
+    .iter()
+    .map(|h| h.to_string())
+    .collect();
+    header.extend(m.columns.iter().map(column_title));
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for r in &m.rows {
+        for variant in &m.variants {
+            let cells: Vec<String> = m
+                .columns
+                .iter()
+                .map(|c| {
+                    match r
+                        .cells
+                        .get(&c.key)
+                        .map(|cell| cell.variants.iter().find(|v| &v.variant == variant))
+                    {
+                        None => "not run".to_string(),
+                        Some(None) => "-".to_string(),
+                        Some(Some(v)) => variant_cell_words(v),
+                    }
+                })
+                .collect();
+            if cells.iter().all(|c| c == "-") {
+                continue;
+            }
+            let mut row = vec![
+                r.kernel.clone(),
+                r.host.clone(),
+                r.disk.clone(),
+                r.filesystem.clone(),
+                r.mount_options.clone(),
+                variant.clone(),
+            ];
+            row.extend(cells);
+            rows.push(row);
+        }
+    }
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    out.push_str(&table::render(&header, &rows));
+    if !m.conclusions.is_empty() {
+        out.push_str(&format!("\nConclusions: {}\n", m.conclusions.join(" ")));
+    }
+    out
+}
+
+/// `JDK 17 G1`, or `JDK 17` when the bundles do not name the collector.
+pub fn column_title(column: &crate::model::MatrixColumn) -> String {
+    match &column.gc {
+        Some(gc) => format!("JDK {} {gc}", column.jdk),
+        None => format!("JDK {}", column.jdk),
+    }
 }

@@ -10,10 +10,13 @@ use clap::Subcommand;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use pauselab_lab::bundle::Outcome;
 use pauselab_lab::experiment::{Experiment, FaultUse, BUILTIN};
+use pauselab_lab::experiment::{Filesystem, Gc, MountOptions};
 use pauselab_lab::runner::{Observer, Progress, RunState, VariantProgress};
 use pauselab_lab::verdict::{VariantVerdict, Vulnerable};
 use pauselab_lab::{journal, units, RunOptions};
 use pauselab_report::table::{format_measurement, measurement_header as short_name};
+
+mod matrix;
 
 /// Exit code when a run could not decide (noisy host, no baseline data, interrupted).
 pub const EXIT_INCONCLUSIVE: u8 = 4;
@@ -58,12 +61,30 @@ struct RunArgs {
     /// Result bundle directory (default: ./pauselab-lab-NAME-DATE)
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Stress this directory (your own disk) instead of injecting the slow device
-    #[arg(long, conflicts_with = "no_fault")]
-    disk: Option<PathBuf>,
+    /// Stress this directory (your own disk) instead of injecting the slow device; repeat
+    /// for a matrix (one cell per disk)
+    #[arg(long = "disk", value_name = "DIR", conflicts_with = "no_fault")]
+    disks: Vec<PathBuf>,
     /// Do not inject the fault: show what this host does on its own
     #[arg(long)]
     no_fault: bool,
+    /// Collector of every variant (Serial, Parallel, G1, ZGC, Shenandoah); repeat for a
+    /// matrix (one cell per collector)
+    #[arg(long = "gc", value_name = "GC")]
+    gcs: Vec<Gc>,
+    /// Filesystem of the slow device (ext4, xfs, btrfs); repeat for a matrix
+    #[arg(long = "fs", value_name = "FS")]
+    filesystems: Vec<Filesystem>,
+    /// Mount options of the slow device, as `mount -o` takes them (noatime, lazytime,
+    /// data=writeback); repeat for a matrix
+    #[arg(long = "mount-options", value_name = "OPTIONS")]
+    mount_options: Vec<MountOptions>,
+    /// Run each cell of the matrix N times, in interleaved order
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// Print the plan and its expected duration, change nothing
+    #[arg(long)]
+    dry_run: bool,
     /// Print verdict.json instead of the table
     #[arg(long)]
     json: bool,
@@ -125,15 +146,15 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Wall time of a run on one JDK: about 15 s to set the host up and tear it down (the slow
-/// device's mkfs is most of it), then each round of `duration` plus about 5 s to stop its
-/// JVMs, and about 20 s per preparation step. Rounds whose JVMs exit on their own end
-/// earlier.
+/// Wall time of a run on one JDK (`matrix::expected_run_duration`).
 fn expected_duration(e: &Experiment) -> anyhow::Result<Duration> {
     let round = units::parse_duration(&e.duration).map_err(anyhow::Error::msg)?;
-    let rounds = e.rounds_per_jdk() as u32;
-    let preparation = Duration::from_secs(20) * e.prepare.len() as u32;
-    Ok(Duration::from_secs(15) + preparation + (round + Duration::from_secs(5)) * rounds)
+    Ok(pauselab_lab::matrix::expected_run_duration(
+        e,
+        round,
+        1,
+        e.fault.is_some(),
+    ))
 }
 
 fn human_duration(d: Duration) -> String {
@@ -190,7 +211,7 @@ fn cleanup(json: bool) -> anyhow::Result<ExitCode> {
 
 fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (experiment, text) = Experiment::load(&args.experiment)?;
-    let fault = if args.disk.is_some() || args.no_fault {
+    let fault = if !args.disks.is_empty() || args.no_fault {
         FaultUse::Skip
     } else {
         FaultUse::Inject
@@ -203,6 +224,15 @@ fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
             needs_root.join(", ")
         );
     }
+    let plan =
+        matrix::plan(&args, &experiment).with_context(|| format!("lab run {}", args.experiment))?;
+    if args.dry_run {
+        matrix::print_plan(&mut io::stdout().lock(), &experiment, &plan, args.json)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if matrix::is_matrix(&args) {
+        return matrix::run(args, experiment, text, plan);
+    }
     let measurement_columns = experiment.measurements.clone();
     let bundle_dir = args.out.unwrap_or_else(|| {
         PathBuf::from(format!("pauselab-lab-{}-{}", experiment.name, timestamp()))
@@ -211,9 +241,10 @@ fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
         duration: args.duration,
         jdks: args.jdks,
         out: bundle_dir.clone(),
-        disk: args.disk,
+        disk: args.disks.into_iter().next(),
         no_fault: args.no_fault,
         state_dir: journal::state_dir(),
+        cell: None,
     };
     let stop = pauselab_lab::runner::interrupt_flag()?;
     let mut observer = Bars::new();

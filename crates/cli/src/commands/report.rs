@@ -46,15 +46,20 @@ enum Input {
     GcLog(PathBuf),
 }
 
-/// A file is an interval log when its first 4 KiB (decompressed) look like one, else a GC log.
-fn classify(path: &Path) -> anyhow::Result<Input> {
+/// A directory is a bundle, or a matrix run's directory (its bundles, as matrix.json lists
+/// them); a file is an interval log when its first 4 KiB (decompressed) look like one, else
+/// a GC log.
+fn classify(path: &Path) -> anyhow::Result<Vec<Input>> {
     if path.is_dir() {
+        if let Some(bundles) = matrix_bundles(path)? {
+            return Ok(bundles.into_iter().map(Input::Bundle).collect());
+        }
         anyhow::ensure!(
             is_bundle(path),
             "{}: a directory without manifest.json is not a lab bundle (see docs/bundle-format.md)",
             path.display()
         );
-        return Ok(Input::Bundle(path.to_path_buf()));
+        return Ok(vec![Input::Bundle(path.to_path_buf())]);
     }
     if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
         // Recognising an input reads its beginning, charting it reads it again.
@@ -64,11 +69,47 @@ fn classify(path: &Path) -> anyhow::Result<Input> {
         );
     }
     let interval_log = pauselab_pause::interval_log::looks_like_interval_log(path)?;
-    Ok(if interval_log {
+    Ok(vec![if interval_log {
         Input::IntervalLog(path.to_path_buf())
     } else {
         Input::GcLog(path.to_path_buf())
-    })
+    }])
+}
+
+/// The bundles of a matrix run's directory, in the order they ran; `None` when `dir` has
+/// no matrix.json.
+pub fn matrix_bundles(dir: &Path) -> anyhow::Result<Option<Vec<PathBuf>>> {
+    let file = dir.join(pauselab_report::bundle::MATRIX);
+    if !file.is_file() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("{}: cannot read", file.display()))?;
+    let run: pauselab_report::bundle::MatrixRun = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: not a matrix run's file: {e}", file.display()))?;
+    anyhow::ensure!(
+        run.format == pauselab_report::bundle::MATRIX_FORMAT,
+        "{}: format {:?} is not {:?}",
+        file.display(),
+        run.format,
+        pauselab_report::bundle::MATRIX_FORMAT
+    );
+    anyhow::ensure!(
+        !run.bundles.is_empty(),
+        "{}: the matrix run made no bundle yet",
+        file.display()
+    );
+    let mut bundles = Vec::new();
+    for name in &run.bundles {
+        // Names are directories of the matrix directory, never paths elsewhere.
+        anyhow::ensure!(
+            !name.is_empty() && !name.contains('/') && name != ".." && name != ".",
+            "{}: bundle name {name:?} is not a directory of the matrix",
+            file.display()
+        );
+        bundles.push(dir.join(name));
+    }
+    Ok(Some(bundles))
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -82,7 +123,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .inputs
         .iter()
         .map(|p| classify(p))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>();
     let tag = TagFilter::from_option(args.tag.as_deref());
 
     let mut sections: Vec<Section> = Vec::new();

@@ -76,7 +76,8 @@ impl SlowDevice {
             size_bytes: 1 << 30,
             write_bps: BYTES_PER_SECOND,
             stable_writes: true,
-            fstype: "ext4".into(),
+            fstype: pauselab_lab::experiment::Filesystem::Ext4,
+            mount_options: None,
         };
         let device = fault::setup_slow_device(&mut journal, &scratch, &spec)
             .unwrap_or_else(|e| panic!("cannot build the slow device: {e}"));

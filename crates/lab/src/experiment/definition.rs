@@ -145,12 +145,15 @@ pub enum Fault {
         #[serde(default = "yes")]
         stable_writes: bool,
         #[serde(default = "ext4")]
-        fstype: String,
+        fstype: crate::experiment::dimensions::Filesystem,
+        /// As `mount -o` takes them; none: the kernel's defaults.
+        #[serde(default)]
+        mount_options: Option<crate::experiment::dimensions::MountOptions>,
     },
 }
 
-fn ext4() -> String {
-    "ext4".into()
+fn ext4() -> crate::experiment::dimensions::Filesystem {
+    crate::experiment::dimensions::Filesystem::Ext4
 }
 
 impl Fault {
@@ -161,11 +164,13 @@ impl Fault {
                 write_bps,
                 stable_writes,
                 fstype,
+                mount_options,
             } => Ok(SlowDeviceSpec {
                 size_bytes: crate::experiment::units::parse_bytes(size)?,
                 write_bps: crate::experiment::units::parse_bytes(write_bps)?,
                 stable_writes: *stable_writes,
-                fstype: fstype.clone(),
+                fstype: *fstype,
+                mount_options: mount_options.clone(),
             }),
         }
     }

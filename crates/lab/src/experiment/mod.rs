@@ -2,11 +2,15 @@
 //! in and the names of the files a run writes. Nothing here touches the host.
 
 mod definition;
+mod dimensions;
 pub mod layout;
+mod matrix;
 mod parts;
 pub mod units;
 
 pub use definition::*;
+pub use dimensions::{Filesystem, Gc, MountOptions};
+pub use matrix::Cell;
 pub use parts::{
     is_plain_name, validate_steps, Bounds, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
     StressorSpec, Thresholds, CHUNK,

@@ -202,8 +202,9 @@ pub struct SlowDeviceSpec {
     pub write_bps: u64,
     /// Whether the device asks for stable pages (the condition for the hsperf stall).
     pub stable_writes: bool,
-    /// `ext4` or `xfs`.
-    pub fstype: String,
+    pub fstype: crate::experiment::dimensions::Filesystem,
+    /// As `mount -o` takes them; none: the kernel's defaults.
+    pub mount_options: Option<crate::experiment::dimensions::MountOptions>,
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 // Kept on this path for callers that set up a slow device directly.
 pub use crate::experiment::SlowDeviceSpec;
+use crate::experiment::{Filesystem, MountOptions};
 use crate::host::journal::{Change, Journal};
 use crate::host::sys;
 use crate::LabError;
@@ -87,9 +88,10 @@ pub fn setup_slow_device(
         fs::write(&stable, wanted).map_err(|e| LabError::io(&stable, "write", e))?;
     }
 
-    match spec.fstype.as_str() {
-        "ext4" => sys::run_tool(
-            "mkfs.ext4",
+    let mkfs = spec.fstype.mkfs();
+    match spec.fstype {
+        Filesystem::Ext4 => sys::run_tool(
+            &mkfs,
             &[
                 "-q",
                 "-F",
@@ -98,13 +100,7 @@ pub fn setup_slow_device(
                 &dev_path,
             ],
         ),
-        "xfs" => sys::run_tool("mkfs.xfs", &["-q", "-f", &dev_path]),
-        other => {
-            return Err(fail(
-                "filesystem",
-                format!("unsupported fstype {other:?} (ext4 or xfs)"),
-            ))
-        }
+        Filesystem::Xfs | Filesystem::Btrfs => sys::run_tool(&mkfs, &["-q", "-f", &dev_path]),
     }
     .map_err(|e| fail("mkfs", e))?;
 
@@ -116,7 +112,9 @@ pub fn setup_slow_device(
     journal.record(Change::Mount {
         target: mount_point.clone(),
     })?;
-    sys::mount(&dev_path, &mount_point, &spec.fstype, 0, "").map_err(|e| fail("mount", e))?;
+    let (flags, data) = mount_flags(spec.mount_options.as_ref());
+    sys::mount(&dev_path, &mount_point, spec.fstype.name(), flags, &data)
+        .map_err(|e| fail("mount", e))?;
     // JVMs of any user create their hsperfdata directory here, as in /tmp.
     set_sticky_world_writable(&mount_point)?;
 
@@ -138,6 +136,36 @@ pub fn setup_slow_device(
         mount_point,
         spec: spec.clone(),
     })
+}
+
+/// Splits mount options as `mount -o` takes them into the flags of mount(2) (the options
+/// of every filesystem, which `mount` itself translates) and the filesystem's own options,
+/// passed on as text for the kernel to accept or refuse.
+pub fn mount_flags(options: Option<&MountOptions>) -> (libc::c_ulong, String) {
+    let mut flags: libc::c_ulong = 0;
+    let mut data: Vec<&str> = Vec::new();
+    for word in options.into_iter().flat_map(MountOptions::words) {
+        let flag = match word {
+            "noatime" => libc::MS_NOATIME,
+            "nodiratime" => libc::MS_NODIRATIME,
+            "relatime" => libc::MS_RELATIME,
+            "strictatime" => libc::MS_STRICTATIME,
+            "lazytime" => libc::MS_LAZYTIME,
+            "sync" => libc::MS_SYNCHRONOUS,
+            "dirsync" => libc::MS_DIRSYNC,
+            "nosuid" => libc::MS_NOSUID,
+            "nodev" => libc::MS_NODEV,
+            "noexec" => libc::MS_NOEXEC,
+            // The defaults of mount(2) already.
+            "async" | "atime" | "diratime" | "nolazytime" | "defaults" | "rw" => 0,
+            other => {
+                data.push(other);
+                0
+            }
+        };
+        flags |= flag;
+    }
+    (flags, data.join(","))
 }
 
 /// Mounts a tmpfs of `size_bytes` on `target` (created).
@@ -172,4 +200,22 @@ fn set_sticky_world_writable(path: &Path) -> Result<(), LabError> {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(path, fs::Permissions::from_mode(0o1777))
         .map_err(|e| LabError::io(path, "chmod", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vfs_options_become_flags_the_rest_goes_to_the_filesystem() {
+        let options: MountOptions = "noatime,lazytime,data=writeback,async".parse().unwrap();
+        assert_eq!(
+            mount_flags(Some(&options)),
+            (
+                libc::MS_NOATIME | libc::MS_LAZYTIME,
+                "data=writeback".into()
+            )
+        );
+        assert_eq!(mount_flags(None), (0, String::new()));
+    }
 }

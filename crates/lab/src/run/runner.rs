@@ -37,6 +37,8 @@ pub struct RunOptions {
     pub no_fault: bool,
     /// Where journals and scratch areas live.
     pub state_dir: PathBuf,
+    /// The matrix cell and repeat this run is (`run::matrix`), recorded in the manifest.
+    pub cell: Option<pauselab_bundle::CellEntry>,
 }
 
 /// Live progress, once a second.
@@ -199,9 +201,13 @@ pub fn run(
             let spec = fault.slow_device_spec().map_err(LabError::Experiment)?;
             let device = fault::setup_slow_device(&mut journal, &scratch, &spec)?;
             notes.push(format!(
-                "fault injected: /dev/{} ({}, stable_writes={}, {} B/s write throttle) on {}",
+                "fault injected: /dev/{} ({}{}, stable_writes={}, {} B/s write throttle) on {}",
                 device.device,
                 spec.fstype,
+                spec.mount_options
+                    .as_ref()
+                    .map(|o| format!(" -o {o}"))
+                    .unwrap_or_default(),
                 u8::from(spec.stable_writes),
                 spec.write_bps,
                 device.mount_point.display()
