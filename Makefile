@@ -63,6 +63,7 @@ jmh-jfr:
 # gclog-io on JDK 17 + 25, cpu-quota on JDK 17; pretouch and memory-pressure on JDK 17;
 # hsperf-mmap over 2 collectors x 2 filesystems x 2 mount options, twice (about 19 minutes).
 acceptance: build
+	scripts/setup.sh xfsprogs btrfs-progs
 	$(CARGO) test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1 --nocapture
 	$(CARGO) test --release -p pauselab --test lab_memory_acceptance -- --ignored --test-threads=1 --nocapture
 

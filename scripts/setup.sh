@@ -15,6 +15,8 @@ for extra in "$@"; do
   case "$extra" in
     prometheus) debian_needs+=("prometheus prometheus" "promtool prometheus") ;;
     chromium) debian_needs+=("chromium chromium") ;;
+    xfsprogs) debian_needs+=("mkfs.xfs xfsprogs") ;;
+    btrfs-progs) debian_needs+=("mkfs.btrfs btrfs-progs") ;;
     *) debian_needs+=("$extra $extra") ;;
   esac
 done
