@@ -6,6 +6,7 @@ pub mod event;
 pub mod input;
 pub mod interval_log;
 pub mod stats;
+pub mod units;
 
 pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};
 pub use stats::{DurationStats, Summary};

@@ -48,8 +48,8 @@ struct RunArgs {
     /// Built-in experiment name or TOML file
     #[arg(default_value = "hsperf-mmap")]
     experiment: String,
-    /// Run time, e.g. 90s or 2m (default: the experiment's)
-    #[arg(long, value_parser = parse_duration)]
+    /// Run time: 90s, 2m, 1h; a bare number is seconds (default: the experiment's)
+    #[arg(long, value_name = "DURATION", value_parser = |text: &str| units::DURATION.parse(text))]
     duration: Option<Duration>,
     /// JDK home or major version (11: from /usr/lib/jvm, $JAVA_HOME or `make jdks`); repeat
     /// for a matrix (every variant on every JDK, in the same run)
@@ -67,10 +67,6 @@ struct RunArgs {
     /// Print verdict.json instead of the table
     #[arg(long)]
     json: bool,
-}
-
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    units::parse_duration(text)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {

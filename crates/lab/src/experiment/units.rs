@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use pauselab_pause::units::{DurationSyntax, TimeUnit};
+
 /// Parses a size with an optional binary unit: K, M, G (also KiB, MiB, GiB). No unit = bytes.
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let t = text.trim();
@@ -27,31 +29,16 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("invalid size {text:?}: too large"))
 }
 
+/// How experiments and `lab run --duration` write durations: a bare number is seconds, and
+/// nothing runs longer than a week.
+pub const DURATION: DurationSyntax =
+    DurationSyntax::new(TimeUnit::Seconds).at_most(Duration::from_secs(7 * 86_400));
+
 /// Parses a duration: a number with ms, s, m or h (a bare number is seconds).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let number: f64 = number
-        .parse()
-        .map_err(|_| format!("invalid duration {text:?}: expected e.g. 90s, 2m or 500ms"))?;
-    let seconds = match unit.trim() {
-        "ms" => number / 1000.0,
-        "" | "s" => number,
-        "m" | "min" => number * 60.0,
-        "h" => number * 3600.0,
-        _ => {
-            return Err(format!(
-                "invalid duration {text:?}: unknown unit {unit:?} (ms, s, m or h)"
-            ))
-        }
-    };
-    if !seconds.is_finite() || !(0.0..=7.0 * 86400.0).contains(&seconds) {
-        return Err(format!("invalid duration {text:?}: out of range"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
+    DURATION
+        .parse(text)
+        .map_err(|e| format!("invalid duration: {e}"))
 }
 
 #[cfg(test)]
@@ -75,6 +62,11 @@ mod tests {
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
         assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
         assert!(parse_duration("2 weeks").is_err());
+        assert_eq!(
+            parse_duration("7d").unwrap_err(),
+            "invalid duration: unknown unit \"d\" in \"7d\": use ns, us, ms, s, m or h"
+        );
+        assert!(parse_duration("169h").is_err());
         assert!(parse_duration("").is_err());
     }
 }
