@@ -1,6 +1,6 @@
 //! Durations and sizes as people write them, on the command line, in experiment files and in
 //! conditions: `500ms`, `10s`, `2m`, `1.5h`; `16M`, `2G`, `4096`. One syntax and one parser
-//! for every pauselab flag and file (docs/usage.md, "Durations and sizes").
+//! for every pauselab flag and file (docs/units.md).
 //!
 //! Durations: a number (digits, optionally a fraction: `0.5s`) and a unit, `ns`, `us`, `ms`,
 //! `s`, `m` (or `min`) or `h`, with or without a space between them. A number without a unit

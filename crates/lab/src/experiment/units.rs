@@ -3,30 +3,13 @@
 
 use std::time::Duration;
 
-use pauselab_pause::units::{DurationSyntax, TimeUnit};
+use pauselab_pause::units::{ByteSize, DurationSyntax, TimeUnit};
 
-/// Parses a size with an optional binary unit: K, M, G (also KiB, MiB, GiB). No unit = bytes.
+/// Parses a size with an optional binary unit: K, M, G, T (also KiB, MiB, ...). No unit = bytes.
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let number: u64 = number.parse().map_err(|_| {
-        format!("invalid size {text:?}: expected a number with K, M or G, e.g. 16M")
-    })?;
-    let factor: u64 = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 1,
-        "K" | "KB" | "KIB" => 1 << 10,
-        "M" | "MB" | "MIB" => 1 << 20,
-        "G" | "GB" | "GIB" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "invalid size {text:?}: unknown unit {unit:?} (K, M or G)"
-            ))
-        }
-    };
-    number
-        .checked_mul(factor)
-        .ok_or_else(|| format!("invalid size {text:?}: too large"))
+    ByteSize::parse(text)
+        .map(ByteSize::bytes)
+        .map_err(|e| e.to_string())
 }
 
 /// How experiments and `lab run --duration` write durations: a bare number is seconds, and
