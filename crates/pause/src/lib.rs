@@ -5,8 +5,10 @@ pub mod civil;
 pub mod event;
 pub mod input;
 pub mod interval_log;
+pub mod severity;
 pub mod stats;
 pub mod units;
 
 pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};
+pub use severity::Severity;
 pub use stats::{DurationStats, Summary};

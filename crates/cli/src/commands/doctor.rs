@@ -207,7 +207,7 @@ fn render(report: &DoctorReport) -> String {
         for f in findings {
             out.push_str(&format!(
                 "{:<9} {}  [{}]\n",
-                f.severity.label().to_uppercase(),
+                f.severity.as_str().to_uppercase(),
                 f.title,
                 f.check
             ));
