@@ -126,7 +126,7 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
 /// JVMs, and about 20 s per preparation step. Rounds whose JVMs exit on their own end
 /// earlier.
 fn expected_duration(e: &Experiment) -> anyhow::Result<Duration> {
-    let round = units::parse_duration(&e.duration).map_err(anyhow::Error::msg)?;
+    let round = e.duration.get();
     let rounds = e.rounds_per_jdk() as u32;
     let preparation = Duration::from_secs(20) * e.prepare.len() as u32;
     Ok(Duration::from_secs(15) + preparation + (round + Duration::from_secs(5)) * rounds)

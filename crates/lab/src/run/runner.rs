@@ -118,8 +118,7 @@ pub fn run(
 ) -> Result<Finished, LabError> {
     let duration = match options.duration {
         Some(d) => d,
-        None => crate::experiment::units::parse_duration(&experiment.duration)
-            .map_err(LabError::Experiment)?,
+        None => experiment.duration.get(),
     };
     let jdks = java::resolve_jdks(&options.jdks)?;
     let jars = java::find_jars(&experiment)?;
@@ -393,9 +392,7 @@ pub fn run(
         begin: Instant::now(),
         total,
         stop: &stop,
-        warmup_s: crate::experiment::units::parse_duration(&experiment.warmup)
-            .map_err(LabError::Experiment)?
-            .as_secs_f64(),
+        warmup_s: experiment.warmup.get().as_secs_f64(),
     };
     let mut interrupted = false;
     let mut cleanup_failures = Vec::new();
@@ -838,8 +835,7 @@ fn start_companions(
             let Companion::HsperfReader { interval } = companion else {
                 continue;
             };
-            let interval = crate::experiment::units::parse_duration(interval)
-                .unwrap_or(Duration::from_secs(1));
+            let interval = interval.get();
             let log = instance.out_dir.join(crate::stress::READER_LOG);
             let stop = stop.clone();
             let run_stop = run_stop.clone();

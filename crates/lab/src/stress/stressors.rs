@@ -76,7 +76,7 @@ impl Stressors {
                     })?;
                 }
                 StressorSpec::WritebackForcer { interval } => {
-                    let interval = crate::experiment::units::parse_duration(interval)?;
+                    let interval = interval.get();
                     let dirs = targets.victim_dirs.clone();
                     if dirs.is_empty() {
                         continue;

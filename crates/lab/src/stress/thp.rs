@@ -319,8 +319,8 @@ mod tests {
             psi_low: 1.0,
             available_low: "2G".into(),
             available_high: "4G".into(),
-            hold: "5s".into(),
-            interval: "250ms".into(),
+            hold: "5s".parse().unwrap(),
+            interval: "250ms".parse().unwrap(),
         }
         .thresholds()
         .unwrap()
@@ -424,8 +424,8 @@ mod tests {
             psi_low: 999.0,
             available_low: "1000000G".into(),
             available_high: "2000000G".into(),
-            hold: "1s".into(),
-            interval: "50ms".into(),
+            hold: "1s".parse().unwrap(),
+            interval: "50ms".parse().unwrap(),
         };
         // Stopped normally, the governor itself puts the mode back.
         let mut journal = Journal::create(&state, "thp-test-stop", "test").unwrap();
