@@ -8,7 +8,7 @@ use crate::experiment::parts::{
     is_plain_name, validate_steps, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
     StressorSpec,
 };
-use crate::experiment::units::WrittenDuration;
+use crate::experiment::units::{WrittenDuration, WrittenSize};
 use crate::LabError;
 
 /// Built-in experiments: (name, TOML text).
@@ -141,8 +141,8 @@ fn yes() -> bool {
 pub enum Fault {
     /// A throttled loop device that requires stable pages (docs/lab.md).
     SlowStablePages {
-        size: String,
-        write_bps: String,
+        size: WrittenSize,
+        write_bps: WrittenSize,
         #[serde(default = "yes")]
         stable_writes: bool,
         #[serde(default = "ext4")]
@@ -163,8 +163,8 @@ impl Fault {
                 stable_writes,
                 fstype,
             } => Ok(SlowDeviceSpec {
-                size_bytes: crate::experiment::units::parse_bytes(size)?,
-                write_bps: crate::experiment::units::parse_bytes(write_bps)?,
+                size_bytes: size.get(),
+                write_bps: write_bps.get(),
                 stable_writes: *stable_writes,
                 fstype: fstype.clone(),
             }),

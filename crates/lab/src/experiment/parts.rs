@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::units::{self, WrittenDuration};
+use crate::experiment::units::{WrittenDuration, WrittenSize};
 
 /// Names that become file names: letters, digits, `-` and `_`.
 pub fn is_plain_name(name: &str) -> bool {
@@ -24,15 +24,15 @@ pub enum StressorSpec {
     /// a loop, keeping a write backlog of about one chunk. `max_rate` (bytes/s) caps it
     /// when the device is not throttled.
     DiskWriter {
-        chunk: String,
+        chunk: WrittenSize,
         #[serde(default)]
-        max_rate: Option<String>,
+        max_rate: Option<WrittenSize>,
     },
     /// Calls `sync_file_range(SYNC_FILE_RANGE_WRITE)` on every file the variants keep on
     /// the stressed filesystem, every `interval`, so their pages are under writeback.
     WritebackForcer { interval: WrittenDuration },
     /// Keeps `size` of memory (at most a quarter of what is available) touched.
-    MemoryHog { size: String },
+    MemoryHog { size: WrittenSize },
     /// Keeps `threads` threads busy `duty` percent of the time.
     CpuHog { threads: u32, duty: u32 },
 }
@@ -45,12 +45,12 @@ pub const CHUNK: u64 = 64 << 20;
 #[serde(deny_unknown_fields)]
 pub struct PressureSpec {
     /// MemAvailable the filler leaves to everything else (the JVM's heap included).
-    pub leave: String,
+    pub leave: WrittenSize,
     /// When MemAvailable falls under this, chunks are released until it is above again.
-    pub floor: String,
+    pub floor: WrittenSize,
     /// At most this much is held, whatever is available (default: no limit but `leave`).
     #[serde(default)]
-    pub max: Option<String>,
+    pub max: Option<WrittenSize>,
 }
 
 /// The spec in bytes, checked.
@@ -63,12 +63,9 @@ pub struct Bounds {
 
 impl PressureSpec {
     pub fn bounds(&self) -> Result<Bounds, String> {
-        let leave = units::parse_bytes(&self.leave)?;
-        let floor = units::parse_bytes(&self.floor)?;
-        let max = match &self.max {
-            Some(m) => units::parse_bytes(m)?,
-            None => u64::MAX,
-        };
+        let leave = self.leave.get();
+        let floor = self.floor.get();
+        let max = self.max.as_ref().map_or(u64::MAX, WrittenSize::get);
         // Filling stops at `leave`; releasing starts at `floor`. Without a chunk between
         // them the filler would take and give back the same chunk forever.
         if floor == 0 || leave < floor + CHUNK {
@@ -91,11 +88,11 @@ pub struct GovernorSpec {
     #[serde(default = "default_psi_high")]
     pub psi_high: f64,
     /// ...or when MemAvailable falls under this.
-    pub available_low: String,
+    pub available_low: WrittenSize,
     /// On again when PSI is at most `psi_low` and MemAvailable at least `available_high`...
     #[serde(default = "default_psi_low")]
     pub psi_low: f64,
-    pub available_high: String,
+    pub available_high: WrittenSize,
     /// ...for this long without a break.
     #[serde(default = "default_hold")]
     pub hold: WrittenDuration,
@@ -132,8 +129,8 @@ impl GovernorSpec {
         let t = Thresholds {
             psi_high: self.psi_high,
             psi_low: self.psi_low,
-            available_low: units::parse_bytes(&self.available_low)?,
-            available_high: units::parse_bytes(&self.available_high)?,
+            available_low: self.available_low.get(),
+            available_high: self.available_high.get(),
             hold: self.hold.get(),
             interval: self.interval.get(),
         };
@@ -234,15 +231,15 @@ mod tests {
     #[test]
     fn leave_must_clear_the_floor_by_a_chunk() {
         let spec = |leave: &str, floor: &str| PressureSpec {
-            leave: leave.into(),
-            floor: floor.into(),
+            leave: leave.parse().unwrap(),
+            floor: floor.parse().unwrap(),
             max: None,
         };
         assert!(spec("4G", "2G").bounds().is_ok());
         let err = spec("2G", "2G").bounds().unwrap_err();
         assert!(err.contains("leave (2G) must exceed floor (2G)"), "{err}");
         assert!(spec("4G", "0").bounds().is_err());
-        assert!(spec("lots", "1G").bounds().is_err());
+        assert!("lots".parse::<WrittenSize>().is_err());
     }
 
     #[test]
@@ -250,8 +247,8 @@ mod tests {
         let mut spec = GovernorSpec {
             psi_high: 10.0,
             psi_low: 10.0,
-            available_low: "2G".into(),
-            available_high: "4G".into(),
+            available_low: "2G".parse().unwrap(),
+            available_high: "4G".parse().unwrap(),
             hold: "5s".parse().unwrap(),
             interval: "250ms".parse().unwrap(),
         };
@@ -260,7 +257,7 @@ mod tests {
             .unwrap_err()
             .contains("psi_low < psi_high"));
         spec.psi_low = 1.0;
-        spec.available_high = "1G".into();
+        spec.available_high = "1G".parse().unwrap();
         assert!(spec.thresholds().is_err());
     }
 }

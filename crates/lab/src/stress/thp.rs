@@ -317,8 +317,8 @@ mod tests {
         GovernorSpec {
             psi_high: 10.0,
             psi_low: 1.0,
-            available_low: "2G".into(),
-            available_high: "4G".into(),
+            available_low: "2G".parse().unwrap(),
+            available_high: "4G".parse().unwrap(),
             hold: "5s".parse().unwrap(),
             interval: "250ms".parse().unwrap(),
         }
@@ -422,8 +422,8 @@ mod tests {
         let spec = GovernorSpec {
             psi_high: 1000.0,
             psi_low: 999.0,
-            available_low: "1000000G".into(),
-            available_high: "2000000G".into(),
+            available_low: "1000000G".parse().unwrap(),
+            available_high: "2000000G".parse().unwrap(),
             hold: "1s".parse().unwrap(),
             interval: "50ms".parse().unwrap(),
         };
