@@ -157,7 +157,7 @@ pub fn run(
     fault::create_dir(&mut journal, &scratch)?;
     crate::run::testpoint::hit("scratch", &stop);
     check_stop(&stop)?;
-    let prepared = crate::jvm::prepare::run(
+    let prepared = crate::jvm::run_preparation(
         &experiment.prepare,
         &jdks,
         &jars,
