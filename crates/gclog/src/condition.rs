@@ -3,6 +3,7 @@
 
 use crate::analysis::Report;
 use crate::findings::RULES;
+use pauselab_pause::units::parse_duration;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Condition {
@@ -93,11 +94,9 @@ fn parse_one(s: &str) -> Result<Condition, ConditionError> {
     };
     let rest = rest.trim();
     let value = if DURATIONS.contains(&metric.as_str()) {
-        parse_duration_ms(rest).ok_or_else(|| {
-            err(format!(
-                "'{rest}' is not a duration with a unit (ns, us, ms, s, m)"
-            ))
-        })?
+        // A unit is required: `max>200` could mean 200 ms or 200 s.
+        let limit = parse_duration(rest, None).map_err(|e| err(e.to_string()))?;
+        limit.as_nanos() as f64 / 1e6
     } else if PLAIN.contains(&metric.as_str()) {
         rest.trim_end_matches('%')
             .parse::<f64>()
@@ -110,21 +109,6 @@ fn parse_one(s: &str) -> Result<Condition, ConditionError> {
         )));
     };
     Ok(Condition::Compare { metric, op, value })
-}
-
-fn parse_duration_ms(s: &str) -> Option<f64> {
-    let split = s.find(|c: char| c.is_ascii_alphabetic())?;
-    let (num, unit) = s.split_at(split);
-    let n: f64 = num.trim().parse().ok()?;
-    let scale = match unit {
-        "ns" => 1e-6,
-        "us" => 1e-3,
-        "ms" => 1.0,
-        "s" => 1e3,
-        "m" | "min" => 60e3,
-        _ => return None,
-    };
-    Some(n * scale)
 }
 
 impl Condition {

@@ -44,23 +44,8 @@ impl Default for Thresholds {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    Info,
-    Warning,
-    Critical,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Critical => "critical",
-        }
-    }
-}
+/// The scale shared with `doctor`'s host checks (a log finding is never `Ok`).
+pub use pauselab_pause::Severity;
 
 /// One pause or safepoint that made a rule fire.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,6 +1,8 @@
 //! Number and time-stamp scanners for log text. No allocation, no UTF-8 validation: they work
 //! on the bytes as written, with `.` or `,` as the decimal separator (locale-dependent).
 
+use pauselab_pause::civil::{days_from_civil, UtcTime};
+
 /// Parses an unsigned decimal (`12`, `0.0085510`, `0,246`) and scales it by 10^`scale`,
 /// truncating extra fraction digits. `None` when `s` is not exactly such a number.
 pub fn decimal_scaled(s: &[u8], scale: u32) -> Option<u64> {
@@ -112,43 +114,13 @@ pub fn iso_timestamp_ms(s: &[u8]) -> Option<i64> {
     Some(secs * 1000 + millis)
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// Formats milliseconds since the epoch as `2026-11-21T22:42:43.549Z`.
 pub fn format_epoch_ms(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let millis = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
+    let t = UtcTime::from_epoch_ms(ms);
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year, t.month, t.day, t.hour, t.minute, t.second, t.millis
     )
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 #[cfg(test)]

@@ -15,29 +15,8 @@ use crate::mounts::{filesystem_of, PathFilesystem};
 use crate::probe::ProbeResult;
 use crate::vm::{dirty_settings, meminfo_kib, swap, transparent_huge_pages};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Checked and fine.
-    Ok,
-    /// Worth knowing, no action needed.
-    Info,
-    /// A risk that shows up under load or in some set-ups.
-    Warning,
-    /// This set-up stalls, or has been measured to.
-    Critical,
-}
-
-impl Severity {
-    pub fn label(self) -> &'static str {
-        match self {
-            Severity::Ok => "ok",
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Critical => "critical",
-        }
-    }
-}
+/// The scale shared with `analyze`'s log findings.
+pub use pauselab_pause::Severity;
 
 /// A value and where it was read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use pauselab_pause::units::ByteSize;
 use serde::Serialize;
 
 /// Where one `-Xlog` output (or `-Xloggc`) writes.
@@ -41,17 +42,10 @@ pub struct JvmOptions {
     pub share_off: bool,
 }
 
-/// Parses `256m`, `4g`, `1024k`, `1t` or bytes.
+/// A size as the JVM reads `-Xmx` and `-XX:...Size=` (`256m`, `4g`, `1t`, bytes); `None`
+/// when the JVM would refuse it.
 pub fn parse_size(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let (number, multiplier) = match text.chars().last()?.to_ascii_lowercase() {
-        'k' => (&text[..text.len() - 1], 1u64 << 10),
-        'm' => (&text[..text.len() - 1], 1 << 20),
-        'g' => (&text[..text.len() - 1], 1 << 30),
-        't' => (&text[..text.len() - 1], 1 << 40),
-        _ => (text, 1),
-    };
-    number.parse::<u64>().ok()?.checked_mul(multiplier)
+    ByteSize::parse(text).ok().map(ByteSize::bytes)
 }
 
 impl JvmOptions {

@@ -54,9 +54,7 @@ pub type Outcome = pauselab_bundle::Verdict<crate::experiment::VerdictRule>;
 pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
     let out = &finished.options.out;
     let rule = &finished.experiment.verdict;
-    let warmup_s = crate::experiment::units::parse_duration(&finished.experiment.warmup)
-        .map_err(LabError::Experiment)?
-        .as_secs_f64();
+    let warmup_s = finished.experiment.warmup.get().as_secs_f64();
     let mut summaries: Vec<(VariantSummary, PathBuf)> = Vec::new();
     for instance in &finished.instances {
         let mut summary = VariantSummary {

@@ -746,38 +746,17 @@ pub fn read_intervals(
 /// `Tue Mar 07 08:45:42 UTC 2023`.
 pub fn java_date_utc(seconds: f64) -> String {
     let millis = (seconds * 1000.0) as i64; // Java truncates to long millis as well
-    let secs = millis.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let of_day = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
+    let t = crate::civil::UtcTime::from_epoch_ms(millis);
     format!(
         "{} {} {:02} {:02}:{:02}:{:02} UTC {}",
-        WEEKDAYS[days.rem_euclid(7) as usize],
-        MONTHS[(month - 1) as usize],
-        day,
-        of_day / 3600,
-        of_day % 3600 / 60,
-        of_day % 60,
-        year
+        t.weekday_abbrev(),
+        t.month_abbrev(),
+        t.day,
+        t.hour,
+        t.minute,
+        t.second,
+        t.year
     )
-}
-
-/// Days since 1970-01-01 to (year, month 1..=12, day 1..=31), proleptic Gregorian.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 impl fmt::Display for TagFilter {

@@ -1,10 +1,14 @@
 //! The pause model shared by every pauselab source and renderer: pause events, histograms
 //! over time and HdrHistogram interval logs (compatible with Java's HdrHistogram).
 
+pub mod civil;
 pub mod event;
 pub mod input;
 pub mod interval_log;
+pub mod severity;
 pub mod stats;
+pub mod units;
 
 pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};
+pub use severity::Severity;
 pub use stats::{DurationStats, Summary};

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use pauselab_pause::interval_log::TagFilter;
+use pauselab_pause::units::{parse_duration, TimeUnit};
 use pauselab_pause::PauseEvent;
 use serde::Serialize;
 
@@ -351,23 +352,11 @@ impl Sla {
                     .filter(|p| *p > 0.0 && *p <= 100.0)
                     .ok_or_else(|| format!("{key:?}: expected a percentile like p99.9 or max"))?,
             };
-            let value = value.trim();
-            let (number, scale) = if let Some(n) = value.strip_suffix("ms") {
-                (n, 1.0)
-            } else if let Some(n) = value.strip_suffix("us") {
-                (n, 1e-3)
-            } else if let Some(n) = value.strip_suffix('s') {
-                (n, 1e3)
-            } else {
-                (value, 1.0)
-            };
-            let ms = number
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| format!("{value:?}: expected a latency like 10ms, 500us or 1s"))?;
-            limits.push((pct, ms * scale));
+            // A bare number is milliseconds, the unit of the limits.
+            let limit =
+                parse_duration(value, Some(TimeUnit::Milliseconds)).map_err(|e| e.to_string())?;
+            let ms = limit.as_nanos() as f64 / 1e6;
+            limits.push((pct, ms));
         }
         if limits.is_empty() {
             return Err("empty SLA: expected e.g. p99=10ms,p99.9=50ms,max=200ms".to_string());

@@ -4,13 +4,20 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use pauselab_gclog::condition::{parse_conditions, Condition};
 use pauselab_gclog::hlog::{HlogMode, HlogSink};
 use pauselab_gclog::{analyze_inputs, group_by_jvm, input, render, Analyzer, JvmInputs, Options};
+use pauselab_pause::units::{DurationSyntax, TimeUnit};
 
 use super::EXIT_CONDITION;
+
+/// `--hlog-interval`: at least a millisecond, the resolution of the log's time stamps; a
+/// bare number is seconds, as HdrHistogram's own `-i` flags.
+const HLOG_INTERVAL: DurationSyntax =
+    DurationSyntax::new(TimeUnit::Seconds).at_least(Duration::from_millis(1));
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
@@ -48,9 +55,11 @@ pub struct Args {
     /// `-f -fz` file mode makes of them (1 ms ticks, zeros, coordinated-omission fill)
     #[arg(long, value_enum, default_value_t = HlogModeArg::Pauses, requires = "hlog")]
     pub hlog_mode: HlogModeArg,
-    /// Interval length of the --hlog file, seconds
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, requires = "hlog")]
-    pub hlog_interval: f64,
+    /// Interval length of the --hlog file: 5s, 500ms, 1m; a bare number is seconds (at
+    /// least 1ms)
+    #[arg(long, value_name = "DURATION", default_value = "5", requires = "hlog",
+          value_parser = |text: &str| HLOG_INTERVAL.parse(text))]
+    pub hlog_interval: Duration,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -64,9 +73,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(text) => parse_conditions(text)?,
         None => Vec::new(),
     };
-    if args.hlog_interval.is_nan() || args.hlog_interval < 0.001 {
-        anyhow::bail!("--hlog-interval must be at least 0.001 seconds");
-    }
     // JFR recordings take their own reader; GC logs are expanded (rotated sets, stdin).
     let recordings = super::analyze_jfr::recordings(&args.logs)?;
     let inputs = match recordings {
@@ -84,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(HlogSink::new(
                 BufWriter::new(file),
                 mode,
-                args.hlog_interval,
+                args.hlog_interval.as_secs_f64(),
                 "gc",
             ))
         }

@@ -17,7 +17,7 @@ use pauselab_hsperf::{discover_jvms, inspect, JvmProcess, PerfData, Reader, Sour
 use pauselab_pause::input::escape_control;
 use serde::Serialize;
 
-use super::probe::{parse_duration, stop_on_signals};
+use super::probe::{stop_on_signals, PROBE_DURATION};
 use super::EXIT_CONDITION;
 
 #[derive(clap::Args)]
@@ -28,8 +28,9 @@ pub struct Args {
     /// Also measure: run `probe mmap` on the hsperf and GC log directories
     #[arg(long)]
     pub probe: bool,
-    /// How long `--probe` measures
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    /// How long `--probe` measures: 5s, 500ms, 1m; a bare number is seconds
+    #[arg(long, default_value = "5s", value_name = "DURATION",
+          value_parser = |text: &str| PROBE_DURATION.parse(text))]
     pub probe_duration: Duration,
     /// Print JSON instead of text
     #[arg(long)]
@@ -206,7 +207,7 @@ fn render(report: &DoctorReport) -> String {
         for f in findings {
             out.push_str(&format!(
                 "{:<9} {}  [{}]\n",
-                f.severity.label().to_uppercase(),
+                f.severity.as_str().to_uppercase(),
                 f.title,
                 f.check
             ));

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use pauselab_pause::input::escape_control;
 use pauselab_pause::interval_log::TagFilter;
+use pauselab_pause::units::{parse_duration, DurationError, TimeUnit};
 use pauselab_report::hgrm::{self, DEFAULT_TICKS_PER_HALF_DISTANCE, DEFAULT_UNIT_RATIO};
 use pauselab_report::{table, LogSummary};
 
@@ -19,11 +20,13 @@ pub struct Args {
     /// Only intervals with this tag (default: untagged intervals, as HistogramLogProcessor)
     #[arg(long, value_name = "TAG")]
     pub tag: Option<String>,
-    /// Skip intervals starting earlier than this many seconds after the log's start
-    #[arg(long, value_name = "SECONDS")]
+    /// Skip intervals starting earlier than this after the log's start: 3600, 90s, 1h; a
+    /// bare number is seconds (as HistogramLogProcessor's -start)
+    #[arg(long, value_name = "DURATION", value_parser = parse_offset)]
     pub start: Option<f64>,
-    /// Stop at the first interval starting later than this many seconds after the log's start
-    #[arg(long, value_name = "SECONDS")]
+    /// Stop at the first interval starting later than this after the log's start: 7200.5,
+    /// 2h; a bare number is seconds (as HistogramLogProcessor's -end)
+    #[arg(long, value_name = "DURATION", value_parser = parse_offset)]
     pub end: Option<f64>,
     /// Print the full percentile distribution (.hgrm), byte-identical to HistogramLogProcessor
     #[arg(long)]
@@ -38,6 +41,11 @@ pub struct Args {
     /// Machine-readable output (values in recorded units, see docs/report.md)
     #[arg(long)]
     pub json: bool,
+}
+
+/// A time after the log's start, in seconds as the interval log reader takes it.
+fn parse_offset(text: &str) -> Result<f64, DurationError> {
+    parse_duration(text, Some(TimeUnit::Seconds)).map(|d| d.as_secs_f64())
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {

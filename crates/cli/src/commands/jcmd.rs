@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use pauselab_hsperf::attach::{self, AttachOptions, Protocol};
+use pauselab_pause::units::{DurationSyntax, TimeUnit};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -17,26 +18,21 @@ pub struct Args {
     /// `Thread.print -l` (`help` lists them)
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
-    /// Give up after this many seconds (attach listener start-up included)
-    #[arg(long, default_value = "10", value_name = "SECONDS", value_parser = parse_timeout)]
+    /// Give up after this long, attach listener start-up included: 500ms, 10s, 1m; a bare
+    /// number is seconds
+    #[arg(long, default_value = "10", value_name = "DURATION",
+          value_parser = |text: &str| TIMEOUT.parse(text))]
     timeout: Duration,
     /// Attach protocol version: auto (1 unless the request needs 2), 1 or 2
     #[arg(long, default_value = "auto", hide = true)]
     protocol: String,
 }
 
-/// Longest `--timeout` accepted: an hour is already far beyond any attach.
-const MAX_TIMEOUT_SECONDS: f64 = 3600.0;
-
-fn parse_timeout(text: &str) -> Result<Duration, String> {
-    text.parse::<f64>()
-        .ok()
-        .filter(|s| *s > 0.0 && *s <= MAX_TIMEOUT_SECONDS)
-        .map(Duration::from_secs_f64)
-        .ok_or_else(|| {
-            format!("must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS}")
-        })
-}
+/// `--timeout`: above 0 and at most an hour (already far beyond any attach); a bare number
+/// is seconds.
+const TIMEOUT: DurationSyntax = DurationSyntax::new(TimeUnit::Seconds)
+    .at_least(Duration::from_millis(1))
+    .at_most(Duration::from_secs(3600));
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let protocol = match args.protocol.as_str() {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use anyhow::Context;
 use pauselab_hsperf::jstat::{JstatFormatter, JstatOption};
 use pauselab_hsperf::{Reader, Source};
+use pauselab_pause::units::{DurationSyntax, TimeUnit};
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]
@@ -24,8 +25,8 @@ pub struct Args {
     header_every: Option<u64>,
     /// Pid of the JVM
     pid: u32,
-    /// Sampling interval: N (milliseconds), Nms or Ns
-    #[arg(value_parser = parse_interval)]
+    /// Sampling interval: 250ms, 1s, 2m; a bare number is milliseconds
+    #[arg(value_parser = |text: &str| INTERVAL.parse(text))]
     interval: Option<Duration>,
     /// Number of samples (default: one without INTERVAL, unlimited with it)
     #[arg(value_parser = clap::value_parser!(u64).range(1..))]
@@ -41,37 +42,12 @@ pub struct Args {
     help: Option<bool>,
 }
 
-/// Longest sampling interval accepted: a day (a longer one is a typo, and would overflow
-/// the clock arithmetic of the sampling loop).
-const MAX_INTERVAL_MS: u64 = 86_400_000;
-
-/// A sampling interval of whole milliseconds, 1 ms to a day. `perf -i` uses it too.
-pub(crate) fn parse_interval_ms(text: &str) -> Result<Duration, String> {
-    checked_interval(text.parse().ok(), 1)
-}
-
-/// `N` (milliseconds), `Nms` or `Ns`, as jstat takes it.
-fn parse_interval(text: &str) -> Result<Duration, String> {
-    let (number, unit_ms) = if let Some(n) = text.strip_suffix("ms") {
-        (n, 1)
-    } else if let Some(n) = text.strip_suffix('s') {
-        (n, 1000)
-    } else {
-        (text, 1)
-    };
-    checked_interval(number.parse().ok(), unit_ms)
-        .map_err(|why| format!("{why}; write N (milliseconds), Nms or Ns"))
-}
-
-fn checked_interval(number: Option<u64>, unit_ms: u64) -> Result<Duration, String> {
-    number
-        .and_then(|n| n.checked_mul(unit_ms))
-        .filter(|ms| (1..=MAX_INTERVAL_MS).contains(ms))
-        .map(Duration::from_millis)
-        .ok_or_else(|| {
-            format!("the interval must be at least 1 ms and at most {MAX_INTERVAL_MS} ms (a day)")
-        })
-}
+/// A sampling interval, 1 ms to a day (a longer one is a typo, and would overflow the clock
+/// arithmetic of the sampling loop); a bare number is milliseconds, as jstat's own.
+/// `perf -i` takes the same.
+pub(crate) const INTERVAL: DurationSyntax = DurationSyntax::new(TimeUnit::Milliseconds)
+    .at_least(Duration::from_millis(1))
+    .at_most(Duration::from_secs(86_400));
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let interval = args.interval;

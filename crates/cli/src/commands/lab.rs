@@ -51,8 +51,8 @@ struct RunArgs {
     /// Built-in experiment name or TOML file
     #[arg(default_value = "hsperf-mmap")]
     experiment: String,
-    /// Run time, e.g. 90s or 2m (default: the experiment's)
-    #[arg(long, value_parser = parse_duration)]
+    /// Run time: 90s, 2m, 1h; a bare number is seconds (default: the experiment's)
+    #[arg(long, value_name = "DURATION", value_parser = |text: &str| units::DURATION.parse(text))]
     duration: Option<Duration>,
     /// JDK home or major version (11: from /usr/lib/jvm, $JAVA_HOME or `make jdks`); repeat
     /// for a matrix (every variant on every JDK, in the same run)
@@ -88,10 +88,6 @@ struct RunArgs {
     /// Print verdict.json instead of the table
     #[arg(long)]
     json: bool,
-}
-
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    units::parse_duration(text)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -148,10 +144,9 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
 
 /// Wall time of a run on one JDK (`matrix::expected_run_duration`).
 fn expected_duration(e: &Experiment) -> anyhow::Result<Duration> {
-    let round = units::parse_duration(&e.duration).map_err(anyhow::Error::msg)?;
     Ok(pauselab_lab::matrix::expected_run_duration(
         e,
-        round,
+        e.duration.get(),
         1,
         e.fault.is_some(),
     ))
@@ -581,22 +576,9 @@ fn timestamp() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let days = (secs / 86400) as i64;
-    let rem = secs % 86400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let t = pauselab_pause::civil::UtcTime::from_epoch_ms(secs as i64 * 1000);
     format!(
-        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
+        "{:04}{:02}{:02}-{:02}{:02}{:02}",
+        t.year, t.month, t.day, t.hour, t.minute, t.second
     )
 }

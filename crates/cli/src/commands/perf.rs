@@ -19,8 +19,9 @@ pub struct Args {
     /// Read a saved hsperfdata file instead of a running JVM
     #[arg(long, value_name = "PATH", conflicts_with = "pid")]
     file: Option<PathBuf>,
-    /// Repeat every MS milliseconds (at least 1)
-    #[arg(short = 'i', long = "interval", value_name = "MS", value_parser = super::jstat::parse_interval_ms)]
+    /// Repeat every INTERVAL: 250ms, 1s, 2m; a bare number is milliseconds (at least 1ms)
+    #[arg(short = 'i', long = "interval", value_name = "INTERVAL",
+          value_parser = |text: &str| super::jstat::INTERVAL.parse(text))]
     interval: Option<Duration>,
     /// Number of samples (default 1, or unlimited with -i)
     #[arg(short = 'n', long = "count", value_name = "COUNT",

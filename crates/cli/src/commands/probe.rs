@@ -10,6 +10,7 @@ use anyhow::Context;
 use pauselab_host::probe::{
     default_targets, run_mmap_probe, ProbeConfig, ProbeResult, ProbeTarget,
 };
+use pauselab_pause::units::{DurationSyntax, TimeUnit};
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -30,19 +31,25 @@ pub struct MmapArgs {
     /// Directories to probe (one file each). Default: the hsperf directory's filesystem,
     /// /dev/shm and anonymous memory
     pub paths: Vec<PathBuf>,
-    /// How long to run: `10s`, `500ms`, `2m` (a plain number is seconds)
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    /// How long to run: 10s, 500ms, 2m; a bare number is seconds
+    #[arg(long, default_value = "10s", value_name = "DURATION",
+          value_parser = |text: &str| PROBE_DURATION.parse(text))]
     pub duration: Duration,
-    /// Milliseconds between two stores into the same file
-    #[arg(long, default_value_t = 1.0)]
-    pub interval: f64,
-    /// Stores at least this slow (ms) are listed with their time
-    #[arg(long, default_value_t = 10.0)]
-    pub stall_threshold: f64,
-    /// Start writeback of each probe file this often (ms), as the kernel's flusher would;
-    /// 0 leaves writeback to the kernel (which may not write for 30 s)
-    #[arg(long, default_value_t = 1000)]
-    pub writeback_every: u64,
+    /// Time between two stores into the same file: 1ms, 500us; a bare number is milliseconds
+    #[arg(long, default_value = "1", value_name = "DURATION",
+          value_parser = |text: &str| PROBE_MILLIS.parse(text))]
+    pub interval: Duration,
+    /// Stores at least this slow are listed with their time: 10ms, 1s; a bare number is
+    /// milliseconds
+    #[arg(long, default_value = "10", value_name = "DURATION",
+          value_parser = |text: &str| PROBE_MILLIS.parse(text))]
+    pub stall_threshold: Duration,
+    /// Start writeback of each probe file this often, as the kernel's flusher would: 1s,
+    /// 500ms; a bare number is milliseconds; 0 leaves writeback to the kernel (which may not
+    /// write for 30 s)
+    #[arg(long, default_value = "1000", value_name = "DURATION",
+          value_parser = |text: &str| DurationSyntax::new(TimeUnit::Milliseconds).parse(text))]
+    pub writeback_every: Duration,
     /// Print JSON instead of a table
     #[arg(long)]
     pub json: bool,
@@ -54,39 +61,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Parses `10s`, `500ms`, `2m`, `1h` or a plain number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration (examples: 10s, 500ms, 2m)"))?;
-    let seconds = match unit {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => {
-            return Err(format!(
-                "unknown unit `{unit}` in `{text}` (use ms, s, m or h)"
-            ))
-        }
-    };
-    if !seconds.is_finite() || seconds <= 0.0 {
-        return Err(format!("duration `{text}` must be positive"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
+/// `probe --duration` and `doctor --probe-duration`: more than 0; a bare number is seconds.
+pub const PROBE_DURATION: DurationSyntax =
+    DurationSyntax::new(TimeUnit::Seconds).at_least(Duration::from_nanos(1));
 
-fn milliseconds(name: &str, value: f64) -> anyhow::Result<Duration> {
-    anyhow::ensure!(
-        value.is_finite() && value > 0.0,
-        "--{name} must be a positive number of milliseconds, not {value}"
-    );
-    Ok(Duration::from_secs_f64(value / 1000.0))
+/// `--interval` and `--stall-threshold`: more than 0; a bare number is milliseconds.
+const PROBE_MILLIS: DurationSyntax =
+    DurationSyntax::new(TimeUnit::Milliseconds).at_least(Duration::from_nanos(1));
+
+/// Milliseconds as the JSON report has always written them.
+fn as_millis_f64(d: Duration) -> f64 {
+    d.as_nanos() as f64 / 1e6
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -128,18 +113,17 @@ fn run_mmap(args: MmapArgs) -> anyhow::Result<ExitCode> {
     };
     let config = ProbeConfig {
         duration: args.duration,
-        interval: milliseconds("interval", args.interval)?,
-        stall_threshold: milliseconds("stall-threshold", args.stall_threshold)?,
-        force_writeback: (args.writeback_every > 0)
-            .then(|| Duration::from_millis(args.writeback_every)),
+        interval: args.interval,
+        stall_threshold: args.stall_threshold,
+        force_writeback: (!args.writeback_every.is_zero()).then_some(args.writeback_every),
         ..ProbeConfig::default()
     };
     let stop = stop_on_signals();
     let results = run_mmap_probe(&targets, &config, stop).context("mmap probe")?;
     let report = ProbeReport {
-        interval_ms: args.interval,
+        interval_ms: as_millis_f64(args.interval),
         duration_s: args.duration.as_secs_f64(),
-        stall_threshold_ms: args.stall_threshold,
+        stall_threshold_ms: as_millis_f64(args.stall_threshold),
         writeback_every_ms: config.force_writeback.map(|d| d.as_millis() as u64),
         interrupted: stop.load(Ordering::SeqCst),
         targets: &results,
@@ -296,17 +280,6 @@ fn render_table(report: &ProbeReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_parse_with_units_and_reject_garbage() {
-        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
-        assert!(parse_duration("0").is_err());
-        assert!(parse_duration("ten").is_err());
-        assert!(parse_duration("5 parsecs").is_err());
-    }
 
     #[test]
     fn utc_time_of_day() {

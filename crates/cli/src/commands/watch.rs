@@ -9,22 +9,30 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 use pauselab_host::watch::{BlockedSeen, CollectorSample, HostSample, Interval, JvmSample};
 use pauselab_hsperf::{Reader, Snapshot, Source};
+use pauselab_pause::units::{DurationSyntax, TimeUnit};
 use serde::Serialize;
 
 use super::probe::{format_utc_time, stop_on_signals};
 use super::EXIT_CONDITION;
 
+/// `--interval`: at least 100 ms (shorter ones measure the sampling more than the JVM); a
+/// bare number is milliseconds.
+const INTERVAL: DurationSyntax =
+    DurationSyntax::new(TimeUnit::Milliseconds).at_least(Duration::from_millis(100));
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The JVM to watch (also -XX:+PerfDisableSharedMem JVMs, through their memory)
     pub pid: u32,
-    /// Interval length in milliseconds
-    #[arg(short = 'i', long = "interval", default_value_t = 1000)]
-    pub interval_ms: u64,
+    /// Interval length: 1s, 500ms, 1m; a bare number is milliseconds (at least 100ms)
+    #[arg(short = 'i', long = "interval", default_value = "1000", value_name = "DURATION",
+          value_parser = |text: &str| INTERVAL.parse(text))]
+    pub interval: Duration,
     /// Mark intervals in which the application was stopped (safepoint sync + safepoint time)
-    /// for at least this many milliseconds
-    #[arg(long, default_value_t = 100.0)]
-    pub threshold: f64,
+    /// for at least this long: 100ms, 1s; a bare number is milliseconds
+    #[arg(long, default_value = "100", value_name = "DURATION",
+          value_parser = |text: &str| DurationSyntax::new(TimeUnit::Milliseconds).parse(text))]
+    pub threshold: Duration,
     /// Stop after this many intervals (default: until Ctrl-C or the JVM exits)
     #[arg(long)]
     pub count: Option<u64>,
@@ -92,14 +100,10 @@ fn alive(pid: u32) -> bool {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(
-        args.interval_ms >= 100,
-        "--interval must be at least 100 ms"
-    );
     let pid = args.pid;
     let mut reader = Reader::open(pid, Source::Auto).with_context(|| format!("pid {pid}"))?;
     let stop = stop_on_signals();
-    let interval = Duration::from_millis(args.interval_ms);
+    let interval = args.interval;
     let mut jvm_before = jvm_sample(&reader.snapshot().with_context(|| format!("pid {pid}"))?);
     let mut host_before =
         HostSample::read(pid).with_context(|| format!("host facts for pid {pid}"))?;
@@ -149,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             &host_after,
             blocked.clone(),
             previous_blocked.as_ref(),
-            args.threshold,
+            args.threshold.as_nanos() as f64 / 1e6,
         );
         started = now;
         any_stalled |= line.stalled;

@@ -8,6 +8,7 @@ use crate::experiment::parts::{
     is_plain_name, validate_steps, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
     StressorSpec,
 };
+use crate::experiment::units::{WrittenDuration, WrittenSize};
 use crate::LabError;
 
 /// Built-in experiments: (name, TOML text).
@@ -43,13 +44,13 @@ pub struct Experiment {
     /// One line, shown by `pauselab lab list`.
     pub description: String,
     /// Default run time of each variant, e.g. "2m".
-    pub duration: String,
+    pub duration: WrittenDuration,
     /// Name of the variant the others are compared with.
     pub baseline: String,
     /// Start-up time left out of statistics and verdicts (JIT compilation of several JVMs
     /// starting at once is noise, not the stall); the logs keep everything.
     #[serde(default = "no_warmup")]
-    pub warmup: String,
+    pub warmup: WrittenDuration,
     /// Whether the variants run at the same time or one after the other.
     #[serde(default)]
     pub schedule: Schedule,
@@ -127,8 +128,8 @@ pub enum GcLogLocation {
     Tmp,
 }
 
-fn no_warmup() -> String {
-    "0s".into()
+fn no_warmup() -> WrittenDuration {
+    "0s".parse().expect("0s is a duration")
 }
 
 fn yes() -> bool {
@@ -140,8 +141,8 @@ fn yes() -> bool {
 pub enum Fault {
     /// A throttled loop device that requires stable pages (docs/lab.md).
     SlowStablePages {
-        size: String,
-        write_bps: String,
+        size: WrittenSize,
+        write_bps: WrittenSize,
         #[serde(default = "yes")]
         stable_writes: bool,
         #[serde(default = "ext4")]
@@ -166,8 +167,8 @@ impl Fault {
                 fstype,
                 mount_options,
             } => Ok(SlowDeviceSpec {
-                size_bytes: crate::experiment::units::parse_bytes(size)?,
-                write_bps: crate::experiment::units::parse_bytes(write_bps)?,
+                size_bytes: size.get(),
+                write_bps: write_bps.get(),
                 stable_writes: *stable_writes,
                 fstype: *fstype,
                 mount_options: mount_options.clone(),
@@ -234,7 +235,7 @@ pub use pauselab_bundle::Role;
 pub enum Companion {
     /// pauselab reads the JVM's perf counters (from process memory when the JVM does not
     /// share them through a file) every `interval`.
-    HsperfReader { interval: String },
+    HsperfReader { interval: WrittenDuration },
     /// pauselab's memory filler takes the host near its limit for the variant's turn
     /// (docs/experiments/memory-pressure.md).
     MemoryPressure(PressureSpec),
@@ -359,9 +360,8 @@ impl Experiment {
             }
             for c in &v.companions {
                 match c {
-                    Companion::HsperfReader { interval } => {
-                        crate::experiment::units::parse_duration(interval).map(|_| ())
-                    }
+                    // Checked when read.
+                    Companion::HsperfReader { .. } => Ok(()),
                     Companion::MemoryPressure(spec) => spec.bounds().map(|_| ()),
                     Companion::ThpGovernor(spec) => spec.thresholds().map(|_| ()),
                 }
@@ -371,10 +371,6 @@ impl Experiment {
         if !self.variants.iter().any(|v| v.name == self.baseline) {
             return bad(format!("baseline {:?} is not a variant", self.baseline));
         }
-        crate::experiment::units::parse_duration(&self.duration)
-            .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
-        crate::experiment::units::parse_duration(&self.warmup)
-            .map_err(|e| LabError::Experiment(format!("{origin}: warmup: {e}")))?;
         validate_steps(&self.prepare)
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
         if let Some(fault) = &self.fault {
@@ -455,6 +451,22 @@ fn check_host_settings(settings: &HostSettings) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_are_checked_when_read_and_written_back_as_written() {
+        let (_, text) = BUILTIN[0];
+        let e = Experiment::parse(text, "x").unwrap();
+        let json = serde_json::to_value(&e).unwrap();
+        assert_eq!(json["duration"].as_str(), Some(e.duration.text()));
+        assert!(e.duration.get() > std::time::Duration::ZERO);
+        let line = text.lines().find(|l| l.starts_with("duration")).unwrap();
+        let bad = text.replace(line, "duration = \"2 weeks\"");
+        let err = Experiment::parse(&bad, "x").unwrap_err().to_string();
+        assert!(
+            err.contains("duration") && err.contains("unknown unit"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn builtins_parse() {

@@ -2,5 +2,7 @@
 //! placeholders, preparation steps.
 
 pub mod java;
-pub mod jdk_lookup;
-pub mod prepare;
+mod jdk_lookup;
+mod prepare;
+
+pub use prepare::run as run_preparation;

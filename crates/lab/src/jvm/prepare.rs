@@ -181,8 +181,7 @@ fn run_step(
         .stderr(output);
     crate::host::isolation::isolate(&mut command, run_id, Default::default())
         .map_err(LabError::Host)?;
-    let timeout =
-        crate::experiment::units::parse_duration(&step.timeout).map_err(LabError::Experiment)?;
+    let timeout = step.timeout.get();
     let begin = Instant::now();
     let mut child = command
         .spawn()

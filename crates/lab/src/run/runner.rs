@@ -120,8 +120,7 @@ pub fn run(
 ) -> Result<Finished, LabError> {
     let duration = match options.duration {
         Some(d) => d,
-        None => crate::experiment::units::parse_duration(&experiment.duration)
-            .map_err(LabError::Experiment)?,
+        None => experiment.duration.get(),
     };
     let jdks = java::resolve_jdks(&options.jdks)?;
     let jars = java::find_jars(&experiment)?;
@@ -160,7 +159,7 @@ pub fn run(
     fault::create_dir(&mut journal, &scratch)?;
     crate::run::testpoint::hit("scratch", &stop);
     check_stop(&stop)?;
-    let prepared = crate::jvm::prepare::run(
+    let prepared = crate::jvm::run_preparation(
         &experiment.prepare,
         &jdks,
         &jars,
@@ -399,9 +398,7 @@ pub fn run(
         begin: Instant::now(),
         total,
         stop: &stop,
-        warmup_s: crate::experiment::units::parse_duration(&experiment.warmup)
-            .map_err(LabError::Experiment)?
-            .as_secs_f64(),
+        warmup_s: experiment.warmup.get().as_secs_f64(),
     };
     let mut interrupted = false;
     let mut cleanup_failures = Vec::new();
@@ -844,8 +841,7 @@ fn start_companions(
             let Companion::HsperfReader { interval } = companion else {
                 continue;
             };
-            let interval = crate::experiment::units::parse_duration(interval)
-                .unwrap_or(Duration::from_secs(1));
+            let interval = interval.get();
             let log = instance.out_dir.join(crate::stress::READER_LOG);
             let stop = stop.clone();
             let run_stop = run_stop.clone();

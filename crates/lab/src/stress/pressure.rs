@@ -235,14 +235,8 @@ pub fn heap_margin(mem_total: u64) -> u64 {
 /// The heap a JVM command line asks for: the last `-Xmx` (the JVM takes the last one),
 /// else the last `-Xms`; None when neither is given.
 pub fn max_heap(command: &[String]) -> Option<u64> {
-    let last = |prefix: &str| {
-        command
-            .iter()
-            .rev()
-            .find_map(|a| a.strip_prefix(prefix))
-            .and_then(|v| crate::experiment::units::parse_bytes(v).ok())
-    };
-    last("-Xmx").or_else(|| last("-Xms"))
+    let options = pauselab_host::jvm_options::JvmOptions::parse(command);
+    options.max_heap.or(options.initial_heap)
 }
 
 /// Whether the heaps of JVMs about to start together fit in `available` with the margin;

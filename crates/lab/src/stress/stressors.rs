@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::experiment::units::WrittenSize;
 use crate::experiment::StressorSpec;
 
 /// Throughput counters the host sampler reads every second.
@@ -57,11 +58,8 @@ impl Stressors {
                     let Some(dir) = targets.disk_dir.clone() else {
                         continue;
                     };
-                    let chunk = crate::experiment::units::parse_bytes(chunk)?;
-                    let max_rate = max_rate
-                        .as_deref()
-                        .map(crate::experiment::units::parse_bytes)
-                        .transpose()?;
+                    let chunk = chunk.get();
+                    let max_rate = max_rate.as_ref().map(WrittenSize::get);
                     let free = crate::host::sys::free_bytes(&dir)?;
                     if free < chunk * 2 {
                         return Err(format!(
@@ -76,7 +74,7 @@ impl Stressors {
                     })?;
                 }
                 StressorSpec::WritebackForcer { interval } => {
-                    let interval = crate::experiment::units::parse_duration(interval)?;
+                    let interval = interval.get();
                     let dirs = targets.victim_dirs.clone();
                     if dirs.is_empty() {
                         continue;
@@ -86,7 +84,7 @@ impl Stressors {
                     })?;
                 }
                 StressorSpec::MemoryHog { size } => {
-                    let wanted = crate::experiment::units::parse_bytes(size)?;
+                    let wanted = size.get();
                     let bytes = wanted.min(crate::host::sys::mem_available() / 4);
                     stressors.spawn("memory-hog", move || memory_hog(bytes, &stop, &counters))?;
                 }

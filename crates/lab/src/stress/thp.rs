@@ -317,10 +317,10 @@ mod tests {
         GovernorSpec {
             psi_high: 10.0,
             psi_low: 1.0,
-            available_low: "2G".into(),
-            available_high: "4G".into(),
-            hold: "5s".into(),
-            interval: "250ms".into(),
+            available_low: "2G".parse().unwrap(),
+            available_high: "4G".parse().unwrap(),
+            hold: "5s".parse().unwrap(),
+            interval: "250ms".parse().unwrap(),
         }
         .thresholds()
         .unwrap()
@@ -422,10 +422,10 @@ mod tests {
         let spec = GovernorSpec {
             psi_high: 1000.0,
             psi_low: 999.0,
-            available_low: "1000000G".into(),
-            available_high: "2000000G".into(),
-            hold: "1s".into(),
-            interval: "50ms".into(),
+            available_low: "1000000G".parse().unwrap(),
+            available_high: "2000000G".parse().unwrap(),
+            hold: "1s".parse().unwrap(),
+            interval: "50ms".parse().unwrap(),
         };
         // Stopped normally, the governor itself puts the mode back.
         let mut journal = Journal::create(&state, "thp-test-stop", "test").unwrap();

@@ -31,12 +31,7 @@ pub(super) fn is_matrix(args: &RunArgs) -> bool {
 /// The plan of the command line; refuses, in one line and before any change, what this
 /// host cannot run.
 pub(super) fn plan(args: &RunArgs, experiment: &Experiment) -> anyhow::Result<Plan> {
-    let duration = match args.duration {
-        Some(d) => d,
-        None => {
-            pauselab_lab::units::parse_duration(&experiment.duration).map_err(anyhow::Error::msg)?
-        }
-    };
+    let duration = args.duration.unwrap_or_else(|| experiment.duration.get());
     let jdks = pauselab_lab::java::resolve_jdks(&args.jdks)?;
     let fault = if !args.disks.is_empty() || args.no_fault {
         FaultUse::Skip
