@@ -15,6 +15,7 @@ use pauselab_host::jvm_options::JvmOptions;
 use pauselab_host::probe::{run_mmap_probe, ProbeConfig, ProbeTarget};
 use pauselab_hsperf::{discover_jvms, inspect, JvmProcess, PerfData, Reader, Source};
 use pauselab_pause::input::escape_control;
+use pauselab_pause::Collector;
 use serde::Serialize;
 
 use super::probe::{parse_duration, stop_on_signals};
@@ -95,7 +96,10 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
         pid: jvm.pid,
         name: jvm.main_class.clone(),
         java_version: text("java.property.java.version"),
-        gc: text("sun.gc.policy.name"),
+        gc: Collector::from_perf_counters(
+            text("sun.gc.policy.name").as_deref(),
+            text("sun.gc.collector.0.name").as_deref(),
+        ),
         options: JvmOptions::parse(&all),
         options_source,
         perf_data,
