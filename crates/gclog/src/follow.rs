@@ -135,15 +135,7 @@ impl LogTail {
                 self.skipping = false;
                 file.seek(SeekFrom::Start(0))?;
             }
-            let left = budget.saturating_sub(progress.bytes);
-            let read = read_lines(
-                file,
-                left,
-                &mut self.offset,
-                &mut self.partial,
-                &mut self.skipping,
-                &mut each,
-            )?;
+            let read = self.read_open(budget.saturating_sub(progress.bytes), &mut each)?;
             progress.bytes += read.bytes;
             if !read.at_eof {
                 progress.more = true;
@@ -164,17 +156,7 @@ impl LogTail {
             }
             // Rotated: what the JVM wrote just before renaming the file is read first; then
             // the file is complete and its last line ends there.
-            if let Some(file) = self.file.as_mut() {
-                let read = read_lines(
-                    file,
-                    u64::MAX,
-                    &mut self.offset,
-                    &mut self.partial,
-                    &mut self.skipping,
-                    &mut each,
-                )?;
-                progress.bytes += read.bytes;
-            }
+            progress.bytes += self.read_open(u64::MAX, &mut each)?.bytes;
             self.flush_partial(&mut each);
             let finished_at = meta.modified().ok();
             progress.bytes += self.read_later_archives(finished_at, current, &mut each)?;
@@ -186,6 +168,24 @@ impl LogTail {
                 return Ok(progress);
             }
         }
+    }
+
+    /// Reads the open file from the kept offset.
+    fn read_open(&mut self, budget: u64, each: &mut impl FnMut(&[u8])) -> io::Result<ReadOutcome> {
+        let Some(file) = self.file.as_mut() else {
+            return Ok(ReadOutcome {
+                bytes: 0,
+                at_eof: true,
+            });
+        };
+        read_lines(
+            file,
+            budget,
+            &mut self.offset,
+            &mut self.partial,
+            &mut self.skipping,
+            each,
+        )
     }
 
     fn flush_partial(&mut self, each: &mut impl FnMut(&[u8])) {
