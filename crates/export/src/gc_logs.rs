@@ -316,11 +316,21 @@ fn log_paths(jvm: &JvmProcess) -> Vec<(String, PathBuf, Tags)> {
     // Each kind of line is read from one file only: a JVM logging GC to two files would
     // otherwise count every pause twice.
     let mut taken = Tags::default();
-    for output in JvmOptions::parse(&all).logs {
+    let outputs = JvmOptions::parse(&all).logs;
+    let is_loggc = |option: &str| option.starts_with("-Xloggc:");
+    // JDK 8 writes its safepoint lines (-XX:+PrintGCApplicationStoppedTime) into the
+    // -Xloggc file; JDK 9+ into the -Xlog outputs that select `safepoint`, if any.
+    let safepoint_elsewhere = outputs
+        .iter()
+        .any(|o| !is_loggc(&o.option) && logged_tags(&o.selection).safepoint);
+    for output in outputs {
+        let mut logged = logged_tags(&output.selection);
+        if is_loggc(&output.option) {
+            logged.safepoint = !safepoint_elsewhere;
+        }
         let LogTarget::File(path) = output.target else {
             continue;
         };
-        let logged = logged_tags(&output.selection);
         let tags = Tags {
             gc: logged.gc && !taken.gc,
             safepoint: logged.safepoint && !taken.safepoint,
