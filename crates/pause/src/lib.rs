@@ -2,6 +2,7 @@
 //! over time and HdrHistogram interval logs (compatible with Java's HdrHistogram).
 
 pub mod civil;
+mod collector;
 pub mod event;
 pub mod input;
 pub mod interval_log;
@@ -9,6 +10,7 @@ pub mod severity;
 pub mod stats;
 pub mod units;
 
+pub use collector::Collector;
 pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};
 pub use severity::Severity;
 pub use stats::{DurationStats, Summary};
