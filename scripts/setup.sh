@@ -15,6 +15,8 @@ for extra in "$@"; do
   case "$extra" in
     prometheus) debian_needs+=("prometheus prometheus" "promtool prometheus") ;;
     chromium) debian_needs+=("chromium chromium") ;;
+    dpkg-dev) debian_needs+=("dpkg-shlibdeps dpkg-dev") ;;
+    man-db) debian_needs+=("man man-db") ;;
     *) debian_needs+=("$extra $extra") ;;
   esac
 done
