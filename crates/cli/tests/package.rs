@@ -4,26 +4,12 @@
 //! used there: `--version`, the man page, and the bash, zsh and fish completions.
 //! Needs dpkg-dev, zsh and fish (Debian packages; `make test` installs them).
 
+mod process_support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn run(command: &mut Command) -> Output {
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
-    assert!(
-        output.status.success(),
-        "{command:?} failed ({}):\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn stdout(command: &mut Command) -> String {
-    String::from_utf8(run(command).stdout).unwrap()
-}
+use process_support::stdout_of as stdout;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -130,7 +116,7 @@ fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
         .map(|d| d.split_whitespace().next().unwrap())
         .collect();
     dpkg_root(&root, &dependencies);
-    run(dpkg(&root).arg("-i").arg(&deb));
+    stdout(dpkg(&root).arg("-i").arg(&deb));
 
     let installed = root.join("usr/bin/pauselab");
     let no_debug_info = stdout(Command::new("readelf").arg("-S").arg(&installed));
@@ -193,7 +179,7 @@ fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
     assert_eq!(registered.trim(), "_pauselab");
 
     // Removal leaves nothing of the package behind.
-    run(dpkg(&root).args(["-r", "pauselab"]));
+    stdout(dpkg(&root).args(["-r", "pauselab"]));
     for gone in [
         "usr/bin/pauselab",
         "usr/share/man/man1/pauselab.1.gz",
