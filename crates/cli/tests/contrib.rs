@@ -286,3 +286,101 @@ fn the_daemonsets_capabilities_read_other_users_jvms_and_each_one_is_needed() {
         }
     }
 }
+
+/// The dashboard's PromQL expressions, Grafana's variables replaced by what Grafana would
+/// put there (`.*` for "All"), with the title of their panel. The variables' own queries
+/// (`label_values(SELECTOR, label)`) count by their selector.
+fn dashboard_expressions() -> Vec<(String, String)> {
+    let path = contrib("grafana/pauselab.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let variables: Vec<&str> = dashboard["templating"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    let substitute = |expr: &str| {
+        let mut expr = expr
+            .replace("$__rate_interval", "1m")
+            .replace("$__range", "1h");
+        for variable in &variables {
+            expr = expr.replace(&format!("${variable}"), ".*");
+        }
+        assert!(!expr.contains('$'), "undefined variable in {expr}");
+        expr
+    };
+    let mut expressions = Vec::new();
+    for variable in dashboard["templating"]["list"].as_array().unwrap() {
+        if let Some(query) = variable["query"]["query"].as_str() {
+            let selector = query
+                .strip_prefix("label_values(")
+                .and_then(|rest| rest.rsplit_once(", "))
+                .map(|(selector, _)| selector)
+                .unwrap_or_else(|| panic!("not label_values(SELECTOR, label): {query}"));
+            let name = variable["name"].as_str().unwrap();
+            expressions.push((format!("variable {name}"), substitute(selector)));
+        }
+    }
+    for panel in dashboard["panels"].as_array().unwrap() {
+        let title = panel["title"].as_str().unwrap();
+        for target in panel["targets"].as_array().into_iter().flatten() {
+            let expr = target["expr"].as_str().unwrap();
+            expressions.push((title.to_string(), substitute(expr)));
+        }
+    }
+    expressions
+}
+
+#[test]
+fn the_dashboard_is_laid_out_and_every_query_is_valid_promql() {
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(contrib("grafana/pauselab.json")).unwrap())
+            .unwrap();
+    let panels = dashboard["panels"].as_array().unwrap();
+    let mut ids: Vec<u64> = panels.iter().map(|p| p["id"].as_u64().unwrap()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), panels.len(), "panel ids are not unique");
+    // No two panels overlap on Grafana's 24-column grid.
+    let boxes: Vec<(&str, [u64; 4])> = panels
+        .iter()
+        .map(|p| {
+            let g = &p["gridPos"];
+            let [x, y, w, h] = ["x", "y", "w", "h"].map(|k| g[k].as_u64().unwrap());
+            assert!(x + w <= 24, "{} is wider than the grid", p["title"]);
+            (p["title"].as_str().unwrap(), [x, y, w, h])
+        })
+        .collect();
+    for (i, (a, [ax, ay, aw, ah])) in boxes.iter().enumerate() {
+        for (b, [bx, by, bw, bh]) in &boxes[i + 1..] {
+            let apart = ax + aw <= *bx || bx + bw <= *ax || ay + ah <= *by || by + bh <= *ay;
+            assert!(apart, "panels {a:?} and {b:?} overlap");
+        }
+    }
+    for panel in panels.iter().filter(|p| p["type"] != "row") {
+        assert!(
+            !panel["targets"].as_array().unwrap().is_empty(),
+            "{}",
+            panel["title"]
+        );
+        assert_eq!(panel["datasource"]["uid"], "${datasource}");
+    }
+
+    // promtool parses every expression as the expression of a recording rule.
+    let expressions = dashboard_expressions();
+    let rules = serde_json::json!({"groups": [{"name": "dashboard", "rules": expressions
+        .iter()
+        .enumerate()
+        .map(|(i, (_, expr))| serde_json::json!({"record": format!("dashboard:expression_{i}"), "expr": expr}))
+        .collect::<Vec<_>>()}]});
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("dashboard-rules.json");
+    std::fs::write(&file, rules.to_string()).unwrap();
+    let checked = promtool(&["check", "rules"], &file);
+    assert!(
+        checked.contains(&format!("SUCCESS: {} rules found", expressions.len())),
+        "{checked}"
+    );
+}
