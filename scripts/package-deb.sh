@@ -90,5 +90,6 @@ EOF
 
 mkdir -p "$outdir"
 deb=$outdir/pauselab_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+# xz, dpkg-deb's default; DPKG_DEB_COMPRESSOR_TYPE / _LEVEL choose another, as for dpkg-deb.
+dpkg-deb --root-owner-group --build "$root" "$deb" >/dev/null
 echo "$deb"
