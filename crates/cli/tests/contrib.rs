@@ -2,22 +2,18 @@
 //! `prometheus` package; `make test` installs it), the Kubernetes DaemonSet's structure, and
 //! its capability set against real JVMs of another user.
 
+mod contrib_support;
 mod process_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use contrib_support::{contrib, dashboard_expressions};
 use process_support::{stdout_of, Running};
 use yaml_rust2::{Yaml, YamlLoader};
 
 const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
-
-fn contrib(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../contrib")
-        .join(path)
-}
 
 fn yaml_documents(path: &Path) -> Vec<Yaml> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
@@ -285,52 +281,6 @@ fn the_daemonsets_capabilities_read_other_users_jvms_and_each_one_is_needed() {
             other => panic!("capability {other} in the manifest has no test of why"),
         }
     }
-}
-
-/// The dashboard's PromQL expressions, Grafana's variables replaced by what Grafana would
-/// put there (`.*` for "All"), with the title of their panel. The variables' own queries
-/// (`label_values(SELECTOR, label)`) count by their selector.
-fn dashboard_expressions() -> Vec<(String, String)> {
-    let path = contrib("grafana/pauselab.json");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let dashboard: serde_json::Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-    let variables: Vec<&str> = dashboard["templating"]["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["name"].as_str().unwrap())
-        .collect();
-    let substitute = |expr: &str| {
-        let mut expr = expr
-            .replace("$__rate_interval", "1m")
-            .replace("$__range", "1h");
-        for variable in &variables {
-            expr = expr.replace(&format!("${variable}"), ".*");
-        }
-        assert!(!expr.contains('$'), "undefined variable in {expr}");
-        expr
-    };
-    let mut expressions = Vec::new();
-    for variable in dashboard["templating"]["list"].as_array().unwrap() {
-        if let Some(query) = variable["query"]["query"].as_str() {
-            let selector = query
-                .strip_prefix("label_values(")
-                .and_then(|rest| rest.rsplit_once(", "))
-                .map(|(selector, _)| selector)
-                .unwrap_or_else(|| panic!("not label_values(SELECTOR, label): {query}"));
-            let name = variable["name"].as_str().unwrap();
-            expressions.push((format!("variable {name}"), substitute(selector)));
-        }
-    }
-    for panel in dashboard["panels"].as_array().unwrap() {
-        let title = panel["title"].as_str().unwrap();
-        for target in panel["targets"].as_array().into_iter().flatten() {
-            let expr = target["expr"].as_str().unwrap();
-            expressions.push((title.to_string(), substitute(expr)));
-        }
-    }
-    expressions
 }
 
 #[test]
