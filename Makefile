@@ -8,7 +8,7 @@ CARGO ?= cargo
 MVN ?= mvn -B -q -f java/pom.xml
 BIN := target/release/pauselab
 # Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
-TEST_PACKAGES ?= prometheus chromium $(PACKAGE_TOOLS) zsh fish man-db
+TEST_PACKAGES ?= prometheus chromium $(PACKAGE_TOOLS) zsh fish man-db systemd
 # What `make package` needs to build the .deb.
 PACKAGE_TOOLS := dpkg-dev
 

@@ -17,6 +17,7 @@ for extra in "$@"; do
     chromium) debian_needs+=("chromium chromium") ;;
     dpkg-dev) debian_needs+=("dpkg-shlibdeps dpkg-dev") ;;
     man-db) debian_needs+=("man man-db") ;;
+    systemd) debian_needs+=("systemd-analyze systemd") ;;
     *) debian_needs+=("$extra $extra") ;;
   esac
 done

@@ -134,6 +134,21 @@ fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
         unit.contains("\nExecStart=/usr/bin/pauselab export "),
         "{unit}"
     );
+    // systemd's own check (unknown keys, bad values, a missing binary), with the binary
+    // where this root has it.
+    let checked_unit = scratch.path().join("pauselab-export.service");
+    let unit_here = unit.replace("/usr/bin/pauselab", &installed.display().to_string());
+    std::fs::write(&checked_unit, unit_here).unwrap();
+    let verify = Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(&checked_unit)
+        .output()
+        .expect("systemd-analyze (Debian package systemd)");
+    assert!(
+        verify.status.success() && verify.stderr.is_empty(),
+        "systemd-analyze verify: {}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
 
     let page = man(&root.join("usr/share/man/man1/pauselab.1.gz"));
     assert!(page.contains("NAME pauselab - Find, reproduce"), "{page}");
