@@ -8,9 +8,9 @@ CARGO ?= cargo
 MVN ?= mvn -B -q -f java/pom.xml
 BIN := target/release/pauselab
 # Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
-TEST_PACKAGES ?= prometheus chromium $(PACKAGE_TOOLS) zsh fish man-db systemd
-# What `make package` needs to build the .deb.
-PACKAGE_TOOLS := dpkg-dev
+# dpkg-dev (dpkg-shlibdeps) is what `make package` needs beyond cargo; zsh, fish, man-db and
+# systemd (systemd-analyze) check the package's files.
+TEST_PACKAGES ?= prometheus chromium dpkg-dev zsh fish man-db systemd
 
 .PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package
 
@@ -32,9 +32,9 @@ build: setup java
 	$(CARGO) build --release --workspace
 
 # target/debian/pauselab_<version>_<arch>.deb: the release binary, man pages, bash/zsh/fish
-# completions and the systemd unit (docs/packaging.md). Needs no Java: the .deb is the CLI.
+# completions and the systemd unit (docs/packaging.md). Needs cargo and Debian's dpkg-dev,
+# no Java: the .deb is the CLI.
 package:
-	scripts/setup.sh $(PACKAGE_TOOLS)
 	$(CARGO) build --release -p pauselab
 	scripts/package-deb.sh $(BIN) target/debian
 

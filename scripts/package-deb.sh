@@ -21,7 +21,7 @@ outdir=$2
 repo=$(cd "$(dirname "$0")/.." && pwd)
 [ -x "$binary" ] || { echo "package-deb: $binary is not an executable: build it first (cargo build --release -p pauselab)" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps; do
-  command -v "$tool" >/dev/null || { echo "package-deb: $tool not found: install Debian's dpkg-dev (scripts/setup.sh dpkg-dev)" >&2; exit 1; }
+  command -v "$tool" >/dev/null || { echo "package-deb: $tool not found: install Debian's dpkg-dev (apt-get install dpkg-dev)" >&2; exit 1; }
 done
 
 # "pauselab 0.1.0" -> 0.1.0
