@@ -81,16 +81,7 @@ fn compile_workload(dir: &Path) {
 }
 
 fn start_jvm(jdk: &str, classes: &Path, flags: &[&str]) -> Running {
-    let child = Command::new(format!("{jdk}/bin/java"))
-        .args(["-Xmx32m", "-Xss256k", "-XX:TieredStopAtLevel=1"])
-        .args(flags)
-        .arg("-cp")
-        .arg(classes)
-        .args(["Safepoints", "90"])
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {jdk}/bin/java: {e}"));
-    Running(child)
+    start_jvm_in(jdk, Path::new("."), classes, flags)
 }
 
 /// Starts `pauselab export` on a free loopback port and returns it with its address.
@@ -263,6 +254,56 @@ fn promtool_check(metrics: &str) {
     );
 }
 
+/// Starts a Prometheus scraping `exporter` every second, its data under `dir`.
+fn start_prometheus(dir: &Path, exporter: SocketAddr) -> (Running, SocketAddr) {
+    let prometheus_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let config = dir.join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
+             scrape_configs:\n  - job_name: pauselab\n    static_configs:\n      - targets: ['{exporter}']\n"
+        ),
+    )
+    .unwrap();
+    let prometheus = Running(
+        Command::new("prometheus")
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address={prometheus_addr}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("prometheus (Debian package prometheus; `make test` installs it)"),
+    );
+    (prometheus, prometheus_addr)
+}
+
+/// The result of an instant PromQL query: one value per series, with its labels.
+fn promql(prometheus: SocketAddr, query: &str) -> Vec<(serde_json::Value, f64)> {
+    let response = get(
+        prometheus,
+        &format!("/api/v1/query?query={}", url_encode(query)),
+    );
+    assert_eq!(response.status, 200, "{query}: {}", response.body);
+    let json: serde_json::Value = serde_json::from_str(&response.body).unwrap();
+    json["data"]["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["metric"].clone(),
+                r["value"][1].as_str().unwrap().parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// Values of `hotspot_safepoints_total` per pid over the last `window`, from Prometheus.
 fn safepoint_series(prometheus: SocketAddr, pids: &[u32], window: u64) -> Vec<(u32, Vec<f64>)> {
     let query = format!(
@@ -311,30 +352,7 @@ fn prometheus_scrapes_rising_safepoint_counters_of_a_shared_and_a_memory_only_jv
     let memory_only = start_jvm(JDK25, &dir.0, &["-XX:+PerfDisableSharedMem"]);
     let (_exporter, exporter_addr) = start_exporter(&[]);
 
-    let prometheus_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-    let config = dir.0.join("prometheus.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
-             scrape_configs:\n  - job_name: pauselab\n    static_configs:\n      - targets: ['{exporter_addr}']\n"
-        ),
-    )
-    .unwrap();
-    let _prometheus = Running(
-        Command::new("prometheus")
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.0.join("data").display()
-            ))
-            .arg(format!("--web.listen-address={prometheus_addr}"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("prometheus (Debian package prometheus; `make test` installs it)"),
-    );
+    let (_prometheus, prometheus_addr) = start_prometheus(&dir.0, exporter_addr);
 
     wait_until_exported(exporter_addr, shared.pid());
     wait_until_exported(exporter_addr, memory_only.pid());
@@ -865,4 +883,253 @@ fn damaged_perf_data_of_one_jvm_never_fails_a_scrape() {
         assert!(exporter.0.try_wait().unwrap().is_none(), "exporter exited");
     }
     assert_eq!(get(addr, "/healthz").body, "ok\n");
+}
+
+/// Upper bounds of the exporter's histogram buckets (docs/export.md).
+const BUCKETS: [f64; 18] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0, 30.0, 60.0,
+];
+
+fn bucket_of(seconds: f64) -> usize {
+    BUCKETS.partition_point(|&upper| upper < seconds)
+}
+
+/// Starts the workload in `cwd` (so that relative log paths land there).
+fn start_jvm_in(jdk: &str, cwd: &Path, classes: &Path, flags: &[&str]) -> Running {
+    let child = Command::new(format!("{jdk}/bin/java"))
+        .current_dir(cwd)
+        .args(["-Xmx32m", "-Xss256k", "-XX:TieredStopAtLevel=1"])
+        .args(flags)
+        .arg("-cp")
+        .arg(classes)
+        .args(["Safepoints", "90"])
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {jdk}/bin/java: {e}"));
+    Running(child)
+}
+
+/// A scratch directory with the workload compiled in it, and the workload started there.
+fn workload_in(name: &str, jdk: &str, flags: &[&str]) -> (TempDir, Running) {
+    let dir = TempDir::new(name);
+    compile_workload(&dir.0);
+    let jvm = start_jvm_in(jdk, &dir.0, &dir.0, flags);
+    (dir, jvm)
+}
+
+fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{name} {pid}");
+}
+
+/// `pauselab analyze --json` of a log: (pause count, p99 ms, safepoint count).
+fn analyze(log: &Path) -> (u64, f64, u64) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["analyze", "--json"])
+        .arg(log)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "analyze {}: {e}: {}",
+            log.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (
+        json["pauses"]["count"].as_u64().unwrap(),
+        json["pauses"]["p99_ms"].as_f64().unwrap(),
+        json["safepoints"]["count"].as_u64().unwrap(),
+    )
+}
+
+/// Counts the lines of a unified GC log by hand, without pauselab's parser: GC pause lines
+/// (`GC(N) Pause ... N.Nms`) and JDK 17+ safepoint lines (`Safepoint "..."`).
+fn count_by_hand(log: &Path) -> (u64, u64) {
+    let text = std::fs::read_to_string(log).unwrap();
+    let pauses = text
+        .lines()
+        .filter(|l| l.contains(" Pause ") && l.contains("GC(") && l.ends_with("ms"))
+        .count();
+    let safepoints = text.lines().filter(|l| l.contains("Safepoint \"")).count();
+    (pauses as u64, safepoints as u64)
+}
+
+/// What Prometheus holds for one JVM: pause count, p99 (s), safepoint count.
+fn stored(prometheus: SocketAddr, pid: u32) -> Option<(f64, f64, f64)> {
+    let one = |query: String| promql(prometheus, &query).first().map(|(_, v)| *v);
+    Some((
+        one(format!("sum(hotspot_gc_pause_seconds_count{{pid=\"{pid}\"}})"))?,
+        one(format!(
+            "histogram_quantile(0.99, sum by (le) (hotspot_gc_pause_seconds_bucket{{pid=\"{pid}\"}}))"
+        ))?,
+        one(format!("sum(hotspot_safepoint_seconds_count{{pid=\"{pid}\"}})"))?,
+    ))
+}
+
+/// Prometheus scrapes the pause histograms of a JDK 17 JVM with -XX:+PerfDisableSharedMem
+/// and a GC log given as a relative path with %p, and of a JDK 25 JVM without a log whose
+/// logging the exporter turns on: once the JVMs are frozen, the stored counts equal
+/// `pauselab analyze` of the same logs (and a count by hand), the p99 is within one bucket.
+/// On SIGTERM the exporter turns the log it added off again.
+#[test]
+fn pause_histograms_in_prometheus_agree_with_analyze_of_the_same_logs() {
+    let (dir, logged) = workload_in(
+        "export-pauses",
+        JDK17,
+        &[
+            "-XX:+PerfDisableSharedMem",
+            "-Xlog:gc,safepoint:file=gc-%p.log",
+        ],
+    );
+    let unlogged = start_jvm_in(JDK25, &dir.0, &dir.0, &[]);
+    let enabled_dir = dir.0.join("enabled");
+    let enabled_arg = enabled_dir.display().to_string();
+    let (mut exporter, exporter_addr) = start_exporter(&[
+        "--enable-gc-log",
+        &enabled_arg,
+        "--enable-gc-log-for",
+        "Safepoints",
+    ]);
+    let (_prometheus, prometheus_addr) = start_prometheus(&dir.0, exporter_addr);
+    wait_until_exported(exporter_addr, logged.pid());
+    wait_until_exported(exporter_addr, unlogged.pid());
+
+    let logs = [
+        (logged.pid(), dir.0.join(format!("gc-{}.log", logged.pid()))),
+        (
+            unlogged.pid(),
+            enabled_dir.join(unlogged.pid().to_string()).join("gc.log"),
+        ),
+    ];
+    let metrics = get(exporter_addr, "/metrics").body;
+    promtool_check(&metrics);
+    for (pid, log) in &logs {
+        let state = if *pid == logged.pid() {
+            "following"
+        } else {
+            "enabled"
+        };
+        let series = format!(
+            "pauselab_export_gc_log{{pid=\"{pid}\",path=\"{}\",state=\"{state}\"}} 1",
+            log.display()
+        );
+        assert!(metrics.contains(&series), "no {series} in:\n{metrics}");
+    }
+    // Let both JVMs collect for a while, then freeze them: their logs stop growing.
+    std::thread::sleep(Duration::from_secs(4));
+    for (pid, _) in &logs {
+        signal(*pid, "STOP");
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    for (pid, log) in &logs {
+        let (count, p99_ms, safepoints) = analyze(log);
+        assert_eq!(count_by_hand(log), (count, safepoints), "{}", log.display());
+        assert!(count >= 10, "only {count} pauses in {}", log.display());
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let mut last = None;
+        while Instant::now() < deadline {
+            last = stored(prometheus_addr, *pid);
+            if last.is_some_and(|(n, _, s)| n == count as f64 && s == safepoints as f64) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let (stored_count, stored_p99, stored_safepoints) =
+            last.unwrap_or_else(|| panic!("nothing stored for pid {pid}"));
+        assert_eq!(stored_count, count as f64, "pause count of pid {pid}");
+        assert_eq!(
+            stored_safepoints, safepoints as f64,
+            "safepoint count of pid {pid}"
+        );
+        let (ours, theirs) = (bucket_of(stored_p99), bucket_of(p99_ms / 1000.0));
+        assert!(
+            ours.abs_diff(theirs) <= 1,
+            "pid {pid}: p99 {stored_p99} s from Prometheus, {p99_ms} ms from analyze"
+        );
+    }
+
+    // SIGTERM: the output added to the JDK 25 JVM is removed, its own outputs stay.
+    signal(unlogged.pid(), "CONT");
+    signal(exporter.pid(), "TERM");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while exporter.0.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the exporter did not exit on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let list = Command::new(format!("{JDK25}/bin/jcmd"))
+        .args([&unlogged.pid().to_string(), "VM.log", "list"])
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(list.contains("#0: stdout"), "{list}");
+    assert!(
+        !list.contains(&enabled_arg),
+        "the added output is still there:\n{list}"
+    );
+}
+
+/// A JVM rotating its GC log every few KiB: the exporter follows every file and counts
+/// what a second, unrotated log of the same JVM holds, which it does not read itself (a
+/// kind of line is read from one file only).
+#[test]
+fn rotated_logs_are_followed_without_losing_or_repeating_a_pause() {
+    let (dir, jvm) = workload_in(
+        "export-rotation",
+        JDK17,
+        &[
+            "-Xlog:gc*,safepoint:file=rotated.log::filecount=5,filesize=8k",
+            "-Xlog:gc,safepoint:file=whole.log",
+        ],
+    );
+    let (_exporter, exporter_addr) = start_exporter(&[]);
+    wait_until_exported(exporter_addr, jvm.pid());
+    let pid = jvm.pid();
+    let count_of = |metrics: &str, family: &str| -> f64 {
+        metrics
+            .lines()
+            .filter(|l| l.starts_with(family) && l.contains(&format!("pid=\"{pid}\"")))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    // Scrape about every second while the log rotates a few times.
+    let deadline = Instant::now() + Duration::from_secs(6);
+    while Instant::now() < deadline {
+        get(exporter_addr, "/metrics");
+        std::thread::sleep(Duration::from_millis(700));
+    }
+    signal(pid, "STOP");
+    std::thread::sleep(Duration::from_millis(300));
+    let metrics = get(exporter_addr, "/metrics").body;
+    let whole = dir.0.join("whole.log");
+    let (pauses, safepoints) = count_by_hand(&whole);
+    let rotations = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("rotated.log."))
+        .count();
+    assert!(
+        rotations >= 2,
+        "the log did not rotate: {rotations} archives"
+    );
+    assert!(pauses >= 10, "{pauses} pauses");
+    assert_eq!(
+        count_of(&metrics, "hotspot_gc_pause_seconds_count{"),
+        pauses as f64
+    );
+    assert_eq!(
+        count_of(&metrics, "hotspot_safepoint_seconds_count{"),
+        safepoints as f64
+    );
+    assert!(metrics.contains(&format!(
+        "pauselab_export_gc_log{{pid=\"{pid}\",path=\"{}\",state=\"following\"}} 1",
+        dir.0.join("rotated.log").display()
+    )));
 }

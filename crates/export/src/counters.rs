@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
+use pauselab_host::cgroup::ContainerIds;
 use pauselab_hsperf::{JvmProcess, Snapshot, Units, Value, Variability};
+use pauselab_pause::Collector;
 
 /// Units of a numeric counter, as far as the metric model cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,12 +46,21 @@ pub(crate) struct JvmIdentity {
     pub gc: String,
     /// `file` or `memory`: the route the counters were read through.
     pub source: &'static str,
+    /// The container it runs in, as far as its cgroup path tells.
+    pub container: ContainerIds,
 }
 
 impl JvmIdentity {
     /// The main class comes from the command line (it handles `-jar` and modules), the rest
     /// from the counters, so it is the same whichever route read them.
-    pub(crate) fn new(jvm: &JvmProcess, source: &'static str, counters: &dyn CounterSet) -> Self {
+    /// `collector` is the JVM's collector as best known (the counters, else its GC log).
+    pub(crate) fn new(
+        jvm: &JvmProcess,
+        source: &'static str,
+        counters: &dyn CounterSet,
+        collector: Option<Collector>,
+        container: ContainerIds,
+    ) -> Self {
         JvmIdentity {
             pid: jvm.pid,
             main_class: jvm
@@ -65,8 +76,9 @@ impl JvmIdentity {
                 .string("java.property.java.version")
                 .or_else(|| counters.string("java.property.java.vm.version"))
                 .unwrap_or_default(),
-            gc: gc_name(counters),
+            gc: collector.map_or("unknown", Collector::name).to_string(),
             source,
+            container,
         }
     }
 }
@@ -76,25 +88,12 @@ fn main_class(command: &str) -> String {
     command.split_whitespace().next().unwrap_or("").to_string()
 }
 
-/// A short collector name (`G1`, `Parallel`, `Serial`, `ZGC`, `Shenandoah`) from
-/// `sun.gc.policy.name`, which ZGC and Shenandoah leave out, else from the first
-/// collector's name (JDK 17: "Z concurrent cycle pauses", JDK 25: "ZGC minor collection
-/// pauses", both: "Shenandoah partial"). Anything else is reported as it is, or "unknown".
-fn gc_name(counters: &dyn CounterSet) -> String {
-    let policy = counters.string("sun.gc.policy.name").unwrap_or_default();
-    let collector0 = counters
-        .string("sun.gc.collector.0.name")
-        .unwrap_or_default();
-    let known = match policy.as_str() {
-        "GarbageFirst" => "G1",
-        "ParScav:MSC" => "Parallel",
-        "Copy:MSC" => "Serial",
-        "" if collector0.starts_with("Z ") || collector0.starts_with("ZGC") => "ZGC",
-        "" if collector0.starts_with("Shenandoah") => "Shenandoah",
-        "" => "unknown",
-        other => other,
-    };
-    known.to_string()
+/// The collector from the counters (see [`Collector::from_perf_counters`]).
+pub(crate) fn collector(counters: &dyn CounterSet) -> Option<Collector> {
+    Collector::from_perf_counters(
+        counters.string("sun.gc.policy.name").as_deref(),
+        counters.string("sun.gc.collector.0.name").as_deref(),
+    )
 }
 
 /// An owned copy of what the metric model reads from one snapshot. Copying is where the

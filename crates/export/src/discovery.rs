@@ -149,6 +149,12 @@ impl Discovery {
     }
 }
 
+/// When process `pid` started, clock ticks since boot: tells a reused pid from the process
+/// that had it before.
+pub(crate) fn start_ticks(pid: u32) -> Option<u64> {
+    process_identity(pid).map(|identity| identity.start_ticks)
+}
+
 /// Command name (field 2) and start time (field 22) from `/proc/<pid>/stat`.
 fn process_identity(pid: u32) -> Option<ProcessIdentity> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;

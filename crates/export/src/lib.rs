@@ -3,7 +3,9 @@
 //! No agent, no JMX, no JVM started per scrape: each scrape finds every JVM (also those
 //! running with `-XX:+PerfDisableSharedMem`), takes a consistent snapshot of its hsperf
 //! counters (from the shared file or straight from the JVM's memory) and turns them into
-//! metrics with base units. Metric names and labels are listed in docs/export.md.
+//! metrics with base units. Each JVM's own GC and safepoint log, followed as it grows,
+//! gives the distributions of its pauses (histograms). Metric names and labels are listed
+//! in docs/export.md.
 //!
 //! ```no_run
 //! use pauselab_export::{Exporter, Format, Options, Server};
@@ -16,7 +18,9 @@
 
 mod counters;
 mod discovery;
+mod enable;
 mod exposition;
+mod gc_logs;
 mod http;
 mod metrics;
 mod scrape;

@@ -209,15 +209,21 @@ impl JvmMetrics {
         let pid = identity.pid.to_string();
         let labels = || vec![("pid", pid.clone())];
 
-        self.info
-            .get_or_create(&vec![
-                ("pid", pid.clone()),
-                ("main_class", identity.main_class.clone()),
-                ("jdk_version", identity.jdk_version.clone()),
-                ("gc", identity.gc.clone()),
-                ("source", identity.source.to_string()),
-            ])
-            .set(1);
+        let mut info = vec![
+            ("pid", pid.clone()),
+            ("main_class", identity.main_class.clone()),
+            ("jdk_version", identity.jdk_version.clone()),
+            ("gc", identity.gc.clone()),
+            ("source", identity.source.to_string()),
+        ];
+        let container = &identity.container;
+        let fleet = [
+            ("container_id", container.container_id.clone()),
+            ("container_runtime", container.runtime.map(str::to_string)),
+            ("pod_uid", container.pod_uid.clone()),
+        ];
+        info.extend(fleet.into_iter().filter_map(|(k, v)| Some((k, v?))));
+        self.info.get_or_create(&info).set(1);
         if let Some(ms) = counters.long("sun.rt.createVmBeginTime") {
             self.start_time
                 .get_or_create(&labels())
@@ -678,6 +684,7 @@ mod tests {
             jdk_version: "17\nevil 1".to_string(),
             gc: "G1".to_string(),
             source: "file",
+            container: Default::default(),
         };
 
         let mut registry = Registry::default();

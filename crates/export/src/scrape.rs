@@ -12,18 +12,31 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::counters::{CounterValues, JvmIdentity};
-use crate::discovery::Discovery;
+use std::path::PathBuf;
+
+use pauselab_host::cgroup::{container_ids, ContainerIds};
+use pauselab_pause::Collector;
+
+use crate::counters::{self, CounterValues, JvmIdentity};
+use crate::discovery::{self, Discovery};
+use crate::enable::EnabledLogs;
 use crate::exposition::{self, Format};
+use crate::gc_logs::{JvmPauses, PauseFamilies};
 use crate::metrics::{AllCounters, JvmMetrics, Labels};
 
 /// What a scrape reads and exposes.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Where counters are read from: the file, memory, or the file when there is one.
     pub source: Source,
     /// Also expose every numeric counter as `hsperf_<sanitised name>`.
     pub all_counters: bool,
+    /// Turn GC and safepoint logging on, into this directory, in JVMs that log neither
+    /// (off again at [`Exporter::shutdown`]).
+    pub enable_gc_log: Option<PathBuf>,
+    /// With `enable_gc_log`: only in JVMs whose main class, jar or module matches this
+    /// glob (`*`, `?`); all of them when `None`.
+    pub enable_gc_log_for: Option<String>,
 }
 
 /// The exporter: owns the open readers and the cumulative self-metrics between scrapes.
@@ -42,6 +55,20 @@ struct State {
     /// Reads that failed since start, by reason.
     read_errors: BTreeMap<&'static str, u64>,
     scrapes: u64,
+    /// What each JVM's GC log said so far, and where it runs, by pid.
+    tracked: HashMap<u32, Tracked>,
+    /// Logs turned on by `--enable-gc-log`.
+    enabled: Option<EnabledLogs>,
+}
+
+/// What is kept about one JVM between scrapes, besides its counters' reader.
+struct Tracked {
+    /// Start time of the process: a reused pid is another JVM.
+    start_ticks: Option<u64>,
+    container: ContainerIds,
+    /// The collector, once the counters told (they may not be readable in every scrape).
+    collector: Option<Collector>,
+    pauses: JvmPauses,
 }
 
 /// Every value of the `reason` label, so each read-error series exists (at 0) from the
@@ -90,9 +117,22 @@ enum Outcome {
 
 impl Exporter {
     pub fn new(options: Options) -> Exporter {
+        let state = State {
+            enabled: options.enable_gc_log.clone().map(EnabledLogs::new),
+            ..State::default()
+        };
         Exporter {
             options,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
+        }
+    }
+
+    /// Turns off the GC logs this exporter turned on (`--enable-gc-log`); the files stay.
+    /// Call it before exiting.
+    pub fn shutdown(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(enabled) = state.enabled.as_mut() {
+            enabled.disable_all();
         }
     }
 
@@ -126,6 +166,16 @@ impl Exporter {
         state
             .readers
             .retain(|pid, _| jvms.iter().any(|j| j.pid == *pid));
+        let first_scrape = state.scrapes == 1;
+        for jvm in &jvms {
+            let enable_for = self.options.enable_gc_log_for.as_deref();
+            follow_gc_logs(&mut state, jvm, first_scrape, enable_for);
+        }
+        let alive = |pid: u32| jvms.iter().any(|j| j.pid == pid);
+        state.tracked.retain(|pid, _| alive(*pid));
+        if let Some(enabled) = state.enabled.as_mut() {
+            enabled.retain(alive);
+        }
 
         let mut registry = Registry::default();
         let metrics = JvmMetrics::register(&mut registry);
@@ -138,10 +188,25 @@ impl Exporter {
         );
         let mut all_counters = self.options.all_counters.then(AllCounters::default);
         let mut read_by_route: BTreeMap<&'static str, i64> = BTreeMap::new();
+        let mut pause_families = PauseFamilies::default();
         for (jvm, outcome) in &outcomes {
+            let from_counters = match outcome {
+                Outcome::Read(_, counters) => counters::collector(counters),
+                Outcome::Failed(_) => None,
+            };
+            let tracked = state.tracked.get_mut(&jvm.pid).map(|t| {
+                t.collector = t.collector.or(from_counters);
+                &*t
+            });
+            let known = tracked.and_then(|t| t.collector.or(t.pauses.collector()));
+            let collector = from_counters.or(known);
+            if let Some(tracked) = tracked {
+                pause_families.add(jvm.pid, &tracked.pauses, collector);
+            }
             match outcome {
                 Outcome::Read(route, counters) => {
-                    let identity = JvmIdentity::new(jvm, route, counters);
+                    let container = tracked.map(|t| t.container.clone()).unwrap_or_default();
+                    let identity = JvmIdentity::new(jvm, route, counters, collector, container);
                     metrics.record(&identity, counters);
                     if let Some(all) = all_counters.as_mut() {
                         all.record(&mut registry, &identity, counters);
@@ -156,6 +221,7 @@ impl Exporter {
         for &pid in &found.failed {
             mark_unreadable(&unreadable, pid, INTERNAL_ERROR);
         }
+        registry.register_collector(Box::new(pause_families));
 
         register_self_metrics(
             &mut registry,
@@ -165,6 +231,60 @@ impl Exporter {
             started.elapsed(),
         );
         registry
+    }
+}
+
+/// Reads what `jvm`'s GC logs appended since the previous scrape, finding them (or
+/// turning one on) the first time. A bug in doing so (a panic) is contained to this JVM:
+/// it starts afresh at the next scrape.
+fn follow_gc_logs(
+    state: &mut State,
+    jvm: &JvmProcess,
+    first_scrape: bool,
+    enable_for: Option<&str>,
+) {
+    let start_ticks = discovery::start_ticks(jvm.pid);
+    let State {
+        tracked, enabled, ..
+    } = state;
+    let followed = panic::catch_unwind(AssertUnwindSafe(|| {
+        let entry = tracked.entry(jvm.pid);
+        let tracked = match entry {
+            std::collections::hash_map::Entry::Occupied(e)
+                if e.get().start_ticks == start_ticks =>
+            {
+                e.into_mut()
+            }
+            entry => {
+                let fresh = Tracked {
+                    start_ticks,
+                    container: container_ids(jvm.pid),
+                    collector: None,
+                    pauses: JvmPauses::new(jvm, first_scrape),
+                };
+                match entry {
+                    std::collections::hash_map::Entry::Occupied(mut e) => {
+                        e.insert(fresh);
+                        e.into_mut()
+                    }
+                    std::collections::hash_map::Entry::Vacant(e) => e.insert(fresh),
+                }
+            }
+        };
+        let wanted = enable_for.is_none_or(|glob| {
+            jvm.main_class
+                .as_deref()
+                .is_some_and(|main| pauselab_hsperf::glob_match(glob, main))
+        });
+        if wanted && !tracked.pauses.has_log() {
+            if let Some(log) = enabled.as_mut().and_then(|e| e.enable(jvm)) {
+                tracked.pauses.follow_enabled(&log.shown, &log.on_host);
+            }
+        }
+        tracked.pauses.poll(jvm.ns_pid);
+    }));
+    if followed.is_err() {
+        tracked.remove(&jvm.pid);
     }
 }
 

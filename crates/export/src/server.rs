@@ -53,6 +53,12 @@ pub struct Server {
 impl Server {
     /// Binds `addr` (port 0 picks a free port). Nothing is served before [`Server::run`].
     pub fn bind(addr: SocketAddr, exporter: Exporter) -> Result<Server, Error> {
+        Server::bind_shared(addr, Arc::new(exporter))
+    }
+
+    /// [`Server::bind`] for an exporter also used elsewhere (e.g. to shut it down on a
+    /// signal).
+    pub fn bind_shared(addr: SocketAddr, exporter: Arc<Exporter>) -> Result<Server, Error> {
         let bind_error = |source: io::Error| Error::Bind {
             addr,
             reason: source.to_string(),
@@ -62,7 +68,7 @@ impl Server {
         let local_addr = listener.local_addr().map_err(bind_error)?;
         Ok(Server {
             listener,
-            exporter: Arc::new(exporter),
+            exporter,
             local_addr,
         })
     }

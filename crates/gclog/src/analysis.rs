@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use pauselab_pause::{CpuTimes, DurationStats, PauseEvent, PauseKind, SourceLine, Summary};
+use pauselab_pause::{
+    Collector, CpuTimes, DurationStats, PauseEvent, PauseKind, SourceLine, Summary,
+};
 use serde::Serialize;
 
 use crate::findings::{Context, Evidence, Finding, Rules, Thresholds};
@@ -968,8 +970,8 @@ impl<'s> Analyzer<'s> {
             names()
                 .find(|n| n.starts_with("CMS"))
                 .or(self.first_pause_name.as_deref())
-                .and_then(collector_from_pause_name)
-                .map(str::to_string)
+                .and_then(Collector::from_pause_name)
+                .map(|c| c.name().to_string())
         });
         let version = self.version.clone().or_else(|| {
             (self.files.iter().any(|f| f.format == Some(Format::Jdk8))
@@ -1073,7 +1075,7 @@ fn to_event(pp: &Pending, file: &str) -> PauseEvent {
 
 /// Unified `Pause Full`, JDK 8 `Full GC` (Shenandoah's and G1's fallbacks included).
 fn is_full_collection(name: &str) -> bool {
-    name.starts_with("Pause Full") || name.starts_with("Full GC")
+    crate::PauseType::of(name) == crate::PauseType::Full
 }
 
 /// VM operations that are garbage collections (names as in HotSpot's VM_Operation types).
@@ -1087,16 +1089,4 @@ pub fn is_gc_operation(op: &str) -> bool {
         || op.starts_with("CMS")
         || op.starts_with("Parallel")
         || op == "GC_HeapInspection"
-}
-
-fn collector_from_pause_name(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "DefNew" => "Serial (or CMS with DefNew)",
-        "ParNew" | "CMS Initial Mark" | "CMS Final Remark" => "CMS",
-        "PSYoungGen" => "Parallel",
-        n if n.starts_with("GC pause") => "G1",
-        n if n.starts_with("Pause Init Mark") || n.starts_with("Pause Final Mark") => "Shenandoah",
-        n if n.contains("Pause Mark Start") || n.contains("Pause Relocate Start") => "ZGC",
-        _ => return None,
-    })
 }

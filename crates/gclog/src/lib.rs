@@ -9,11 +9,13 @@
 //!   collector's health);
 //! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
 //! - `jvms`: which inputs one JVM wrote ([`group_by_jvm`]), so JVMs are never merged;
-//! - [`input`]: files, rotated sets, gzip, zip, stdin.
+//! - [`input`]: files, rotated sets, gzip, zip, stdin;
+//! - [`follow`]: a log the JVM is still writing, read as it grows and through rotation.
 
 pub mod analysis;
 pub mod condition;
 pub mod findings;
+pub mod follow;
 mod health;
 pub mod hlog;
 pub mod input;
@@ -21,12 +23,14 @@ mod jvms;
 pub mod lines;
 pub mod num;
 pub mod parse;
+mod pause_type;
 pub mod render;
 pub mod stitch;
 
 pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
 pub use health::{MemorySection, StallSection, WindowShare};
 pub use jvms::{ensure_one_jvm, group_by_jvm, JvmInputs};
+pub use pause_type::PauseType;
 
 use std::io;
 

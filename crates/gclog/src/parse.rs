@@ -5,6 +5,8 @@
 //! It keeps no state: pairing records (a pause with its CPU times or its safepoint) is the
 //! analyzer's job, so the parser can be fuzzed and tested line by line.
 
+use pauselab_pause::Collector;
+
 use crate::num::{decimal_scaled, duration_with_unit, iso_timestamp_ms, secs_to_ns};
 
 mod memory;
@@ -333,16 +335,8 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
 }
 
 fn collector_name(using: &[u8]) -> Option<&'static str> {
-    Some(match using {
-        b"G1" => "G1",
-        b"Parallel" => "Parallel",
-        b"Serial" => "Serial",
-        b"The Z Garbage Collector" => "ZGC",
-        b"Shenandoah" => "Shenandoah",
-        b"Concurrent Mark Sweep" => "CMS",
-        b"Epsilon" => "Epsilon",
-        _ => return None,
-    })
+    let using = std::str::from_utf8(using).ok()?;
+    Collector::from_log_announcement(using).map(Collector::name)
 }
 
 fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
@@ -677,16 +671,16 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         return parsed(Record::Other);
     }
     if let Some(flags) = rest.strip_prefix(b"CommandLine flags: ") {
-        for (flag, name) in [
-            (&b"-XX:+UseG1GC"[..], "G1"),
-            (b"-XX:+UseConcMarkSweepGC", "CMS"),
-            (b"-XX:+UseParallelOldGC", "Parallel"),
-            (b"-XX:+UseParallelGC", "Parallel"),
-            (b"-XX:+UseSerialGC", "Serial"),
-            (b"-XX:+UseShenandoahGC", "Shenandoah"),
+        for (flag, collector) in [
+            (&b"-XX:+UseG1GC"[..], Collector::G1),
+            (b"-XX:+UseConcMarkSweepGC", Collector::Cms),
+            (b"-XX:+UseParallelOldGC", Collector::Parallel),
+            (b"-XX:+UseParallelGC", Collector::Parallel),
+            (b"-XX:+UseSerialGC", Collector::Serial),
+            (b"-XX:+UseShenandoahGC", Collector::Shenandoah),
         ] {
             if memchr::memmem::find(flags, flag).is_some() {
-                return parsed(Record::Collector(name.to_string()));
+                return parsed(Record::Collector(collector.name().to_string()));
             }
         }
         return parsed(Record::Other);

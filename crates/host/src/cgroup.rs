@@ -310,3 +310,130 @@ mod tests {
         assert!(err.to_string().contains("does not exist"), "{err}");
     }
 }
+
+/// The container a process runs in, as far as its cgroup path tells: container runtimes
+/// and Kubernetes name cgroups after the container's id and the pod's uid (never after
+/// names).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ContainerIds {
+    /// The container's id (64 hex digits), as `docker ps --no-trunc` and
+    /// kube-state-metrics' `container_id` (after `containerd://`) show it.
+    pub container_id: Option<String>,
+    /// `docker`, `containerd`, `crio` or `podman`, when the path says which.
+    pub runtime: Option<&'static str>,
+    /// The Kubernetes pod's uid.
+    pub pod_uid: Option<String>,
+}
+
+/// The container of process `pid` from `/proc/<pid>/cgroup`; empty when it is in none, or
+/// the file cannot be read.
+pub fn container_ids(pid: u32) -> ContainerIds {
+    std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
+        .map(|text| container_ids_from(&text))
+        .unwrap_or_default()
+}
+
+/// The container named by the cgroup paths in a `/proc/<pid>/cgroup` file (v1 and v2,
+/// cgroupfs and systemd drivers): the first line that names one.
+pub fn container_ids_from(cgroup_file: &str) -> ContainerIds {
+    let mut best = ContainerIds::default();
+    for line in cgroup_file.lines() {
+        let Some(path) = line.splitn(3, ':').nth(2) else {
+            continue;
+        };
+        let ids = ids_in_path(path);
+        if ids.container_id.is_some() {
+            return ids;
+        }
+        if best.pod_uid.is_none() {
+            best = ids;
+        }
+    }
+    best
+}
+
+fn ids_in_path(path: &str) -> ContainerIds {
+    let mut ids = ContainerIds::default();
+    let mut parent_is_docker = false;
+    for component in path.split('/') {
+        let name = component
+            .strip_suffix(".scope")
+            .or_else(|| component.strip_suffix(".slice"))
+            .unwrap_or(component);
+        let prefixed = [
+            ("docker-", "docker"),
+            ("cri-containerd-", "containerd"),
+            ("crio-", "crio"),
+            ("libpod-", "podman"),
+        ]
+        .into_iter()
+        .find_map(|(prefix, runtime)| Some((name.strip_prefix(prefix)?, runtime)));
+        match prefixed {
+            Some((id, runtime)) if is_container_id(id) => {
+                ids.container_id = Some(id.to_string());
+                ids.runtime = Some(runtime);
+            }
+            _ if is_container_id(name) => {
+                ids.container_id = Some(name.to_string());
+                ids.runtime = parent_is_docker.then_some("docker");
+            }
+            _ => {
+                if let Some(uid) = name.rfind("pod").map(|at| &name[at + 3..]) {
+                    // The systemd driver writes the uid's dashes as underscores.
+                    let uid = uid.replace('_', "-");
+                    if is_pod_uid(&uid) {
+                        ids.pod_uid = Some(uid);
+                    }
+                }
+            }
+        }
+        parent_is_docker = name == "docker";
+    }
+    ids
+}
+
+fn is_container_id(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// A UUID: 8-4-4-4-12 hex digits.
+fn is_pod_uid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+#[cfg(test)]
+mod container_tests {
+    use super::*;
+
+    const ID: &str = "3f4e8a2b9c1d0e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f";
+    const UID: &str = "0a1b2c3d-4e5f-6789-abcd-ef0123456789";
+
+    #[test]
+    fn ids_from_every_runtime_and_driver() {
+        let uid_ = UID.replace('-', "_");
+        let cases = [
+            (format!("0::/system.slice/docker-{ID}.scope\n"), Some(ID), Some("docker"), None),
+            (format!("12:memory:/docker/{ID}\n11:cpu:/docker/{ID}\n"), Some(ID), Some("docker"), None),
+            (format!("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod{uid_}.slice/cri-containerd-{ID}.scope\n"), Some(ID), Some("containerd"), Some(UID)),
+            (format!("0::/kubepods.slice/kubepods-pod{uid_}.slice/crio-{ID}.scope\n"), Some(ID), Some("crio"), Some(UID)),
+            (format!("10:cpuset:/kubepods/besteffort/pod{UID}/{ID}\n"), Some(ID), None, Some(UID)),
+            (format!("0::/machine.slice/libpod-{ID}.scope/container\n"), Some(ID), Some("podman"), None),
+            ("0::/user.slice/user-1000.slice/session-3.scope\n".to_string(), None, None, None),
+            ("0::/\n".to_string(), None, None, None),
+            ("garbage".to_string(), None, None, None),
+        ];
+        for (file, id, runtime, uid) in cases {
+            let ids = container_ids_from(&file);
+            assert_eq!(ids.container_id.as_deref(), id, "{file}");
+            assert_eq!(ids.runtime, runtime, "{file}");
+            assert_eq!(ids.pod_uid.as_deref(), uid, "{file}");
+        }
+        // This test's own process: whatever it is in, the reading must not fail.
+        let _ = container_ids(std::process::id());
+    }
+}

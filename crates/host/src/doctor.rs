@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use pauselab_pause::Collector;
 use serde::Serialize;
 
 use crate::cgroup::{cpu_limits, CgroupVersion, CpuLimits};
@@ -87,8 +88,8 @@ pub struct JvmFacts {
     pub name: Option<String>,
     /// `java.property.java.version`.
     pub java_version: Option<String>,
-    /// `sun.gc.policy.name`, e.g. `GarbageFirst`, `ParScav:MSC`.
-    pub gc: Option<String>,
+    /// The collector (from `sun.gc.policy.name` or the collectors' names).
+    pub gc: Option<Collector>,
     pub options: JvmOptions,
     /// Where the options were read, e.g. `java.rt.vmArgs (perf counters)`.
     pub options_source: String,
@@ -705,7 +706,7 @@ fn g1_region_size(options: &JvmOptions) -> Option<(u64, &'static str)> {
 }
 
 fn is_g1(jvm: &JvmFacts) -> bool {
-    jvm.gc.as_deref() == Some("GarbageFirst") || jvm.options.flag("UseG1GC") == Some(true)
+    jvm.gc == Some(Collector::G1) || jvm.options.flag("UseG1GC") == Some(true)
 }
 
 fn cds_check(jvm: &JvmFacts) -> Option<Finding> {

@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::PathBuf;
 
+use pauselab_pause::Collector;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -192,8 +193,9 @@ pub struct JvmDetails {
     pub java_version: Option<String>,
     /// `java.property.java.vm.version`.
     pub vm_version: Option<String>,
-    /// `sun.gc.policy.name`, e.g. `GarbageFirst`.
-    pub gc: Option<String>,
+    /// The collector, from `sun.gc.policy.name` (e.g. `GarbageFirst` is G1) or the
+    /// collectors' names.
+    pub gc: Option<Collector>,
     /// `sun.rt.javaCommand`: main class or jar and its arguments.
     pub command: Option<String>,
 }
@@ -205,7 +207,10 @@ impl JvmDetails {
         JvmDetails {
             java_version: text("java.property.java.version"),
             vm_version: text("java.property.java.vm.version"),
-            gc: text("sun.gc.policy.name"),
+            gc: Collector::from_perf_counters(
+                text("sun.gc.policy.name").as_deref(),
+                text("sun.gc.collector.0.name").as_deref(),
+            ),
             command: text("sun.rt.javaCommand"),
         }
     }

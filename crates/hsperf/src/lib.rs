@@ -39,6 +39,6 @@ pub use discover::{
 pub use error::{Error, Result};
 pub use format::{parse_prologue, Counter, Prologue, Snapshot, Units, Value, Variability, MAGIC};
 pub use memory::{locate_region, AddressSource, RemoteRegion};
-pub use process::{read_status, ProcStatus, ProcessHandle};
+pub use process::{read_cmdline, read_environ, read_status, ProcStatus, ProcessHandle};
 pub use reader::{Reader, Route, Source};
 pub use select::{glob_match, CounterFilter};

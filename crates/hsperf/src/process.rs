@@ -160,7 +160,16 @@ pub(crate) fn parse_maps(text: &str) -> JvmMaps {
 
 /// The command line of a process, split at NULs.
 pub fn read_cmdline(pid: u32) -> Result<Vec<String>> {
-    let path = proc_path(pid, "cmdline");
+    read_nul_separated(pid, "cmdline")
+}
+
+/// The environment of a process (`NAME=value` each), split at NULs.
+pub fn read_environ(pid: u32) -> Result<Vec<String>> {
+    read_nul_separated(pid, "environ")
+}
+
+fn read_nul_separated(pid: u32, file: &str) -> Result<Vec<String>> {
+    let path = proc_path(pid, file);
     let bytes = fs::read(&path).map_err(|e| proc_error(pid, &path, e))?;
     Ok(bytes
         .split(|&b| b == 0)

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use pauselab_pause::{DurationStats, Summary};
+use pauselab_pause::{Collector, DurationStats, Summary};
 use serde::Serialize;
 
 use crate::event::{Event, EventData};
@@ -315,9 +315,11 @@ impl Assembler {
                     }
                 }
                 EventData::GcConfiguration { young, old } => {
-                    if let Some(c) = collector_name(young.as_deref(), old.as_deref()) {
+                    if let Some(c) =
+                        Collector::from_jfr_configuration(young.as_deref(), old.as_deref())
+                    {
                         if !std::mem::replace(&mut self.collector_seen, true) {
-                            items.push(Item::Collector(c.to_string()));
+                            items.push(Item::Collector(c.name().to_string()));
                         }
                     }
                 }
@@ -473,18 +475,5 @@ fn safepoint(id: u64, p: SafepointParts) -> Option<Safepoint> {
         total_ns,
         ttsp_ns: p.sync_ns,
         operation,
-    })
-}
-
-/// The collector the way GC logs name it, from `jdk.GCConfiguration`'s collector names.
-fn collector_name(young: Option<&str>, old: Option<&str>) -> Option<&'static str> {
-    Some(match (young?, old.unwrap_or_default()) {
-        ("G1New", _) => "G1",
-        ("ParallelScavenge", _) => "Parallel",
-        ("DefNew", "SerialOld") => "Serial",
-        ("Z", _) | ("ZGC Minor", _) | (_, "ZGC Major") => "ZGC",
-        ("Shenandoah", _) => "Shenandoah",
-        ("DefNew", _) => "Serial",
-        _ => return None,
     })
 }

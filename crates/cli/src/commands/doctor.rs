@@ -15,6 +15,7 @@ use pauselab_host::jvm_options::JvmOptions;
 use pauselab_host::probe::{run_mmap_probe, ProbeConfig, ProbeTarget};
 use pauselab_hsperf::{discover_jvms, inspect, JvmProcess, PerfData, Reader, Source};
 use pauselab_pause::input::escape_control;
+use pauselab_pause::Collector;
 use serde::Serialize;
 
 use super::probe::{parse_duration, stop_on_signals};
@@ -53,7 +54,7 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
         PerfData::Disabled => PerfDataPlace::Disabled,
         PerfData::Unknown { reason } => PerfDataPlace::Unknown(reason.clone()),
     };
-    let environment = read_environment(jvm.pid);
+    let environment = pauselab_hsperf::read_environ(jvm.pid).unwrap_or_default();
     let snapshot = Reader::open(jvm.pid, Source::Auto)
         .and_then(|mut r| r.snapshot())
         .ok();
@@ -66,7 +67,7 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
     // path) would fall apart; the launcher's command line has each one whole. When the two
     // agree (they do unless @argfiles or JDK_JAVA_OPTIONS added options), the command
     // line's split is used.
-    let cmdline = read_nul_separated(&format!("/proc/{}/cmdline", jvm.pid));
+    let cmdline = pauselab_hsperf::read_cmdline(jvm.pid).unwrap_or_default();
     let launcher_options = pauselab_hsperf::jvm_options(&cmdline);
     let (args, options_source): (Vec<String>, String) = match text("java.rt.vmArgs") {
         Some(joined) => (
@@ -95,27 +96,14 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
         pid: jvm.pid,
         name: jvm.main_class.clone(),
         java_version: text("java.property.java.version"),
-        gc: text("sun.gc.policy.name"),
+        gc: Collector::from_perf_counters(
+            text("sun.gc.policy.name").as_deref(),
+            text("sun.gc.collector.0.name").as_deref(),
+        ),
         options: JvmOptions::parse(&all),
         options_source,
         perf_data,
     }
-}
-
-fn read_environment(pid: u32) -> Vec<String> {
-    read_nul_separated(&format!("/proc/{pid}/environ"))
-}
-
-fn read_nul_separated(path: &str) -> Vec<String> {
-    std::fs::read(path)
-        .map(|bytes| {
-            bytes
-                .split(|b| *b == 0)
-                .filter(|a| !a.is_empty())
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn environment_words(environment: &[String], name: &str) -> Vec<String> {

@@ -2,10 +2,16 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use pauselab_export::{Exporter, Format, Options, Server, Source};
+
+use super::probe::stop_on_signals;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,12 +30,25 @@ pub struct Args {
     /// With --once: print OpenMetrics instead of the Prometheus text format
     #[arg(long, requires = "once")]
     openmetrics: bool,
+    /// Turn GC and safepoint logging on (attach, VM.log) in JVMs that log neither, into
+    /// DIR/<pid>/gc.log (4 files of 8 MiB at most), and off again on exit
+    #[arg(long, value_name = "DIR", conflicts_with = "once")]
+    enable_gc_log: Option<PathBuf>,
+    /// With --enable-gc-log: only in JVMs whose main class, jar or module matches this glob
+    #[arg(long, value_name = "GLOB", requires = "enable_gc_log")]
+    enable_gc_log_for: Option<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let enable_gc_log = match args.enable_gc_log {
+        Some(dir) => Some(absolute_dir(&dir)?),
+        None => None,
+    };
     let exporter = Exporter::new(Options {
         source: args.source,
         all_counters: args.all_counters,
+        enable_gc_log,
+        enable_gc_log_for: args.enable_gc_log_for,
     });
     if args.once {
         let format = if args.openmetrics {
@@ -45,12 +64,42 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .and_then(|_| stdout.flush())?;
         return Ok(ExitCode::SUCCESS);
     }
-    let server = Server::bind(args.listen, exporter).context("pauselab export")?;
+    let exporter = Arc::new(exporter);
+    let server =
+        Server::bind_shared(args.listen, Arc::clone(&exporter)).context("pauselab export")?;
     eprintln!(
         "pauselab export: serving http://{}/metrics",
         server.local_addr()
     );
+    // On SIGTERM or SIGINT, undo what the exporter did to JVMs (--enable-gc-log), then exit.
+    let stop = stop_on_signals();
+    let watcher = Arc::clone(&exporter);
+    std::thread::Builder::new()
+        .name("export-signals".to_string())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            watcher.shutdown();
+            std::process::exit(0);
+        })
+        .context("pauselab export: cannot start the signal thread")?;
     // It only returns when it cannot serve any more: exit non-zero so that it is restarted.
-    server.run().context("pauselab export")?;
+    let served = server.run().context("pauselab export");
+    exporter.shutdown();
+    served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The directory for `--enable-gc-log` as an absolute path: the JVMs resolve it, each from
+/// its own working directory.
+fn absolute_dir(dir: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir)
+        .and_then(|_| std::fs::canonicalize(dir))
+        .with_context(|| {
+            format!(
+                "--enable-gc-log {}: cannot create the directory",
+                dir.display()
+            )
+        })
 }

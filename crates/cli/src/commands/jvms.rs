@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use pauselab_hsperf::{discover_jvms, JvmDetails, JvmProcess, PerfData, Route, Source};
 use pauselab_pause::input::escape_control;
+use pauselab_pause::Collector;
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -106,7 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 pid,
                 p.user.clone().unwrap_or_else(|| p.uid.to_string()),
                 l.details.java_version.clone().unwrap_or_else(|| "-".into()),
-                l.details.gc.clone().unwrap_or_else(|| "-".into()),
+                l.details.gc.map_or("-", Collector::name).to_string(),
                 uptime(p.uptime_seconds),
                 main,
                 perf_column(l),

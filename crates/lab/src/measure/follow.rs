@@ -2,92 +2,15 @@
 //! interval log). Each poll reads only what was appended since the last one, so the live
 //! progress costs the same every second however long the run has been going, and what was
 //! read during the run is what the bundle is made from: no log is read again at the end.
+//! The reading itself (complete lines, rotation) is pauselab-gclog's [`LogTail`].
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hdrhistogram::Histogram;
+use pauselab_gclog::follow::LogTail;
 use pauselab_pause::interval_log::{IntervalLogReader, TagFilter};
 
 use crate::measure::safepoints::{self, Safepoint};
-
-/// A line longer than this is not a line of these logs (a GC log line is at most a few KiB,
-/// an interval log line a few tens of KiB): it is dropped rather than buffered.
-const MAX_LINE: usize = 1 << 20;
-
-/// The unread end of a file that grows by whole lines.
-#[derive(Debug, Clone)]
-struct LogTail {
-    path: PathBuf,
-    offset: u64,
-    /// The start of a line whose end has not been written yet.
-    partial: Vec<u8>,
-    /// Dropping bytes up to the next newline (a line longer than `MAX_LINE`).
-    skipping: bool,
-}
-
-impl LogTail {
-    fn new(path: &Path) -> LogTail {
-        LogTail {
-            path: path.to_path_buf(),
-            offset: 0,
-            partial: Vec::new(),
-            skipping: false,
-        }
-    }
-
-    /// Hands every line completed since the last call to `each` (without its newline). A
-    /// file that does not exist yet has no lines. With `at_end` (the writer has exited), a
-    /// last line without a newline counts as complete.
-    fn read_new_lines(&mut self, at_end: bool, mut each: impl FnMut(&[u8])) -> Result<(), String> {
-        let mut file = match File::open(&self.path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(format!("{}: {e}", self.path.display())),
-        };
-        let error = |e: std::io::Error| format!("{}: {e}", self.path.display());
-        file.seek(SeekFrom::Start(self.offset)).map_err(error)?;
-        let mut chunk = vec![0u8; 64 << 10];
-        loop {
-            let n = file.read(&mut chunk).map_err(error)?;
-            if n == 0 {
-                break;
-            }
-            self.offset += n as u64;
-            let mut rest = &chunk[..n];
-            while let Some(end) = newline_at(rest) {
-                if !self.skipping {
-                    if self.partial.is_empty() {
-                        each(&rest[..end]);
-                    } else {
-                        self.partial.extend_from_slice(&rest[..end]);
-                        each(&self.partial);
-                        self.partial.clear();
-                    }
-                }
-                self.skipping = false;
-                rest = &rest[end + 1..];
-            }
-            if !self.skipping {
-                self.partial.extend_from_slice(rest);
-                if self.partial.len() > MAX_LINE {
-                    self.partial.clear();
-                    self.skipping = true;
-                }
-            }
-        }
-        if at_end && !self.partial.is_empty() {
-            each(&self.partial);
-            self.partial.clear();
-        }
-        Ok(())
-    }
-}
-
-fn newline_at(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
-}
 
 /// The safepoints of a GC log, read as it grows.
 #[derive(Debug, Clone)]
@@ -192,7 +115,7 @@ impl HiccupFollower {
         }
         let mut text = self.header.clone();
         text.extend_from_slice(&batch);
-        let name = self.tail.path.display().to_string();
+        let name = self.tail.path().display().to_string();
         let mut reader = IntervalLogReader::new(&text[..], &name).with_tag(TagFilter::Any);
         loop {
             match reader.next_interval() {
@@ -231,43 +154,14 @@ impl HiccupFollower {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
     use std::io::Write;
+    use std::path::PathBuf;
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("pauselab-follow-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir.join(name)
-    }
-
-    #[test]
-    fn lines_are_handed_out_once_and_only_when_complete() {
-        let path = scratch("tail.log");
-        let mut file = File::create(&path).unwrap();
-        let mut tail = LogTail::new(&path);
-        let mut seen: Vec<String> = Vec::new();
-        let read = |tail: &mut LogTail, at_end| {
-            let mut lines = Vec::new();
-            tail.read_new_lines(at_end, |l| {
-                lines.push(String::from_utf8_lossy(l).into_owned())
-            })
-            .unwrap();
-            lines
-        };
-        file.write_all(b"one\ntw").unwrap();
-        seen.extend(read(&mut tail, false));
-        assert_eq!(seen, ["one"]);
-        file.write_all(b"o\nthree").unwrap();
-        seen.extend(read(&mut tail, false));
-        assert_eq!(seen, ["one", "two"]);
-        assert!(read(&mut tail, false).is_empty());
-        seen.extend(read(&mut tail, true));
-        assert_eq!(seen, ["one", "two", "three"]);
-        // A line longer than the limit is dropped whole; the next one is read.
-        file.write_all(&vec![b'x'; MAX_LINE + 10]).unwrap();
-        assert!(read(&mut tail, false).is_empty());
-        file.write_all(b"xx\nfour\n").unwrap();
-        assert_eq!(read(&mut tail, false), ["four"]);
-        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use pauselab_gclog::{Analyzer, Options, PauseSink};
+use pauselab_gclog::{Analyzer, Options, PauseSink, PauseType};
 use pauselab_pause::PauseEvent;
 use serde::Serialize;
 
@@ -119,16 +119,11 @@ pub fn gc_log(path: &Path, warmup_s: f64) -> Result<GcLogMeasures, String> {
 
 /// Young (and G1 mixed) collections of every collector's log names.
 fn is_young(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.contains("young")
-        || lower.contains("mixed")
-        || ["defnew", "parnew", "psyounggen"]
-            .iter()
-            .any(|n| lower.contains(n))
+    PauseType::of(name).is_young()
 }
 
 fn is_full(name: &str) -> bool {
-    name.to_ascii_lowercase().contains("full")
+    PauseType::of(name) == PauseType::Full
 }
 
 #[cfg(test)]

@@ -1,0 +1,167 @@
+//! `--enable-gc-log DIR`: GC and safepoint logging turned on at run time in JVMs that log
+//! neither, through the attach mechanism (`VM.log`), and off again when the exporter exits.
+
+use std::collections::HashMap;
+use std::fs;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use pauselab_hsperf::attach::{jcmd, AttachOptions};
+use pauselab_hsperf::JvmProcess;
+
+/// Files per JVM and their size: 32 MiB at most hold days of `gc=info,safepoint=info`.
+const FILE_COUNT: u32 = 4;
+const FILE_SIZE: &str = "8m";
+/// A JVM that could not be attached to is tried again after this long.
+const RETRY: Duration = Duration::from_secs(60);
+/// An attach that takes longer gives up (the scrape waits for it).
+const ATTACH_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The logs this exporter turned on, by pid.
+#[derive(Debug)]
+pub(crate) struct EnabledLogs {
+    dir: PathBuf,
+    enabled: HashMap<u32, Enabled>,
+    failed: HashMap<u32, Instant>,
+}
+
+#[derive(Debug)]
+struct Enabled {
+    /// The `VM.log` output name, which turning it off must repeat.
+    output: String,
+    /// `DIR/<pid>`, removed when the JVM exits.
+    dir: PathBuf,
+}
+
+/// A log turned on: where the JVM writes it (as it sees it, and here).
+pub(crate) struct NewLog {
+    pub shown: String,
+    pub on_host: PathBuf,
+}
+
+impl EnabledLogs {
+    pub(crate) fn new(dir: PathBuf) -> EnabledLogs {
+        EnabledLogs {
+            dir,
+            enabled: HashMap::new(),
+            failed: HashMap::new(),
+        }
+    }
+
+    /// Turns logging on in `jvm`, unless this was tried and failed less than a minute ago.
+    /// Errors are one line on stderr: the metric says `none`.
+    pub(crate) fn enable(&mut self, jvm: &JvmProcess) -> Option<NewLog> {
+        if self
+            .failed
+            .get(&jvm.pid)
+            .is_some_and(|at| at.elapsed() < RETRY)
+        {
+            return None;
+        }
+        match self.try_enable(jvm) {
+            Ok(log) => {
+                self.failed.remove(&jvm.pid);
+                Some(log)
+            }
+            Err(reason) => {
+                eprintln!(
+                    "pauselab export: cannot turn on the GC log of JVM {}: {reason}",
+                    jvm.pid
+                );
+                self.failed.insert(jvm.pid, Instant::now());
+                None
+            }
+        }
+    }
+
+    fn try_enable(&mut self, jvm: &JvmProcess) -> Result<NewLog, String> {
+        let pid = jvm.pid;
+        if !same_mount_namespace(pid) {
+            return Err(
+                "it runs in another mount namespace (a container): DIR would be a directory of its own file system"
+                    .to_string(),
+            );
+        }
+        let dir = self.dir.join(pid.to_string());
+        create_owned_dir(&dir, jvm.uid, pid)?;
+        let file = dir.join("gc.log");
+        let output = format!("file={}", file.display());
+        let command = format!(
+            "VM.log output={output} what=gc=info,safepoint=info decorators=uptime,level,tags \
+             output_options=filecount={FILE_COUNT},filesize={FILE_SIZE}"
+        );
+        let options = AttachOptions {
+            timeout: ATTACH_TIMEOUT,
+            ..AttachOptions::default()
+        };
+        let reply = jcmd(pid, &command, options).map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&reply.output);
+        if reply.status != 0 || text.to_ascii_lowercase().contains("error") {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(format!("VM.log answered: {}", text.trim()));
+        }
+        self.enabled.insert(
+            pid,
+            Enabled {
+                output,
+                dir: dir.clone(),
+            },
+        );
+        Ok(NewLog {
+            shown: file.display().to_string(),
+            on_host: file,
+        })
+    }
+
+    /// Forgets JVMs that exited, removing the directories made for them.
+    pub(crate) fn retain(&mut self, alive: impl Fn(u32) -> bool) {
+        self.enabled.retain(|pid, enabled| {
+            let keep = alive(*pid);
+            if !keep {
+                let _ = fs::remove_dir_all(&enabled.dir);
+            }
+            keep
+        });
+        self.failed.retain(|pid, _| alive(*pid));
+    }
+
+    /// Turns off every output this exporter added (the files stay). Called on exit.
+    pub(crate) fn disable_all(&mut self) {
+        let options = AttachOptions {
+            timeout: ATTACH_TIMEOUT,
+            ..AttachOptions::default()
+        };
+        for (pid, enabled) in self.enabled.drain() {
+            // `what=all=off` removes this one output and leaves the JVM's others alone.
+            let command = format!("VM.log output={} what=all=off", enabled.output);
+            if let Err(e) = jcmd(pid, &command, options) {
+                eprintln!("pauselab export: cannot turn off the GC log of JVM {pid}: {e}");
+            }
+        }
+    }
+}
+
+fn same_mount_namespace(pid: u32) -> bool {
+    let ours = fs::read_link("/proc/self/ns/mnt");
+    let theirs = fs::read_link(format!("/proc/{pid}/ns/mnt"));
+    matches!((ours, theirs), (Ok(a), Ok(b)) if a == b)
+}
+
+/// `dir`, created for the JVM's user (it writes and rotates the files itself).
+fn create_owned_dir(dir: &Path, uid: u32, pid: u32) -> Result<(), String> {
+    let error = |e: std::io::Error| format!("{}: {e}", dir.display());
+    if let Some(parent) = dir.parent() {
+        fs::create_dir_all(parent).map_err(error)?;
+    }
+    match fs::DirBuilder::new().mode(0o750).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(error(e)),
+    }
+    let gid = pauselab_hsperf::read_status(pid)
+        .map(|s| s.gid)
+        .map_err(|e| e.to_string())?;
+    std::os::unix::fs::chown(dir, Some(uid), Some(gid)).map_err(error)?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o750)).map_err(error)
+}

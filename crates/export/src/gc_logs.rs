@@ -1,0 +1,640 @@
+//! Pause histograms from each JVM's own GC and safepoint log.
+//!
+//! The log is found from the JVM's options, opened through `/proc/<pid>/root` (or its
+//! working directory for a relative path) and followed with pauselab-gclog's
+//! [`GcLogFollower`]: every scrape parses only the lines appended since the previous one,
+//! through rotation. What a JVM's log said so far lives in a few fixed-size histograms per
+//! label set, with a bounded number of label sets, so memory does not grow with the log.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use pauselab_gclog::follow::GcLogFollower;
+use pauselab_gclog::parse::{Parsed, Record, StallKind};
+use pauselab_gclog::PauseType;
+use pauselab_host::jvm_options::{JvmOptions, LogTarget};
+use pauselab_hsperf::{glob_match, JvmProcess};
+use pauselab_pause::Collector;
+use prometheus_client::collector::Collector as EncodeCollector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Unit;
+
+use crate::metrics::Labels;
+
+/// Upper bounds of the buckets, seconds: 1-2.5-5 steps from 0.1 ms to a minute.
+pub(crate) const BUCKETS: [f64; 18] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0, 30.0, 60.0,
+];
+
+/// Label sets per histogram family per JVM; further ones are counted under `other`.
+const MAX_LABEL_SETS: usize = 64;
+/// GC log files followed per JVM.
+const MAX_LOGS: usize = 4;
+/// Bytes of log read per file per scrape: a long log is caught up over several scrapes
+/// rather than in one slow one.
+pub(crate) const READ_BUDGET: u64 = 32 << 20;
+
+/// A histogram with the fixed [`BUCKETS`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Histogram {
+    /// Per bucket, not cumulative; the last one is `+Inf`.
+    counts: [u64; BUCKETS.len() + 1],
+    sum: f64,
+}
+
+impl Histogram {
+    pub(crate) fn observe(&mut self, seconds: f64) {
+        let bucket = BUCKETS.partition_point(|&upper| upper < seconds);
+        self.counts[bucket] += 1;
+        self.sum += seconds;
+    }
+
+    fn count(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    fn encode(&self, encoder: prometheus_client::encoding::MetricEncoder) -> std::fmt::Result {
+        // The encoder adds the buckets up itself: it takes the count of each bucket.
+        let buckets: Vec<(f64, u64)> = BUCKETS
+            .iter()
+            .copied()
+            .chain([f64::INFINITY])
+            .zip(self.counts)
+            .collect();
+        let mut encoder = encoder;
+        encoder.encode_histogram::<NoLabelSet>(self.sum, self.count(), &buckets, None)
+    }
+}
+
+/// Histograms by label values, at most [`MAX_LABEL_SETS`] of them.
+#[derive(Debug, Clone)]
+struct Bounded<K: Ord> {
+    by_key: BTreeMap<K, Histogram>,
+}
+
+impl<K: Ord> Default for Bounded<K> {
+    fn default() -> Self {
+        Bounded {
+            by_key: BTreeMap::new(),
+        }
+    }
+}
+
+impl<K: Ord> Bounded<K> {
+    fn observe(&mut self, key: K, overflow: impl FnOnce() -> K, seconds: f64) {
+        let key = if self.by_key.len() < MAX_LABEL_SETS || self.by_key.contains_key(&key) {
+            key
+        } else {
+            overflow()
+        };
+        self.by_key.entry(key).or_default().observe(seconds);
+    }
+}
+
+/// What a JVM's log is, as `pauselab_export_gc_log` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LogState {
+    Following,
+    Enabled,
+    Unreadable,
+}
+
+impl LogState {
+    fn as_str(self) -> &'static str {
+        match self {
+            LogState::Following => "following",
+            LogState::Enabled => "enabled",
+            LogState::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// One log file of a JVM.
+struct FollowedLog {
+    /// The path as the JVM sees it (the label).
+    shown: String,
+    /// Where this process opens it, with `%` placeholders still in it.
+    pattern: PathBuf,
+    /// The lines read from it.
+    tags: Tags,
+    follower: Option<GcLogFollower>,
+    state: LogState,
+    /// The VM operation of the next stopped-time line (JDK 9-16 `Entering safepoint region`).
+    next_operation: Option<String>,
+    /// Reading what the log held when the exporter started: not "since the last scrape".
+    catching_up: bool,
+}
+
+/// What the logs of one JVM said so far.
+#[derive(Default)]
+pub(crate) struct JvmPauses {
+    logs: Vec<FollowedLog>,
+    /// The collector as the log announces it (`Using G1`).
+    collector: Option<Collector>,
+    gc: Bounded<(PauseType, String)>,
+    safepoint: Bounded<String>,
+    ttsp: Bounded<String>,
+    stalls: Histogram,
+    /// Longest since the previous scrape: GC pause, safepoint, allocation stall.
+    max: [f64; 3],
+}
+
+impl JvmPauses {
+    /// Finds the GC logs of `jvm` from its options. With `catching_up`, what they hold
+    /// already is older than the previous scrape (the exporter just started).
+    pub(crate) fn new(jvm: &JvmProcess, catching_up: bool) -> JvmPauses {
+        let logs = log_paths(jvm)
+            .into_iter()
+            .map(|(shown, pattern, tags)| FollowedLog {
+                shown,
+                pattern,
+                tags,
+                follower: None,
+                state: LogState::Unreadable,
+                next_operation: None,
+                catching_up,
+            })
+            .collect();
+        JvmPauses {
+            logs,
+            ..JvmPauses::default()
+        }
+    }
+
+    /// Whether a log of the JVM's own was found (followed or not).
+    pub(crate) fn has_log(&self) -> bool {
+        !self.logs.is_empty()
+    }
+
+    /// Follows a log this exporter turned on (`--enable-gc-log`), from its start.
+    pub(crate) fn follow_enabled(&mut self, shown: &str, on_host: &Path) {
+        self.logs.push(FollowedLog {
+            shown: shown.to_string(),
+            pattern: on_host.to_path_buf(),
+            tags: Tags {
+                gc: true,
+                safepoint: true,
+            },
+            follower: Some(GcLogFollower::new(on_host)),
+            state: LogState::Enabled,
+            next_operation: None,
+            catching_up: false,
+        });
+    }
+
+    /// Reads what every log of the JVM appended since the previous scrape.
+    pub(crate) fn poll(&mut self, ns_pid: u32) {
+        self.max = [0.0; 3];
+        for index in 0..self.logs.len() {
+            let log = &mut self.logs[index];
+            if log.follower.is_none() {
+                match resolve(&log.pattern, ns_pid) {
+                    Some(path) => log.follower = Some(GcLogFollower::new(&path)),
+                    None => {
+                        log.state = LogState::Unreadable;
+                        continue;
+                    }
+                }
+            }
+            let mut records = Vec::new();
+            let Some(follower) = log.follower.as_mut() else {
+                continue;
+            };
+            match follower.poll(READ_BUDGET, |parsed| records.push(parsed)) {
+                Ok(progress) => {
+                    if log.state == LogState::Unreadable {
+                        log.state = LogState::Following;
+                    }
+                    let catching_up = log.catching_up;
+                    log.catching_up &= progress.more;
+                    for parsed in records {
+                        self.record(index, parsed, catching_up);
+                    }
+                }
+                Err(_) => {
+                    // Gone or not readable now: look for it afresh next time.
+                    log.follower = None;
+                    log.state = LogState::Unreadable;
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, log: usize, parsed: Parsed, catching_up: bool) {
+        let seconds = |ns: u64| ns as f64 / 1e9;
+        let tags = self.logs[log].tags;
+        let mut longest = |kind: usize, s: f64| {
+            if !catching_up {
+                self.max[kind] = self.max[kind].max(s);
+            }
+        };
+        match parsed.record {
+            Record::Pause(pause) if tags.gc => {
+                let s = seconds(pause.duration_ns);
+                longest(0, s);
+                let cause = pause.cause.unwrap_or_else(|| "none".to_string());
+                let kind = PauseType::of(&pause.name);
+                self.gc
+                    .observe((kind, cause), || (kind, "other".to_string()), s);
+            }
+            Record::SafepointBegin(operation) if tags.safepoint => {
+                self.logs[log].next_operation = Some(operation)
+            }
+            Record::Safepoint(safepoint) if tags.safepoint => {
+                let s = seconds(safepoint.total_ns);
+                longest(1, s);
+                let operation = safepoint
+                    .operation
+                    .or_else(|| self.logs[log].next_operation.take())
+                    .unwrap_or_else(|| "unknown".to_string());
+                if let Some(ttsp) = safepoint.ttsp_ns {
+                    self.ttsp
+                        .observe(operation.clone(), || "other".to_string(), seconds(ttsp));
+                }
+                self.safepoint.observe(operation, || "other".to_string(), s);
+            }
+            Record::Stall(stall) if tags.gc && stall.kind == StallKind::Allocation => {
+                let s = seconds(stall.duration_ns);
+                longest(2, s);
+                self.stalls.observe(s);
+            }
+            Record::Collector(name) if tags.gc => {
+                self.collector = self
+                    .collector
+                    .or_else(|| Collector::ALL.into_iter().find(|c| c.name() == name));
+            }
+            _ => {}
+        }
+    }
+
+    /// The collector the log names, for JVMs whose counters do not tell.
+    pub(crate) fn collector(&self) -> Option<Collector> {
+        self.collector
+    }
+}
+
+/// Every `-Xlog` file output that logs `gc` or `safepoint` at info, and `-Xloggc`: the path
+/// as the JVM sees it, and the path this process opens (placeholders left in).
+fn log_paths(jvm: &JvmProcess) -> Vec<(String, PathBuf, Tags)> {
+    let pid = jvm.pid;
+    let cmdline = pauselab_hsperf::read_cmdline(pid).unwrap_or_default();
+    let environment = pauselab_hsperf::read_environ(pid).unwrap_or_default();
+    let words = |name: &str| -> Vec<String> {
+        let prefix = format!("{name}=");
+        environment
+            .iter()
+            .filter_map(|v| v.strip_prefix(&prefix))
+            .flat_map(|v| v.split_whitespace().map(str::to_string))
+            .collect()
+    };
+    // HotSpot reads JAVA_TOOL_OPTIONS before the command line and _JAVA_OPTIONS after it.
+    let mut all = words("JAVA_TOOL_OPTIONS");
+    all.extend(pauselab_hsperf::jvm_options(&cmdline).unwrap_or(cmdline));
+    all.extend(words("_JAVA_OPTIONS"));
+    let cwd = fs::read_link(format!("/proc/{pid}/cwd")).ok();
+    let mut paths: Vec<(String, PathBuf, Tags)> = Vec::new();
+    // Each kind of line is read from one file only: a JVM logging GC to two files would
+    // otherwise count every pause twice.
+    let mut taken = Tags::default();
+    for output in JvmOptions::parse(&all).logs {
+        let LogTarget::File(path) = output.target else {
+            continue;
+        };
+        let logged = logged_tags(&output.selection);
+        let tags = Tags {
+            gc: logged.gc && !taken.gc,
+            safepoint: logged.safepoint && !taken.safepoint,
+        };
+        if !(tags.gc || tags.safepoint) {
+            continue;
+        }
+        let (shown, on_host) = if path.is_absolute() {
+            let relative = path.strip_prefix("/").unwrap_or(&path);
+            (
+                path.clone(),
+                PathBuf::from(format!("/proc/{pid}/root")).join(relative),
+            )
+        } else {
+            let shown = cwd.as_ref().map_or(path.clone(), |cwd| cwd.join(&path));
+            (shown, PathBuf::from(format!("/proc/{pid}/cwd")).join(&path))
+        };
+        let shown = shown
+            .display()
+            .to_string()
+            .replace("%p", &jvm.ns_pid.to_string());
+        if paths.len() < MAX_LOGS && !paths.iter().any(|(s, _, _)| *s == shown) {
+            taken.gc |= tags.gc;
+            taken.safepoint |= tags.safepoint;
+            paths.push((shown, on_host, tags));
+        }
+    }
+    paths
+}
+
+/// Which of the lines pauses are read from an `-Xlog` selection (`gc*`,
+/// `gc=info,safepoint`, `all`, `gc+heap=debug`) writes: `gc` and `safepoint` at `info` or
+/// finer.
+pub(crate) fn logged_tags(selection: &str) -> Tags {
+    Tags {
+        gc: logs_tag(selection, "gc"),
+        safepoint: logs_tag(selection, "safepoint"),
+    }
+}
+
+/// Which lines of a log are read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Tags {
+    /// GC pauses, allocation stalls, the collector's name (tag `gc`).
+    pub gc: bool,
+    /// Safepoints (tag `safepoint`).
+    pub safepoint: bool,
+}
+
+fn logs_tag(selection: &str, tag: &str) -> bool {
+    selection.split(',').any(|selector| {
+        let (tags, level) = selector.split_once('=').unwrap_or((selector, "info"));
+        if !matches!(level, "info" | "debug" | "trace") {
+            return false;
+        }
+        let (tags, wildcard) = match tags.strip_suffix('*') {
+            Some(t) => (t, true),
+            None => (tags, false),
+        };
+        let mut set = tags.split('+');
+        match (set.next(), set.next()) {
+            (Some("all" | ""), None) => true,
+            (Some(first), None) => first == tag,
+            (Some(first), Some(_)) => wildcard && first == tag,
+            (None, _) => false,
+        }
+    })
+}
+
+/// The file a log path names now: `%p` is the JVM's pid in its own namespace; any other
+/// placeholder (`%t`, `%hn`) matches any text, and the newest matching file is taken.
+fn resolve(pattern: &Path, ns_pid: u32) -> Option<PathBuf> {
+    let text = pattern.to_str()?.replace("%p", &ns_pid.to_string());
+    if !text.contains('%') {
+        let path = PathBuf::from(text);
+        return fs::metadata(&path).is_ok().then_some(path);
+    }
+    let path = PathBuf::from(&text);
+    let dir = path.parent()?;
+    let name = path.file_name()?.to_str()?;
+    let glob = placeholders_as_stars(name);
+    fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| glob_match(&glob, n)))
+        .filter_map(|e| Some((e.metadata().ok()?.mtime(), e.path())))
+        .max()
+        .map(|(_, p)| p)
+}
+
+/// `gc-%t.log` -> `gc-*.log`: `%` and the letters after it become one `*`.
+fn placeholders_as_stars(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            while chars.next_if(|c| c.is_ascii_alphabetic()).is_some() {}
+            out.push('*');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One scrape's pause series of every JVM, encoded as whole families (a family appears
+/// once, whatever the number of JVMs).
+#[derive(Debug, Default)]
+pub(crate) struct PauseFamilies {
+    gc: Vec<(Labels, Histogram)>,
+    safepoint: Vec<(Labels, Histogram)>,
+    ttsp: Vec<(Labels, Histogram)>,
+    stalls: Vec<(Labels, Histogram)>,
+    max: Vec<(Labels, f64)>,
+    logs: Vec<Labels>,
+}
+
+impl PauseFamilies {
+    /// Adds the series of one JVM. `collector` is its collector as best known.
+    pub(crate) fn add(&mut self, pid: u32, pauses: &JvmPauses, collector: Option<Collector>) {
+        let pid = pid.to_string();
+        let collector = collector.map_or("unknown", Collector::name).to_string();
+        for ((kind, cause), h) in &pauses.gc.by_key {
+            let labels = vec![
+                ("pid", pid.clone()),
+                ("collector", collector.clone()),
+                ("pause", kind.as_str().to_string()),
+                ("cause", cause.clone()),
+            ];
+            self.gc.push((labels, h.clone()));
+        }
+        for (series, by_operation) in [
+            (&mut self.safepoint, &pauses.safepoint),
+            (&mut self.ttsp, &pauses.ttsp),
+        ] {
+            for (operation, h) in &by_operation.by_key {
+                let labels = vec![("pid", pid.clone()), ("vm_operation", operation.clone())];
+                series.push((labels, h.clone()));
+            }
+        }
+        let following = pauses.logs.iter().any(|l| l.state != LogState::Unreadable);
+        if pauses.stalls.count() > 0 || (following && collector == "ZGC") {
+            self.stalls
+                .push((vec![("pid", pid.clone())], pauses.stalls.clone()));
+        }
+        if following {
+            for (kind, max) in ["gc", "safepoint", "allocation_stall"]
+                .into_iter()
+                .zip(pauses.max)
+            {
+                let labels = vec![("pid", pid.clone()), ("kind", kind.to_string())];
+                self.max.push((labels, max));
+            }
+        }
+        for log in &pauses.logs {
+            self.logs.push(vec![
+                ("pid", pid.clone()),
+                ("path", log.shown.clone()),
+                ("state", log.state.as_str().to_string()),
+            ]);
+        }
+        if pauses.logs.is_empty() {
+            self.logs.push(vec![
+                ("pid", pid),
+                ("path", String::new()),
+                ("state", "none".to_string()),
+            ]);
+        }
+    }
+}
+
+impl EncodeCollector for PauseFamilies {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> std::fmt::Result {
+        let seconds = Unit::Seconds;
+        let histograms = [
+            (
+                "hotspot_gc_pause",
+                "Stop-the-world GC pauses, from the JVM's GC log",
+                &self.gc,
+            ),
+            (
+                "hotspot_safepoint",
+                "Time stopped per safepoint, from the JVM's safepoint log",
+                &self.safepoint,
+            ),
+            (
+                "hotspot_time_to_safepoint",
+                "Time to safepoint (bringing every thread to a stop), from the JVM's safepoint log",
+                &self.ttsp,
+            ),
+            (
+                "hotspot_allocation_stall",
+                "ZGC allocation stalls: a thread waited for memory, from the JVM's GC log",
+                &self.stalls,
+            ),
+        ];
+        for (name, help, series) in histograms {
+            if series.is_empty() {
+                continue;
+            }
+            let mut family =
+                encoder.encode_descriptor(name, help, Some(&seconds), MetricType::Histogram)?;
+            for (labels, histogram) in series {
+                histogram.encode(family.encode_family(labels)?)?;
+            }
+        }
+        if !self.max.is_empty() {
+            let mut family = encoder.encode_descriptor(
+                "hotspot_pause_max",
+                "The longest GC pause, safepoint or allocation stall whose log line was written since the previous scrape (0 when none)",
+                Some(&seconds),
+                MetricType::Gauge,
+            )?;
+            for (labels, max) in &self.max {
+                ConstGauge::new(*max).encode(family.encode_family(labels)?)?;
+            }
+        }
+        if !self.logs.is_empty() {
+            let mut family = encoder.encode_descriptor(
+                "pauselab_export_gc_log",
+                "The GC log read for a JVM (1): following, enabled (turned on by --enable-gc-log), none (no GC log to a file), unreadable",
+                None,
+                MetricType::Gauge,
+            )?;
+            for labels in &self.logs {
+                ConstGauge::new(1i64).encode(family.encode_family(labels)?)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_hold_their_upper_bound_and_grow() {
+        assert!(BUCKETS.windows(2).all(|w| w[0] < w[1]));
+        let mut h = Histogram::default();
+        for s in [0.0, 0.0001, 0.00010001, 60.0, 61.0] {
+            h.observe(s);
+        }
+        assert_eq!(h.counts[0], 2, "0 and 0.1 ms are in the first bucket");
+        assert_eq!(h.counts[1], 1);
+        assert_eq!(h.counts[BUCKETS.len() - 1], 1, "60 s is in the 60 s bucket");
+        assert_eq!(h.counts[BUCKETS.len()], 1, "61 s only in +Inf");
+        assert_eq!(h.count(), 5);
+    }
+
+    #[test]
+    fn buckets_are_exposed_cumulative() {
+        let mut pauses = JvmPauses::default();
+        for ms in [1.0, 2.0, 2.0, 40.0] {
+            pauses.gc.observe(
+                (PauseType::Young, "x".to_string()),
+                || unreachable!(),
+                ms / 1e3,
+            );
+        }
+        let mut families = PauseFamilies::default();
+        families.add(7, &pauses, Some(Collector::G1));
+        let mut registry = prometheus_client::registry::Registry::default();
+        registry.register_collector(Box::new(families));
+        let text = crate::exposition::encode(&registry, crate::exposition::Format::Prometheus);
+        let bucket = |le: &str| {
+            let prefix = format!("hotspot_gc_pause_seconds_bucket{{le=\"{le}\",pid=\"7\",collector=\"G1\",pause=\"young\",cause=\"x\"}} ");
+            let line = text.lines().find(|l| l.starts_with(&prefix));
+            line.and_then(|l| l[prefix.len()..].parse::<u64>().ok())
+        };
+        assert_eq!(bucket("0.001"), Some(1), "{text}");
+        assert_eq!(bucket("0.0025"), Some(3), "{text}");
+        assert_eq!(bucket("0.025"), Some(3), "{text}");
+        assert_eq!(bucket("0.05"), Some(4), "{text}");
+        assert_eq!(bucket("+Inf"), Some(4), "{text}");
+        assert!(
+            text.contains("# TYPE hotspot_gc_pause_seconds histogram\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn selections_that_log_pauses_and_safepoints() {
+        let both = Tags {
+            gc: true,
+            safepoint: true,
+        };
+        let gc = Tags {
+            gc: true,
+            safepoint: false,
+        };
+        let safepoint = Tags {
+            gc: false,
+            safepoint: true,
+        };
+        for (selection, tags) in [
+            ("gc", gc),
+            ("gc*", gc),
+            ("gc*=info", gc),
+            ("safepoint", safepoint),
+            ("safepoint*=trace", safepoint),
+            ("gc=debug,safepoint=info", both),
+            ("gc*,safepoint", both),
+            ("all", both),
+            ("gc+heap=debug,gc", gc),
+            ("gc+heap", Tags::default()),
+            ("gc=warning", Tags::default()),
+            ("gc=off", Tags::default()),
+            ("jit+compilation=debug", Tags::default()),
+        ] {
+            assert_eq!(logged_tags(selection), tags, "{selection}");
+        }
+    }
+
+    #[test]
+    fn placeholders_match_any_text() {
+        assert_eq!(placeholders_as_stars("gc-%t.log"), "gc-*.log");
+        assert_eq!(placeholders_as_stars("gc-%hn-%t.log"), "gc-*-*.log");
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("gc-2026-01-01_10-00-00.log");
+        let new = dir.path().join("gc-2026-01-02_10-00-00.log");
+        fs::write(&old, "").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        fs::write(&new, "").unwrap();
+        let pattern = dir.path().join("gc-%t.log");
+        assert_eq!(resolve(&pattern, 1), Some(new));
+        let by_pid = dir.path().join("gc-%p.log");
+        fs::write(dir.path().join("gc-77.log"), "").unwrap();
+        assert_eq!(resolve(&by_pid, 77), Some(dir.path().join("gc-77.log")));
+        assert_eq!(resolve(&by_pid, 78), None);
+    }
+}
