@@ -56,3 +56,29 @@ pub fn dashboard_expressions() -> Vec<(String, String)> {
     }
     expressions
 }
+
+/// The metric families an expression reads (`hotspot_*`, `pauselab_*`), histogram series
+/// (`_bucket`, `_count`, `_sum`) under their family's name.
+pub fn metric_families(expr: &str) -> Vec<String> {
+    let mut families: Vec<String> = expr
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|word| word.starts_with("hotspot_") || word.starts_with("pauselab_"))
+        .map(|word| {
+            ["_bucket", "_count", "_sum"]
+                .iter()
+                .find_map(|suffix| word.strip_suffix(suffix))
+                .unwrap_or(word)
+                .to_string()
+        })
+        .collect();
+    families.sort();
+    families.dedup();
+    families
+}
+
+/// Whether docs/export.md documents `family` in one of its metric tables.
+pub fn documented(family: &str) -> bool {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/export.md");
+    let docs = std::fs::read_to_string(docs).unwrap();
+    docs.contains(&format!("| `{family}` |"))
+}
