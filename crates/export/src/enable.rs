@@ -135,8 +135,15 @@ impl EnabledLogs {
         for (pid, enabled) in self.enabled.drain() {
             // `what=all=off` removes this one output and leaves the JVM's others alone.
             let command = format!("VM.log output={} what=all=off", enabled.output);
-            if let Err(e) = jcmd(pid, &command, options) {
-                eprintln!("pauselab export: cannot turn off the GC log of JVM {pid}: {e}");
+            match jcmd(pid, &command, options) {
+                Ok(_) => {}
+                // Exited since the last scrape: nothing to turn off, nobody to write there.
+                Err(pauselab_hsperf::Error::NoProcess { .. }) => {
+                    let _ = fs::remove_dir_all(&enabled.dir);
+                }
+                Err(e) => {
+                    eprintln!("pauselab export: cannot turn off the GC log of JVM {pid}: {e}")
+                }
             }
         }
     }

@@ -33,6 +33,9 @@ pub(crate) const BUCKETS: [f64; 18] = [
 
 /// Label sets per histogram family per JVM; further ones are counted under `other`.
 const MAX_LABEL_SETS: usize = 64;
+/// Label values from the log (causes, VM operations) are cut to this many bytes: a line of
+/// the log may be a megabyte long, and any user can write a JVM's log.
+const MAX_LABEL_BYTES: usize = 128;
 /// GC log files followed per JVM.
 const MAX_LOGS: usize = 4;
 /// Bytes of log read per file per scrape: a long log is caught up over several scrapes
@@ -237,7 +240,7 @@ impl JvmPauses {
             Record::Pause(pause) if tags.gc => {
                 let s = seconds(pause.duration_ns);
                 longest(0, s);
-                let cause = pause.cause.unwrap_or_else(|| "none".to_string());
+                let cause = label_value(pause.cause.unwrap_or_else(|| "none".to_string()));
                 let kind = PauseType::of(&pause.name);
                 self.gc
                     .observe((kind, cause), || (kind, "other".to_string()), s);
@@ -251,7 +254,7 @@ impl JvmPauses {
                 let operation = safepoint
                     .operation
                     .or_else(|| self.logs[log].next_operation.take())
-                    .unwrap_or_else(|| "unknown".to_string());
+                    .map_or_else(|| "unknown".to_string(), label_value);
                 if let Some(ttsp) = safepoint.ttsp_ns {
                     self.ttsp
                         .observe(operation.clone(), || "other".to_string(), seconds(ttsp));
@@ -278,6 +281,18 @@ impl JvmPauses {
     }
 }
 
+/// `text` cut to [`MAX_LABEL_BYTES`] at a character boundary.
+fn label_value(mut text: String) -> String {
+    if text.len() > MAX_LABEL_BYTES {
+        let mut end = MAX_LABEL_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
 /// Every `-Xlog` file output that logs `gc` or `safepoint` at info, and `-Xloggc`: the path
 /// as the JVM sees it, and the path this process opens (placeholders left in).
 fn log_paths(jvm: &JvmProcess) -> Vec<(String, PathBuf, Tags)> {
@@ -301,11 +316,21 @@ fn log_paths(jvm: &JvmProcess) -> Vec<(String, PathBuf, Tags)> {
     // Each kind of line is read from one file only: a JVM logging GC to two files would
     // otherwise count every pause twice.
     let mut taken = Tags::default();
-    for output in JvmOptions::parse(&all).logs {
+    let outputs = JvmOptions::parse(&all).logs;
+    let is_loggc = |option: &str| option.starts_with("-Xloggc:");
+    // JDK 8 writes its safepoint lines (-XX:+PrintGCApplicationStoppedTime) into the
+    // -Xloggc file; JDK 9+ into the -Xlog outputs that select `safepoint`, if any.
+    let safepoint_elsewhere = outputs
+        .iter()
+        .any(|o| !is_loggc(&o.option) && logged_tags(&o.selection).safepoint);
+    for output in outputs {
+        let mut logged = logged_tags(&output.selection);
+        if is_loggc(&output.option) {
+            logged.safepoint = !safepoint_elsewhere;
+        }
         let LogTarget::File(path) = output.target else {
             continue;
         };
-        let logged = logged_tags(&output.selection);
         let tags = Tags {
             gc: logged.gc && !taken.gc,
             safepoint: logged.safepoint && !taken.safepoint,
@@ -554,6 +579,37 @@ mod tests {
         assert_eq!(h.counts[BUCKETS.len() - 1], 1, "60 s is in the 60 s bucket");
         assert_eq!(h.counts[BUCKETS.len()], 1, "61 s only in +Inf");
         assert_eq!(h.count(), 5);
+    }
+
+    #[test]
+    fn label_values_from_the_log_are_bounded() {
+        let mut pauses = JvmPauses {
+            logs: vec![FollowedLog {
+                shown: String::new(),
+                pattern: PathBuf::new(),
+                tags: Tags {
+                    gc: true,
+                    safepoint: true,
+                },
+                follower: None,
+                state: LogState::Following,
+                next_operation: None,
+                catching_up: false,
+            }],
+            ..JvmPauses::default()
+        };
+        for i in 0..200 {
+            let cause = format!("{i}{}", "é".repeat(100));
+            let line =
+                format!("[1.0s][info][gc] GC({i}) Pause Young (Normal) ({cause}) 3M->1M(8M) 1.0ms");
+            let parsed = pauselab_gclog::parse::parse_line(line.as_bytes()).unwrap();
+            pauses.record(0, parsed, false);
+        }
+        let causes: Vec<&String> = pauses.gc.by_key.keys().map(|(_, c)| c).collect();
+        assert_eq!(causes.len(), MAX_LABEL_SETS + 1, "64 causes and other");
+        assert!(causes.iter().all(|c| c.len() <= MAX_LABEL_BYTES));
+        let total: u64 = pauses.gc.by_key.values().map(Histogram::count).sum();
+        assert_eq!(total, 200, "every pause is counted");
     }
 
     #[test]

@@ -15,6 +15,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use pauselab_pause::input::open_regular_file;
+
 use crate::parse::{parse_line, Parsed};
 use crate::stitch::Stitcher;
 
@@ -198,8 +200,10 @@ impl LogTail {
 
     /// Opens the file under its name. Goes on at the kept offset if it is the file read
     /// before (a clone of this tail), else from its start. False if there is no file yet.
+    /// The name comes from a JVM's command line and the directory may be its user's: a
+    /// FIFO, a device or a symbolic link planted there is refused, never waited on.
     fn open_current(&mut self) -> io::Result<bool> {
-        let mut file = match File::open(&self.path) {
+        let mut file = match open_regular_file(&self.path, false) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(e),
@@ -263,7 +267,7 @@ impl LogTail {
         let mut bytes = 0;
         for path in later {
             // Deleted meanwhile (more rotations than files kept): nothing to read.
-            let Ok(mut file) = File::open(&path) else {
+            let Ok(mut file) = open_regular_file(&path, false) else {
                 continue;
             };
             let (mut offset, mut partial, mut skipping) = (0, Vec::new(), false);
@@ -518,6 +522,19 @@ mod tests {
         .unwrap();
         assert_eq!(seen, written);
         assert!(rotations >= 5, "{rotations} rotations seen");
+    }
+
+    #[test]
+    fn a_fifo_or_a_link_under_the_name_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.log");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        assert!(LogTail::new(&fifo).poll(u64::MAX, false, |_| {}).is_err());
+        let link = dir.path().join("link.log");
+        std::os::unix::fs::symlink("/etc/hostname", &link).unwrap();
+        assert!(LogTail::new(&link).poll(u64::MAX, false, |_| {}).is_err());
     }
 
     #[test]

@@ -1,9 +1,8 @@
 //! Process and namespace plumbing from /proc: status, maps, cmdline, liveness.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, ErrorKind};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -297,19 +296,5 @@ pub(crate) enum Follow {
 /// Opens a file that another user may control, for reading only: never blocks on a FIFO
 /// or device planted under that name, and fails unless it is a regular file.
 pub(crate) fn open_regular_file(path: &Path, follow: Follow) -> io::Result<File> {
-    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
-    if follow == Follow::NoLinks {
-        flags |= libc::O_NOFOLLOW;
-    }
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(flags)
-        .open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(io::Error::new(
-            ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
-    Ok(file)
+    pauselab_pause::input::open_regular_file(path, follow == Follow::Links)
 }

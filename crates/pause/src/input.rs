@@ -58,6 +58,29 @@ pub fn open_file(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Opens a file that another user may control (named by a JVM's command line, in a
+/// directory a JVM's user may write), for reading only: never blocks on a FIFO or device
+/// planted under that name, and fails unless it is a regular file. With `follow_links`
+/// false, a symbolic link as the last component is refused (`ELOOP`) too.
+pub fn open_regular_file(path: &Path, follow_links: bool) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+    if !follow_links {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
+}
+
 /// Whether `file` is a pipe made by pipe(2) (shell pipes, process substitution) rather than
 /// a named pipe on a filesystem.
 fn is_anonymous_pipe(file: &File) -> bool {
