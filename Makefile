@@ -8,9 +8,11 @@ CARGO ?= cargo
 MVN ?= mvn -B -q -f java/pom.xml
 BIN := target/release/pauselab
 # Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
-TEST_PACKAGES ?= prometheus chromium
+# dpkg-dev (dpkg-shlibdeps) is what `make package` needs beyond cargo; zsh, fish, man-db and
+# systemd (systemd-analyze) check the package's files.
+TEST_PACKAGES ?= prometheus chromium dpkg-dev zsh fish man-db systemd
 
-.PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance
+.PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package
 
 all: build
 
@@ -28,6 +30,13 @@ jdks:
 
 build: setup java
 	$(CARGO) build --release --workspace
+
+# target/debian/pauselab_<version>_<arch>.deb: the release binary, man pages, bash/zsh/fish
+# completions and the systemd unit (docs/packaging.md). Needs cargo and Debian's dpkg-dev,
+# no Java: the .deb is the CLI.
+package:
+	$(CARGO) build --release -p pauselab
+	scripts/package-deb.sh $(BIN) target/debian
 
 # Reproduces the hsperf-mmap stall here (2 minutes, root) and prints the table; exit 3 from
 # pauselab means "vulnerable", which is what the demo shows.

@@ -17,6 +17,9 @@ for extra in "$@"; do
     chromium) debian_needs+=("chromium chromium") ;;
     xfsprogs) debian_needs+=("mkfs.xfs xfsprogs") ;;
     btrfs-progs) debian_needs+=("mkfs.btrfs btrfs-progs") ;;
+    dpkg-dev) debian_needs+=("dpkg-shlibdeps dpkg-dev") ;;
+    man-db) debian_needs+=("man man-db") ;;
+    systemd) debian_needs+=("systemd-analyze systemd") ;;
     *) debian_needs+=("$extra $extra") ;;
   esac
 done

@@ -7,7 +7,7 @@ mod commands;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(name = "pauselab", version, about, propagate_version = true)]
@@ -42,6 +42,9 @@ enum Command {
     Watch(commands::watch::Args),
     /// Measure stall risks directly (e.g. the latency of stores into a mapped file)
     Probe(commands::probe::Args),
+    /// Write the man pages or a shell completion script (for packagers)
+    #[command(hide = true)]
+    Generate(commands::generate::Args),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Watch(args) => commands::watch::run(args),
         Command::Probe(args) => commands::probe::run(args),
+        Command::Generate(args) => commands::generate::run(args, Cli::command()),
     };
     match result {
         Ok(code) => code,

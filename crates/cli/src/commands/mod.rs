@@ -13,6 +13,7 @@ pub mod analyze;
 pub mod analyze_jfr;
 pub mod doctor;
 pub mod export;
+pub mod generate;
 pub mod hlog;
 pub mod jcmd;
 pub mod jstat;

@@ -1,0 +1,207 @@
+//! The .deb of `make package`, built by scripts/package-deb.sh from this test build's binary
+//! (the release binary goes through the same script), inspected with dpkg-deb, installed
+//! with `dpkg --root` into a scratch root whose dpkg database knows only the C library, and
+//! used there: `--version`, the man page, and the bash, zsh and fish completions.
+//! Needs dpkg-dev, zsh and fish (Debian packages; `make test` installs them).
+
+mod process_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use process_support::stdout_of as stdout;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A dpkg database in `root` in which exactly `packages` of this host are installed.
+fn dpkg_root(root: &Path, packages: &[&str]) {
+    let admin = root.join("var/lib/dpkg");
+    std::fs::create_dir_all(admin.join("info")).unwrap();
+    std::fs::create_dir_all(admin.join("updates")).unwrap();
+    std::fs::write(admin.join("available"), "").unwrap();
+    let status = if packages.is_empty() {
+        String::new()
+    } else {
+        stdout(Command::new("dpkg-query").arg("-s").args(packages))
+    };
+    std::fs::write(admin.join("status"), status).unwrap();
+    for package in packages {
+        let arch = stdout(Command::new("dpkg-query").args(["-W", "-f=${Architecture}", package]));
+        std::fs::write(
+            admin.join("info").join(format!("{package}:{arch}.list")),
+            "",
+        )
+        .unwrap();
+    }
+}
+
+/// A man page as `man -l` renders it, words separated by single spaces (it justifies lines).
+fn man(page: &Path) -> String {
+    let rendered = stdout(Command::new("man").arg("-l").arg(page));
+    rendered.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn dpkg(root: &Path) -> Command {
+    let mut command = Command::new("dpkg");
+    command.arg(format!("--root={}", root.display()));
+    command
+}
+
+#[test]
+fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
+    let scratch = tempfile::tempdir().unwrap();
+    let built = stdout(
+        Command::new(repo_root().join("scripts/package-deb.sh"))
+            // gzip: a few seconds instead of xz's 10 to 40 for the test build's binary.
+            .env("DPKG_DEB_COMPRESSOR_TYPE", "gzip")
+            .arg(env!("CARGO_BIN_EXE_pauselab"))
+            .arg(scratch.path().join("out")),
+    );
+    let deb = PathBuf::from(built.trim());
+    let version = stdout(Command::new(env!("CARGO_BIN_EXE_pauselab")).arg("--version"));
+    let version = version.trim().strip_prefix("pauselab ").unwrap();
+    assert!(
+        deb.ends_with(format!("pauselab_{version}_amd64.deb")),
+        "{deb:?}"
+    );
+
+    let info = stdout(Command::new("dpkg-deb").arg("-I").arg(&deb));
+    for field in [
+        "Package: pauselab".to_string(),
+        format!("Version: {version}"),
+        "Architecture: amd64".to_string(),
+    ] {
+        assert!(info.contains(&format!(" {field}\n")), "{field} in\n{info}");
+    }
+    let depends = info
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Depends: "))
+        .unwrap_or_else(|| panic!("no Depends in\n{info}"));
+    assert!(depends.contains("libc6 (>= 2."), "{depends}");
+
+    let listing = stdout(Command::new("dpkg-deb").arg("-c").arg(&deb));
+    let paths: Vec<&str> = listing
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    for expected in [
+        "./usr/bin/pauselab",
+        "./usr/share/man/man1/pauselab.1.gz",
+        "./usr/share/man/man1/pauselab-export.1.gz",
+        "./usr/share/man/man1/pauselab-lab-run.1.gz",
+        "./usr/share/bash-completion/completions/pauselab",
+        "./usr/share/zsh/vendor-completions/_pauselab",
+        "./usr/share/fish/vendor_completions.d/pauselab.fish",
+        "./lib/systemd/system/pauselab-export.service",
+    ] {
+        assert!(paths.contains(&expected), "{expected} not in\n{listing}");
+    }
+    // Packaging plumbing stays out of the user's manual.
+    assert!(!paths.iter().any(|p| p.contains("generate")), "{listing}");
+
+    // Without the C library the dependency is refused: Depends is really checked.
+    let bare = scratch.path().join("bare");
+    dpkg_root(&bare, &[]);
+    let refused = dpkg(&bare).arg("-i").arg(&deb).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("depends on libc6"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+
+    let root = scratch.path().join("root");
+    let dependencies: Vec<&str> = depends
+        .split(", ")
+        .map(|d| d.split_whitespace().next().unwrap())
+        .collect();
+    dpkg_root(&root, &dependencies);
+    stdout(dpkg(&root).arg("-i").arg(&deb));
+
+    let installed = root.join("usr/bin/pauselab");
+    let no_debug_info = stdout(Command::new("readelf").arg("-S").arg(&installed));
+    assert!(!no_debug_info.contains(".debug_info"), "{no_debug_info}");
+    assert_eq!(
+        stdout(Command::new(&installed).arg("--version")).trim(),
+        format!("pauselab {version}")
+    );
+
+    let unit =
+        std::fs::read_to_string(root.join("lib/systemd/system/pauselab-export.service")).unwrap();
+    assert!(
+        unit.contains("\nExecStart=/usr/bin/pauselab export "),
+        "{unit}"
+    );
+    // systemd's own check (unknown keys, bad values, a missing binary), with the binary
+    // where this root has it.
+    let checked_unit = scratch.path().join("pauselab-export.service");
+    let unit_here = unit.replace("/usr/bin/pauselab", &installed.display().to_string());
+    std::fs::write(&checked_unit, unit_here).unwrap();
+    let verify = Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(&checked_unit)
+        .output()
+        .expect("systemd-analyze (Debian package systemd)");
+    assert!(
+        verify.status.success() && verify.stderr.is_empty(),
+        "systemd-analyze verify: {}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+
+    let page = man(&root.join("usr/share/man/man1/pauselab.1.gz"));
+    assert!(page.contains("NAME pauselab - Find, reproduce"), "{page}");
+    assert!(page.contains("pauselab-export(1)"), "{page}");
+    let export_page = man(&root.join("usr/share/man/man1/pauselab-export.1.gz"));
+    assert!(export_page.contains("--all-counters"), "{export_page}");
+
+    // Bash: the function is registered and completes a subcommand and an option.
+    let bash = root.join("usr/share/bash-completion/completions/pauselab");
+    let completed = stdout(Command::new("bash").arg("-c").arg(format!(
+        "source '{}'; complete -p pauselab; \
+         COMP_WORDS=(pauselab ex); COMP_CWORD=1; _pauselab pauselab ex pauselab; echo \"${{COMPREPLY[*]}}\"; \
+         COMP_WORDS=(pauselab export --all); COMP_CWORD=2; _pauselab pauselab --all export; echo \"${{COMPREPLY[*]}}\"",
+        bash.display()
+    )));
+    let lines: Vec<&str> = completed.lines().collect();
+    assert_eq!(lines.len(), 3, "{completed}");
+    assert!(lines[0].ends_with("-F _pauselab pauselab"), "{completed}");
+    assert_eq!(lines[1], "export", "{completed}");
+    assert_eq!(lines[2], "--all-counters", "{completed}");
+
+    // Fish: the installed file completes subcommands with their descriptions.
+    let fish = root.join("usr/share/fish/vendor_completions.d/pauselab.fish");
+    let completed = stdout(
+        Command::new("fish")
+            .arg("--no-config")
+            .arg("-c")
+            .arg(format!(
+                "source '{}'; complete -C 'pauselab ex'",
+                fish.display()
+            )),
+    );
+    assert!(
+        completed.starts_with("export\tServe the counters"),
+        "{completed}"
+    );
+
+    // Zsh: compinit finds the function in the vendor directory by its #compdef line.
+    let zsh_dir = root.join("usr/share/zsh/vendor-completions");
+    let registered = stdout(Command::new("zsh").arg("-fc").arg(format!(
+        "fpath=('{}' $fpath); autoload -Uz compinit; compinit -u -d '{}'; print ${{_comps[pauselab]}}",
+        zsh_dir.display(),
+        scratch.path().join("zcompdump").display()
+    )));
+    assert_eq!(registered.trim(), "_pauselab");
+
+    // Removal leaves nothing of the package behind.
+    stdout(dpkg(&root).args(["-r", "pauselab"]));
+    for gone in [
+        "usr/bin/pauselab",
+        "usr/share/man/man1/pauselab.1.gz",
+        "lib/systemd/system/pauselab-export.service",
+    ] {
+        assert!(!root.join(gone).exists(), "{gone} left after dpkg -r");
+    }
+}
