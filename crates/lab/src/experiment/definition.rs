@@ -506,6 +506,23 @@ mod tests {
         let wrong = text.replacen("tmp = \"tmpfs\"", "tmp = \"ramdisk\"", 1);
         let err = Experiment::parse(&wrong, "y.toml").unwrap_err().to_string();
         assert!(err.contains("ramdisk"), "{err}");
+        // The latency log: asked for, written and judged together, or not at all.
+        let (_, quota) = Experiment::load("cpu-quota").unwrap();
+        let unread = quota.replacen("latency_log = true", "latency_log = false", 1);
+        let err = Experiment::parse(&unread, "z.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("{latency_log}"), "{err}");
+        let unwritten = quota.replacen("\"{latency_log}\"", "\"/tmp/x.hlog\"", 1);
+        let err = Experiment::parse(&unwritten, "z.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("latency_log = true"), "{err}");
+        let unjudged = unwritten.replacen("latency_log = true", "latency_log = false", 1);
+        let err = Experiment::parse(&unjudged, "z.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("metric \"latency\""), "{err}");
         let missing = Experiment::load("no-such-experiment")
             .unwrap_err()
             .to_string();

@@ -1,7 +1,8 @@
 //! Following the logs a variant's JVM is still writing (its GC log, the hiccup agent's
-//! interval log and the workload's request latency log). Each poll reads only what was appended since the last one, so the live
-//! progress costs the same every second however long the run has been going, and what was
-//! read during the run is what the bundle is made from: no log is read again at the end.
+//! interval log and the workload's request latency log). Each poll reads only what was
+//! appended since the last one, so the live progress costs the same every second however
+//! long the run has been going, and what was read during the run is what the bundle is
+//! made from: no log is read again at the end.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -137,8 +138,8 @@ impl SafepointFollower {
 }
 
 /// An interval log of nanoseconds (the hiccup agent's, a workload's request latencies),
-/// read as it grows: the largest value of the whole run
-/// (progress) and the histogram of the intervals after the warm-up (the verdict).
+/// read as it grows: the largest value of the whole run (progress) and the histogram of
+/// the intervals after the warm-up (the verdict).
 #[derive(Debug, Clone)]
 pub struct IntervalLogFollower {
     tail: LogTail,
