@@ -8,6 +8,8 @@ pub const WORKLOAD_OUT: &str = "workload.out";
 pub const GC_LOG: &str = "gc.log";
 /// Per variant: safepoint pauses from the GC log, as an interval log.
 pub const SAFEPOINT_LOG: &str = "safepoints.hlog";
+/// Per variant: the request latencies an open-loop workload logs, as an interval log.
+pub const LATENCY_LOG: &str = "latency.hlog";
 /// Per variant: measurements and pause statistics.
 pub const SUMMARY: &str = "summary.json";
 /// The run: experiment, host, JDKs, variants, notes.

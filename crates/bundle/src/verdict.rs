@@ -86,7 +86,7 @@ impl Vulnerable {
 /// Latency statistics in milliseconds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
-    /// Values recorded (hiccups: samples, safepoints: pauses).
+    /// Values recorded (hiccups: samples, safepoints: pauses, latency: requests).
     pub count: u64,
     /// Median.
     pub p50_ms: f64,
@@ -169,6 +169,10 @@ pub struct VariantSummary {
     /// Safepoint pauses after the warm-up.
     #[serde(default)]
     pub safepoints: Option<Stats>,
+    /// Request latencies after the warm-up, each from the request's scheduled start
+    /// (open-loop workloads that write `latency.hlog`).
+    #[serde(default)]
+    pub latency: Option<Stats>,
     /// The JVM's exit code.
     #[serde(default)]
     pub exit_code: Option<i32>,

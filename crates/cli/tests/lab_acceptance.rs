@@ -43,8 +43,9 @@ fn run_experiment(
     for v in verdict["variants"].as_array().unwrap() {
         let s = &v["safepoints"];
         let h = &v["hiccups"];
+        let l = &v["latency"];
         eprintln!(
-            "{:<28} safepoints n={} p99={} p99.9={} max={} | hiccups p99.9={} max={} | {} ({})",
+            "{:<28} safepoints n={} p99={} p99.9={} max={} | hiccups p99.9={} max={} | requests p99={} max={} | {} ({})",
             v["id"].as_str().unwrap_or_default(),
             s["count"],
             s["p99_ms"],
@@ -52,6 +53,8 @@ fn run_experiment(
             s["max_ms"],
             h["p99_9_ms"],
             h["max_ms"],
+            l["p99_ms"],
+            l["max_ms"],
             v["verdict"],
             v["evidence"].as_str().unwrap_or_default()
         );
@@ -161,27 +164,24 @@ fn gclog_io_sync_log_stalls_on_jdk17_and_25() {
 }
 
 #[test]
-#[ignore = "90 seconds, a CPU cgroup: make acceptance"]
-fn cpu_quota_throttles_the_quota_variants() {
+#[ignore = "5 minutes (four variants, one after the other), CPU cgroups: make acceptance"]
+fn cpu_quota_stretches_request_latency_under_the_quota() {
     let (code, verdict) = run_experiment("cpu-quota", "cpu-quota", &["--jdk", JDK17]);
-    let baseline = variant(&verdict, "no-quota-jdk17");
-    let base_p50 = baseline["safepoints"]["p50_ms"].as_f64().unwrap();
+    let p99 = |v: &serde_json::Value| v["latency"]["p99_ms"].as_f64().unwrap();
+    // The published behaviour: at 0.2 CPU the requests of a service that keeps up on
+    // average wait a second and more behind throttled collections...
     for subject in ["quota", "quota-8-gc-threads"] {
         let v = variant(&verdict, &format!("{subject}-jdk17"));
-        // Throttled for a good part of the run, and its pauses longer for it; whether that
-        // crosses the verdict's 3x / 500 ms line depends on the host (docs/experiments).
         assert!(measurement(v, "cgroup.throttled_ms") > 5000.0, "{v}");
-        assert!(
-            v["safepoints"]["p50_ms"].as_f64().unwrap() > base_p50,
-            "{v}"
-        );
+        assert!(p99(v) >= 1000.0, "{v}");
     }
-    let roomy = variant(&verdict, "quota-1-cpu-jdk17");
-    assert!(
-        measurement(roomy, "cgroup.throttled_ms") < 5000.0,
-        "{roomy}"
-    );
-    assert!(code == Some(0) || code == Some(3), "{code:?}");
+    // ...and not without the quota or with a whole CPU (on a host busy with other work the
+    // baseline itself may be slower: docs/experiments/cpu-quota.md).
+    for roomy in ["no-quota", "quota-1-cpu"] {
+        let v = variant(&verdict, &format!("{roomy}-jdk17"));
+        assert!(p99(v) < 300.0, "{v}");
+    }
+    assert_eq!(code, Some(3), "vulnerable");
 }
 
 /// The matrix of collectors, filesystems and mount options, each cell twice: it ends

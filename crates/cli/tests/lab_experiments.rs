@@ -1,7 +1,8 @@
 //! The runner's per-variant host changes against the real host: a CPU cgroup with a CFS
 //! quota (throttling measured, cgroup removed), a host setting held only during one
 //! variant's turn (restored, also after SIGKILL and `lab cleanup`), variants one by one,
-//! and the built-in gclog-io experiment on the slow device. These need root.
+//! the built-in gclog-io experiment on the slow device, and request latency from an
+//! open-loop workload. These need root.
 
 mod lab_support;
 
@@ -167,4 +168,40 @@ fn gclog_io_sync_log_stalls_and_the_analyzer_says_why() {
             "{mitigation}: {max} ms vs sync {sync_max} ms"
         );
     }
+}
+
+#[test]
+fn open_loop_request_latency_is_read_shown_and_judged() {
+    let Some(env) = TestEnv::new() else { return };
+    let experiment = env.experiment_named("openloop.toml");
+    let output = env
+        .lab(&["run", &experiment, "--out", &env.out()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stdout}{stderr}");
+    assert!(stdout.contains("request latency (ms)"), "{stdout}");
+
+    let verdict = read_json(&std::path::Path::new(&env.out()).join("verdict.json"));
+    assert_eq!(verdict["rule"]["metric"], "latency", "{verdict}");
+    let keeps_up = variant(&verdict, "keeps-up");
+    let falls_behind = variant(&verdict, "falls-behind");
+    assert_eq!(falls_behind["verdict"], "stalls", "{falls_behind}");
+    for v in [keeps_up, falls_behind] {
+        // No warm-up: every request the workload completed is in the lab's statistics,
+        // counted once, whatever the interval it fell in.
+        let completed = measurement(v, "workload.completed").unwrap();
+        assert_eq!(v["latency"]["count"].as_f64().unwrap(), completed, "{v}");
+        let log = std::path::Path::new(&env.out())
+            .join("variants")
+            .join(v["id"].as_str().unwrap())
+            .join("latency.hlog");
+        assert!(log.is_file(), "{}", log.display());
+    }
+    // Offered 100 requests/s, served a tenth of that: the queue and the wait grow all along.
+    assert!(measurement(falls_behind, "workload.completed_fraction").unwrap() < 0.5);
+    let p99 = |v: &Value| v["latency"]["p99_ms"].as_f64().unwrap();
+    assert!(p99(falls_behind) > 1000.0, "{falls_behind}");
+    assert!(p99(falls_behind) > 10.0 * p99(keeps_up), "{keeps_up}");
 }

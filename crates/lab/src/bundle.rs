@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::experiment::layout::{
-    FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, MANIFEST, SAFEPOINT_LOG, SUMMARY, VERDICT,
-    WORKLOAD_OUT,
+    FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, LATENCY_LOG, MANIFEST, SAFEPOINT_LOG, SUMMARY,
+    VERDICT, WORKLOAD_OUT,
 };
 use crate::experiment::{Metric, Role};
 use crate::judge::verdict::{self, Judgement, VariantVerdict, Vulnerable};
@@ -66,6 +66,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             early_exit: instance.early_exit.clone(),
             hiccups: None,
             safepoints: None,
+            latency: None,
             exit_code: instance.exit_code,
             hsperf_reader: read_reader_log(&instance.out_dir.join(crate::stress::READER_LOG)),
             measurements: Vec::new(),
@@ -82,13 +83,15 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
         if instance.skipped.is_none() {
             let hiccup_path = instance.out_dir.join(HICCUP_LOG);
             if let Some(hiccups) = &instance.follow.hiccups {
-                match hiccups.after_warmup() {
-                    Ok(h) if !h.is_empty() => summary.hiccups = Some(hlog::stats(h)),
-                    Ok(_) => summary
-                        .errors
-                        .push(format!("{}: no hiccup samples", hiccup_path.display())),
-                    Err(e) => summary.errors.push(e),
-                }
+                summary.hiccups = interval_log_stats(hiccups, &hiccup_path, "hiccup samples")
+                    .map_err(|e| summary.errors.push(e))
+                    .ok();
+            }
+            if let Some(latency) = &instance.follow.latency {
+                let path = instance.out_dir.join(LATENCY_LOG);
+                summary.latency = interval_log_stats(latency, &path, "requests completed")
+                    .map_err(|e| summary.errors.push(e))
+                    .ok();
             }
             let gc_path = instance.out_dir.join(GC_LOG);
             if let Some(safepoints) = &instance.follow.safepoints {
@@ -164,6 +167,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
         match rule.metric {
             Metric::Hiccup => s.hiccups.clone(),
             Metric::Safepoint => s.safepoints.clone(),
+            Metric::Latency => s.latency.clone(),
             Metric::JmhScore => None,
         }
     };
@@ -251,6 +255,23 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
     fs::write(out.join("experiment.toml"), &finished.experiment_toml)
         .map_err(|e| LabError::io(&out.join("experiment.toml"), "write", e))?;
     Ok(outcome)
+}
+
+/// The statistics of a followed interval log after the warm-up; an error naming the file
+/// when it holds no `what` after the warm-up or could not be read.
+fn interval_log_stats(
+    log: &crate::measure::follow::IntervalLogFollower,
+    path: &Path,
+    what: &str,
+) -> Result<Stats, String> {
+    match log.after_warmup() {
+        Ok(h) if !h.is_empty() => Ok(hlog::stats(h)),
+        Ok(_) => Err(format!(
+            "{}: no {what} after the warm-up (missing or empty log)",
+            path.display()
+        )),
+        Err(e) => Err(e),
+    }
 }
 
 fn write_json(path: &Path, value: &impl Serialize) -> Result<(), LabError> {

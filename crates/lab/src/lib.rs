@@ -23,6 +23,7 @@ pub use experiment::{units, Experiment};
 pub use host::{fault, journal, sys};
 pub use judge::verdict;
 pub use jvm::java;
+pub use measure::follow::IntervalLogFollower;
 pub use measure::jmh;
 pub use run::matrix;
 pub use run::runner::{self, run, RunOptions};

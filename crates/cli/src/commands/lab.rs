@@ -309,16 +309,17 @@ fn print_table(out: &mut dyn Write, outcome: &Outcome, columns: &[String]) -> io
     if outcome
         .variants
         .iter()
-        .all(|v| v.hiccups.is_none() && v.safepoints.is_none())
+        .all(|v| v.hiccups.is_none() && v.safepoints.is_none() && v.latency.is_none())
     {
         // No pause logs (e.g. a JMH experiment): the verdicts with their evidence.
         print_measurements(out, outcome, columns)?;
         return print_verdicts(out, outcome);
     }
+    // Request latencies (open-loop workloads) get their own group of columns.
+    let with_latency = outcome.variants.iter().any(|v| v.latency.is_some());
     let w = variant_width(outcome);
-    writeln!(
-        out,
-        "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | verdict",
+    let mut header = format!(
+        "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} |",
         "jdk",
         "variant",
         "hiccups",
@@ -331,12 +332,20 @@ fn print_table(out: &mut dyn Write, outcome: &Outcome, columns: &[String]) -> io
         "p99.9",
         "p99.99",
         "max"
-    )?;
-    writeln!(
-        out,
+    );
+    let mut groups = format!(
         "{:<8} {:<w$} | {:^39} | {:^37} |",
         "", "", "hiccups (ms)", "safepoints (ms)"
-    )?;
+    );
+    if with_latency {
+        header.push_str(&format!(
+            " {:>7} {:>7} {:>7} {:>7} |",
+            "reqs", "p50", "p99", "max"
+        ));
+        groups.push_str(&format!(" {:^31} |", "request latency (ms)"));
+    }
+    writeln!(out, "{header} verdict")?;
+    writeln!(out, "{groups}")?;
     for v in &outcome.variants {
         let h = v.hiccups.as_ref();
         let s = v.safepoints.as_ref();
@@ -345,9 +354,8 @@ fn print_table(out: &mut dyn Write, outcome: &Outcome, columns: &[String]) -> io
             (None, Some(exit)) => format!("{} ({exit})", verdict_word(v.verdict)),
             _ => verdict_word(v.verdict).to_string(),
         };
-        writeln!(
-            out,
-            "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} | {}",
+        let mut row = format!(
+            "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} |",
             v.jdk,
             v.variant,
             h.map(|h| h.count.to_string()).unwrap_or("-".into()),
@@ -360,8 +368,18 @@ fn print_table(out: &mut dyn Write, outcome: &Outcome, columns: &[String]) -> io
             ms(s.map(|s| s.p999_ms)),
             ms(s.map(|s| s.p9999_ms)),
             ms(s.map(|s| s.max_ms)),
-            verdict
-        )?;
+        );
+        if with_latency {
+            let l = v.latency.as_ref();
+            row.push_str(&format!(
+                " {:>7} {:>7} {:>7} {:>7} |",
+                l.map(|l| l.count.to_string()).unwrap_or("-".into()),
+                ms(l.map(|l| l.p50_ms)),
+                ms(l.map(|l| l.p99_ms)),
+                ms(l.map(|l| l.max_ms)),
+            ));
+        }
+        writeln!(out, "{row} {verdict}")?;
     }
     print_measurements(out, outcome, columns)?;
     print_verdicts_of_jdks(out, outcome)

@@ -98,6 +98,11 @@ pub struct Workload {
     /// `-Xlog` selection for the GC log (written outside the stressed filesystem).
     #[serde(default)]
     pub gc_log: Option<String>,
+    /// The workload writes the latency of each request, from its scheduled start, as an
+    /// interval log to the `{latency_log}` argument (`latency.hlog`); the lab reads it as
+    /// it grows (`latency` in summary.json, verdict metric `latency`).
+    #[serde(default)]
+    pub latency_log: bool,
 }
 
 /// How the variants of one JDK share the host.
@@ -248,7 +253,8 @@ pub enum Companion {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VerdictRule {
-    /// `hiccup` (the agent's log), `safepoint` (the GC log) or `jmh-score`.
+    /// `hiccup` (the agent's log), `safepoint` (the GC log), `latency` (the workload's
+    /// request latencies) or `jmh-score`.
     pub metric: Metric,
     /// A variant stalls when its p99.9 or max is at least `margin` times the baseline's
     /// (`jmh-score`: is slower when its cost per operation is)...
@@ -275,6 +281,8 @@ fn half() -> f64 {
 pub enum Metric {
     Hiccup,
     Safepoint,
+    /// The workload's request latencies (`latency.hlog`, `latency_log = true`).
+    Latency,
     /// JMH's primary score (`jmh.score`), as a cost ratio against the baseline's.
     JmhScore,
 }
@@ -378,7 +386,24 @@ impl Experiment {
                 .slow_device_spec()
                 .map_err(|e| LabError::Experiment(format!("{origin}: fault: {e}")))?;
         }
+        let wants_latency_log = self
+            .workload
+            .args
+            .iter()
+            .chain(self.variants.iter().flat_map(|v| &v.args))
+            .any(|a| a.contains(crate::experiment::layout::LATENCY_LOG_PLACEHOLDER));
+        if self.workload.latency_log != wants_latency_log {
+            return bad(format!(
+                "workload: latency_log = true and an argument with {} go together (the workload writes the log the lab reads)",
+                crate::experiment::layout::LATENCY_LOG_PLACEHOLDER
+            ));
+        }
         let r = &self.verdict;
+        if r.metric == Metric::Latency && !self.workload.latency_log {
+            return bad(
+                "verdict: metric \"latency\" needs a workload with latency_log = true".into(),
+            );
+        }
         if r.metric == Metric::JmhScore {
             if !(r.margin >= 1.0 && r.max_baseline_error > 0.0) {
                 return bad("verdict: margin must be >= 1, max_baseline_error > 0".into());
@@ -498,6 +523,23 @@ mod tests {
         let wrong = text.replacen("tmp = \"tmpfs\"", "tmp = \"ramdisk\"", 1);
         let err = Experiment::parse(&wrong, "y.toml").unwrap_err().to_string();
         assert!(err.contains("ramdisk"), "{err}");
+        // The latency log: asked for, written and judged together, or not at all.
+        let (_, quota) = Experiment::load("cpu-quota").unwrap();
+        let unread = quota.replacen("latency_log = true", "latency_log = false", 1);
+        let err = Experiment::parse(&unread, "z.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("{latency_log}"), "{err}");
+        let unwritten = quota.replacen("\"{latency_log}\"", "\"/tmp/x.hlog\"", 1);
+        let err = Experiment::parse(&unwritten, "z.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("latency_log = true"), "{err}");
+        let unjudged = unwritten.replacen("latency_log = true", "latency_log = false", 1);
+        let err = Experiment::parse(&unjudged, "z.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("metric \"latency\""), "{err}");
         let missing = Experiment::load("no-such-experiment")
             .unwrap_err()
             .to_string();

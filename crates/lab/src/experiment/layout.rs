@@ -2,6 +2,10 @@
 //! writes them, the bundle reads and summarizes them.
 
 pub use pauselab_bundle::{
-    FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, MANIFEST, SAFEPOINT_LOG, SUMMARY,
-    VERDICT, WORKLOAD_OUT,
+    FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, LATENCY_LOG, MANIFEST, SAFEPOINT_LOG,
+    SUMMARY, VERDICT, WORKLOAD_OUT,
 };
+
+/// The workload argument that the path of the variant's request latency log
+/// (`LATENCY_LOG` in its bundle directory) replaces.
+pub const LATENCY_LOG_PLACEHOLDER: &str = "{latency_log}";

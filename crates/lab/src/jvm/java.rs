@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::experiment::layout::{LATENCY_LOG, LATENCY_LOG_PLACEHOLDER};
 use crate::experiment::{Experiment, Variant};
 use crate::jvm::jdk_lookup::parse_major;
 use crate::LabError;
@@ -253,12 +254,17 @@ pub fn command_line(
 /// Replaces the placeholders of a workload argument (docs/lab.md): `{duration_s}` is the
 /// run time plus 30 s (the workload may outlive the run: the lab stops it), `{run_s}` the
 /// run time, `{run_s/N}` the run time divided by N (whole, at least 1: how many
-/// fixed-length rounds fit, e.g. JMH forks), `{out_dir}` the variant's output directory.
+/// fixed-length rounds fit, e.g. JMH forks), `{out_dir}` the variant's output directory,
+/// `{latency_log}` the latency log in it (`latency.hlog`).
 pub fn expand_arg(arg: &str, duration: Duration, out_dir: &Path) -> String {
     let run_s = duration.as_secs();
     let mut text = arg
         .replace("{duration_s}", &(run_s + 30).to_string())
         .replace("{run_s}", &run_s.to_string())
+        .replace(
+            LATENCY_LOG_PLACEHOLDER,
+            &out_dir.join(LATENCY_LOG).display().to_string(),
+        )
         .replace("{out_dir}", &out_dir.display().to_string());
     const DIVIDED: &str = "{run_s/";
     let mut from = 0;
@@ -295,6 +301,10 @@ mod tests {
         assert_eq!(
             expand_arg("{out_dir}/jmh.json", d, out),
             "/b/variants/off-jdk17/jmh.json"
+        );
+        assert_eq!(
+            expand_arg("--latency-log={latency_log}", d, out),
+            "--latency-log=/b/variants/off-jdk17/latency.hlog"
         );
         // Not placeholders: left as written.
         for literal in ["{run_s/0}", "{run_s/x}", "{run_s/3", "jfr=off", "{}"] {

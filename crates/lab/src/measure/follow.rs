@@ -1,8 +1,9 @@
-//! Following the logs a variant's JVM is still writing (its GC log and the hiccup agent's
-//! interval log). Each poll reads only what was appended since the last one, so the live
-//! progress costs the same every second however long the run has been going, and what was
-//! read during the run is what the bundle is made from: no log is read again at the end.
-//! The reading itself (complete lines, rotation) is pauselab-gclog's [`LogTail`].
+//! Following the logs a variant's JVM is still writing (its GC log, the hiccup agent's
+//! interval log and the workload's request latency log). Each poll reads only what was
+//! appended since the last one, so the live progress costs the same every second however
+//! long the run has been going, and what was read during the run is what the bundle is
+//! made from: no log is read again at the end. The reading itself (complete lines,
+//! rotation) is pauselab-gclog's [`LogTail`].
 
 use std::path::Path;
 
@@ -59,10 +60,11 @@ impl SafepointFollower {
     }
 }
 
-/// The hiccup agent's interval log, read as it grows: the largest hiccup of the whole run
-/// (progress) and the histogram of the intervals after the warm-up (the verdict).
+/// An interval log of nanoseconds (the hiccup agent's, a workload's request latencies),
+/// read as it grows: the largest value of the whole run (progress) and the histogram of
+/// the intervals after the warm-up (the verdict).
 #[derive(Debug, Clone)]
-pub struct HiccupFollower {
+pub struct IntervalLogFollower {
     tail: LogTail,
     /// The header lines (`#[StartTime: ...]`, `#[BaseTime: ...]`, the legend): each batch of
     /// new intervals is read after them, so its time stamps are absolute.
@@ -74,10 +76,10 @@ pub struct HiccupFollower {
     error: Option<String>,
 }
 
-impl HiccupFollower {
+impl IntervalLogFollower {
     /// Follows `log`; intervals starting before `from_epoch_s` count only for the progress.
-    pub fn new(log: &Path, from_epoch_s: f64) -> HiccupFollower {
-        HiccupFollower {
+    pub fn new(log: &Path, from_epoch_s: f64) -> IntervalLogFollower {
+        IntervalLogFollower {
             tail: LogTail::new(log),
             header: Vec::new(),
             seen_interval: false,
@@ -137,7 +139,7 @@ impl HiccupFollower {
         }
     }
 
-    /// The largest hiccup so far, ms.
+    /// The largest value so far, ms.
     pub fn max_ms(&self) -> f64 {
         self.max_ns as f64 / 1e6
     }
@@ -184,7 +186,7 @@ mod tests {
         let path = scratch("hiccups.hlog");
         let mut file = File::create(&path).unwrap();
         // Intervals from the sixth on count for the verdict.
-        let mut follower = HiccupFollower::new(&path, start_s + 5.0);
+        let mut follower = IntervalLogFollower::new(&path, start_s + 5.0);
         for piece in bytes.chunks(97) {
             file.write_all(piece).unwrap();
             follower.poll(false);

@@ -44,7 +44,8 @@ pub struct Instance {
 #[derive(Debug, Clone, Default)]
 pub struct Follow {
     pub safepoints: Option<crate::measure::follow::SafepointFollower>,
-    pub hiccups: Option<crate::measure::follow::HiccupFollower>,
+    pub hiccups: Option<crate::measure::follow::IntervalLogFollower>,
+    pub latency: Option<crate::measure::follow::IntervalLogFollower>,
 }
 
 impl Follow {
@@ -52,7 +53,7 @@ impl Follow {
         if let Some(f) = &mut self.safepoints {
             f.poll(at_end);
         }
-        if let Some(f) = &mut self.hiccups {
+        for f in [&mut self.hiccups, &mut self.latency].into_iter().flatten() {
             f.poll(at_end);
         }
     }

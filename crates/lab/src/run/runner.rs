@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::experiment::layout::{GC_LOG, HICCUP_LOG, HOST_SERIES, WORKLOAD_OUT};
+use crate::experiment::layout::{GC_LOG, HICCUP_LOG, HOST_SERIES, LATENCY_LOG, WORKLOAD_OUT};
 use crate::experiment::{
     Companion, Experiment, GcLogLocation, Role, Schedule, TmpLocation, Variant,
 };
@@ -19,6 +19,7 @@ use crate::host::isolation;
 use crate::host::journal::{self, Change, Journal};
 use crate::host::sys;
 use crate::jvm::java::{self, Jdk};
+use crate::measure::follow::IntervalLogFollower;
 use crate::measure::hostseries::Sampler;
 use crate::run::instance::{Follow, Instance};
 use crate::stress::{Stressors, Targets};
@@ -618,19 +619,19 @@ fn run_turn(
         instance.pid = Some(child.id());
         let started_at = SystemTime::now();
         instance.started_at = Some(started_at);
+        let after_warmup_s = crate::host::sys::unix_s(started_at) + watch.warmup_s;
+        let workload = &watch.experiment.workload;
         instance.follow = Follow {
-            safepoints: watch
-                .experiment
-                .workload
+            safepoints: workload
                 .gc_log
                 .as_ref()
                 .and(instance.gc_log.as_deref())
                 .map(crate::measure::follow::SafepointFollower::new),
-            hiccups: watch.experiment.workload.hiccup_agent.then(|| {
-                crate::measure::follow::HiccupFollower::new(
-                    &instance.out_dir.join(HICCUP_LOG),
-                    crate::host::sys::unix_s(started_at) + watch.warmup_s,
-                )
+            hiccups: workload.hiccup_agent.then(|| {
+                IntervalLogFollower::new(&instance.out_dir.join(HICCUP_LOG), after_warmup_s)
+            }),
+            latency: workload.latency_log.then(|| {
+                IntervalLogFollower::new(&instance.out_dir.join(LATENCY_LOG), after_warmup_s)
             }),
         };
         children.push((index, child));
@@ -766,7 +767,7 @@ fn progress_of(instance: &mut Instance) -> VariantProgress {
         .follow
         .hiccups
         .as_ref()
-        .map(crate::measure::follow::HiccupFollower::max_ms);
+        .map(IntervalLogFollower::max_ms);
     let max_safepoint_ms = instance
         .follow
         .safepoints

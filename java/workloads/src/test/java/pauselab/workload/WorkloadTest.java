@@ -17,6 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -114,6 +117,86 @@ class WorkloadTest {
         assertEquals("signal", summary.get("stopped"));
         assertTrue(number(summary, "arrays") > 0);
         assertEquals(1, run.lines.stream().filter(l -> "summary".equals(l.get("type"))).count());
+    }
+
+    /** Every interval of an HdrHistogram interval log, added up. */
+    static Histogram readLog(Path log) throws IOException {
+        Histogram total = new Histogram(1, TimeUnit.HOURS.toNanos(1), 2);
+        int intervals = 0;
+        try (HistogramLogReader reader = new HistogramLogReader(log.toFile())) {
+            EncodableHistogram interval;
+            while ((interval = reader.nextIntervalHistogram()) != null) {
+                total.add((Histogram) interval);
+                intervals++;
+            }
+        }
+        assertTrue(intervals >= 2, "intervals in " + log + ": " + intervals);
+        return total;
+    }
+
+    @Test
+    void openLoopLogsTheLatencyOfEveryRequest(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("latency.hlog");
+        Run run = collect(start(Arrays.asList("-Xmx64m"), "OpenLoop",
+                "--rate", "200", "--size", "64k", "--work", "64k", "--live", "8", "--duration", "2s",
+                "--interval", "500ms", "--latency-log", log.toString(), "--print-intervals"), 0);
+        assertEquals(0, run.exitCode, run.stderr);
+        assertTrue(run.stderr.isEmpty(), run.stderr);
+        Map<String, Object> summary = run.summary();
+        assertEquals("duration", summary.get("stopped"));
+        double scheduled = number(summary, "scheduled");
+        double completed = number(summary, "completed");
+        // 200/s for 2 s from the schedule's start, plus up to 50 ms for the workers to notice
+        // the end; a light load keeps up.
+        assertTrue(scheduled >= 399 && scheduled <= 412, "scheduled " + scheduled);
+        assertTrue(completed >= scheduled - 20 && completed <= scheduled, summary.toString());
+        assertEquals(completed / scheduled, number(summary, "completed_fraction"), 0.001);
+        assertEquals(scheduled - completed, number(summary, "unfinished"));
+        // The log holds one latency per completed request, as HdrHistogram's reader sees it.
+        Histogram latencies = readLog(log);
+        assertEquals(completed, latencies.getTotalCount());
+        assertEquals(latencies.getMaxValue() / 1e6, number(summary, "latency_max_ms"), 0.01);
+        double intervalRequests = 0;
+        for (Map<String, Object> line : run.lines.subList(0, run.lines.size() - 1)) {
+            assertEquals("interval", line.get("type"));
+            intervalRequests += number(line, "requests");
+        }
+        assertEquals(completed, intervalRequests);
+    }
+
+    /** A JVM stopped for a second: every request due meanwhile carries the wait. */
+    @Test
+    void openLoopCountsAStopInEveryRequestItDelayed(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("latency.hlog");
+        Process process = start(Arrays.asList("-Xmx64m"), "OpenLoop", "--rate", "200", "--size", "16k",
+                "--duration", "3s", "--interval", "250ms", "--latency-log", log.toString());
+        // The header is written as the schedule starts: stop the JVM once requests flow.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!(Files.exists(log) && Files.readString(log).contains("BaseTime"))) {
+            assertTrue(System.nanoTime() < deadline && process.isAlive(), "no latency log header");
+            Thread.sleep(20);
+        }
+        Thread.sleep(500);
+        new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).start().waitFor();
+        Thread.sleep(1000);
+        new ProcessBuilder("kill", "-CONT", Long.toString(process.pid())).start().waitFor();
+        Run run = collect(process, 0);
+        assertEquals(0, run.exitCode, run.stderr);
+        Histogram latencies = readLog(log);
+        assertTrue(latencies.getMaxValue() >= TimeUnit.MILLISECONDS.toNanos(950), "max " + latencies.getMaxValue());
+        // 200 requests fell due during the stop; those due in its first half waited 500 ms
+        // or more. A closed loop would have recorded one slow request.
+        long atLeast500ms = latencies.getCountBetweenValues(TimeUnit.MILLISECONDS.toNanos(500),
+                latencies.getMaxValue());
+        assertTrue(atLeast500ms >= 90, "requests delayed 500 ms or more: " + atLeast500ms);
+        assertTrue(number(run.summary(), "max_queued") >= 150, run.summary().toString());
+    }
+
+    @Test
+    void openLoopNamesAnUnwritableLog() throws Exception {
+        String stderr = usageError("OpenLoop", "--latency-log", "/nonexistent/dir/latency.hlog");
+        assertTrue(stderr.startsWith("OpenLoop: error: --latency-log: cannot write /nonexistent/dir/latency.hlog"),
+                stderr);
     }
 
     static void terminate(Process process) throws Exception {
@@ -259,6 +342,7 @@ class WorkloadTest {
             {"GcThroughput", "--live", "8m", "--duration", "0", "--interval", "200ms", "--print-intervals"},
             {"ClassStorm", "--classes", "200000", "--threads", "1", "--interval", "200ms", "--print-intervals"},
             {"StartupHeap", "--touch", "64m", "--chunk", "1k", "--hold", "10m"},
+            {"OpenLoop", "--rate", "100", "--size", "64k", "--duration", "0"},
         };
         for (String[] c : cases) {
             Process process = start(Arrays.asList("-Xmx2g"), c[0], Arrays.copyOfRange(c, 1, c.length));
@@ -273,10 +357,16 @@ class WorkloadTest {
 
     @Test
     void badArgumentIsOneLineAndExitTwo() throws Exception {
-        Process process = start(Arrays.asList(), "MakeGarbage", "--size", "lots");
+        assertEquals("MakeGarbage: error: --size: 'lots' is not a valid SIZE (try --help)\n",
+                usageError("MakeGarbage", "--size", "lots"));
+    }
+
+    /** Runs a workload that must refuse its arguments: exit 2; returns its stderr. */
+    static String usageError(String workload, String... args) throws Exception {
+        Process process = start(Arrays.asList(), workload, args);
         assertTrue(process.waitFor(60, TimeUnit.SECONDS));
         String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(2, process.exitValue());
-        assertEquals("MakeGarbage: error: --size: 'lots' is not a valid SIZE (try --help)\n", stderr);
+        assertEquals(2, process.exitValue(), stderr);
+        return stderr;
     }
 }
