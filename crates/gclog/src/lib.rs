@@ -8,6 +8,7 @@
 //! - [`findings`]: diagnosis rules with evidence, causes and fixes (OS causes and the
 //!   collector's health);
 //! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
+//! - `timeouts`: safepoint timeout reports, the threads that held a safepoint up;
 //! - `jvms`: which inputs one JVM wrote ([`group_by_jvm`]), so JVMs are never merged;
 //! - [`input`]: files, rotated sets, gzip, zip, stdin.
 
@@ -23,10 +24,12 @@ pub mod num;
 pub mod parse;
 pub mod render;
 pub mod stitch;
+mod timeouts;
 
 pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
 pub use health::{MemorySection, StallSection, WindowShare};
 pub use jvms::{ensure_one_jvm, group_by_jvm, JvmInputs};
+pub use timeouts::{Culprit, TimeoutSection};
 
 use std::io;
 
