@@ -8,8 +8,8 @@ mod manifest;
 mod verdict;
 
 pub use files::{
-    check_format, FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, MANIFEST, SAFEPOINT_LOG,
-    SUMMARY, VERDICT, WORKLOAD_OUT,
+    check_format, FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, JFR_RECORDING, MANIFEST,
+    SAFEPOINT_LOG, SUMMARY, VERDICT, WORKLOAD_OUT,
 };
 pub use manifest::{
     Host, HostPath, Manifest, ManifestExperiment, ManifestJdk, RunSettings, VariantEntry,

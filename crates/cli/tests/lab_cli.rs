@@ -215,6 +215,20 @@ noise_ms = 300.0
         );
     }
     assert!(out.join("verdict.json").is_file());
+    // Every JVM names the threads of a safepoint that waits a second for them.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    for variant in manifest["variants"].as_array().unwrap() {
+        let command: Vec<&str> = variant["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        for flag in ["-XX:+SafepointTimeout", "-XX:SafepointTimeoutDelay=1000"] {
+            assert!(command.contains(&flag), "{command:?}");
+        }
+    }
 
     // The report reads what the lab wrote: the same verdicts, variant by variant.
     let report = pauselab()

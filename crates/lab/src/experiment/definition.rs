@@ -97,6 +97,10 @@ pub struct Workload {
     /// `-Xlog` selection for the GC log (written outside the stressed filesystem).
     #[serde(default)]
     pub gc_log: Option<String>,
+    /// Record JFR (`recording.jfr` in each variant's directory, settings=profile plus the
+    /// safepoint events on JDK 17+).
+    #[serde(default)]
+    pub jfr: bool,
 }
 
 /// How the variants of one JDK share the host.
