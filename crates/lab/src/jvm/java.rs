@@ -317,6 +317,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn flight_recording_turns_on_the_safepoint_events_where_the_jdk_can() {
+        let jdk = |major| Jdk {
+            home: PathBuf::from("/jdk"),
+            java: PathBuf::from("/jdk/bin/java"),
+            label: format!("jdk{major}"),
+            version: String::new(),
+            major,
+        };
+        let file = Path::new("/b/variants/x/recording.jfr");
+        assert_eq!(
+            start_flight_recording(&jdk(11), file),
+            "-XX:StartFlightRecording:filename=/b/variants/x/recording.jfr,settings=profile"
+        );
+        assert_eq!(
+            start_flight_recording(&jdk(17), file),
+            "-XX:StartFlightRecording:filename=/b/variants/x/recording.jfr,settings=profile,+jdk.SafepointStateSynchronization#enabled=true,+jdk.SafepointEnd#enabled=true"
+        );
+    }
+
+    #[test]
     fn placeholders() {
         let out = Path::new("/b/variants/off-jdk17");
         let d = Duration::from_secs(95);
