@@ -6,6 +6,8 @@ pub const HICCUP_LOG: &str = "hiccups.hlog";
 pub const WORKLOAD_OUT: &str = "workload.out";
 /// Per variant: the JVM's GC log.
 pub const GC_LOG: &str = "gc.log";
+/// Per variant: the JVM's JFR recording, when the experiment asks for one (`jfr = true`).
+pub const JFR_RECORDING: &str = "recording.jfr";
 /// Per variant: safepoint pauses from the GC log, as an interval log.
 pub const SAFEPOINT_LOG: &str = "safepoints.hlog";
 /// Per variant: the request latencies an open-loop workload logs, as an interval log.

@@ -9,8 +9,8 @@ mod matrix;
 mod verdict;
 
 pub use files::{
-    check_format, FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, LATENCY_LOG, MANIFEST,
-    MATRIX, SAFEPOINT_LOG, SUMMARY, VERDICT, WORKLOAD_OUT,
+    check_format, FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, JFR_RECORDING,
+    LATENCY_LOG, MANIFEST, MATRIX, SAFEPOINT_LOG, SUMMARY, VERDICT, WORKLOAD_OUT,
 };
 pub use manifest::{
     Host, HostPath, Manifest, ManifestExperiment, ManifestJdk, RunSettings, VariantEntry,

@@ -10,24 +10,21 @@ use std::path::Path;
 use std::process::Command;
 
 use analyze_support::{analyze_json, bin, run};
-use jfr_support::{record, JDK25};
+use jfr_support::{jfr_print, record, record_with, JDK25};
+
+/// How many events of each of `types` the recording has, per `jfr print --json`.
+fn jdk_count(jfr: &Path, types: &[&str]) -> Vec<u64> {
+    let events = jfr_print(Path::new(JDK25), jfr, types);
+    types
+        .iter()
+        .map(|t| events.iter().filter(|e| e["type"] == *t).count() as u64)
+        .collect()
+}
 
 /// GC pauses and safepoints (`jdk.SafepointBegin`) in the recording per `jfr print --json`.
 fn jdk_counts(jfr: &Path) -> (u64, u64) {
-    let out = Command::new(Path::new(JDK25).join("bin/jfr"))
-        .args([
-            "print",
-            "--json",
-            "--events",
-            "jdk.GCPhasePause,jdk.SafepointBegin",
-        ])
-        .arg(jfr)
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let events = json["recording"]["events"].as_array().unwrap();
-    let count = |t: &str| events.iter().filter(|e| e["type"] == t).count() as u64;
-    (count("jdk.GCPhasePause"), count("jdk.SafepointBegin"))
+    let counts = jdk_count(jfr, &["jdk.GCPhasePause", "jdk.SafepointBegin"]);
+    (counts[0], counts[1])
 }
 
 #[test]
@@ -93,4 +90,27 @@ fn recordings_get_the_gc_log_report_and_hostile_files_a_clear_error() {
             "{err}"
         );
     }
+}
+
+/// A ZGC recording's allocation stalls count like a GC log's: `allocation_stalls`, the
+/// finding and `--fail-on alloc_stall.*`.
+#[test]
+fn recorded_allocation_stalls_feed_fail_on() {
+    let Some(run_) = record_with(Path::new(JDK25), &["-XX:+UseZGC", "-Xmx32m"]) else {
+        return;
+    };
+    let jfr = run_.jfr.to_str().unwrap();
+    let stalls = jdk_count(&run_.jfr, &["jdk.ZAllocationStall"])[0];
+    assert!(stalls > 0, "a 32 MB ZGC heap made no allocation stall");
+    let json = analyze_json(std::slice::from_ref(&run_.jfr));
+    assert_eq!(json["allocation_stalls"]["count"], stalls);
+    assert_eq!(json["jfr"][0]["allocation_stalls"]["count"], stalls);
+    let at_least = format!("alloc_stall.count>={stalls}");
+    assert_eq!(run(&["--fail-on", &at_least, jfr]).status.code(), Some(3));
+    let more = format!("alloc_stall.count>{stalls}");
+    assert_eq!(run(&["--fail-on", &more, jfr]).status.code(), Some(0));
+    let max_ms = json["allocation_stalls"]["max_ms"].as_f64().unwrap();
+    assert!(max_ms > 0.0);
+    let over = format!("alloc_stall.max>{}ms", max_ms * 2.0);
+    assert_eq!(run(&["--fail-on", &over, jfr]).status.code(), Some(0));
 }

@@ -155,7 +155,7 @@ fn without_root_an_experiment_on_the_host_tmp_runs_with_its_bundle_under_tmp() {
         &experiment,
         r#"name = "test-host-tmp"
 description = "test: two variants on the host's /tmp"
-duration = "4s"
+duration = "8s"
 baseline = "small"
 
 [workload]
@@ -165,6 +165,7 @@ args = ["{duration_s}"]
 jvm_flags = ["-XX:+UseSerialGC"]
 hiccup_agent = false
 gc_log = "safepoint"
+jfr = true
 
 [[variant]]
 name = "small"
@@ -215,6 +216,44 @@ noise_ms = 300.0
         );
     }
     assert!(out.join("verdict.json").is_file());
+    // Every JVM names the threads of a safepoint that waits a second for them.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    for variant in manifest["variants"].as_array().unwrap() {
+        let command: Vec<&str> = variant["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        for flag in ["-XX:+SafepointTimeout", "-XX:SafepointTimeoutDelay=1000"] {
+            assert!(command.contains(&flag), "{command:?}");
+        }
+    }
+    // `jfr = true`: each variant's recording, dumped when the lab stopped the JVM, holds
+    // the GC pauses `jfr print` finds in it; without a GC log the report's pause markers
+    // come from it.
+    let mut recorded = Vec::new();
+    for variant in manifest["variants"].as_array().unwrap() {
+        let dir = out.join(variant["dir"].as_str().unwrap());
+        let recording = dir.join("recording.jfr");
+        let events = Command::new("jfr")
+            .args(["print", "--json", "--events", "jdk.GCPhasePause"])
+            .arg(&recording)
+            .output()
+            .unwrap();
+        assert!(
+            events.status.success(),
+            "{}: {}",
+            recording.display(),
+            String::from_utf8_lossy(&events.stderr)
+        );
+        let events: serde_json::Value = serde_json::from_slice(&events.stdout).unwrap();
+        let pauses = events["recording"]["events"].as_array().unwrap().len();
+        assert!(pauses > 0, "{}", recording.display());
+        std::fs::remove_file(dir.join("gc.log")).unwrap();
+        recorded.push((variant["id"].clone(), pauses));
+    }
 
     // The report reads what the lab wrote: the same verdicts, variant by variant.
     let report = pauselab()
@@ -236,6 +275,10 @@ noise_ms = 300.0
         let shown = read.iter().find(|r| r["id"] == variant["id"]).unwrap();
         assert_eq!(shown["verdict"], variant["verdict"], "{shown}");
         assert_eq!(shown["evidence"], variant["evidence"], "{shown}");
+    }
+    for (id, pauses) in recorded {
+        let shown = read.iter().find(|r| r["id"] == id).unwrap();
+        assert_eq!(shown["gc_pauses"], pauses, "{shown}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,9 +1,16 @@
 //! `pauselab report` on the committed lab-like bundles, real jHiccup logs and a real GC log:
 //! the numbers in the HTML, JSON and terminal output against `pauselab hlog` on the same
-//! files, the number of series, the labels, the matrix, the SLA exit code and bad input.
+//! files, the number of series, the labels, the matrix, the SLA exit code and bad input;
+//! a real JDK 17 JFR recording charted like the GC log its JVM wrote, its pauses and heap
+//! samples counted with the JDK's own `jfr print --json`.
+
+#[path = "../../jfr/tests/support/mod.rs"]
+mod jfr_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use jfr_support::{jfr_print, record, JDK17};
 
 fn pauselab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pauselab"))
@@ -625,4 +632,94 @@ fn a_matrix_directory_listing_a_path_outside_it_is_refused() {
         err.contains("matrix.json: bundle name \"../elsewhere\" is not a directory of the matrix"),
         "{err}"
     );
+}
+
+/// (GC pauses, collections with a heap summary before and after) per `jfr print --json`.
+fn jdk_counts(jfr: &Path) -> (usize, usize) {
+    let events = jfr_print(
+        Path::new(JDK17),
+        jfr,
+        &["jdk.GCPhasePause", "jdk.GCHeapSummary"],
+    );
+    let pauses = events
+        .iter()
+        .filter(|e| e["type"] == "jdk.GCPhasePause")
+        .count();
+    let when = |w: &str| -> std::collections::BTreeSet<u64> {
+        events
+            .iter()
+            .filter(|e| e["type"] == "jdk.GCHeapSummary" && e["values"]["when"] == w)
+            .map(|e| e["values"]["gcId"].as_u64().unwrap())
+            .collect()
+    };
+    let heap = when("Before GC").intersection(&when("After GC")).count();
+    (pauses, heap)
+}
+
+#[test]
+fn a_jfr_recording_is_charted_like_its_gc_log() {
+    let Some(run) = record(JDK17, "-XX:+UseG1GC") else {
+        return;
+    };
+    let (pauses, heap_samples) = jdk_counts(&run.jfr);
+    assert!(pauses >= 3 && heap_samples >= 3, "{pauses} {heap_samples}");
+    let page = run.jfr.with_extension("html");
+    let out = pauselab(&[
+        "report",
+        "--json",
+        "--html",
+        page.to_str().unwrap(),
+        run.jfr.to_str().unwrap(),
+        run.log.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sections = doc["sections"].as_array().unwrap();
+    assert_eq!(sections.len(), 2);
+    assert!(sections[0]["title"].as_str().unwrap().contains("(JFR)"));
+    let recording = &sections[0]["variants"][0];
+    assert_eq!(recording["gc_pauses"], pauses);
+    assert_eq!(recording["hiccups"]["stats"]["count"], pauses);
+    // The GC log of the same JVM: as many pauses, or a few more from before the
+    // recording started.
+    let logged = sections[1]["variants"][0]["gc_pauses"].as_u64().unwrap();
+    assert!(
+        logged >= pauses as u64 && logged <= pauses as u64 + 5,
+        "{logged} vs {pauses}"
+    );
+
+    // The same charts as the log's: percentiles, timeline with a marker per pause, heap
+    // after GC and pauses by type.
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(figures(&html, "percentiles").len(), 2);
+    let timeline = figures(&html, "timeline")[0];
+    assert_eq!(timeline.matches(r#"class="marker""#).count(), pauses);
+    let gc_charts = figures(&html, "gc");
+    assert_eq!(gc_charts.len(), 4, "heap and pauses of each input");
+    assert!(gc_charts[0].contains("Heap after GC"));
+
+    // The heap series has one point per collection with both summaries (min/max per
+    // bucket may fold neighbours, never add points).
+    let analyze = pauselab(&["analyze", "--json", run.jfr.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_slice(&analyze.stdout).unwrap();
+    assert_eq!(report["memory"]["heap_samples"], heap_samples);
+}
+
+#[test]
+fn a_cut_jfr_recording_is_a_one_line_error() {
+    let Some(run) = record(JDK17, "-XX:+UseSerialGC") else {
+        return;
+    };
+    let bytes = std::fs::read(&run.jfr).unwrap();
+    let cut = run.jfr.with_file_name("cut.jfr");
+    std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
+    let out = pauselab(&["report", cut.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("cut.jfr"), "{stderr}");
 }

@@ -18,6 +18,7 @@ use crate::parse::{
     parse_line, Cpu, Failure, Format, GcPause, HeapChange, OldChange, Parsed, Record, Safepoint,
     StallKind, Stamp,
 };
+use crate::timeouts::{TimeoutSection, Timeouts};
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -191,6 +192,8 @@ pub struct SafepointSection {
     pub non_gc_count: u64,
     pub non_gc_total_ms: f64,
     pub operations: Vec<NameTotals>,
+    /// HotSpot's safepoint timeout reports (`-XX:+SafepointTimeout`) and the threads named.
+    pub timeouts: TimeoutSection,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -316,6 +319,7 @@ pub struct Analyzer<'s> {
     old_generation: Option<(u64, OldChange)>,
     /// G1's region size, from the log's start.
     region_size: Option<u64>,
+    timeouts: Timeouts,
 }
 
 /// A time on one forward-going clock: uptime, else the wall clock.
@@ -361,6 +365,7 @@ impl<'s> Analyzer<'s> {
             evacuation_failed_gc_id: None,
             old_generation: None,
             region_size: None,
+            timeouts: Timeouts::default(),
         }
     }
 
@@ -398,6 +403,7 @@ impl<'s> Analyzer<'s> {
     /// Ends the current input; `bytes` is how much was read from it.
     pub fn end_file(&mut self, bytes: u64) {
         self.flush_pending();
+        self.timeouts.end_file(self.opts.evidence);
         let i = self.files.len() - 1;
         let counts = self.format_counts[i];
         let file = &mut self.files[i];
@@ -459,7 +465,10 @@ impl<'s> Analyzer<'s> {
         }
         match line.outcome {
             Outcome::Nothing => {}
-            Outcome::Other { format, stamp } => self.observe(format, &stamp, false, number),
+            Outcome::Other { format, stamp } => {
+                self.observe(format, &stamp, false, number);
+                self.timeouts.other_record();
+            }
             Outcome::Record(parsed) => self.parsed(*parsed, number),
             Outcome::Unparsed(text) => self.unparsed_line(&text, number),
         }
@@ -538,9 +547,17 @@ impl<'s> Analyzer<'s> {
     fn parsed(&mut self, p: Parsed, line: u64) {
         let record = !matches!(p.record, Record::Other);
         self.observe(p.format, &p.stamp, record, line);
+        if !matches!(p.record, Record::SafepointTimeout(_)) {
+            self.timeouts.other_record();
+        }
         let fi = self.files.len() - 1;
         match p.record {
             Record::Other => {}
+            Record::SafepointTimeout(timeout) => {
+                let file = self.files[fi].file.clone();
+                self.timeouts
+                    .line(timeout, p.stamp, &file, line, self.opts.evidence);
+            }
             Record::Pause(mut pause) => {
                 if pause.gc_id.is_some() && pause.gc_id == self.evacuation_failed_gc_id {
                     pause.failure.get_or_insert(Failure::Evacuation);
@@ -598,11 +615,12 @@ impl<'s> Analyzer<'s> {
                     sp.operation = self.pending_operation.take();
                 }
                 self.files[fi].safepoints += 1;
-                self.safepoint(sp, fi, line, false);
+                let held_up_by = self.timeouts.take_for_safepoint(self.opts.evidence);
+                self.safepoint(sp, fi, line, false, held_up_by);
             }
             Record::SafepointStatistics(mut sp) => {
                 sp.start = p.stamp;
-                self.safepoint(sp, fi, line, true);
+                self.safepoint(sp, fi, line, true, None);
             }
             Record::Collector(c) => {
                 if self.collector.is_none() {
@@ -692,7 +710,15 @@ impl<'s> Analyzer<'s> {
         }
     }
 
-    fn safepoint(&mut self, sp: Safepoint, fi: usize, line: u64, statistics: bool) {
+    /// `held_up_by`: the threads a safepoint timeout report named for this safepoint.
+    fn safepoint(
+        &mut self,
+        sp: Safepoint,
+        fi: usize,
+        line: u64,
+        statistics: bool,
+        held_up_by: Option<String>,
+    ) {
         let t = self.opts.thresholds;
         let keep = self.opts.evidence;
         let gc_ns: u64 = if statistics {
@@ -732,9 +758,12 @@ impl<'s> Analyzer<'s> {
                     evidence(
                         op_name.clone(),
                         format!(
-                            "time to safepoint {:.1} ms of {:.1} ms stopped",
+                            "time to safepoint {:.1} ms of {:.1} ms stopped{}",
                             ttsp as f64 / 1e6,
-                            sp.total_ns as f64 / 1e6
+                            sp.total_ns as f64 / 1e6,
+                            held_up_by
+                                .as_ref()
+                                .map_or(String::new(), |t| format!("; held up by {t}"))
                         ),
                         ttsp,
                     )
@@ -923,9 +952,16 @@ impl<'s> Analyzer<'s> {
         } else {
             (None, &self.safepoint_lines)
         };
+        let (timeouts, unmatched_timeouts) = self.timeouts.finish(self.opts.evidence);
         let mut rules = self.rules.clone();
         rules.stopped_gt_gc = series.rules.stopped_gt_gc.clone();
-        rules.long_ttsp = series.rules.long_ttsp.clone();
+        // Without safepoint lines (a stdout capture), each timeout report is the evidence
+        // of a long time to safepoint.
+        rules.long_ttsp = if series.stats.count() == 0 {
+            unmatched_timeouts
+        } else {
+            series.rules.long_ttsp.clone()
+        };
         rules.non_gc_safepoints = series.rules.non_gc_safepoints.clone();
         let mut operations: Vec<NameTotals> = series
             .operations
@@ -969,6 +1005,7 @@ impl<'s> Analyzer<'s> {
                 let s = &allocation_stalls.summary;
                 (s.count, s.total_ms, s.max_ms)
             },
+            safepoint_timeouts: timeouts.threads.clone(),
         };
         let findings = rules.findings(&ctx);
         let mut by_name: Vec<NameTotals> =
@@ -987,6 +1024,7 @@ impl<'s> Analyzer<'s> {
             non_gc_count: series.non_gc.count,
             non_gc_total_ms: series.non_gc.total_ns as f64 / 1e6,
             operations,
+            timeouts,
         };
         let first_wall = self.clocks.iter().filter_map(|c| c.first_wall).min();
         let last_wall = self.clocks.iter().filter_map(|c| c.last_wall).max();

@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+use crate::timeouts::Culprit;
+
 mod gc_health;
 
 /// Margins the rules use; the defaults are documented in docs/analyze.md.
@@ -79,6 +81,10 @@ pub struct Finding {
     pub evidence: Vec<Evidence>,
     pub causes: Vec<&'static str>,
     pub fixes: Vec<&'static str>,
+    /// The threads HotSpot named as not reaching a safepoint in time (`long_ttsp`, with
+    /// `-XX:+SafepointTimeout`); absent when none were named.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<Culprit>,
 }
 
 /// Count, excess and the K strongest examples of one rule.
@@ -129,6 +135,7 @@ impl RuleTracker {
             evidence: self.evidence.clone(),
             causes: Vec::new(),
             fixes: Vec::new(),
+            threads: Vec::new(),
         }
     }
 }
@@ -184,6 +191,8 @@ pub struct Context {
     pub worst_windows: Vec<crate::health::WindowShare>,
     /// Allocation stalls: count, total ms, max ms.
     pub allocation_stalls: (u64, f64, f64),
+    /// Threads named by safepoint timeout reports, most often first.
+    pub safepoint_timeouts: Vec<Culprit>,
 }
 
 fn ms(ns: u64) -> String {
@@ -268,30 +277,46 @@ impl Rules {
         }
         let r = &self.long_ttsp;
         if r.count > 0 {
-            let mut f =
-                r.finding(
-                    "long_ttsp",
-                    if r.max_excess_ns >= 500_000_000 || r.count >= 10 {
-                        Severity::Critical
-                    } else {
-                        Severity::Warning
-                    },
-                    format!(
+            let severity = if r.max_excess_ns >= 500_000_000 || r.count >= 10 {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            };
+            let title = if ctx.safepoint_count > 0 {
+                format!(
                     "{} of {} safepoints took more than {} to stop all threads (time to safepoint)",
-                    r.count, ctx.safepoint_count, ms(t.ttsp_ns)
-                ),
-                );
-            f.confidence = "high that threads were slow to stop; why needs -Xlog:safepoint+stats or a profiler";
+                    r.count,
+                    ctx.safepoint_count,
+                    ms(t.ttsp_ns)
+                )
+            } else {
+                format!(
+                    "{} safepoints waited longer than -XX:SafepointTimeoutDelay for threads to stop (time to safepoint; no safepoint lines to measure it)",
+                    r.count
+                )
+            };
+            let mut f = r.finding("long_ttsp", severity, title);
+            f.threads = ctx.safepoint_timeouts.clone();
             f.causes = vec![
                 "long counted loops without safepoint polls (JIT-compiled int loops)",
                 "threads stalled on page faults, swap or CPU throttling while running to the safepoint",
                 "large array copies or System.arraycopy / native code without polls",
             ];
-            f.fixes = vec![
-                "-XX:+UseCountedLoopSafepoints (and -XX:LoopStripMiningIter) on older JDKs",
-                "-XX:+SafepointTimeout -XX:SafepointTimeoutDelay=100 to name the slow threads",
-                "fix swap, THP and CPU quota on the host",
-            ];
+            if f.threads.is_empty() {
+                f.confidence = "high that threads were slow to stop; which threads needs -XX:+SafepointTimeout";
+                f.fixes = vec![
+                    "-XX:+SafepointTimeout -XX:SafepointTimeoutDelay=100 to name the slow threads",
+                    "-XX:+UseCountedLoopSafepoints (and -XX:LoopStripMiningIter) on older JDKs",
+                    "fix swap, THP and CPU quota on the host",
+                ];
+            } else {
+                f.confidence = "high: HotSpot named the threads still running when -XX:SafepointTimeoutDelay passed";
+                f.fixes = vec![
+                    "find the loop or copy the named threads run (a profiler such as async-profiler, or jcmd <pid> Thread.print during a stall) and split it or make its index a long",
+                    "-XX:+UseCountedLoopSafepoints (and -XX:LoopStripMiningIter) on older JDKs",
+                    "fix swap, THP and CPU quota on the host",
+                ];
+            }
             out.push(f);
         }
         if ctx.non_gc_count > 0 {

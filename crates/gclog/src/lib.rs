@@ -9,6 +9,7 @@
 //! - [`findings`]: diagnosis rules with evidence, causes and fixes (OS causes and the
 //!   collector's health);
 //! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
+//! - `timeouts`: safepoint timeout reports, the threads that held a safepoint up;
 //! - `jvms`: which inputs one JVM wrote ([`group_by_jvm`]), so JVMs are never merged;
 //! - [`input`]: files, rotated sets, gzip, zip, stdin;
 //! - [`follow`]: a log the JVM is still writing, read as it grows and through rotation.
@@ -28,11 +29,13 @@ mod pause_type;
 mod reading;
 pub mod render;
 pub mod stitch;
+mod timeouts;
 
 pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
 pub use health::{MemorySection, StallSection, WindowShare};
 pub use jvms::{ensure_one_jvm, group_by_jvm, JvmInputs};
 pub use pause_type::PauseType;
+pub use timeouts::{Culprit, TimeoutSection};
 
 use std::io;
 use std::sync::mpsc;

@@ -10,7 +10,9 @@ use pauselab_pause::Collector;
 use crate::num::{decimal_scaled, duration_with_unit, iso_timestamp_ms, secs_to_ns};
 
 mod memory;
+mod timeout;
 pub use memory::size_bytes;
+pub use timeout::TimeoutLine;
 
 /// When a line was written, as far as the line says.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -168,6 +170,9 @@ pub enum Record {
     },
     /// G1's region size (`Heap region size: 1M`; JDK 17+ `Heap Region Size: 1M`).
     RegionSize(u64),
+    /// A line of HotSpot's report of a safepoint that timed out (`-XX:+SafepointTimeout`):
+    /// it names the threads that held the safepoint up.
+    SafepointTimeout(TimeoutLine),
     /// A log line carrying nothing the analysis uses (heap sizes, phases, concurrent work).
     Other,
 }
@@ -361,7 +366,7 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
         let v = v.strip_suffix(b" (release)").unwrap_or(v);
         return Ok(Record::Version(lossy(v)));
     }
-    Ok(Record::Other)
+    Ok(timeout::timeout_line(msg).unwrap_or(Record::Other))
 }
 
 fn collector_name(using: &[u8]) -> Option<&'static str> {
@@ -578,7 +583,7 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
                     None => Err(Unparsed::Malformed),
                 };
             }
-            return parsed(Record::Other);
+            return parsed(timeout::timeout_line(rest).unwrap_or(Record::Other));
         }
         Some(_) => return parse_jdk8_text(rest, stamp, has_stamp),
         None => {
@@ -693,6 +698,12 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
             record,
         })
     };
+    if rest.first() == Some(&b'#') {
+        // JDK 8 and 11 print the safepoint timeout report on stdout, undecorated.
+        if let Some(record) = timeout::timeout_line(rest) {
+            return parsed(record);
+        }
+    }
     if let Some(r) = rest.strip_prefix(b"Total time for which application threads were stopped: ") {
         return parse_stopped_time(r).map(|sp| Parsed {
             format: Format::Jdk8,

@@ -120,6 +120,15 @@ pub fn render_text(r: &Report) -> String {
     render_stalls_and_memory(&mut o, r);
 
     let s = &r.safepoints;
+    if s.timeouts.count > 0 {
+        let _ = writeln!(
+            o,
+            "Safepoint timeouts {} (-XX:+SafepointTimeout), {} with their safepoint line; not stopped in time: {}",
+            s.timeouts.count,
+            s.timeouts.matched,
+            culprits(&s.timeouts.threads)
+        );
+    }
     match s.source {
         None => {
             let _ = writeln!(
@@ -235,6 +244,9 @@ pub fn render_text(r: &Report) -> String {
                     e.what, e.detail, e.file, e.line
                 );
             }
+            if !f.threads.is_empty() {
+                let _ = writeln!(o, "      threads: {}", culprits(&f.threads));
+            }
             if let Some(c) = f.causes.first() {
                 let _ = writeln!(
                     o,
@@ -349,4 +361,21 @@ fn render_stalls_and_memory(o: &mut String, r: &Report) {
     if m.heap_samples > 0 || !m.cycles.is_empty() || r.allocation_stalls.summary.count > 0 {
         let _ = writeln!(o);
     }
+}
+
+/// `worker-1 (RUNNABLE) x2, worker-2 (RUNNABLE) x1`: the threads of safepoint timeouts.
+fn culprits(threads: &[crate::Culprit]) -> String {
+    if threads.is_empty() {
+        return "no thread listed".to_string();
+    }
+    threads
+        .iter()
+        .take(8)
+        .map(|c| match &c.state {
+            Some(state) => format!("{} ({state}) x{}", c.thread, c.timeouts),
+            None => format!("{} x{}", c.thread, c.timeouts),
+        })
+        .chain((threads.len() > 8).then(|| format!("{} more", threads.len() - 8)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

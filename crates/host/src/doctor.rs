@@ -73,6 +73,22 @@ pub struct JvmFacts {
     /// Where the options were read, e.g. `java.rt.vmArgs (perf counters)`.
     pub options_source: String,
     pub perf_data: PerfDataPlace,
+    /// The JVM's safepoint counters, when its perf counters could be read.
+    pub safepoints: Option<SafepointCounters>,
+}
+
+/// Safepoints since the JVM started (`sun.rt.safepoints`) and the time spent bringing the
+/// threads to them (`sun.rt.safepointSyncTime`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SafepointCounters {
+    pub count: u64,
+    pub sync_seconds: f64,
+}
+
+impl SafepointCounters {
+    fn mean_sync_ms(&self) -> f64 {
+        self.sync_seconds * 1000.0 / self.count.max(1) as f64
+    }
 }
 
 impl JvmFacts {
@@ -422,7 +438,62 @@ pub fn jvm_checks(jvm: &JvmFacts) -> Vec<Finding> {
     out.extend(cds_check(jvm));
     out.extend(known_jdk_issues(jvm, limits.as_ref()));
     out.extend(jvm_swap_check(jvm));
+    out.extend(time_to_safepoint_check(jvm));
     out
+}
+
+/// Mean time to safepoint above which the JVM's threads are slow to stop (healthy JVMs
+/// take microseconds), and the total it must add up to (one slow start-up safepoint is not
+/// a pattern).
+const SLOW_TTSP_MEAN_MS: f64 = 1.0;
+const SLOW_TTSP_TOTAL_S: f64 = 0.05;
+
+fn time_to_safepoint_check(jvm: &JvmFacts) -> Option<Finding> {
+    let counters = jvm.safepoints.filter(|c| c.count > 0)?;
+    let mean = counters.mean_sync_ms();
+    let ev = vec![evidence(
+        format!(
+            "{} safepoints, {:.3} s to reach them ({mean:.3} ms on average)",
+            counters.count, counters.sync_seconds
+        ),
+        "sun.rt.safepoints, sun.rt.safepointSyncTime (perf counters)",
+    )];
+    let title = format!("time to safepoint {mean:.3} ms on average");
+    if mean < SLOW_TTSP_MEAN_MS || counters.sync_seconds < SLOW_TTSP_TOTAL_S {
+        return Some(for_jvm(
+            jvm,
+            "time-to-safepoint",
+            Severity::Ok,
+            title,
+            ev,
+            "Threads reach safepoints quickly on average.",
+            "Nothing to do.",
+        ));
+    }
+    let why = "Every safepoint waits for the slowest thread to stop: a JIT-compiled loop without a safepoint poll, a long array copy or a thread descheduled by the OS holds every other thread stopped meanwhile. HotSpot names the threads still running after -XX:SafepointTimeoutDelay when -XX:+SafepointTimeout is on.";
+    if jvm.options.flag("SafepointTimeout") == Some(true) {
+        let delay = jvm
+            .options
+            .value("SafepointTimeoutDelay")
+            .unwrap_or("10000 (the default)");
+        return Some(for_jvm(jvm, "time-to-safepoint", Severity::Warning,
+            format!("{title}; -XX:+SafepointTimeout is on (delay {delay} ms)"), ev, why,
+            "Run pauselab analyze on the JVM's stdout (JDK 8, 11) or its GC log with the safepoint tag (JDK 17+): it names the threads of each timeout beside the long time to safepoint."));
+    }
+    // Catch stops about twice the mean: long enough to skip ordinary ones.
+    let delay_ms = ((mean * 2.0 / 10.0).ceil() * 10.0).clamp(20.0, 1000.0);
+    let fix = format!(
+        "Restart with -XX:+SafepointTimeout -XX:SafepointTimeoutDelay={delay_ms:.0} (and -Xlog:safepoint on JDK 17+) and run pauselab analyze on the JVM's stdout or GC log: it names the threads that did not stop in time."
+    );
+    Some(for_jvm(
+        jvm,
+        "time-to-safepoint",
+        Severity::Warning,
+        title,
+        ev,
+        why,
+        &fix,
+    ))
 }
 
 fn for_jvm(

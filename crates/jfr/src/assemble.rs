@@ -74,6 +74,30 @@ pub enum Item {
     Pause(GcPause),
     /// A safepoint; comes after the pauses inside it.
     Safepoint(Safepoint),
+    /// The heap around one collection (`jdk.GCHeapSummary` before and after it).
+    Heap(HeapChange),
+    /// A ZGC allocation stall (`jdk.ZAllocationStall`): one thread waited for memory.
+    AllocationStall {
+        /// End of the stall, ns since the Unix epoch.
+        end_epoch_ns: i64,
+        /// How long the thread waited.
+        duration_ns: u64,
+    },
+}
+
+/// Heap in use before and after a collection, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeapChange {
+    /// The collection's GC id.
+    pub gc_id: u64,
+    /// When the heap was measured after the collection, ns since the Unix epoch.
+    pub at_epoch_ns: i64,
+    /// Heap in use before the collection.
+    pub before: u64,
+    /// Heap in use after it.
+    pub after: u64,
+    /// Committed heap after it.
+    pub committed: u64,
 }
 
 impl Item {
@@ -83,6 +107,8 @@ impl Item {
             Item::Jvm { .. } | Item::Collector(_) => i64::MIN,
             Item::Pause(p) => p.start_epoch_ns,
             Item::Safepoint(s) => s.end_epoch_ns(),
+            Item::Heap(h) => h.at_epoch_ns,
+            Item::AllocationStall { end_epoch_ns, .. } => *end_epoch_ns,
         }
     }
 }
@@ -266,6 +292,10 @@ impl Assembler {
                 EventData::ExecuteVmOperation { .. } => {}
                 EventData::ZAllocationStall { page_type, .. } => {
                     self.stalls.record(dur);
+                    items.push(Item::AllocationStall {
+                        end_epoch_ns: start.saturating_add_unsigned(dur),
+                        duration_ns: dur,
+                    });
                     let page = page_type.clone().unwrap_or_else(|| "?".to_string());
                     let known = self.stall_pages.iter_mut().find(|p| p.page_type == page);
                     if let Some(p) = known {
@@ -282,7 +312,9 @@ impl Assembler {
                     before,
                     heap_used,
                     committed,
-                } => self.heap_summary(*gc_id, *before, *heap_used, *committed),
+                } => {
+                    items.extend(self.heap_summary(*gc_id, *before, *heap_used, *committed, start))
+                }
                 EventData::CpuLoad {
                     jvm_user,
                     jvm_system,
@@ -359,19 +391,36 @@ impl Assembler {
         items
     }
 
-    fn heap_summary(&mut self, gc_id: u64, before: bool, used: u64, committed: u64) {
+    /// Counts one `jdk.GCHeapSummary`; the one after a collection whose "before" was seen
+    /// gives the collection's heap change.
+    fn heap_summary(
+        &mut self,
+        gc_id: u64,
+        before: bool,
+        used: u64,
+        committed: u64,
+        at_epoch_ns: i64,
+    ) -> Option<Item> {
         let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
         self.heap.max_committed_mb = self.heap.max_committed_mb.max(mb(committed));
         if before {
             if self.heap_before.len() < 10_000 {
                 self.heap_before.insert(gc_id, used);
             }
-        } else if let Some(b) = self.heap_before.remove(&gc_id) {
-            self.heap.collections += 1;
-            self.heap.max_before_mb = self.heap.max_before_mb.max(mb(b));
-            self.heap.max_after_mb = self.heap.max_after_mb.max(mb(used));
-            self.heap_after_total += mb(used);
+            return None;
         }
+        let b = self.heap_before.remove(&gc_id)?;
+        self.heap.collections += 1;
+        self.heap.max_before_mb = self.heap.max_before_mb.max(mb(b));
+        self.heap.max_after_mb = self.heap.max_after_mb.max(mb(used));
+        self.heap_after_total += mb(used);
+        Some(Item::Heap(HeapChange {
+            gc_id,
+            at_epoch_ns,
+            before: b,
+            after: used,
+            committed,
+        }))
     }
 
     /// Pauses still waiting for their collection, and the summaries.

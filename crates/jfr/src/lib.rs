@@ -25,8 +25,8 @@ use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 pub use assemble::{
-    Assembler, CpuLoadSummary, Extras, GcPause, HeapSummary, Item, PageTypeCount, Safepoint,
-    StallSummary,
+    Assembler, CpuLoadSummary, Extras, GcPause, HeapChange, HeapSummary, Item, PageTypeCount,
+    Safepoint, StallSummary,
 };
 pub use event::{Event, EventData};
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 mod support;
 
-use support::{record, Run, JDK17, JDK25};
+use support::{cached_jdk, record_with, Run, JDK17, JDK25};
 
 /// ISO-8601 duration as `jfr print --json` writes it (`PT0.00042383S`, `PT1M2.5S`), in ns.
 fn iso_ns(s: &str) -> u64 {
@@ -81,7 +81,7 @@ struct Reference {
 
 /// What the JDK's `jfr print --json` says, computed here from its JSON alone.
 fn reference(run: &Run) -> Reference {
-    let out = Command::new(Path::new(run.jdk).join("bin/jfr"))
+    let out = Command::new(run.jdk.join("bin/jfr"))
         .args(["print", "--json", "--events"])
         .arg("jdk.GCPhasePause,jdk.SafepointBegin,jdk.SafepointStateSynchronization,jdk.SafepointEnd,jdk.ExecuteVMOperation,jdk.ZAllocationStall")
         .arg(&run.jfr)
@@ -184,9 +184,11 @@ fn ours(path: &Path) -> Ours {
         ttsp: Totals::default(),
         stalls,
     };
+    let mut item_stalls = Totals::default();
     for item in items {
         match item {
             Item::Pause(p) => o.pauses.add(p.duration_ns),
+            Item::AllocationStall { duration_ns, .. } => item_stalls.add(duration_ns),
             Item::Safepoint(s) => {
                 o.safepoints.add(s.total_ns);
                 if let Some(t) = s.ttsp_ns {
@@ -201,11 +203,19 @@ fn ours(path: &Path) -> Ours {
         .map(|s| s.summary.count)
         .unwrap_or(0);
     assert_eq!(summary, o.stalls.count, "stall summary");
+    item_stalls.assert_matches(&o.stalls, "allocation stall items");
     o
 }
 
-fn check(jdk: &'static str, gc: &str) {
-    let Some(run) = record(jdk, gc) else { return };
+fn check(jdk: &Path, gc: &str) {
+    check_with(jdk, &[gc]);
+}
+
+fn check_with(jdk: &Path, flags: &[&str]) {
+    let Some(run) = record_with(jdk, flags) else {
+        return;
+    };
+    let (jdk, gc) = (jdk.display(), flags.join(" "));
     let r = reference(&run);
     let o = ours(&run.jfr);
     assert!(
@@ -225,31 +235,80 @@ fn check(jdk: &'static str, gc: &str) {
 }
 
 #[test]
+fn jdk11_g1() {
+    if let Some(jdk) = cached_jdk(11) {
+        check(&jdk, "-XX:+UseG1GC");
+    }
+}
+
+#[test]
+fn jdk11_parallel() {
+    if let Some(jdk) = cached_jdk(11) {
+        check(&jdk, "-XX:+UseParallelGC");
+    }
+}
+
+#[test]
+fn jdk11_zgc() {
+    if let Some(jdk) = cached_jdk(11) {
+        check_with(&jdk, &["-XX:+UnlockExperimentalVMOptions", "-XX:+UseZGC"]);
+    }
+}
+
+#[test]
 fn jdk17_g1() {
-    check(JDK17, "-XX:+UseG1GC");
+    check(Path::new(JDK17), "-XX:+UseG1GC");
 }
 
 #[test]
 fn jdk17_parallel() {
-    check(JDK17, "-XX:+UseParallelGC");
+    check(Path::new(JDK17), "-XX:+UseParallelGC");
 }
 
 #[test]
 fn jdk17_zgc() {
-    check(JDK17, "-XX:+UseZGC");
+    check(Path::new(JDK17), "-XX:+UseZGC");
+}
+
+#[test]
+fn jdk21_g1() {
+    if let Some(jdk) = cached_jdk(21) {
+        check(&jdk, "-XX:+UseG1GC");
+    }
+}
+
+#[test]
+fn jdk21_parallel() {
+    if let Some(jdk) = cached_jdk(21) {
+        check(&jdk, "-XX:+UseParallelGC");
+    }
+}
+
+#[test]
+fn jdk21_zgc() {
+    if let Some(jdk) = cached_jdk(21) {
+        check(&jdk, "-XX:+UseZGC");
+    }
+}
+
+#[test]
+fn jdk21_generational_zgc() {
+    if let Some(jdk) = cached_jdk(21) {
+        check_with(&jdk, &["-XX:+UseZGC", "-XX:+ZGenerational"]);
+    }
 }
 
 #[test]
 fn jdk25_g1() {
-    check(JDK25, "-XX:+UseG1GC");
+    check(Path::new(JDK25), "-XX:+UseG1GC");
 }
 
 #[test]
 fn jdk25_parallel() {
-    check(JDK25, "-XX:+UseParallelGC");
+    check(Path::new(JDK25), "-XX:+UseParallelGC");
 }
 
 #[test]
 fn jdk25_generational_zgc() {
-    check(JDK25, "-XX:+UseZGC");
+    check(Path::new(JDK25), "-XX:+UseZGC");
 }

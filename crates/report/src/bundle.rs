@@ -14,8 +14,8 @@ use crate::ReportError;
 pub use pauselab_bundle::{
     CellEntry, CellVerdict, Host, HostPath, Manifest, ManifestExperiment, ManifestJdk, MatrixRun,
     Measurement, VariantEntry, VariantSummary, VariantVerdict, Verdict, Vulnerable, FORMAT,
-    FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, MANIFEST, MATRIX, MATRIX_FORMAT,
-    SAFEPOINT_LOG, VERDICT,
+    FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, JFR_RECORDING, MANIFEST, MATRIX,
+    MATRIX_FORMAT, SAFEPOINT_LOG, VERDICT,
 };
 
 /// The host sampled during the run: column name -> values per row (`None` when empty).
@@ -34,6 +34,8 @@ pub struct Variant {
     pub safepoints: Option<LogSummary>,
     /// The GC log's path when the variant has one.
     pub gc_log: Option<PathBuf>,
+    /// The JFR recording's path when the variant has one (`jfr = true`).
+    pub recording: Option<PathBuf>,
     pub verdict: Option<VariantSummary>,
 }
 
@@ -114,10 +116,12 @@ impl Bundle {
                 }
             };
             let gc_log = Some(variant_dir.join(GC_LOG)).filter(|p| p.is_file());
+            let recording = Some(variant_dir.join(JFR_RECORDING)).filter(|p| p.is_file());
             variants.push(Variant {
                 hiccups: read_log(HICCUP_LOG)?,
                 safepoints: read_log(SAFEPOINT_LOG)?,
                 gc_log,
+                recording,
                 verdict: verdict
                     .as_ref()
                     .and_then(|v| v.variants.iter().find(|x| x.id == entry.id).cloned()),

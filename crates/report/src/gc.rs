@@ -1,6 +1,8 @@
 //! GC pauses for reports: the timeline's pause markers and GC logs given as report input.
 //!
-//! This is the report's only contact with GC logs; the parsing is pauselab-gclog's.
+//! This is the report's only contact with GC logs; the parsing is pauselab-gclog's. JFR
+//! recordings reach it the same way, fed to pauselab-gclog's analysis by the caller
+//! ([`read_fed`]), so this crate reads no recording itself.
 
 use std::path::Path;
 
@@ -20,6 +22,23 @@ pub fn pauses(path: &Path, start_time_s: Option<f64>) -> Vec<(f64, PauseEvent)> 
     read_pauses(path)
         .map(|events| with_offsets(events, start_time_s))
         .unwrap_or_default()
+}
+
+/// Feeds the JFR recording at a path to the analysis (the `pauselab` binary's reader).
+pub type RecordingReader<'r> = &'r dyn Fn(&Path, &mut Analyzer<'_>) -> Result<(), ReportError>;
+
+/// [`pauses`] of a JFR recording, read through `read`. An unreadable recording gives no
+/// markers, as an unreadable log does.
+pub fn recording_pauses(
+    path: &Path,
+    start_time_s: Option<f64>,
+    read: RecordingReader<'_>,
+) -> Vec<(f64, PauseEvent)> {
+    read_fed(&path.display().to_string(), &mut |analyzer| {
+        read(path, analyzer)
+    })
+    .map(|(events, _)| with_offsets(events, start_time_s))
+    .unwrap_or_default()
 }
 
 fn with_offsets(events: Vec<PauseEvent>, start_time_s: Option<f64>) -> Vec<(f64, PauseEvent)> {
@@ -168,6 +187,20 @@ const MAX_CHARTED_PAUSES: usize = 500_000;
 
 /// The pauses of a log with its chart series.
 pub fn read_gc(path: &Path) -> Result<(Vec<PauseEvent>, GcSeries), ReportError> {
+    read_fed(&path.display().to_string(), &mut |analyzer| {
+        let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
+        pauselab_gclog::ensure_one_jvm(&inputs)?;
+        pauselab_gclog::analyze_inputs(&inputs, analyzer)?;
+        Ok(())
+    })
+}
+
+/// Hands one source's records (a GC log's lines, a JFR recording's events) to the analysis.
+pub type Feed<'f> = &'f mut dyn FnMut(&mut Analyzer<'_>) -> Result<(), ReportError>;
+
+/// The pauses and chart series of whatever `feed` hands to the analysis: a GC log here, a
+/// JFR recording from the `pauselab` binary. `source` names it in errors.
+pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<(Vec<PauseEvent>, GcSeries), ReportError> {
     struct Collect(Vec<PauseEvent>, GcSeries, bool);
     impl PauseSink for Collect {
         fn pause(&mut self, event: &PauseEvent) {
@@ -182,15 +215,13 @@ pub fn read_gc(path: &Path) -> Result<(Vec<PauseEvent>, GcSeries), ReportError> 
             self.1.heap(sample);
         }
     }
-    let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
     let mut sink = Collect(Vec::new(), GcSeries::default(), false);
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut sink);
-    pauselab_gclog::ensure_one_jvm(&inputs)?;
-    pauselab_gclog::analyze_inputs(&inputs, &mut analyzer)?;
+    feed(&mut analyzer)?;
     analyzer.finish();
     if sink.2 {
         return Err(ReportError::Input {
-            source_name: path.display().to_string(),
+            source_name: source.to_string(),
             message: format!(
                 "more than {MAX_CHARTED_PAUSES} pauses, too many to chart; report a part of the log (a rotated file), or use `pauselab analyze`, which reads logs of any size"
             ),
@@ -206,12 +237,26 @@ pub type GcLogSummary = (LogSummary, Vec<(f64, PauseEvent)>, GcSeries);
 /// A GC log as a pause histogram (ns) with a 5-second timeline of the longest pause.
 pub fn pause_summary(path: &Path) -> Result<GcLogSummary, ReportError> {
     let (events, series) = read_gc(path)?;
+    summarize(
+        &path.display().to_string(),
+        events,
+        series,
+        "no GC pause lines found (expected a JDK 9+ log written with -Xlog:gc or -Xlog:gc*)",
+    )
+}
+
+/// What [`read_fed`] read as a pause histogram and timeline; `none` says why a source
+/// without pauses cannot be charted.
+pub fn summarize(
+    source: &str,
+    events: Vec<PauseEvent>,
+    series: GcSeries,
+    none: &str,
+) -> Result<GcLogSummary, ReportError> {
     if events.is_empty() {
         return Err(ReportError::Input {
-            source_name: path.display().to_string(),
-            message:
-                "no GC pause lines found (expected a JDK 9+ log written with -Xlog:gc or -Xlog:gc*)"
-                    .to_string(),
+            source_name: source.to_string(),
+            message: none.to_string(),
         });
     }
     let pauses = with_offsets(events, None);
@@ -237,7 +282,7 @@ pub fn pause_summary(path: &Path) -> Result<GcLogSummary, ReportError> {
         }
     }
     let summary = LogSummary {
-        source: path.display().to_string(),
+        source: source.to_string(),
         tag: pauselab_pause::interval_log::TagFilter::Any,
         start_s: None,
         java_start_time_s: 0.0,

@@ -33,6 +33,9 @@ pub enum ReportError {
     /// A manifest of another format or a newer version; the message names the file.
     #[error("{0}")]
     Bundle(String),
+    /// A JFR recording that could not be read; the message names the file.
+    #[error("{0}")]
+    Recording(String),
     #[error("{path}: {error}")]
     Io {
         path: String,

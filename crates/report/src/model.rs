@@ -100,6 +100,15 @@ fn file_stem(path: &Path) -> String {
 
 impl Section {
     pub fn from_bundle(bundle: &Bundle) -> Section {
+        Self::from_bundle_with_recordings(bundle, None)
+    }
+
+    /// The same, with the pause markers of variants that have a JFR recording and no GC
+    /// log read through `recordings` (this crate reads no recording itself).
+    pub fn from_bundle_with_recordings(
+        bundle: &Bundle,
+        recordings: Option<crate::gc::RecordingReader<'_>>,
+    ) -> Section {
         let m = &bundle.manifest;
         let h = &m.host;
         let mut facts = Vec::new();
@@ -197,11 +206,11 @@ impl Section {
                 description: v.entry.description.clone(),
                 hiccups: v.hiccups.clone(),
                 safepoints: v.safepoints.clone(),
-                pauses: v
-                    .gc_log
-                    .as_deref()
-                    .map(|p| crate::gc::pauses(p, start))
-                    .unwrap_or_default(),
+                pauses: match (&v.gc_log, &v.recording, recordings) {
+                    (Some(log), _, _) => crate::gc::pauses(log, start),
+                    (None, Some(rec), Some(read)) => crate::gc::recording_pauses(rec, start, read),
+                    _ => Vec::new(),
+                },
                 verdict: v.verdict.as_ref().map(|x| x.verdict),
                 evidence: v
                     .verdict
@@ -294,11 +303,33 @@ impl Section {
 
     /// A GC log analysed on the fly: its pauses as one variant.
     pub fn from_gc_log(path: &Path) -> Result<Section, ReportError> {
+        let summary = crate::gc::pause_summary(path)?;
+        Ok(Self::gc_pauses(path, summary, "GC pauses"))
+    }
+
+    /// A JFR recording's GC pauses: the same charts as a GC log's. `feed` hands the
+    /// recording's records to the analysis (this crate reads no recording itself).
+    pub fn from_recording(path: &Path, feed: crate::gc::Feed<'_>) -> Result<Section, ReportError> {
+        let source = path.display().to_string();
+        let (events, series) = crate::gc::read_fed(&source, feed)?;
+        let summary = crate::gc::summarize(
+            &source,
+            events,
+            series,
+            "no GC pauses in the recording (record with jdk.GCPhasePause and jdk.GarbageCollection enabled, see docs/jfr.md)",
+        )?;
+        Ok(Self::gc_pauses(path, summary, "GC pauses (JFR)"))
+    }
+
+    fn gc_pauses(
+        path: &Path,
+        (summary, pauses, series): crate::gc::GcLogSummary,
+        what: &str,
+    ) -> Section {
         let name = file_stem(path);
-        let (summary, pauses, series) = crate::gc::pause_summary(path)?;
-        Ok(Section {
+        Section {
             id: slug(&format!("gc-{name}")),
-            title: format!("GC pauses: {name}"),
+            title: format!("{what}: {name}"),
             source: path.display().to_string(),
             facts: vec![("pauses".to_string(), pauses.len().to_string())],
             variants: vec![VariantReport {
@@ -317,7 +348,7 @@ impl Section {
             }],
             gc: Some(series),
             ..Section::default()
-        })
+        }
     }
 
     /// Longest run among the variants, seconds.

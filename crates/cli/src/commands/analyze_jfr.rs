@@ -6,7 +6,9 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use pauselab_gclog::parse::{Cpu, GcPause, Record, Safepoint, Stamp};
+use pauselab_gclog::parse::{
+    Cpu, GcCycle, GcPause, HeapChange, Record, Safepoint, Stall, StallKind, Stamp,
+};
 use pauselab_gclog::{Analyzer, Report};
 use pauselab_jfr::{Assembler, Extras, Item, Malformed, Recording};
 use serde::Serialize;
@@ -31,21 +33,6 @@ pub struct JfrReport<'r> {
 /// when none is; recordings mixed with GC logs are refused: a GC log of the same JVM would
 /// count every pause twice, and of another JVM it belongs in its own report.
 pub fn recordings(inputs: &[String]) -> anyhow::Result<Option<Vec<String>>> {
-    let is_recording = |name: &String| -> bool {
-        if name == "-" {
-            return false;
-        }
-        // Only a regular file is sniffed: reading from a pipe or a FIFO would consume its
-        // first bytes (or wait for a writer) before the analysis reads it.
-        let regular = std::fs::metadata(name).is_ok_and(|m| m.is_file());
-        let mut magic = [0u8; 4];
-        let sniffed = regular
-            && File::open(name)
-                .and_then(|mut f| f.read_exact(&mut magic))
-                .is_ok()
-            && Recording::<File>::sniff(&magic);
-        sniffed || name.ends_with(".jfr")
-    };
     let (jfr, logs): (Vec<&String>, Vec<&String>) = inputs.iter().partition(|n| is_recording(n));
     match (jfr.first(), logs.first()) {
         (None, _) => Ok(None),
@@ -54,6 +41,23 @@ pub fn recordings(inputs: &[String]) -> anyhow::Result<Option<Vec<String>>> {
             "{rec} is a JFR recording and {log} a GC log: analyze them separately (a recording and the GC log of the same JVM hold the same pauses)"
         ),
     }
+}
+
+/// A JFR recording by its `FLR` magic or a `.jfr` name (`-`, stdin, never is).
+pub fn is_recording(name: &str) -> bool {
+    if name == "-" {
+        return false;
+    }
+    // Only a regular file is sniffed: reading from a pipe or a FIFO would consume its
+    // first bytes (or wait for a writer) before the analysis reads it.
+    let regular = std::fs::metadata(name).is_ok_and(|m| m.is_file());
+    let mut magic = [0u8; 4];
+    let sniffed = regular
+        && File::open(name)
+            .and_then(|mut f| f.read_exact(&mut magic))
+            .is_ok()
+        && Recording::<File>::sniff(&magic);
+    sniffed || name.ends_with(".jfr")
 }
 
 /// Feeds every recording to `analyzer`, one input each.
@@ -125,6 +129,10 @@ pub fn analyze(
     Ok(all)
 }
 
+/// The thread of a recorded allocation stall: the reader does not decode the event's
+/// thread, so `allocation_stalls.by_thread` has this one entry for recordings.
+const STALL_THREAD: &str = "thread not decoded";
+
 /// Turns items into analyzer records, with uptimes from the JVM start (or the recording's
 /// start when the recording does not say when the JVM started).
 #[derive(Default)]
@@ -174,7 +182,7 @@ impl Feed {
                         sys_ns,
                         real_ns,
                     }),
-                    // Heap use is reported from jdk.GCHeapSummary under `jfr`.
+                    // The heap comes from jdk.GCHeapSummary (Item::Heap).
                     heap: None,
                     young: None,
                     failure: None,
@@ -195,6 +203,34 @@ impl Feed {
                     operation: s.operation,
                 };
                 analyzer.record(self.stamp(end), Record::Safepoint(sp), n);
+            }
+            // Heap around a collection, for the report's heap chart and the memory section.
+            Item::Heap(h) => {
+                let cycle = GcCycle {
+                    gc_id: h.gc_id,
+                    name: format!("GC({})", h.gc_id),
+                    cause: None,
+                    heap: Some(HeapChange {
+                        before: h.before,
+                        after: h.after,
+                        capacity: Some(h.committed),
+                    }),
+                    duration_ns: None,
+                };
+                analyzer.record(self.stamp(h.at_epoch_ns), Record::Cycle(cycle), n);
+            }
+            // Counted like a GC log's `Allocation Stall` line: `allocation_stalls`, its
+            // finding and `--fail-on alloc_stall.*`.
+            Item::AllocationStall {
+                end_epoch_ns,
+                duration_ns,
+            } => {
+                let stall = Stall {
+                    kind: StallKind::Allocation,
+                    thread: STALL_THREAD.to_string(),
+                    duration_ns,
+                };
+                analyzer.record(self.stamp(end_epoch_ns), Record::Stall(stall), n);
             }
         }
     }

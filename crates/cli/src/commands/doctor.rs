@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use pauselab_host::doctor::{
     host_checks, hsperf_directories, jvm_checks, jvm_probe_directories, probe_findings, Finding,
-    JvmFacts, PerfDataPlace, Severity,
+    JvmFacts, PerfDataPlace, SafepointCounters, Severity,
 };
 use pauselab_host::jvm_options::JvmOptions;
 use pauselab_host::probe::{run_mmap_probe, ProbeConfig, ProbeTarget};
@@ -104,6 +104,12 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
         options: JvmOptions::parse(&all),
         options_source,
         perf_data,
+        safepoints: snapshot.as_ref().and_then(|s| {
+            Some(SafepointCounters {
+                count: u64::try_from(s.value_i64("sun.rt.safepoints")?).ok()?,
+                sync_seconds: s.seconds("sun.rt.safepointSyncTime")?,
+            })
+        }),
     }
 }
 

@@ -7,17 +7,19 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pauselab_gclog::Analyzer;
 use pauselab_pause::interval_log::TagFilter;
 use pauselab_report::bundle::{is_bundle, Bundle};
 use pauselab_report::hgrm::DEFAULT_UNIT_RATIO;
 use pauselab_report::model::{self, Section, Sla};
-use pauselab_report::{html, png, text};
+use pauselab_report::{html, png, text, ReportError};
 
 use super::EXIT_CONDITION;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Lab bundle directories, HdrHistogram interval logs (charted side by side) or GC logs
+    /// Lab bundle directories, HdrHistogram interval logs (charted side by side), GC logs or
+    /// JFR recordings
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Write one self-contained HTML file (inline SVG, no scripts, no network)
@@ -44,6 +46,8 @@ enum Input {
     Bundle(PathBuf),
     IntervalLog(PathBuf),
     GcLog(PathBuf),
+    /// A JFR recording: charted like a GC log.
+    Recording(PathBuf),
 }
 
 /// A directory is a bundle, or a matrix run's directory (its bundles, as matrix.json lists
@@ -67,6 +71,9 @@ fn classify(path: &Path) -> anyhow::Result<Vec<Input>> {
             "{}: is a pipe; report reads each input twice, so save it to a file first",
             pauselab_pause::input::escape_control(&path.display().to_string())
         );
+    }
+    if super::analyze_jfr::is_recording(&path.display().to_string()) {
+        return Ok(vec![Input::Recording(path.to_path_buf())]);
     }
     let interval_log = pauselab_pause::interval_log::looks_like_interval_log(path)?;
     Ok(vec![if interval_log {
@@ -112,6 +119,14 @@ pub fn matrix_bundles(dir: &Path) -> anyhow::Result<Option<Vec<PathBuf>>> {
     Ok(Some(bundles))
 }
 
+/// A JFR recording's records into the report's analysis (the report crate reads no
+/// recording itself).
+fn read_recording(path: &Path, analyzer: &mut Analyzer<'_>) -> Result<(), ReportError> {
+    super::analyze_jfr::analyze(&[path.display().to_string()], analyzer)
+        .map(drop)
+        .map_err(|e| ReportError::Recording(e.to_string()))
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let sla = args
         .sla
@@ -139,8 +154,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect();
     for input in &inputs {
         match input {
-            Input::Bundle(dir) => sections.push(Section::from_bundle(&Bundle::open(dir)?)),
+            Input::Bundle(dir) => sections.push(Section::from_bundle_with_recordings(
+                &Bundle::open(dir)?,
+                Some(&read_recording),
+            )),
             Input::GcLog(path) => sections.push(Section::from_gc_log(path)?),
+            Input::Recording(path) => {
+                let mut feed = |analyzer: &mut Analyzer<'_>| read_recording(path, analyzer);
+                sections.push(Section::from_recording(path, &mut feed)?);
+            }
             Input::IntervalLog(_) => {}
         }
     }

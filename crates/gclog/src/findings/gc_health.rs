@@ -160,6 +160,7 @@ impl Rules {
                     "find the allocation hot spots (async-profiler -e alloc, JFR ObjectAllocationSample)",
                     "consider a concurrent collector (G1 tuned, ZGC, Shenandoah) for large heaps",
                 ],
+                threads: Vec::new(),
             });
         }
 

@@ -426,3 +426,48 @@ fn g1_evacuation_failure_is_a_failure_not_a_name() {
     assert_eq!(p.failure, Some(Failure::Promotion));
     assert_eq!(p.young.unwrap().before, 876977 << 10);
 }
+
+#[test]
+fn safepoint_timeout_report_lines() {
+    let record = |line: &str| parse_line(line.as_bytes()).map(|p| p.record);
+    let timeout = |line: &str| match record(line) {
+        Ok(Record::SafepointTimeout(t)) => t,
+        other => panic!("{line}: {other:?}"),
+    };
+    // JDK 17+ (safepoint tag, warning level), JDK 8/11 (stdout, undecorated).
+    for start in [
+        "[0.579s][warning][safepoint   ] # SafepointSynchronize::begin: Timeout detected:",
+        "# SafepointSynchronize::begin: Timeout detected:",
+    ] {
+        assert_eq!(timeout(start), TimeoutLine::Start);
+    }
+    assert_eq!(
+        timeout("# SafepointSynchronize::begin: (End of list)"),
+        TimeoutLine::End
+    );
+    assert_eq!(
+        record("# SafepointSynchronize::begin: Timed out while spinning to reach a safepoint."),
+        Ok(Record::Other)
+    );
+    // JDK 21+ prints the native thread id after the Java one; names may hold quotes.
+    let t = timeout("[0.489s][warning][safepoint] # \"busy \"loop\" worker\" #18 [8327] daemon prio=5 os_prio=0 cpu=244.49ms elapsed=0.30s tid=0x00007fbff0115120 nid=8327 runnable  [0x0000000000000000]");
+    assert_eq!(
+        t,
+        TimeoutLine::Thread {
+            name: "busy \"loop\" worker".into(),
+            os_state: Some("runnable".into())
+        }
+    );
+    let t = timeout("# \"RpcServer.listener,port=24600\" #32 daemon prio=5 os_prio=0 tid=0x00007f4c14b22840 nid=0xa621 runnable [0x0000000000000000]");
+    assert!(
+        matches!(t, TimeoutLine::Thread { name, .. } if name == "RpcServer.listener,port=24600")
+    );
+    for state in [
+        "   java.lang.Thread.State: RUNNABLE",
+        "[0.579s][warning][safepoint]    java.lang.Thread.State: RUNNABLE",
+    ] {
+        assert_eq!(timeout(state), TimeoutLine::JavaState("RUNNABLE".into()));
+    }
+    // A quoted line without the thread fields is not a thread of the report.
+    assert!(record("# \"not a thread\" said someone").is_err());
+}

@@ -1,4 +1,5 @@
-//! Real JVM runs for the recording tests (also used by the `pauselab analyze` tests).
+//! Real JVM runs for the recording tests (also used by the `pauselab analyze` and `report`
+//! tests).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -6,50 +7,117 @@ use std::process::Command;
 
 pub const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 pub const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
-/// Event types compared (safepoint end and synchronization are off in profile.jfc).
+/// Event types compared (safepoint end and synchronization are off in profile.jfc). JDK 11
+/// has no `+event#setting` syntax: its recordings use profile.jfc alone.
 const SETTINGS: &str = "settings=profile,+jdk.SafepointStateSynchronization#enabled=true,+jdk.SafepointEnd#enabled=true";
 
 pub struct Run {
     _dir: tempfile::TempDir,
     pub jfr: PathBuf,
     pub log: PathBuf,
-    pub jdk: &'static str,
+    pub jdk: PathBuf,
+}
+
+/// JDK `major` as `make jdks` installs it (`$PAUSELAB_JDK_CACHE`, default
+/// `~/.cache/pauselab/jdks/<major>`), `None` (with a message) when it is not there.
+pub fn cached_jdk(major: u32) -> Option<PathBuf> {
+    let cache = std::env::var_os("PAUSELAB_JDK_CACHE").map_or_else(
+        || PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/pauselab/jdks"),
+        PathBuf::from,
+    );
+    let home = cache.join(major.to_string());
+    if home.join("bin/java").exists() && home.join("bin/jfr").exists() {
+        Some(home)
+    } else {
+        eprintln!(
+            "skipped: no JDK {major} at {} (make jdks fetches 11 and 21)",
+            home.display()
+        );
+        None
+    }
+}
+
+/// The workload's class directory, compiled once per test process for JDK 11 by JDK 17's
+/// javac (the runtimes `make jdks` installs have no compiler).
+fn workload_classes() -> &'static Path {
+    static CLASSES: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CLASSES.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("jfr-workload");
+        // Both crates using this live in crates/: the workload is found from either.
+        let workload = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../jfr/tests/Alloc.java"
+        ));
+        let javac = Command::new(Path::new(JDK17).join("bin/javac"))
+            .args(["--release", "11", "-d"])
+            .arg(&dir)
+            .arg(workload)
+            .status()
+            .unwrap();
+        assert!(javac.success());
+        dir
+    })
 }
 
 /// Runs the allocating workload for 1.5 s with a recording and a GC log.
-pub fn record(jdk: &'static str, gc: &str) -> Option<Run> {
-    if !Path::new(jdk).join("bin/java").exists() {
-        eprintln!("skipped: no JDK at {jdk}");
+pub fn record(jdk: impl AsRef<Path>, gc: &str) -> Option<Run> {
+    record_with(jdk.as_ref(), &[gc])
+}
+
+/// The same with more JVM flags (after the defaults: `-Xmx32m` overrides the heap).
+pub fn record_with(jdk: &Path, flags: &[&str]) -> Option<Run> {
+    if !jdk.join("bin/java").exists() {
+        eprintln!("skipped: no JDK at {}", jdk.display());
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
     let jfr = dir.path().join("rec.jfr");
     let log = dir.path().join("gc.log");
-    // Both crates using this live in crates/: the workload is found from either.
-    let workload = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../jfr/tests/Alloc.java"
-    ));
-    let out = Command::new(Path::new(jdk).join("bin/java"))
-        .args([gc, "-Xmx256m", "-XX:TieredStopAtLevel=1"])
-        .arg(format!(
-            "-XX:StartFlightRecording:filename={},{SETTINGS}",
-            jfr.display()
-        ))
-        .arg(format!("-Xlog:gc*,safepoint:file={}", log.display()))
-        .arg(workload)
-        .arg("1500")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let jdk11 =
+        std::fs::read_to_string(jdk.join("release")).is_ok_and(|r| r.contains("JAVA_VERSION=\"11"));
+    let settings = if jdk11 { "settings=profile" } else { SETTINGS };
+    succeeded(
+        Command::new(jdk.join("bin/java"))
+            .args(["-Xmx256m", "-XX:TieredStopAtLevel=1"])
+            .args(flags)
+            .arg(format!(
+                "-XX:StartFlightRecording:filename={},{settings}",
+                jfr.display()
+            ))
+            .arg(format!("-Xlog:gc*,safepoint:file={}", log.display()))
+            .arg("-cp")
+            .arg(workload_classes())
+            .args(["Alloc", "1500"]),
     );
     Some(Run {
         _dir: dir,
         jfr,
         log,
-        jdk,
+        jdk: jdk.to_path_buf(),
     })
+}
+
+/// The events of `types` in a recording, as the JDK's own `jfr print --json` gives them.
+pub fn jfr_print(jdk: &Path, jfr: &Path, types: &[&str]) -> Vec<serde_json::Value> {
+    let out = succeeded(
+        Command::new(jdk.join("bin/jfr"))
+            .args(["print", "--json", "--events", &types.join(",")])
+            .arg(jfr),
+    );
+    let mut json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    match json["recording"]["events"].take() {
+        serde_json::Value::Array(events) => events,
+        other => panic!("jfr print --json: no events array: {other}"),
+    }
+}
+
+/// Runs `command`, which must succeed.
+fn succeeded(command: &mut Command) -> std::process::Output {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{command:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }

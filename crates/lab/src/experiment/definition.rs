@@ -103,6 +103,10 @@ pub struct Workload {
     /// it grows (`latency` in summary.json, verdict metric `latency`).
     #[serde(default)]
     pub latency_log: bool,
+    /// Record JFR (`recording.jfr` in each variant's directory, settings=profile plus the
+    /// safepoint events on JDK 17+).
+    #[serde(default)]
+    pub jfr: bool,
 }
 
 /// How the variants of one JDK share the host.

@@ -2,8 +2,8 @@
 //! writes them, the bundle reads and summarizes them.
 
 pub use pauselab_bundle::{
-    FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, LATENCY_LOG, MANIFEST, SAFEPOINT_LOG,
-    SUMMARY, VERDICT, WORKLOAD_OUT,
+    FORMAT, FORMAT_VERSION, GC_LOG, HICCUP_LOG, HOST_SERIES, JFR_RECORDING, LATENCY_LOG, MANIFEST,
+    SAFEPOINT_LOG, SUMMARY, VERDICT, WORKLOAD_OUT,
 };
 
 /// The workload argument that the path of the variant's request latency log

@@ -192,6 +192,14 @@ pub fn find_jar(name: &str, module: &str) -> Result<PathBuf, LabError> {
         })
 }
 
+/// Every variant's JVM reports the threads still running when a safepoint has waited a
+/// second for them: on stdout (workload.out) on JDK 8 and 11, on the `safepoint` log tag
+/// (the GC log, when its selection has the tag) on JDK 17+. A second is far above any
+/// healthy time to safepoint, so the report (a few lines) is only written for the stops the
+/// experiments are after.
+pub const SAFEPOINT_TIMEOUT_FLAGS: [&str; 2] =
+    ["-XX:+SafepointTimeout", "-XX:SafepointTimeoutDelay=1000"];
+
 /// The full command line of one variant on one JDK. The hiccup log goes to `out_dir`
 /// (outside the stressed filesystem), the GC log to `gc_log`.
 pub fn command_line(
@@ -204,6 +212,9 @@ pub fn command_line(
     duration: Duration,
 ) -> Vec<String> {
     let mut cmd = vec![jdk.java.display().to_string()];
+    // Name the threads of any safepoint that waits this long for them (docs/lab.md); first,
+    // so that an experiment's own -XX:SafepointTimeoutDelay wins.
+    cmd.extend(SAFEPOINT_TIMEOUT_FLAGS.map(String::from));
     cmd.extend(experiment.workload.jvm_flags.iter().cloned());
     cmd.extend(variant.flags.iter().cloned());
     if let Some(agent) = &jars.agent {
@@ -219,6 +230,12 @@ pub fn command_line(
         cmd.push(format!(
             "-Xlog:{selection}:file={}:uptime,level,tags",
             gc_log.display()
+        ));
+    }
+    if experiment.workload.jfr {
+        cmd.push(start_flight_recording(
+            jdk,
+            &out_dir.join(crate::experiment::layout::JFR_RECORDING),
         ));
     }
     let classpath = match (&experiment.workload.classpath, &jars.workloads) {
@@ -249,6 +266,22 @@ pub fn command_line(
             .map(|a| expand_arg(a, duration, out_dir)),
     );
     cmd
+}
+
+/// `-XX:StartFlightRecording` into `file`, written when the JVM exits (the lab stops it
+/// with SIGTERM, which runs the dump): profile.jfc records every GC pause and safepoint;
+/// the time to safepoint and safepoint end events are off there and turned on where the
+/// JDK can (the `+event#setting` syntax is JDK 17+).
+fn start_flight_recording(jdk: &Jdk, file: &Path) -> String {
+    let safepoint_events = if jdk.major >= 17 {
+        ",+jdk.SafepointStateSynchronization#enabled=true,+jdk.SafepointEnd#enabled=true"
+    } else {
+        ""
+    };
+    format!(
+        "-XX:StartFlightRecording:filename={},settings=profile{safepoint_events}",
+        file.display()
+    )
 }
 
 /// Replaces the placeholders of a workload argument (docs/lab.md): `{duration_s}` is the
@@ -288,6 +321,26 @@ pub fn expand_arg(arg: &str, duration: Duration, out_dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flight_recording_turns_on_the_safepoint_events_where_the_jdk_can() {
+        let jdk = |major| Jdk {
+            home: PathBuf::from("/jdk"),
+            java: PathBuf::from("/jdk/bin/java"),
+            label: format!("jdk{major}"),
+            version: String::new(),
+            major,
+        };
+        let file = Path::new("/b/variants/x/recording.jfr");
+        assert_eq!(
+            start_flight_recording(&jdk(11), file),
+            "-XX:StartFlightRecording:filename=/b/variants/x/recording.jfr,settings=profile"
+        );
+        assert_eq!(
+            start_flight_recording(&jdk(17), file),
+            "-XX:StartFlightRecording:filename=/b/variants/x/recording.jfr,settings=profile,+jdk.SafepointStateSynchronization#enabled=true,+jdk.SafepointEnd#enabled=true"
+        );
+    }
 
     #[test]
     fn placeholders() {

@@ -1,0 +1,80 @@
+//! HotSpot's report of a safepoint that timed out (`-XX:+SafepointTimeout
+//! -XX:SafepointTimeoutDelay=<ms>`): the threads that had not reached it by then.
+//!
+//! JDK 8 and 11 print it on the JVM's stdout, undecorated; JDK 17 and later on the
+//! `safepoint` log tag at warning level (so on stdout by default, and in a log file that
+//! has the tag). The block, in both cases:
+//!
+//! ```text
+//! # SafepointSynchronize::begin: Timeout detected:
+//! # SafepointSynchronize::begin: Timed out while spinning to reach a safepoint.
+//! # SafepointSynchronize::begin: Threads which did not reach the safepoint:
+//! # "worker-1" #12 daemon prio=5 os_prio=0 cpu=90.75ms elapsed=0.32s tid=0x00007fe77411e1e0 nid=0x2cb5 runnable  [0x0000000000000000]
+//!    java.lang.Thread.State: RUNNABLE
+//!
+//! # SafepointSynchronize::begin: (End of list)
+//! ```
+
+use super::{lossy, trim_spaces, Record};
+
+/// One line of a safepoint timeout report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimeoutLine {
+    /// `# SafepointSynchronize::begin: Timeout detected:`
+    Start,
+    /// A thread that had not reached the safepoint, with the OS-level state HotSpot prints
+    /// after its `nid` (`runnable`, `waiting on condition`...).
+    Thread {
+        name: String,
+        os_state: Option<String>,
+    },
+    /// `java.lang.Thread.State: RUNNABLE`: the Java state of the thread on the line before
+    /// (also printed in every thread dump: only the analysis knows which it is).
+    JavaState(String),
+    /// `# SafepointSynchronize::begin: (End of list)`
+    End,
+}
+
+const PREFIX: &[u8] = b"# SafepointSynchronize::begin: ";
+const JAVA_STATE: &[u8] = b"java.lang.Thread.State: ";
+
+/// The record of a line of the report (the message of a unified line, or a whole JDK 8/11
+/// stdout line), `None` when the line is not one.
+pub(super) fn timeout_line(msg: &[u8]) -> Option<Record> {
+    let line = if let Some(rest) = msg.strip_prefix(PREFIX) {
+        match rest {
+            b"Timeout detected:" => TimeoutLine::Start,
+            b"(End of list)" => TimeoutLine::End,
+            // "Timed out while spinning...", "Threads which did not reach the safepoint:"
+            _ => return Some(Record::Other),
+        }
+    } else if let Some(rest) = msg.strip_prefix(b"# \"") {
+        thread(rest)?
+    } else {
+        let state = trim_spaces(msg).strip_prefix(JAVA_STATE)?;
+        TimeoutLine::JavaState(lossy(state))
+    };
+    Some(Record::SafepointTimeout(line))
+}
+
+/// `worker-1" #12 daemon prio=5 ... tid=0x... nid=0x2cb5 runnable  [0x...]` (after `# "`).
+/// The name ends at the last quote before ` tid=`: names may hold quotes, the fields after
+/// them do not.
+fn thread(rest: &[u8]) -> Option<TimeoutLine> {
+    let tid = memchr::memmem::find(rest, b" tid=0x")?;
+    let name_end = memchr::memrchr(b'"', &rest[..tid])?;
+    let after_nid = &rest[tid + memchr::memmem::find(&rest[tid..], b" nid=")? + 5..];
+    let os_state = after_nid
+        .iter()
+        .position(|&c| c == b' ')
+        .map(|space| {
+            let state = &after_nid[space..];
+            trim_spaces(&state[..memchr::memchr(b'[', state).unwrap_or(state.len())])
+        })
+        .filter(|s| !s.is_empty())
+        .map(lossy);
+    Some(TimeoutLine::Thread {
+        name: lossy(&rest[..name_end]),
+        os_state,
+    })
+}
