@@ -8,6 +8,6 @@ pub mod units;
 
 pub use definition::*;
 pub use parts::{
-    is_plain_name, validate_steps, Bounds, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
-    StressorSpec, Thresholds, CHUNK,
+    is_plain_name, validate_steps, Bounds, GovernorSpec, MemoryCgroup, MemoryCgroupSpec,
+    PrepareStep, PressureSpec, SlowDeviceSpec, StressorSpec, SwapSpec, Thresholds, CHUNK,
 };
