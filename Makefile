@@ -60,7 +60,8 @@ jmh-jfr:
 
 # The lab's acceptance runs at default durations (root; changes the host and undoes it):
 # hsperf-mmap with and without fault injection, on JDK 17 and on JDK 17 + 25 in one run,
-# gclog-io on JDK 17 + 25, cpu-quota on JDK 17; pretouch and memory-pressure on JDK 17.
+# gclog-io on JDK 17 + 25, cpu-quota on JDK 17; pretouch, memory-pressure, swap and
+# startup-pressure on JDK 17.
 acceptance: build
 	$(CARGO) test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1 --nocapture
 	$(CARGO) test --release -p pauselab --test lab_memory_acceptance -- --ignored --test-threads=1 --nocapture

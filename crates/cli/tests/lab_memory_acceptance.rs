@@ -1,6 +1,7 @@
-//! Acceptance of the built-in `pretouch` and `memory-pressure` experiments at their default
-//! durations on JDK 17 (root; memory-pressure changes the host's THP mode and fills its
-//! memory, then undoes both): run by `make acceptance`, not `make test`.
+//! Acceptance of the built-in `pretouch`, `memory-pressure`, `swap` and `startup-pressure`
+//! experiments at their default durations on JDK 17 (root; memory-pressure changes the
+//! host's THP mode and fills its memory, swap and startup-pressure turn a swap file on and
+//! set swappiness, then all undo it): run by `make acceptance`, not `make test`.
 
 mod lab_support;
 use lab_support::measurement;
@@ -110,4 +111,48 @@ fn memory_pressure_governs_thp_and_restores_the_host() {
         measurement(pressed, "thp.governor_off_s").unwrap() > 5.0,
         "{pressed}"
     );
+}
+
+fn swap_state() -> (String, String) {
+    let swaps: Vec<String> = std::fs::read_to_string("/proc/swaps")
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect();
+    (
+        swaps.join(" "),
+        std::fs::read_to_string("/proc/sys/vm/swappiness").unwrap(),
+    )
+}
+
+#[test]
+#[ignore = "about 4-5 minutes, turns swap on: make acceptance"]
+fn swap_stalls_unless_the_jvm_is_kept_out_of_swap() {
+    let before = swap_state();
+    let started = std::time::Instant::now();
+    let verdict = run("swap");
+    let took = started.elapsed();
+    assert_eq!(swap_state(), before, "swap or swappiness not restored");
+    assert!(took.as_secs() < 300, "took {took:?}");
+    let default = variant(&verdict, "default");
+    assert_eq!(default["verdict"], "stalls", "{default}");
+    let max = measurement(default, "gc.max_pause_ms").unwrap();
+    assert!(max >= 1000.0, "{default}");
+    // The longest pause waited for swap-ins: real far above user + sys.
+    let real = measurement(default, "gc.max_pause_real_ms").unwrap();
+    let cpu = measurement(default, "gc.max_pause_user_ms").unwrap()
+        + measurement(default, "gc.max_pause_sys_ms").unwrap();
+    assert!(real >= 2.0 * cpu, "{default}");
+    assert!(
+        measurement(default, "vm.pswpin").unwrap() > 10_000.0,
+        "{default}"
+    );
+    for name in ["no-swap", "pretouch-no-swap"] {
+        let v = variant(&verdict, name);
+        assert_ne!(v["verdict"], "stalls", "{v}");
+        assert_eq!(measurement(v, "memcg.jvm_peak_swap_mib"), Some(0.0), "{v}");
+        let kallocs = measurement(v, "workload.kallocs_per_s").unwrap();
+        let swapped = measurement(default, "workload.kallocs_per_s").unwrap();
+        assert!(kallocs > swapped, "{name}: {kallocs} vs default {swapped}");
+    }
 }

@@ -28,6 +28,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("pretouch", include_str!("../../experiments/pretouch.toml")),
     ("swap", include_str!("../../experiments/swap.toml")),
     (
+        "startup-pressure",
+        include_str!("../../experiments/startup-pressure.toml"),
+    ),
+    (
         "memory-pressure",
         include_str!("../../experiments/memory-pressure.toml"),
     ),
