@@ -156,3 +156,24 @@ fn swap_stalls_unless_the_jvm_is_kept_out_of_swap() {
         assert!(kallocs > swapped, "{name}: {kallocs} vs default {swapped}");
     }
 }
+
+#[test]
+#[ignore = "about 4-5 minutes, turns swap on: make acceptance"]
+fn startup_under_pressure_stalls_unless_pre_touched_and_protected() {
+    let before = swap_state();
+    let verdict = run("startup-pressure");
+    assert_eq!(swap_state(), before, "swap or swappiness not restored");
+    let pressure = variant(&verdict, "pressure");
+    assert_eq!(pressure["verdict"], "stalls", "{pressure}");
+    assert!(measurement(pressure, "process.major_faults").unwrap() > 1000.0);
+    let protected = variant(&verdict, "pressure-pretouch-protected");
+    assert_ne!(protected["verdict"], "stalls", "{protected}");
+    assert_eq!(
+        measurement(protected, "memcg.jvm_peak_swap_mib"),
+        Some(0.0),
+        "{protected}"
+    );
+    // Its worst second allocates more than the unprotected JVM's worst second.
+    let worst = |v: &Value| measurement(v, "workload.min_interval_kallocs_per_s").unwrap();
+    assert!(worst(protected) > worst(pressure), "{protected} {pressure}");
+}

@@ -45,6 +45,11 @@ pub fn create_swap_file(
     let path_text = path.display().to_string();
     sys::run_tool("mkswap", &[&path_text]).map_err(LabError::Host)?;
     journal.record(Change::Swap { path: path.clone() })?;
-    sys::swapon(&path).map_err(LabError::Host)?;
+    sys::swapon(&path).map_err(|e| {
+        LabError::Host(format!(
+            "{e}; the filesystem of {} may not hold swap files (tmpfs, overlay, btrfs without nocow cannot): give --disk a directory on ext4 or xfs",
+            dir.display()
+        ))
+    })?;
     Ok(SwapFile { path, bytes })
 }
