@@ -163,9 +163,22 @@ fn startup_under_pressure_stalls_unless_pre_touched_and_protected() {
     let before = swap_state();
     let verdict = run("startup-pressure");
     assert_eq!(swap_state(), before, "swap or swappiness not restored");
-    let pressure = variant(&verdict, "pressure");
-    assert_eq!(pressure["verdict"], "stalls", "{pressure}");
-    assert!(measurement(pressure, "process.major_faults").unwrap() > 1000.0);
+    // Without protection the JVM's pages go to swap and fault back in. The longest pause of
+    // the plain variant varied from 3 to 10 s between runs on this shared host; the
+    // pre-touched heap, swapped out before it is used, stalled in every run.
+    for name in ["pressure", "pressure-pretouch"] {
+        let v = variant(&verdict, name);
+        assert!(
+            measurement(v, "process.major_faults").unwrap() > 1000.0,
+            "{v}"
+        );
+        assert!(
+            measurement(v, "memcg.jvm_peak_swap_mib").unwrap() > 0.0,
+            "{v}"
+        );
+    }
+    let touched = variant(&verdict, "pressure-pretouch");
+    assert_eq!(touched["verdict"], "stalls", "{touched}");
     let protected = variant(&verdict, "pressure-pretouch-protected");
     assert_ne!(protected["verdict"], "stalls", "{protected}");
     assert_eq!(
@@ -173,7 +186,8 @@ fn startup_under_pressure_stalls_unless_pre_touched_and_protected() {
         Some(0.0),
         "{protected}"
     );
-    // Its worst second allocates more than the unprotected JVM's worst second.
-    let worst = |v: &Value| measurement(v, "workload.min_interval_kallocs_per_s").unwrap();
-    assert!(worst(protected) > worst(pressure), "{protected} {pressure}");
+    assert!(measurement(protected, "process.major_faults").unwrap() < 100.0);
+    // Its live set is built from resident pages: faster than from swapped-out ones.
+    let fill = |v: &Value| measurement(v, "workload.fill_s").unwrap();
+    assert!(fill(protected) < fill(touched), "{protected} {touched}");
 }

@@ -1,7 +1,8 @@
 //! Swap and memory cgroups as host changes: a run with a swap file, a memory cgroup whose
-//! filler pushes the JVM into swap, and per-variant swappiness and THP mode undoes all of it
-//! when it ends, and `pauselab lab cleanup` does after SIGKILL: no swap area, cgroup,
-//! process or file is left, and swappiness and THP are as they were. Root only.
+//! filler pushes the JVM into swap, and per-variant swappiness and THP mode undoes all of
+//! it when it ends or gets SIGTERM, and `pauselab lab cleanup` does after SIGKILL: no swap
+//! area, cgroup, process or file is left, and swappiness and THP are as they were. Root
+//! only.
 
 mod lab_support;
 
@@ -54,11 +55,10 @@ fn set_up() -> Option<(TestEnv, String, HostState)> {
     Some((env, experiment, HostState::now()))
 }
 
-#[test]
-fn sigkill_with_swap_on_then_cleanup() {
-    let Some((env, experiment, before)) = set_up() else {
-        return;
-    };
+/// Starts the test run, waits until its JVM is in swap, checks the host changed, and sends
+/// `signal`; returns the environment and the host as it was before.
+fn signal_while_swapping(signal: i32) -> Option<(TestEnv, HostState)> {
+    let (env, experiment, before) = set_up()?;
     let out = env.out();
     let mut child = start_lab_until(
         &env,
@@ -73,8 +73,16 @@ fn sigkill_with_swap_on_then_cleanup() {
     assert_eq!(during.swappiness, "100");
     assert!(during.thp.contains("[never]"), "{during:?}");
     // SAFETY: signalling our own child.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGKILL) }, 0);
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
     child.wait().unwrap();
+    Some((env, before))
+}
+
+#[test]
+fn sigkill_with_swap_on_then_cleanup() {
+    let Some((env, before)) = signal_while_swapping(libc::SIGKILL) else {
+        return;
+    };
     let left = env.leftovers();
     assert!(
         left.iter().any(|l| l.starts_with("swap on")),
@@ -82,6 +90,15 @@ fn sigkill_with_swap_on_then_cleanup() {
     );
     let stdout = env.cleanup();
     assert!(stdout.contains("undone: swap on"), "{stdout}");
+    env.assert_clean();
+    assert_eq!(HostState::now(), before);
+}
+
+#[test]
+fn sigterm_with_swap_on_undoes_everything() {
+    let Some((env, before)) = signal_while_swapping(libc::SIGTERM) else {
+        return;
+    };
     env.assert_clean();
     assert_eq!(HostState::now(), before);
 }

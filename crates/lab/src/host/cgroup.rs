@@ -257,6 +257,14 @@ pub fn create_memory_limited(
         .exists();
     let settings =
         memory_settings(hierarchy.version(), spec, host_swappiness, memsw).map_err(fail)?;
+    if variant.exists() {
+        // cgroup v2 has one hierarchy: `cpu_quota` made this very cgroup already, and the
+        // JVM can only be in one of them.
+        return Err(fail(format!(
+            "{} exists already: on cgroup v2, cpu_quota and memory_cgroup cannot be combined in one variant",
+            variant.display()
+        )));
+    }
     make_group(journal, &variant)?;
     let groups = MemoryGroups {
         jvm: variant.join("jvm"),
