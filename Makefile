@@ -69,8 +69,9 @@ jmh-jfr:
 
 # The lab's acceptance runs at default durations (root; changes the host and undoes it):
 # hsperf-mmap with and without fault injection, on JDK 17 and on JDK 17 + 25 in one run,
-# gclog-io on JDK 17 + 25, cpu-quota on JDK 17; pretouch and memory-pressure on JDK 17;
-# hsperf-mmap over 2 collectors x 2 filesystems x 2 mount options, twice (about 19 minutes).
+# gclog-io on JDK 17 + 25, cpu-quota on JDK 17; pretouch, memory-pressure, swap and
+# startup-pressure on JDK 17; hsperf-mmap over 2 collectors x 2 filesystems x 2 mount
+# options, twice (about 19 minutes).
 acceptance: build
 	scripts/setup.sh xfsprogs btrfs-progs
 	$(CARGO) test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1 --nocapture

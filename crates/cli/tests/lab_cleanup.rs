@@ -93,13 +93,7 @@ fn sigkill_then_cleanup(point: &str) {
         !env.leftovers().is_empty(),
         "SIGKILL left nothing: the test would prove nothing"
     );
-    let output = env.lab(&["cleanup"]).output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout} {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = env.cleanup();
     assert!(stdout.contains("undone: mount on"), "{stdout}");
     env.assert_clean();
     // A second cleanup has nothing left to do.

@@ -78,7 +78,14 @@ fn list_says_which_experiments_need_root() {
         row["needs_root"].as_bool().unwrap()
     };
     // Slow device, mount namespaces, cgroups, sysfs writes...
-    for name in ["hsperf-mmap", "gclog-io", "cpu-quota", "memory-pressure"] {
+    for name in [
+        "hsperf-mmap",
+        "gclog-io",
+        "cpu-quota",
+        "memory-pressure",
+        "swap",
+        "startup-pressure",
+    ] {
         assert!(needs_root(name), "{name}");
     }
     // ...against JVMs on the host's own /tmp, with nothing changed on the host.

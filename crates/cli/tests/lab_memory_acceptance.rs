@@ -1,6 +1,7 @@
-//! Acceptance of the built-in `pretouch` and `memory-pressure` experiments at their default
-//! durations on JDK 17 (root; memory-pressure changes the host's THP mode and fills its
-//! memory, then undoes both): run by `make acceptance`, not `make test`.
+//! Acceptance of the built-in `pretouch`, `memory-pressure`, `swap` and `startup-pressure`
+//! experiments at their default durations on JDK 17 (root; memory-pressure changes the
+//! host's THP mode and fills its memory, swap and startup-pressure turn a swap file on and
+//! set swappiness, then all undo it): run by `make acceptance`, not `make test`.
 
 mod lab_support;
 use lab_support::measurement;
@@ -110,4 +111,83 @@ fn memory_pressure_governs_thp_and_restores_the_host() {
         measurement(pressed, "thp.governor_off_s").unwrap() > 5.0,
         "{pressed}"
     );
+}
+
+fn swap_state() -> (String, String) {
+    let swaps: Vec<String> = std::fs::read_to_string("/proc/swaps")
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect();
+    (
+        swaps.join(" "),
+        std::fs::read_to_string("/proc/sys/vm/swappiness").unwrap(),
+    )
+}
+
+#[test]
+#[ignore = "about 4-5 minutes, turns swap on: make acceptance"]
+fn swap_stalls_unless_the_jvm_is_kept_out_of_swap() {
+    let before = swap_state();
+    let started = std::time::Instant::now();
+    let verdict = run("swap");
+    let took = started.elapsed();
+    assert_eq!(swap_state(), before, "swap or swappiness not restored");
+    assert!(took.as_secs() < 300, "took {took:?}");
+    let default = variant(&verdict, "default");
+    assert_eq!(default["verdict"], "stalls", "{default}");
+    let max = measurement(default, "gc.max_pause_ms").unwrap();
+    assert!(max >= 1000.0, "{default}");
+    // The longest pause waited for swap-ins: real far above user + sys.
+    let real = measurement(default, "gc.max_pause_real_ms").unwrap();
+    let cpu = measurement(default, "gc.max_pause_user_ms").unwrap()
+        + measurement(default, "gc.max_pause_sys_ms").unwrap();
+    assert!(real >= 2.0 * cpu, "{default}");
+    assert!(
+        measurement(default, "vm.pswpin").unwrap() > 10_000.0,
+        "{default}"
+    );
+    for name in ["no-swap", "pretouch-no-swap"] {
+        let v = variant(&verdict, name);
+        assert_ne!(v["verdict"], "stalls", "{v}");
+        assert_eq!(measurement(v, "memcg.jvm_peak_swap_mib"), Some(0.0), "{v}");
+        let kallocs = measurement(v, "workload.kallocs_per_s").unwrap();
+        let swapped = measurement(default, "workload.kallocs_per_s").unwrap();
+        assert!(kallocs > swapped, "{name}: {kallocs} vs default {swapped}");
+    }
+}
+
+#[test]
+#[ignore = "about 4-5 minutes, turns swap on: make acceptance"]
+fn startup_under_pressure_stalls_unless_pre_touched_and_protected() {
+    let before = swap_state();
+    let verdict = run("startup-pressure");
+    assert_eq!(swap_state(), before, "swap or swappiness not restored");
+    // Without protection the JVM's pages go to swap and fault back in. The longest pause of
+    // the plain variant varied from 3 to 10 s between runs on this shared host; the
+    // pre-touched heap, swapped out before it is used, stalled in every run.
+    for name in ["pressure", "pressure-pretouch"] {
+        let v = variant(&verdict, name);
+        assert!(
+            measurement(v, "process.major_faults").unwrap() > 1000.0,
+            "{v}"
+        );
+        assert!(
+            measurement(v, "memcg.jvm_peak_swap_mib").unwrap() > 0.0,
+            "{v}"
+        );
+    }
+    let touched = variant(&verdict, "pressure-pretouch");
+    assert_eq!(touched["verdict"], "stalls", "{touched}");
+    let protected = variant(&verdict, "pressure-pretouch-protected");
+    assert_ne!(protected["verdict"], "stalls", "{protected}");
+    assert_eq!(
+        measurement(protected, "memcg.jvm_peak_swap_mib"),
+        Some(0.0),
+        "{protected}"
+    );
+    assert!(measurement(protected, "process.major_faults").unwrap() < 100.0);
+    // Its live set is built from resident pages: faster than from swapped-out ones.
+    let fill = |v: &Value| measurement(v, "workload.fill_s").unwrap();
+    assert!(fill(protected) < fill(touched), "{protected} {touched}");
 }

@@ -723,3 +723,41 @@ fn a_cut_jfr_recording_is_a_one_line_error() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("cut.jfr"), "{stderr}");
 }
+
+#[test]
+fn swap_and_reclaim_are_drawn_when_they_moved() {
+    let with_host = |name: &str, swap_in: &[u64]| {
+        let copy = edited_bundle(name, |_, _| {});
+        let mut csv = String::from(
+            "t_s,cpu_iowait_pct,swap_in_pages_per_s,swap_out_pages_per_s,major_faults_per_s,direct_scan_pages_per_s\n0,0,,,,\n",
+        );
+        for (t, pages) in swap_in.iter().enumerate() {
+            csv.push_str(&format!("{},0,{pages},{},{pages},0\n", t + 1, pages / 2));
+        }
+        std::fs::write(copy.join("host.csv"), csv).unwrap();
+        let html = copy.with_extension("html");
+        let out = pauselab(&[
+            "report",
+            copy.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(html).unwrap()
+    };
+    let swapping = with_host("report-swapping", &[0, 0, 4800, 12000, 300, 0]);
+    assert!(swapping.contains("Host: swap and reclaim"));
+    for series in [
+        "swapped in, pages/s",
+        "swapped out, pages/s",
+        "major faults/s",
+    ] {
+        assert!(swapping.contains(series), "{series}");
+    }
+    let quiet = with_host("report-no-swapping", &[0, 0, 0]);
+    assert!(!quiet.contains("Host: swap and reclaim"));
+}

@@ -267,6 +267,28 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
                 span.max(hs.t_s.last().copied().unwrap_or(0.0)),
             ));
         }
+        let swap = pick(
+            &[
+                ("swap_in_pages_per_s", "swapped in, pages/s", 1.0),
+                ("swap_out_pages_per_s", "swapped out, pages/s", 1.0),
+                ("major_faults_per_s", "major faults/s", 1.0),
+                (
+                    "direct_scan_pages_per_s",
+                    "direct reclaim scans, pages/s",
+                    1.0,
+                ),
+            ],
+            0,
+        );
+        // Only when something moved: a host without swap or pressure has flat zeros.
+        if swap.iter().any(|s| s.points.iter().any(|p| p.1 > 0.0)) {
+            host.push(svg::line_chart(
+                "Host: swap and reclaim",
+                "pages/s",
+                &swap,
+                span.max(hs.t_s.last().copied().unwrap_or(0.0)),
+            ));
+        }
     }
     Charts {
         percentiles,

@@ -132,19 +132,32 @@ impl TestEnv {
             }
             if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) {
                 let marker = format!("PAUSELAB_STATE_DIR={}", self.state().display());
+                // The run's JVMs, and anything it forked (a cgroup filler carries the
+                // environment of the lab process itself).
                 let is_ours = env.split(|&b| b == 0).any(|kv| kv == marker.as_bytes());
-                let is_child = env
-                    .split(|&b| b == 0)
-                    .any(|kv| kv.starts_with(b"PAUSELAB_LAB_RUN=test-"));
                 let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
                     .map(|s| !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z'))
                     .unwrap_or(false);
-                if is_ours && is_child && alive {
+                if is_ours && alive {
                     left.push(format!("process {pid}"));
                 }
             }
         }
-        for root in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup"] {
+        for area in std::fs::read_to_string("/proc/swaps")
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+        {
+            let name = area.split_whitespace().next().unwrap_or_default();
+            if name.starts_with(state.to_str().unwrap()) {
+                left.push(format!("swap on {name}"));
+            }
+        }
+        for root in [
+            "/sys/fs/cgroup/cpu",
+            "/sys/fs/cgroup/memory",
+            "/sys/fs/cgroup",
+        ] {
             if let Ok(entries) = std::fs::read_dir(root) {
                 for e in entries.flatten() {
                     let name = e.file_name().to_string_lossy().into_owned();
@@ -162,6 +175,18 @@ impl TestEnv {
             }
         }
         left
+    }
+
+    /// Runs `pauselab lab cleanup`, asserts it succeeded and returns what it printed.
+    pub fn cleanup(&self) -> String {
+        let output = self.lab(&["cleanup"]).output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success(),
+            "{stdout} {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        stdout
     }
 
     pub fn assert_clean(&self) {

@@ -5,8 +5,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::experiment::parts::{
-    is_plain_name, validate_steps, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
-    StressorSpec,
+    is_plain_name, validate_steps, GovernorSpec, MemoryCgroupSpec, PrepareStep, PressureSpec,
+    SlowDeviceSpec, StressorSpec, SwapSpec,
 };
 use crate::experiment::units::{WrittenDuration, WrittenSize};
 use crate::LabError;
@@ -27,6 +27,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../experiments/jfr-overhead.toml"),
     ),
     ("pretouch", include_str!("../../experiments/pretouch.toml")),
+    ("swap", include_str!("../../experiments/swap.toml")),
+    (
+        "startup-pressure",
+        include_str!("../../experiments/startup-pressure.toml"),
+    ),
     (
         "memory-pressure",
         include_str!("../../experiments/memory-pressure.toml"),
@@ -66,6 +71,9 @@ pub struct Experiment {
     /// Fault injected when root (skipped with `--no-fault` or `--disk`).
     #[serde(default)]
     pub fault: Option<Fault>,
+    /// A swap file on the lab's device, on for the whole run (root).
+    #[serde(default)]
+    pub swap: Option<SwapSpec>,
     #[serde(default, rename = "stressor")]
     pub stressors: Vec<StressorSpec>,
     /// `java` commands run on each JDK before the variants (the jvm layer's `prepare`).
@@ -225,6 +233,9 @@ pub struct Variant {
     /// CFS bandwidth limit of the JVM's own CPU cgroup, in CPUs ("0.2" = 20 ms per 100 ms).
     #[serde(default)]
     pub cpu_quota: Option<f64>,
+    /// The JVM's memory cgroup: limit, swap, swappiness and a filler beside it.
+    #[serde(default)]
+    pub memory_cgroup: Option<MemoryCgroupSpec>,
     /// Transparent huge pages disabled for this JVM only (`prctl(PR_SET_THP_DISABLE)`).
     #[serde(default)]
     pub thp_disabled: bool,
@@ -315,6 +326,12 @@ impl Experiment {
         if self.variants.iter().any(|v| v.cpu_quota.is_some()) {
             needs.push("CPU cgroups");
         }
+        if self.variants.iter().any(|v| v.memory_cgroup.is_some()) {
+            needs.push("memory cgroups");
+        }
+        if self.swap.is_some() {
+            needs.push("a swap file (mkswap, swapon)");
+        }
         if !self.host.is_empty() || self.variants.iter().any(|v| !v.host.is_empty()) {
             needs.push("host settings in /sys and /proc/sys");
         }
@@ -361,6 +378,11 @@ impl Experiment {
                     ));
                 }
             }
+            if let Some(spec) = &v.memory_cgroup {
+                spec.resolve().map_err(|e| {
+                    LabError::Experiment(format!("{origin}: variant {}: {e}", v.name))
+                })?;
+            }
             if !is_plain_name(&v.name) {
                 return bad(format!(
                     "variant name {:?}: use letters, digits, - and _",
@@ -385,6 +407,10 @@ impl Experiment {
         }
         validate_steps(&self.prepare)
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
+        if let Some(swap) = &self.swap {
+            swap.bytes()
+                .map_err(|e| LabError::Experiment(format!("{origin}: swap: {e}")))?;
+        }
         if let Some(fault) = &self.fault {
             fault
                 .slow_device_spec()

@@ -12,6 +12,6 @@ pub use definition::*;
 pub use dimensions::{Filesystem, Gc, MountOptions};
 pub use matrix::Cell;
 pub use parts::{
-    is_plain_name, validate_steps, Bounds, GovernorSpec, PrepareStep, PressureSpec, SlowDeviceSpec,
-    StressorSpec, Thresholds, CHUNK,
+    is_plain_name, validate_steps, Bounds, GovernorSpec, MemoryCgroup, MemoryCgroupSpec,
+    PrepareStep, PressureSpec, SlowDeviceSpec, StressorSpec, SwapSpec, Thresholds, CHUNK,
 };

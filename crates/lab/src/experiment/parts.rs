@@ -80,6 +80,104 @@ impl PressureSpec {
     }
 }
 
+/// A swap area for the whole run (`[swap]`): a file of `size` on the lab's device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwapSpec {
+    pub size: WrittenSize,
+}
+
+impl SwapSpec {
+    /// The size in bytes: at least 64 MiB (mkswap's own minimum is far lower, but a
+    /// smaller area fills before anything interesting happens).
+    pub fn bytes(&self) -> Result<u64, String> {
+        let bytes = self.size.get();
+        if bytes < 64 << 20 {
+            return Err(format!("swap size {} is under 64m", self.size));
+        }
+        Ok(bytes)
+    }
+}
+
+/// A variant's memory cgroup (`[variant.memory_cgroup]`): the memory its JVM and an
+/// optional filler process share, like a container's limit (docs/lab.md, "Memory cgroups").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryCgroupSpec {
+    /// Memory the JVM and the filler may use together ("1700m").
+    pub limit: WrittenSize,
+    /// Swap they may use on top of `limit`; "0" forbids it. Default: no swap limit.
+    #[serde(default)]
+    pub swap: Option<WrittenSize>,
+    /// `false` keeps the JVM's own pages out of swap, whatever happens to the filler's.
+    #[serde(default = "yes")]
+    pub jvm_swap: bool,
+    /// Per-cgroup swappiness (cgroup v1 only). Default: the host's `vm.swappiness` when
+    /// the variant starts.
+    #[serde(default)]
+    pub swappiness: Option<u32>,
+    /// A process in the cgroup, beside the JVM, that takes this much memory...
+    #[serde(default)]
+    pub filler: Option<WrittenSize>,
+    /// ...this long after the JVM started, touches every page once and holds them.
+    #[serde(default = "zero_seconds")]
+    pub filler_after: WrittenDuration,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn zero_seconds() -> WrittenDuration {
+    "0s".parse().expect("a valid duration")
+}
+
+/// A [`MemoryCgroupSpec`] in numbers, checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryCgroup {
+    pub limit: u64,
+    /// None: no swap limit.
+    pub swap: Option<u64>,
+    pub jvm_swap: bool,
+    pub swappiness: Option<u32>,
+    /// Bytes and delay of the filler.
+    pub filler: Option<(u64, Duration)>,
+}
+
+impl MemoryCgroupSpec {
+    pub fn resolve(&self) -> Result<MemoryCgroup, String> {
+        let limit = self.limit.get();
+        if limit < 16 << 20 {
+            return Err(format!("memory_cgroup limit {} is under 16m", self.limit));
+        }
+        let swap = self.swap.as_ref().map(WrittenSize::get);
+        if let Some(s) = self.swappiness.filter(|s| *s > 200) {
+            return Err(format!(
+                "memory_cgroup swappiness {s} is not between 0 and 200"
+            ));
+        }
+        let filler = match &self.filler {
+            Some(size) => {
+                let bytes = size.get();
+                if bytes == 0 || bytes >= limit + swap.unwrap_or(u64::MAX - limit) {
+                    return Err(format!(
+                        "memory_cgroup filler {size} must be above 0 and below limit + swap"
+                    ));
+                }
+                Some((bytes, self.filler_after.get()))
+            }
+            None => None,
+        };
+        Ok(MemoryCgroup {
+            limit,
+            swap,
+            jvm_swap: self.jvm_swap,
+            swappiness: self.swappiness,
+            filler,
+        })
+    }
+}
+
 /// When the governor turns THP off and on again (docs/experiments/memory-pressure.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

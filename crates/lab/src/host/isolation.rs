@@ -2,7 +2,7 @@
 //! dies (`PR_SET_PDEATHSIG`), marked with the run id, and, when asked, in a private mount
 //! namespace where a per-variant directory is bound over the JVM's hsperf directory
 //! `/tmp/hsperfdata_<user>` (the bind exists only inside that namespace). It can also join a
-//! cgroup (CPU quota) and give up transparent huge pages before exec.
+//! variant's cgroups (CPU quota, memory limits) and give up transparent huge pages before exec.
 //!
 //! Only the hsperf directory is replaced, not all of `/tmp`: the perf file is the one thing
 //! the experiments move (to the stressed disk, a tmpfs, ...), and a whole private `/tmp`
@@ -89,8 +89,8 @@ pub struct HsperfBind<'a> {
 pub struct Isolation<'a> {
     /// The hsperf directory the JVM sees.
     pub hsperf: Option<HsperfBind<'a>>,
-    /// `cgroup.procs` of the cgroup to join.
-    pub cgroup_procs: Option<&'a Path>,
+    /// `cgroup.procs` of the cgroups to join (one per v1 hierarchy: CPU, memory).
+    pub cgroups: &'a [PathBuf],
     /// `prctl(PR_SET_THP_DISABLE)`: no transparent huge pages, inherited by exec.
     pub thp_disabled: bool,
 }
@@ -107,10 +107,11 @@ pub fn isolate(command: &mut Command, run_id: &str, isolation: Isolation) -> Res
         )),
         None => None,
     };
-    let procs_c: Option<CString> = isolation
-        .cgroup_procs
-        .map(crate::host::sys::cstring)
-        .transpose()?;
+    let procs_c: Vec<CString> = isolation
+        .cgroups
+        .iter()
+        .map(|p| crate::host::sys::cstring(p))
+        .collect::<Result<_, _>>()?;
     let thp_disabled = isolation.thp_disabled;
     let parent = std::process::id() as libc::pid_t;
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
@@ -127,7 +128,7 @@ pub fn isolate(command: &mut Command, run_id: &str, isolation: Isolation) -> Res
             if libc::getppid() != parent {
                 return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
-            if let Some(procs) = &procs_c {
+            for procs in &procs_c {
                 // "0" is the writing process itself, in cgroup v1 and v2.
                 let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
                 if fd < 0 {

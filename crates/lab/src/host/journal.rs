@@ -1,5 +1,5 @@
 //! The host-change journal: every change a lab run makes to the host (scratch files, loop
-//! devices, sysfs writes, mounts, blkio throttles, child processes) is appended here and
+//! devices, sysfs writes, mounts, blkio throttles, cgroups, swap areas, child processes) is appended here and
 //! synced BEFORE it is made, and undone in reverse order when the run ends, on Ctrl-C,
 //! SIGTERM and panic. A run killed with SIGKILL leaves its journal behind;
 //! [`cleanup_stale`] (`pauselab lab cleanup`) replays it.
@@ -53,6 +53,13 @@ pub enum Change {
     Processes { run_id: String },
     /// A cgroup directory this run created (its processes moved to the parent, then removed).
     Cgroup { path: PathBuf },
+    /// One process this run forked without exec (a cgroup filler): SIGKILLed if process
+    /// `pid` still has the start time `started` (clock ticks after boot), so a reused pid is
+    /// never hit.
+    Process { pid: u32, started: u64 },
+    /// A swap area on the file `path` (`swapon`); undone with `swapoff`, which reads its
+    /// pages back into memory first.
+    Swap { path: PathBuf },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -263,6 +270,8 @@ pub fn describe(change: &Change) -> String {
         }
         Change::Processes { run_id } => format!("processes of run {run_id}"),
         Change::Cgroup { path } => format!("cgroup {}", path.display()),
+        Change::Swap { path } => format!("swap on {}", path.display()),
+        Change::Process { pid, .. } => format!("process {pid}"),
     }
 }
 
@@ -288,6 +297,8 @@ pub fn undo(change: &Change) -> Result<(), String> {
         }
         Change::Mount { target } => sys::unmount(target, Duration::from_secs(20)),
         Change::Cgroup { path } => crate::host::sys::remove_cgroup(path),
+        Change::Swap { path } => sys::swapoff(path),
+        Change::Process { pid, started } => sys::kill_process(*pid, *started),
         Change::SysfsWrite {
             path,
             previous,

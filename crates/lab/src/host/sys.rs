@@ -243,6 +243,36 @@ pub fn kill_marked_processes(key: &str, value: &str, patience: Duration) -> Vec<
     left
 }
 
+/// Start time of process `pid` in clock ticks after boot (field 22 of `/proc/PID/stat`).
+pub fn process_start_ticks(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    // rest starts at field 3.
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// SIGKILLs process `pid` if it is still the one that started at `started` ticks, and
+/// waits up to 10 s for it to be gone (a process with much memory in swap takes a while).
+pub fn kill_process(pid: u32, started: u64) -> Result<(), String> {
+    let same = || process_start_ticks(pid) == Some(started) && !is_zombie(pid as i32);
+    let gone = wait_until(Duration::from_secs(10), || {
+        if !same() {
+            return true;
+        }
+        // SAFETY: signalling a process we started (same pid and start time).
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        // Reap it when it is our own child.
+        // SAFETY: non-blocking waitpid.
+        unsafe { libc::waitpid(pid as i32, std::ptr::null_mut(), libc::WNOHANG) };
+        false
+    });
+    if gone {
+        Ok(())
+    } else {
+        Err(format!("process {pid} still alive after SIGKILL"))
+    }
+}
+
 /// Free bytes for unprivileged users on the filesystem holding `path`.
 pub fn free_bytes(path: &Path) -> Result<u64, String> {
     let c = cstring(path)?;
@@ -333,4 +363,75 @@ pub(crate) fn psi(resource: &str, kind: &str) -> Option<f64> {
     line.split_whitespace()
         .find_map(|f| f.strip_prefix("avg10="))
         .and_then(|v| v.parse().ok())
+}
+
+/// Turns the swap area on `path` on (`swapon(2)`; the file is prepared with `mkswap`).
+pub fn swapon(path: &Path) -> Result<(), String> {
+    let c = cstring(path)?;
+    // SAFETY: valid NUL-terminated path; no flags.
+    if unsafe { libc::swapon(c.as_ptr(), 0) } != 0 {
+        return Err(format!(
+            "swapon {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+/// Turns the swap area on `path` off (`swapoff(2)`), reading its pages back into memory.
+/// Succeeds when it is not on (already off, or the file is gone).
+pub fn swapoff(path: &Path) -> Result<(), String> {
+    if !is_active_swap(path) {
+        return Ok(());
+    }
+    let c = cstring(path)?;
+    // SAFETY: valid NUL-terminated path.
+    if unsafe { libc::swapoff(c.as_ptr()) } != 0 {
+        let error = std::io::Error::last_os_error();
+        if !is_active_swap(path) {
+            return Ok(());
+        }
+        return Err(format!("swapoff {}: {error}", path.display()));
+    }
+    Ok(())
+}
+
+/// Whether `path` is one of the host's active swap areas (/proc/swaps).
+pub fn is_active_swap(path: &Path) -> bool {
+    let wanted = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    active_swaps()
+        .iter()
+        .any(|area| *area == wanted || area == path)
+}
+
+/// The host's active swap areas, by path (/proc/swaps; empty when unreadable).
+pub fn active_swaps() -> Vec<PathBuf> {
+    let path = Path::new("/proc/swaps");
+    fs::read_to_string(path)
+        .ok()
+        .and_then(|text| pauselab_host::vm::parse_swaps(path, &text).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|area| PathBuf::from(unescape_mountinfo(&area.name)))
+        .collect()
+}
+
+/// Gives `path` `bytes` of allocated blocks (swap files may have no holes): `fallocate`.
+pub fn allocate(path: &Path, bytes: u64) -> Result<(), String> {
+    use std::os::unix::io::AsRawFd;
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // SAFETY: fallocate on a file descriptor we own.
+    if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, bytes as libc::off_t) } != 0 {
+        return Err(format!(
+            "{}: cannot allocate {} MiB: {} (a swap file needs a filesystem with fallocate, such as ext4 or xfs)",
+            path.display(),
+            bytes >> 20,
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
 }

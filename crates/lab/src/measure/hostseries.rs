@@ -1,5 +1,6 @@
 //! The host during a run, sampled every second: CPU user/sys/iowait, dirty and writeback
-//! pages, PSI (where the kernel has it) and the stressors' throughput.
+//! pages, PSI (where the kernel has it), swap-ins, swap-outs, major faults and direct
+//! reclaim (/proc/vmstat, per second) and the stressors' throughput.
 
 use std::fs;
 use std::sync::atomic::Ordering;
@@ -28,16 +29,26 @@ pub struct HostSample {
     pub disk_writer_bytes_per_s: u64,
     pub writeback_calls_per_s: u64,
     pub memory_hog_bytes: u64,
+    /// /proc/vmstat over the last second: pages swapped in and out, major faults, pages
+    /// scanned by direct reclaim (None on the first sample).
+    pub swap_in_pages_per_s: Option<u64>,
+    pub swap_out_pages_per_s: Option<u64>,
+    pub major_faults_per_s: Option<u64>,
+    pub direct_scan_pages_per_s: Option<u64>,
 }
 
+/// The /proc/vmstat counters of the series, in column order.
+const VMSTAT_RATES: [&str; 4] = ["pswpin", "pswpout", "pgmajfault", "pgscan_direct"];
+
 /// Columns of `host.csv` (docs/bundle-format.md); empty cells where the kernel lacks a value.
-pub const CSV_HEADER: &str = "t_s,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,dirty_kb,writeback_kb,psi_io_some_avg10,psi_io_full_avg10,psi_memory_some_avg10,psi_cpu_some_avg10,stress_write_mb_s,writeback_calls_per_s,memory_hog_mb,unix_ms";
+pub const CSV_HEADER: &str = "t_s,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,dirty_kb,writeback_kb,psi_io_some_avg10,psi_io_full_avg10,psi_memory_some_avg10,psi_cpu_some_avg10,stress_write_mb_s,writeback_calls_per_s,memory_hog_mb,unix_ms,swap_in_pages_per_s,swap_out_pages_per_s,major_faults_per_s,direct_scan_pages_per_s";
 
 impl HostSample {
     pub fn csv_row(&self) -> String {
         let opt = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_default();
+        let count = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
         format!(
-            "{:.0},{:.1},{:.1},{:.1},{},{},{},{},{},{},{:.2},{},{:.0},{:.0}",
+            "{:.0},{:.1},{:.1},{:.1},{},{},{},{},{},{},{:.2},{},{:.0},{:.0},{},{},{},{}",
             self.t_s,
             self.cpu_user_pct,
             self.cpu_sys_pct,
@@ -52,6 +63,10 @@ impl HostSample {
             self.writeback_calls_per_s,
             self.memory_hog_bytes as f64 / 1048576.0,
             self.unix_ms,
+            count(self.swap_in_pages_per_s),
+            count(self.swap_out_pages_per_s),
+            count(self.major_faults_per_s),
+            count(self.direct_scan_pages_per_s),
         )
     }
 }
@@ -61,6 +76,7 @@ pub struct Sampler {
     last_cpu: Option<[u64; 8]>,
     last_disk: u64,
     last_calls: u64,
+    last_vmstat: Option<pauselab_host::vmstat::VmStat>,
 }
 
 impl Sampler {
@@ -86,6 +102,12 @@ impl Sampler {
         let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
         let disk = counters.disk_bytes.load(Ordering::Relaxed);
         let calls = counters.writeback_calls.load(Ordering::Relaxed);
+        let vmstat = pauselab_host::vmstat::VmStat::read().ok();
+        let rates: [Option<u64>; 4] = std::array::from_fn(|i| match (&self.last_vmstat, &vmstat) {
+            (Some(before), Some(now)) => Some(now.delta(before, VMSTAT_RATES[i])),
+            _ => None,
+        });
+        self.last_vmstat = vmstat;
         let sample = HostSample {
             t_s,
             unix_ms: crate::host::sys::unix_now_ms(),
@@ -101,6 +123,10 @@ impl Sampler {
             disk_writer_bytes_per_s: disk - self.last_disk,
             writeback_calls_per_s: calls - self.last_calls,
             memory_hog_bytes: counters.memory_bytes.load(Ordering::Relaxed),
+            swap_in_pages_per_s: rates[0],
+            swap_out_pages_per_s: rates[1],
+            major_faults_per_s: rates[2],
+            direct_scan_pages_per_s: rates[3],
         };
         self.last_disk = disk;
         self.last_calls = calls;
@@ -125,4 +151,23 @@ fn meminfo_kib(text: &str, key: &str) -> u64 {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_match_the_header_and_rates_start_with_the_second_sample() {
+        let counters = Counters::default();
+        let mut sampler = Sampler::default();
+        let first = sampler.sample(0.0, &counters);
+        assert_eq!(first.swap_in_pages_per_s, None);
+        let columns = CSV_HEADER.split(',').count();
+        assert_eq!(first.csv_row().split(',').count(), columns);
+        let second = sampler.sample(1.0, &counters);
+        assert!(second.swap_in_pages_per_s.is_some());
+        assert!(second.direct_scan_pages_per_s.is_some());
+        assert_eq!(second.csv_row().split(',').count(), columns);
+    }
 }

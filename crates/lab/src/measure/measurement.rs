@@ -72,6 +72,9 @@ pub fn gc_log(path: &Path, warmup_s: f64) -> Result<GcLogMeasures, String> {
         max_full_ms: f64,
         total_ms: f64,
         warmup_ms: f64,
+        over_1s: u64,
+        /// CPU times of the longest pause, when the log gives them.
+        max_cpu: Option<pauselab_pause::CpuTimes>,
     }
     impl PauseSink for Maxima {
         fn pause(&mut self, event: &PauseEvent) {
@@ -80,6 +83,12 @@ pub fn gc_log(path: &Path, warmup_s: f64) -> Result<GcLogMeasures, String> {
             }
             self.count += 1;
             self.total_ms += event.duration_ms;
+            if event.duration_ms >= 1000.0 {
+                self.over_1s += 1;
+            }
+            if event.duration_ms > self.max_ms {
+                self.max_cpu = event.cpu;
+            }
             self.max_ms = self.max_ms.max(event.duration_ms);
             if is_young(&event.name) {
                 self.max_young_ms = self.max_young_ms.max(event.duration_ms);
@@ -103,7 +112,15 @@ pub fn gc_log(path: &Path, warmup_s: f64) -> Result<GcLogMeasures, String> {
         Measurement::new("gc.total_pause_ms", maxima.total_ms, "ms"),
         Measurement::new("gc.max_pause_ms", maxima.max_ms, "ms"),
         Measurement::new("gc.max_young_pause_ms", maxima.max_young_ms, "ms"),
+        Measurement::new("gc.pauses_over_1s", maxima.over_1s as f64, ""),
     ];
+    // user, sys and real of the longest pause (`gc+cpu`, `[Times: ...]`): real far above
+    // user + sys is a pause spent waiting (for swap-ins, the disk, the CPU quota).
+    if let Some(cpu) = maxima.max_cpu {
+        measurements.push(Measurement::new("gc.max_pause_user_ms", cpu.user_ms, "ms"));
+        measurements.push(Measurement::new("gc.max_pause_sys_ms", cpu.sys_ms, "ms"));
+        measurements.push(Measurement::new("gc.max_pause_real_ms", cpu.real_ms, "ms"));
+    }
     if maxima.max_full_ms > 0.0 {
         measurements.push(Measurement::new(
             "gc.max_full_pause_ms",
@@ -174,5 +191,56 @@ mod tests {
         let err = gc_log(&garbage, 0.0).unwrap_err();
         assert!(err.contains(&garbage.display().to_string()), "{err}");
         std::fs::remove_file(&garbage).unwrap();
+    }
+
+    #[test]
+    fn the_longest_pause_brings_its_cpu_times() {
+        // A Parallel GC log of a JVM whose heap was swapped out (JDK 17, `gc*,gc+cpu`).
+        let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/gclogs/parallel-swapped-jdk17.log");
+        let m = gc_log(&log, 0.0).unwrap();
+        let get = |n: &str| m.measurements.iter().find(|x| x.name == n).map(|x| x.value);
+        // Independently: the `User=.. Sys=.. Real=..` line with the largest Real.
+        let text = std::fs::read_to_string(&log).unwrap();
+        let seconds = |line: &str, key: &str| -> f64 {
+            let at = line.find(key).unwrap() + key.len();
+            line[at..].split('s').next().unwrap().parse().unwrap()
+        };
+        let worst = text
+            .lines()
+            .filter(|l| l.contains(" Real="))
+            .max_by(|a, b| seconds(a, "Real=").total_cmp(&seconds(b, "Real=")))
+            .unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() <= 10.0;
+        assert!(close(
+            get("gc.max_pause_real_ms").unwrap(),
+            seconds(worst, "Real=") * 1000.0
+        ));
+        assert!(close(
+            get("gc.max_pause_sys_ms").unwrap(),
+            seconds(worst, "Sys=") * 1000.0
+        ));
+        assert!(close(
+            get("gc.max_pause_user_ms").unwrap(),
+            seconds(worst, "User=") * 1000.0
+        ));
+        let over_1s = text
+            .lines()
+            .filter(|l| l.contains("Pause") && l.ends_with("ms"))
+            .filter_map(|l| {
+                l.rsplit(' ')
+                    .next()?
+                    .trim_end_matches("ms")
+                    .parse::<f64>()
+                    .ok()
+            })
+            .filter(|ms| *ms >= 1000.0)
+            .count();
+        assert_eq!(get("gc.pauses_over_1s").unwrap(), over_1s as f64);
+        assert!(
+            m.findings.iter().any(|f| f == "sys_gt_user"),
+            "{:?}",
+            m.findings
+        );
     }
 }

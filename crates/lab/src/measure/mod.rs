@@ -7,6 +7,7 @@ pub mod hostfacts;
 pub mod hostseries;
 pub mod jmh;
 mod measurement;
+pub mod memcg;
 pub mod safepoints;
 pub mod throttling;
 

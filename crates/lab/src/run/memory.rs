@@ -1,7 +1,7 @@
 //! Memory around one turn of a run (the variants that run together, or one variant with
 //! `schedule = "one-by-one"`): the memory filler and the THP governor a variant asks for
-//! as companions, the heap check before its JVMs start, and what the kernel's THP and
-//! compaction counters did meanwhile, as measurements.
+//! as companions, the heap check before its JVMs start, and what the kernel's THP,
+//! compaction, swap and reclaim counters did meanwhile, as measurements.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -35,6 +35,18 @@ pub fn no_room(run: &RunMemory, instances: &[Instance], turn: &[usize]) -> Optio
     .err()
 }
 
+/// Host-wide swap and reclaim counters of /proc/vmstat measured over each turn as `vm.*`
+/// (`allocstall` sums the per-zone counters). The kernel counts reclaim forced by a cgroup's
+/// own limit in that cgroup, not in `pgscan_direct` and `allocstall`: those move only when
+/// the host as a whole is short of memory.
+pub const RECLAIM_COUNTERS: &[&str] = &[
+    "pswpin",
+    "pswpout",
+    "pgmajfault",
+    "pgscan_direct",
+    "allocstall",
+];
+
 /// How long the filler may take to get the host near its limit before the JVM starts.
 const FILL_PATIENCE: Duration = Duration::from_secs(90);
 
@@ -51,6 +63,7 @@ pub struct TurnMemory {
     filler: Option<(PressureSpec, Filler)>,
     governor: Option<Governor>,
     vmstat_before: Vec<(String, u64)>,
+    reclaim_before: Option<pauselab_host::vmstat::VmStat>,
     fill_s: f64,
     filled: bool,
 }
@@ -91,6 +104,7 @@ impl TurnMemory {
             filler: None,
             governor: None,
             vmstat_before: Vec::new(),
+            reclaim_before: None,
             fill_s: 0.0,
             filled: false,
         };
@@ -119,6 +133,7 @@ impl TurnMemory {
             )?);
         }
         memory.vmstat_before = crate::stress::vmstat();
+        memory.reclaim_before = pauselab_host::vmstat::VmStat::read().ok();
         Ok(memory)
     }
 
@@ -158,6 +173,17 @@ impl TurnMemory {
                 .into_iter()
                 .map(|(name, value)| Measurement::new(&format!("thp.{name}"), value as f64, ""))
                 .collect();
+        if let (Some(before), Ok(after)) =
+            (&self.reclaim_before, pauselab_host::vmstat::VmStat::read())
+        {
+            for name in RECLAIM_COUNTERS {
+                measurements.push(Measurement::new(
+                    &format!("vm.{name}"),
+                    after.delta(before, name) as f64,
+                    "",
+                ));
+            }
+        }
         let mut errors = Vec::new();
         if let Some(governor) = self.governor.take() {
             let report = governor.stop();

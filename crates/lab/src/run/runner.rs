@@ -223,6 +223,21 @@ pub fn run(
     };
     crate::run::testpoint::hit("fault", &stop);
     check_stop(&stop)?;
+    if let Some(spec) = &experiment.swap {
+        if root {
+            let bytes = spec.bytes().map_err(LabError::Experiment)?;
+            let swap = crate::host::swap::create_swap_file(&mut journal, &stressed_root, bytes)?;
+            notes.push(format!(
+                "swap on: {} ({} MiB), off again after the run",
+                swap.path.display(),
+                swap.bytes >> 20
+            ));
+        } else {
+            notes.push("swap file skipped: swapon needs root".into());
+        }
+        crate::run::testpoint::hit("swap", &stop);
+        check_stop(&stop)?;
+    }
 
     let tmpfs_root = scratch.join("tmpfs");
     let wants_tmpfs = experiment
@@ -295,10 +310,14 @@ pub fn run(
             if let Some(min) = variant.min_jdk.filter(|m| jdk.major < *m) {
                 instance.skipped = Some(format!("needs JDK {min} or later"));
             }
-            if !root && (variant.cpu_quota.is_some() || !variant.host.is_empty()) {
+            if !root
+                && (variant.cpu_quota.is_some()
+                    || variant.memory_cgroup.is_some()
+                    || !variant.host.is_empty())
+            {
                 instance
                     .skipped
-                    .get_or_insert_with(|| "CPU cgroups and host settings need root".to_string());
+                    .get_or_insert_with(|| "cgroups and host settings need root".to_string());
             }
             let gc_log = match (variant.gc_log_on, &tmp_dir) {
                 (GcLogLocation::Tmp, Some(dir)) => dir.join(GC_LOG),
@@ -556,6 +575,9 @@ fn run_turn(
     )?;
     let mut children: Vec<(usize, Child)> = Vec::new();
     let mut cgroups: Vec<(usize, PathBuf)> = Vec::new();
+    let mut memory_watches: Vec<(usize, crate::measure::memcg::MemoryWatch)> = Vec::new();
+    // Killed when dropped: at the end of the turn, and on every early return.
+    let mut fillers: Vec<crate::host::cgroup_filler::CgroupFiller> = Vec::new();
     for &index in &turn.instances {
         let instance = &mut instances[index];
         let variant = watch
@@ -565,9 +587,9 @@ fn run_turn(
             .find(|v| v.name == instance.variant)
             .cloned();
         let Some(variant) = variant else { continue };
+        let name = format!("{}-{}", instance.jdk, instance.variant);
         let cgroup_procs = match variant.cpu_quota {
             Some(cpus) => {
-                let name = format!("{}-{}", instance.jdk, instance.variant);
                 let procs = crate::host::cgroup::create_cpu_limited(journal, run_id, &name, cpus)?;
                 instance
                     .host_changes
@@ -576,6 +598,23 @@ fn run_turn(
             }
             None => None,
         };
+        let memory = match &variant.memory_cgroup {
+            Some(spec) => {
+                let limits = spec.resolve().map_err(LabError::Experiment)?;
+                let groups =
+                    crate::host::cgroup::create_memory_limited(journal, run_id, &name, &limits)?;
+                instance
+                    .host_changes
+                    .push(describe_memory_cgroup(&groups, &limits));
+                Some((limits, groups))
+            }
+            None => None,
+        };
+        let joined: Vec<PathBuf> = cgroup_procs
+            .iter()
+            .cloned()
+            .chain(memory.iter().map(|(_, groups)| groups.jvm_procs()))
+            .collect();
         if variant.thp_disabled {
             instance.host_changes.push(
                 "transparent huge pages disabled for this process (PR_SET_THP_DISABLE)".into(),
@@ -608,7 +647,7 @@ fn run_turn(
                         source,
                         target: &hsperf_target,
                     }),
-                cgroup_procs: cgroup_procs.as_deref(),
+                cgroups: &joined,
                 thp_disabled: variant.thp_disabled,
             },
         )
@@ -616,7 +655,8 @@ fn run_turn(
         let child = command.spawn().map_err(|e| {
             LabError::Host(format!("start {}/{}: {e}", instance.jdk, instance.variant))
         })?;
-        instance.pid = Some(child.id());
+        let child_pid = child.id();
+        instance.pid = Some(child_pid);
         let started_at = SystemTime::now();
         instance.started_at = Some(started_at);
         let after_warmup_s = crate::host::sys::unix_s(started_at) + watch.warmup_s;
@@ -637,6 +677,30 @@ fn run_turn(
         children.push((index, child));
         if let Some(procs) = cgroup_procs {
             cgroups.push((index, procs));
+        }
+        let watched = memory
+            .as_ref()
+            .map(|(_, groups)| (groups.variant.clone(), groups.jvm.clone()));
+        memory_watches.push((
+            index,
+            crate::measure::memcg::MemoryWatch::new(child_pid, watched),
+        ));
+        if let Some((limits, groups)) = memory {
+            if let Some((bytes, after)) = limits.filler {
+                let filler = crate::host::cgroup_filler::CgroupFiller::start(
+                    journal,
+                    &groups.filler_procs(),
+                    bytes,
+                    after,
+                )?;
+                instances[index].companions.push(format!(
+                    "cgroup filler (pid {}): {} MiB after {:?}",
+                    filler.pid(),
+                    bytes >> 20,
+                    after
+                ));
+                fillers.push(filler);
+            }
         }
     }
     crate::run::testpoint::hit("started", stop);
@@ -662,6 +726,9 @@ fn run_turn(
                 .sampler
                 .sample(elapsed.as_secs_f64(), &stressors.counters);
             let _ = writeln!(watch.series, "{}", sample.csv_row());
+            for (_, memory_watch) in memory_watches.iter_mut() {
+                memory_watch.sample();
+            }
             let mut any_running = false;
             for (index, child) in children.iter_mut() {
                 let instance = &mut instances[*index];
@@ -699,13 +766,22 @@ fn run_turn(
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+    for (_, memory_watch) in memory_watches.iter_mut() {
+        memory_watch.sample();
+    }
     stop_children(instances, &mut children);
+    drop(fillers);
     for &index in &turn.instances {
         instances[index].follow.poll(true);
     }
     readers.stop();
     for (index, procs) in &cgroups {
         instances[*index].runner_measurements = crate::measure::throttling::throttling(procs);
+    }
+    for (index, memory_watch) in &memory_watches {
+        instances[*index]
+            .runner_measurements
+            .extend(memory_watch.measurements());
     }
     memory.finish(run_memory, instances, &turn.instances);
     // GC logs kept on the variant's own /tmp go into the bundle before that /tmp goes away.
@@ -719,6 +795,32 @@ fn run_turn(
         }
     }
     Ok(end)
+}
+
+/// One line for the bundle: what the variant's memory cgroup allows.
+fn describe_memory_cgroup(
+    groups: &crate::host::cgroup::MemoryGroups,
+    limits: &crate::experiment::MemoryCgroup,
+) -> String {
+    let swap = match limits.swap {
+        None => "swap unlimited".to_string(),
+        Some(0) => "no swap".to_string(),
+        Some(bytes) => format!("{} MiB of swap", bytes >> 20),
+    };
+    let jvm = if limits.jvm_swap {
+        ""
+    } else {
+        ", the JVM's pages kept out of swap"
+    };
+    let swappiness = limits
+        .swappiness
+        .map(|s| format!(", swappiness {s}"))
+        .unwrap_or_default();
+    format!(
+        "memory cgroup {} limited to {} MiB, {swap}{swappiness}{jvm}",
+        groups.variant.display(),
+        limits.limit >> 20
+    )
 }
 
 /// Stops a turn's JVMs politely (they flush their logs), killing those that do not stop

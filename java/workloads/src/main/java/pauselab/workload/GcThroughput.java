@@ -8,7 +8,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * Replaces random members of a live set of byte arrays as fast as it can and reports
  * thousands of allocations per second per interval: the collector has to trace and move a
  * live set of the given size, so memory pressure (swap, THP compaction, NUMA, cgroup limits)
- * shows up directly as lost throughput.
+ * shows up directly as lost throughput. With {@code --idle}, the live set sits untouched for
+ * that long before the replacing starts (and before throughput is measured): the phase in
+ * which an idle service's heap is swapped out, so that the first collections afterwards
+ * touch swapped pages.
  */
 public final class GcThroughput {
     /** Per-thread counters sit 16 longs (128 bytes) apart so threads do not share a cache line. */
@@ -26,6 +29,7 @@ public final class GcThroughput {
                 .number("threads", "1", "allocating threads")
                 .duration("duration", "30s", "how long to run; 0 runs until stopped")
                 .duration("interval", "1s", "length of one interval")
+                .duration("idle", "0s", "time the live set sits untouched before the replacing starts")
                 .parse(args);
         long live = options.size("live");
         long size = options.size("size");
@@ -50,6 +54,10 @@ public final class GcThroughput {
             slots[i] = new byte[(int) size];
         }
         double fillS = (System.nanoTime() - fillStart) / 1e9;
+        long idleEnd = System.nanoTime() + options.durationNs("idle");
+        while (run.running() && System.nanoTime() < idleEnd) {
+            Thread.sleep(Math.max(1, Math.min((idleEnd - System.nanoTime()) / 1_000_000, 100)));
+        }
 
         long[] gcAtStart = Lifecycle.gcTotals();
         AtomicLongArray counts = new AtomicLongArray((int) threads * STRIDE);

@@ -226,6 +226,18 @@ class WorkloadTest {
     }
 
     @Test
+    void gcThroughputLeavesItsLiveSetIdleBeforeMeasuring() throws Exception {
+        Run run = collect(start(Arrays.asList("-Xmx128m"), "GcThroughput",
+                "--live", "8m", "--idle", "1500ms", "--duration", "3s"), 0);
+        assertEquals(0, run.exitCode, run.stderr);
+        Map<String, Object> summary = run.summary();
+        // Measuring starts after the fill and the idle phase.
+        double beforeMeasuring = number(summary, "elapsed_s") - number(summary, "measured_s");
+        assertTrue(beforeMeasuring >= 1.5, summary.toString());
+        assertTrue(number(summary, "allocations") > 0, summary.toString());
+    }
+
+    @Test
     void classStormLoadsEveryGeneratedClass() throws Exception {
         Run run = collect(start(Arrays.asList("-Xmx128m"), "ClassStorm",
                 "--classes", "3000", "--threads", "3"), 0);
