@@ -173,6 +173,13 @@ pub struct VariantSummary {
     /// (open-loop workloads that write `latency.hlog`).
     #[serde(default)]
     pub latency: Option<Stats>,
+    /// How long the application stopped after the warm-up, whatever stopped it: the
+    /// safepoint pauses, with the max raised to the workload's longest gap between two
+    /// allocations when that was longer (a stall outside any safepoint, such as a thread
+    /// waiting for a concurrent GC phase blocked on I/O). Absent when the workload reports
+    /// no per-interval gaps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stops: Option<Stats>,
     /// The JVM's exit code.
     #[serde(default)]
     pub exit_code: Option<i32>,

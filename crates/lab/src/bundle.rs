@@ -67,6 +67,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             hiccups: None,
             safepoints: None,
             latency: None,
+            stops: None,
             exit_code: instance.exit_code,
             hsperf_reader: read_reader_log(&instance.out_dir.join(crate::stress::READER_LOG)),
             measurements: Vec::new(),
@@ -132,10 +133,23 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                     .measurements
                     .push(Measurement::new("process.elapsed_s", elapsed, "s"));
             }
-            if let Some(workload) =
-                crate::measure::workload_summary(&instance.out_dir.join(WORKLOAD_OUT))
-            {
+            let workload_out = instance.out_dir.join(WORKLOAD_OUT);
+            if let Some(workload) = crate::measure::workload_summary(&workload_out) {
                 summary.measurements.extend(workload);
+            }
+            if let (Some(safepoints), Some(gap_ms)) = (
+                &summary.safepoints,
+                crate::measure::workload_longest_gap_ms(&workload_out, warmup_s),
+            ) {
+                summary.stops = Some(Stats {
+                    max_ms: safepoints.max_ms.max(gap_ms),
+                    ..safepoints.clone()
+                });
+                summary.measurements.push(Measurement::new(
+                    "workload.max_gap_after_warmup_ms",
+                    gap_ms,
+                    "ms",
+                ));
             }
             if finished.experiment.workload.gc_log.is_some() && gc_path.exists() {
                 match crate::measure::gc_log(&gc_path, warmup_s) {
@@ -168,6 +182,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             Metric::Hiccup => s.hiccups.clone(),
             Metric::Safepoint => s.safepoints.clone(),
             Metric::Latency => s.latency.clone(),
+            Metric::Stop => s.stops.clone(),
             Metric::JmhScore => None,
         }
     };

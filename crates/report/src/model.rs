@@ -29,8 +29,9 @@ pub struct VariantReport {
     pub verdict: Option<VariantVerdict>,
     pub evidence: Option<String>,
     pub measurements: Vec<crate::bundle::Measurement>,
-    /// The longest pause after the warm-up by the metric the verdict used: the safepoint
-    /// max when the bundle recorded safepoints, else the hiccup max (ms).
+    /// The longest pause after the warm-up by the metric the verdict used: the stop max
+    /// (safepoints or workload gap) when the bundle has it, else the safepoint max, else
+    /// the hiccup max (ms).
     pub judged_max_ms: Option<f64>,
 }
 
@@ -223,8 +224,9 @@ impl Section {
                     .map(|x| x.measurements.clone())
                     .unwrap_or_default(),
                 judged_max_ms: v.verdict.as_ref().and_then(|x| {
-                    x.safepoints
+                    x.stops
                         .as_ref()
+                        .or(x.safepoints.as_ref())
                         .or(x.hiccups.as_ref())
                         .map(|s| s.max_ms)
                 }),

@@ -298,6 +298,10 @@ pub enum Metric {
     Safepoint,
     /// The workload's request latencies (`latency.hlog`, `latency_log = true`).
     Latency,
+    /// Safepoints, with the max raised to the workload's longest gap between allocations
+    /// (`"type":"interval"` lines with `max_gap_ms`): the stop the application saw, also
+    /// when it fell outside a safepoint.
+    Stop,
     /// JMH's primary score (`jmh.score`), as a cost ratio against the baseline's.
     JmhScore,
 }
