@@ -135,6 +135,17 @@ fn missing_file_directory_empty_and_binary_are_one_line_errors() {
         &run(&[text.to_str().unwrap()]),
         "notes.txt: no GC or safepoint log lines; line 1",
     );
+    // OpenJ9's -Xverbosegclog writes XML from its first line on.
+    let openj9 = dir.join("verbosegc.xml");
+    std::fs::write(
+        &openj9,
+        "<?xml version=\"1.0\" ?>\n\n<verbosegc xmlns=\"http://www.ibm.com/j9/verbosegc\" version=\"0.40.0\">\n",
+    )
+    .unwrap();
+    one_line_error(
+        &run(&[openj9.to_str().unwrap()]),
+        "as OpenJ9 and IBM J9 write; pauselab reads HotSpot's GC logs",
+    );
 }
 
 #[test]

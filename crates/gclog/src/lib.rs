@@ -52,7 +52,7 @@ pub enum Error {
     Zip(String, String),
     #[error("{file}: binary data at line {line}, not a GC log (is it compressed in a format other than gzip or zip?)")]
     Binary { file: String, line: u64 },
-    #[error("{file}: no GC or safepoint log lines; line {line} reads: {text}")]
+    #[error("{file}: no GC or safepoint log lines; line {line} reads: {text}{}", foreign_log_hint(.text))]
     NotAGcLog {
         file: String,
         line: u64,
@@ -69,6 +69,15 @@ pub enum Error {
     /// Some inputs could not be read; `read` others were analyzed.
     #[error("{}", join_errors(.failed))]
     InputsFailed { failed: Vec<Error>, read: usize },
+}
+
+/// What a first line that is not HotSpot's says about the log, for the error message.
+fn foreign_log_hint(first_line: &str) -> &'static str {
+    if first_line.starts_with("<?xml") || first_line.contains("<verbosegc") {
+        " (an XML verbose GC log, as OpenJ9 and IBM J9 write; pauselab reads HotSpot's GC logs)"
+    } else {
+        ""
+    }
 }
 
 fn join_errors(errors: &[Error]) -> String {
