@@ -146,6 +146,17 @@ fn missing_file_directory_empty_and_binary_are_one_line_errors() {
         &run(&[openj9.to_str().unwrap()]),
         "as OpenJ9 and IBM J9 write; pauselab reads HotSpot's GC logs",
     );
+    // -Xlog:gc:file=gc.log:none writes lines without the time of each.
+    let undecorated = dir.join("undecorated.log");
+    std::fs::write(
+        &undecorated,
+        "Using G1\nGC(0) Pause Young (Normal) (G1 Evacuation Pause) 23M->2M(64M) 1.531ms\n",
+    )
+    .unwrap();
+    one_line_error(
+        &run(&[undecorated.to_str().unwrap()]),
+        "undecorated.log: no GC or safepoint log lines; line 1 reads: Using G1 (unified logging without decorations",
+    );
 }
 
 #[test]

@@ -73,8 +73,12 @@ pub enum Error {
 
 /// What a first line that is not HotSpot's says about the log, for the error message.
 fn foreign_log_hint(first_line: &str) -> &'static str {
+    let undecorated = ["Using ", "GC(", "Safepoint \"", "Version: "];
     if first_line.starts_with("<?xml") || first_line.contains("<verbosegc") {
         " (an XML verbose GC log, as OpenJ9 and IBM J9 write; pauselab reads HotSpot's GC logs)"
+    } else if undecorated.iter().any(|p| first_line.starts_with(p)) {
+        " (unified logging without decorations, `-Xlog:...:none`: pauselab needs the time of \
+         each line; log with the default decorations, or at least `uptime`)"
     } else {
         ""
     }
