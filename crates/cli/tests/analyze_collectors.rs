@@ -249,3 +249,72 @@ fn collectors_under_pressure_match_an_independent_count() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn every_decoration_set_gives_the_same_pauses_as_an_independent_count() {
+    let dir = work_dir();
+    compile(&dir);
+    // One JVM writes the same events into one file per decoration set.
+    let sets = [
+        "uptime",
+        "time",
+        "utctime",
+        "uptimemillis",
+        "timemillis",
+        "uptimenanos",
+        "timenanos",
+        "time,uptime,level,tags",
+        "utctime,uptimenanos,pid,tid,level,tags",
+        "hostname,uptime,level,tags",
+        "uptimemillis,pid,tags",
+        "tid,uptime",
+    ];
+    let logs: Vec<PathBuf> = sets
+        .iter()
+        .map(|set| dir.join(format!("decorated-{}.log", set.replace(',', "-"))))
+        .collect();
+    let mut java = Command::new(format!("{JDK17}/bin/java"));
+    java.args(["-Xmx64m", "-XX:+UseG1GC", "-XX:ActiveProcessorCount=2"]);
+    for (set, log) in sets.iter().zip(&logs) {
+        java.arg(format!("-Xlog:gc*,safepoint:file={}:{set}", log.display()));
+    }
+    let status = java
+        .arg("-cp")
+        .arg(&dir)
+        .args(["Churn", "1", "2", "40", "300"])
+        .status()
+        .expect("java of JDK 17");
+    assert!(status.success());
+    for (set, log) in sets.iter().zip(&logs) {
+        // Pause lines end in "<duration>ms"; safepoint lines carry "Total: <n> ns".
+        let counted = awk(
+            r#"/GC\([0-9]+\) Pause .*[0-9]ms$/ { n++; sub(/ms$/, "", $NF); s += $NF }
+               /Safepoint ".*Total: [0-9]+ ns/ { sp++ }
+               END { print n + 0, s + 0, sp + 0 }"#,
+            log,
+        );
+        let json = analyze_json(std::slice::from_ref(log));
+        assert!(counted[0] > 0.0, "{set}: no pauses in the log");
+        assert_eq!(
+            json["pauses"]["count"].as_f64().unwrap(),
+            counted[0],
+            "{set}"
+        );
+        close(
+            json["pauses"]["total_ms"].as_f64().unwrap(),
+            counted[1],
+            &format!("{set}: pause sum"),
+        );
+        assert_eq!(
+            json["safepoints"]["count"].as_f64().unwrap(),
+            counted[2],
+            "{set}"
+        );
+        assert_eq!(json["unparsed_lines"].as_u64().unwrap(), 0, "{set}");
+        assert!(
+            json["warnings"].as_array().unwrap().is_empty(),
+            "{set}: {}",
+            json["warnings"]
+        );
+    }
+}
