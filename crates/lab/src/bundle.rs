@@ -133,18 +133,23 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                     .measurements
                     .push(Measurement::new("process.elapsed_s", elapsed, "s"));
             }
-            let workload_out = instance.out_dir.join(WORKLOAD_OUT);
-            if let Some(workload) = crate::measure::workload_summary(&workload_out) {
+            if let Some(workload) =
+                crate::measure::workload_summary(&instance.out_dir.join(WORKLOAD_OUT))
+            {
                 summary.measurements.extend(workload);
             }
-            if let (Some(safepoints), Some(gap_ms)) = (
-                &summary.safepoints,
-                crate::measure::workload_longest_gap_ms(&workload_out, warmup_s),
-            ) {
+            let gap_ms = instance
+                .follow
+                .gaps
+                .as_ref()
+                .and_then(|g| g.after_warmup_ms());
+            if let (Some(safepoints), Some(gap_ms)) = (&summary.safepoints, gap_ms) {
                 summary.stops = Some(Stats {
                     max_ms: safepoints.max_ms.max(gap_ms),
                     ..safepoints.clone()
                 });
+            }
+            if let Some(gap_ms) = gap_ms {
                 summary.measurements.push(Measurement::new(
                     "workload.max_gap_after_warmup_ms",
                     gap_ms,

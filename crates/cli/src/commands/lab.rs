@@ -560,8 +560,9 @@ impl Observer for Bars {
     }
 }
 
-/// One variant's line: max hiccup and max safepoint so far (just its state when the
-/// experiment records neither, e.g. JMH).
+/// One variant's line: max hiccup and max safepoint so far, and the workload's longest gap
+/// between allocations when it prints one (just its state when the experiment records
+/// none of them, e.g. JMH).
 fn describe(v: &VariantProgress) -> String {
     if v.max_hiccup_ms.is_none() && v.max_safepoint_ms.is_none() {
         let state = match v.state {
@@ -575,8 +576,12 @@ fn describe(v: &VariantProgress) -> String {
         x.map(|x| format!("{x:>8.1} ms"))
             .unwrap_or_else(|| "       -   ".into())
     };
+    let gap = v
+        .max_gap_ms
+        .map(|g| format!("  max gap {}", show(Some(g))))
+        .unwrap_or_default();
     format!(
-        "{:<24} max hiccup {}  max safepoint {}{}",
+        "{:<24} max hiccup {}  max safepoint {}{gap}{}",
         v.label,
         show(v.max_hiccup_ms),
         show(v.max_safepoint_ms),

@@ -13,6 +13,65 @@ use pauselab_pause::interval_log::{IntervalLogReader, TagFilter};
 
 use crate::measure::safepoints::{self, Safepoint};
 
+/// The workload's longest gaps between two allocations, from the `"type":"interval"` lines
+/// (`t_s`, `max_gap_ms`) it prints with `--print-intervals`, read as it writes them.
+/// `t_s` counts from the workload's start, a fraction of a second after the JVM's, so an
+/// interval counts after the warm-up when it ends after it.
+#[derive(Debug, Clone)]
+pub struct GapFollower {
+    tail: LogTail,
+    warmup_s: f64,
+    max_ms: Option<f64>,
+    after_warmup_ms: Option<f64>,
+}
+
+impl GapFollower {
+    pub fn new(workload_out: &Path, warmup_s: f64) -> GapFollower {
+        GapFollower {
+            tail: LogTail::new(workload_out),
+            warmup_s,
+            max_ms: None,
+            after_warmup_ms: None,
+        }
+    }
+
+    /// Reads what was appended; `at_end` once the JVM has exited. The workload's output is
+    /// its own: a line that is not an interval line is skipped, and a read error leaves
+    /// the gaps unknown rather than failing the variant.
+    pub fn poll(&mut self, at_end: bool) {
+        let (warmup_s, max_ms, after) =
+            (self.warmup_s, &mut self.max_ms, &mut self.after_warmup_ms);
+        let _ = self.tail.read_new_lines(at_end, |line| {
+            if let Some((t_s, gap_ms)) = interval_gap(line) {
+                *max_ms = Some(max_ms.map_or(gap_ms, |m| m.max(gap_ms)));
+                if t_s >= warmup_s {
+                    *after = Some(after.map_or(gap_ms, |m| m.max(gap_ms)));
+                }
+            }
+        });
+    }
+
+    /// The longest gap so far, ms; None before the first interval line.
+    pub fn max_ms(&self) -> Option<f64> {
+        self.max_ms
+    }
+
+    /// The longest gap after the warm-up, ms; None without interval lines after it.
+    pub fn after_warmup_ms(&self) -> Option<f64> {
+        self.after_warmup_ms
+    }
+}
+
+/// `(t_s, max_gap_ms)` of a workload's interval line.
+fn interval_gap(line: &[u8]) -> Option<(f64, f64)> {
+    let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+    if v["type"] != "interval" {
+        return None;
+    }
+    let gap = v["max_gap_ms"].as_f64().filter(|g| g.is_finite())?;
+    Some((v["t_s"].as_f64()?, gap))
+}
+
 /// The safepoints of a GC log, read as it grows.
 #[derive(Debug, Clone)]
 pub struct SafepointFollower {
@@ -164,6 +223,30 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("pauselab-follow-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir.join(name)
+    }
+
+    #[test]
+    fn gaps_read_in_pieces_leave_out_the_warm_up_and_other_lines() {
+        let text = "{\"type\":\"start\",\"workload\":\"MakeGarbage\"}\n\
+             {\"type\":\"interval\",\"t_s\":1.0,\"arrays\":50,\"max_gap_ms\":900.0}\n\
+             not json\n\
+             {\"type\":\"interval\",\"t_s\":21.0,\"arrays\":50,\"max_gap_ms\":40.5}\n\
+             {\"type\":\"interval\",\"t_s\":22.0,\"arrays\":3,\"max_gap_ms\":3100.0}\n\
+             {\"type\":\"summary\",\"max_gap_ms\":9999.0}\n";
+        let path = scratch("workload.out");
+        let mut file = File::create(&path).unwrap();
+        let mut follower = GapFollower::new(&path, 20.0);
+        for piece in text.as_bytes().chunks(13) {
+            file.write_all(piece).unwrap();
+            follower.poll(false);
+        }
+        follower.poll(true);
+        assert_eq!(follower.max_ms(), Some(3100.0));
+        assert_eq!(follower.after_warmup_ms(), Some(3100.0));
+        let mut early = GapFollower::new(&path, 30.0);
+        early.poll(true);
+        assert_eq!(early.max_ms(), Some(3100.0));
+        assert_eq!(early.after_warmup_ms(), None);
     }
 
     #[test]

@@ -51,21 +51,6 @@ pub fn workload_summary(output: &Path) -> Option<Vec<Measurement>> {
     )
 }
 
-/// The workload's longest gap between two allocations after `warmup_s`, from its
-/// `"type":"interval"` lines (`t_s`, `max_gap_ms`; `--print-intervals`). `t_s` counts from
-/// the workload's start, a fraction of a second after the JVM's, so an interval is kept when
-/// it ends after the warm-up. None when the output has no such line.
-pub fn workload_longest_gap_ms(output: &Path, warmup_s: f64) -> Option<f64> {
-    let text = std::fs::read_to_string(output).ok()?;
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok())
-        .filter(|v| v["type"] == "interval")
-        .filter(|v| v["t_s"].as_f64().is_some_and(|t| t >= warmup_s))
-        .filter_map(|v| v["max_gap_ms"].as_f64())
-        .filter(|gap| gap.is_finite())
-        .reduce(f64::max)
-}
-
 /// What the GC log says, read with pauselab-gclog: GC pause count, total and maxima (all,
 /// young, full), and the rules of `pauselab analyze` that fire. (Safepoints have their own
 /// histogram in the summary.)
@@ -189,26 +174,6 @@ mod tests {
         assert_eq!(m[1].value, 200.5);
         std::fs::write(&out, "{\"type\":\"interval\"}\n").unwrap();
         assert!(workload_summary(&out).is_none());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn the_longest_gap_leaves_out_the_warm_up() {
-        let dir = std::env::temp_dir().join(format!("pauselab-gaps-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let out = dir.join("workload.out");
-        std::fs::write(
-            &out,
-            "{\"type\":\"interval\",\"t_s\":1.0,\"max_gap_ms\":900.0}\n\
-             {\"type\":\"interval\",\"t_s\":21.0,\"max_gap_ms\":40.5}\n\
-             {\"type\":\"interval\",\"t_s\":22.0,\"max_gap_ms\":3100.0}\n\
-             {\"type\":\"interval\",\"t_s\":23.0,\"max_gap_ms\":12.0}\n\
-             {\"type\":\"summary\",\"max_gap_ms\":3100.0}\n",
-        )
-        .unwrap();
-        assert_eq!(workload_longest_gap_ms(&out, 20.0), Some(3100.0));
-        assert_eq!(workload_longest_gap_ms(&out, 22.5), Some(12.0));
-        assert_eq!(workload_longest_gap_ms(&out, 30.0), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -11,4 +11,4 @@ pub mod memcg;
 pub mod safepoints;
 pub mod throttling;
 
-pub use measurement::{gc_log, workload_longest_gap_ms, workload_summary, Measurement};
+pub use measurement::{gc_log, workload_summary, Measurement};

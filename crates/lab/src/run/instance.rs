@@ -46,6 +46,7 @@ pub struct Follow {
     pub safepoints: Option<crate::measure::follow::SafepointFollower>,
     pub hiccups: Option<crate::measure::follow::IntervalLogFollower>,
     pub latency: Option<crate::measure::follow::IntervalLogFollower>,
+    pub gaps: Option<crate::measure::follow::GapFollower>,
 }
 
 impl Follow {
@@ -54,6 +55,9 @@ impl Follow {
             f.poll(at_end);
         }
         for f in [&mut self.hiccups, &mut self.latency].into_iter().flatten() {
+            f.poll(at_end);
+        }
+        if let Some(f) = &mut self.gaps {
             f.poll(at_end);
         }
     }

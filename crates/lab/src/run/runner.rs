@@ -57,6 +57,9 @@ pub struct VariantProgress {
     /// Max so far, ms (None: not recorded by this experiment).
     pub max_hiccup_ms: Option<f64>,
     pub max_safepoint_ms: Option<f64>,
+    /// The workload's longest gap between two allocations so far (workloads that print
+    /// interval lines).
+    pub max_gap_ms: Option<f64>,
     pub state: RunState,
 }
 
@@ -673,6 +676,10 @@ fn run_turn(
             latency: workload.latency_log.then(|| {
                 IntervalLogFollower::new(&instance.out_dir.join(LATENCY_LOG), after_warmup_s)
             }),
+            gaps: Some(crate::measure::follow::GapFollower::new(
+                &instance.out_dir.join(WORKLOAD_OUT),
+                watch.warmup_s,
+            )),
         };
         children.push((index, child));
         if let Some(procs) = cgroup_procs {
@@ -875,10 +882,12 @@ fn progress_of(instance: &mut Instance) -> VariantProgress {
         .safepoints
         .as_ref()
         .map(crate::measure::follow::SafepointFollower::max_ms);
+    let max_gap_ms = instance.follow.gaps.as_ref().and_then(|g| g.max_ms());
     VariantProgress {
         label: format!("{}/{}", instance.jdk, instance.variant),
         max_hiccup_ms,
         max_safepoint_ms,
+        max_gap_ms,
         state: if !started {
             RunState::Waiting
         } else if !running {
