@@ -47,7 +47,28 @@ enum Command {
     Generate(commands::generate::Args),
 }
 
+/// A panic is a bug, not the user's input: one line naming where, instead of Rust's
+/// message and backtrace note. Panics the exporter catches per JVM print this too, and the
+/// JVM's series says `internal_error`.
+fn report_panics_in_one_line() {
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let what = what.replace(['\n', '\r'], " ");
+        eprintln!("pauselab: internal error: {what}{at} (a bug: please report it with the command that caused it)");
+    }));
+}
+
 fn main() -> ExitCode {
+    report_panics_in_one_line();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Usage errors, --help and --version: clap's message and exit code.

@@ -78,7 +78,15 @@ fn panic_undoes_everything() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("asked to panic"), "{stderr}");
+    // One line naming the bug, not Rust's panic message and backtrace note.
+    assert!(
+        stderr.contains("pauselab: internal error: test point started asked to panic at "),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked at") && !stderr.contains("RUST_BACKTRACE"),
+        "{stderr}"
+    );
     assert!(!output.status.success());
     env.assert_clean();
 }
