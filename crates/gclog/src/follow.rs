@@ -6,8 +6,11 @@
 //! (`-Xlog:...::filecount=N,filesize=M`): when the file fills up, HotSpot renames `gc.log`
 //! to `gc.log.K` (K cycling through 0..N) and opens a new `gc.log`. The tail keeps the file
 //! open, so a rename does not lose its last lines: the open file is read to its end, then
-//! the archives written after it, then the new file from its start. [`GcLogFollower`] runs
-//! the GC log parser over those lines.
+//! the archives written after it, then the new file from its start. JDK 8's rotation
+//! (`-Xloggc:gc.log -XX:+UseGCLogFileRotation`) writes into `gc.log.K.current` instead and
+//! renames it to `gc.log.K` when full: when the name itself does not exist, the tail
+//! follows the newest `name.K.current`, with the same archives. [`GcLogFollower`] runs the
+//! GC log parser over those lines.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom};
@@ -144,7 +147,7 @@ impl LogTail {
                 return Ok(progress);
             }
             // At the end of the open file: has the JVM moved on to a new one?
-            let current = match fs::metadata(&self.path) {
+            let current = match fs::metadata(self.current_name()) {
                 Ok(meta) => Some(FileId::of(&meta)),
                 // Between HotSpot's rename and its open of the new file: look next time.
                 Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -203,7 +206,7 @@ impl LogTail {
     /// The name comes from a JVM's command line and the directory may be its user's: a
     /// FIFO, a device or a symbolic link planted there is refused, never waited on.
     fn open_current(&mut self) -> io::Result<bool> {
-        let mut file = match open_regular_file(&self.path, false) {
+        let mut file = match open_regular_file(&self.current_name(), false) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(e),
@@ -219,6 +222,19 @@ impl LogTail {
         self.id = Some(id);
         self.file = Some(file);
         Ok(true)
+    }
+
+    /// The name the JVM writes under now: the name itself, or when it does not exist, the
+    /// newest `name.K.current` (JDK 8's rotation). Between JDK 8's rename of the full file
+    /// and its creation of the next one, neither exists: the name is returned, not found.
+    fn current_name(&self) -> PathBuf {
+        if fs::symlink_metadata(&self.path).is_ok() {
+            return self.path.clone();
+        }
+        jdk8_current_files(&self.path)
+            .into_iter()
+            .max_by_key(|(modified, _)| *modified)
+            .map_or_else(|| self.path.clone(), |(_, path)| path)
     }
 
     /// Reads, whole and in the order they were written, the archives (`gc.log.0`,
@@ -288,8 +304,30 @@ impl LogTail {
     }
 }
 
+/// `path.N.current` for every number N in `path`'s directory (the file JDK 8 writes with
+/// `-XX:+UseGCLogFileRotation`), with its modification time.
+fn jdk8_current_files(path: &Path) -> Vec<(SystemTime, PathBuf)> {
+    siblings_of(path)
+        .into_iter()
+        .filter(|(suffix, _)| {
+            suffix
+                .strip_suffix(".current")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter_map(|(_, path)| Some((fs::metadata(&path).ok()?.modified().ok()?, path)))
+        .collect()
+}
+
 /// `path.N` for every number N in `path`'s directory (HotSpot's archive names), with N.
 fn archives_of(path: &Path) -> Vec<(u64, PathBuf)> {
+    siblings_of(path)
+        .into_iter()
+        .filter_map(|(suffix, path)| Some((suffix.parse().ok()?, path)))
+        .collect()
+}
+
+/// Every `path.SUFFIX` in `path`'s directory, with SUFFIX.
+fn siblings_of(path: &Path) -> Vec<(String, PathBuf)> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
         return Vec::new();
     };
@@ -304,14 +342,13 @@ fn archives_of(path: &Path) -> Vec<(u64, PathBuf)> {
     entries
         .flatten()
         .filter_map(|e| {
-            let number = e
+            let suffix = e
                 .file_name()
                 .to_str()?
                 .strip_prefix(name)?
                 .strip_prefix('.')?
-                .parse()
-                .ok()?;
-            Some((number, e.path()))
+                .to_string();
+            Some((suffix, e.path()))
         })
         .collect()
 }
@@ -481,19 +518,26 @@ mod tests {
         assert!(polls > 3, "{polls} polls");
     }
 
-    /// Rotation as HotSpot does it: rename the full file to `name.K`, K cycling, and
-    /// start a new file under the name; several rotations between two polls included.
-    #[test]
-    fn rotation_loses_no_line_and_reads_none_twice() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("gc.log");
+    /// Writes 40 lines into `writing(K)` in `dir`, renaming it to `gc.log.K` after every
+    /// fourth line (K cycling through 0..3) and starting `writing(K + 1)`, while a tail of
+    /// `gc.log` polls after some writes only (up to two rotations between polls). Returns
+    /// the lines written, the lines the tail saw and the rotations it counted.
+    fn follow_rotations(
+        dir: &Path,
+        writing: impl Fn(usize) -> PathBuf,
+    ) -> (Vec<String>, Vec<String>, u64) {
         let files_kept = 3;
-        let mut archive = 0;
-        let mut file = File::create(&path).unwrap();
-        let mut tail = LogTail::new(&path);
-        let mut seen = Vec::new();
-        let mut written = Vec::new();
-        let mut rotations = 0;
+        let mut k = 0;
+        let mut file = File::create(writing(k)).unwrap();
+        let mut tail = LogTail::new(&dir.join("gc.log"));
+        let (mut written, mut seen, mut rotations) = (Vec::new(), Vec::new(), 0);
+        let poll = |tail: &mut LogTail, seen: &mut Vec<String>| {
+            tail.poll(u64::MAX, false, |l| {
+                seen.push(String::from_utf8_lossy(l).into_owned())
+            })
+            .unwrap()
+            .rotations
+        };
         for i in 0..40 {
             let line = format!("event {i}");
             // The last line of a file may lack its newline only until the rotation.
@@ -502,26 +546,41 @@ mod tests {
             if i % 4 == 3 {
                 drop(file);
                 std::thread::sleep(std::time::Duration::from_millis(5));
-                fs::rename(&path, dir.path().join(format!("gc.log.{archive}"))).unwrap();
-                archive = (archive + 1) % files_kept;
-                file = File::create(&path).unwrap();
+                fs::rename(writing(k), dir.join(format!("gc.log.{k}"))).unwrap();
+                k = (k + 1) % files_kept;
+                file = File::create(writing(k)).unwrap();
             }
-            // Poll after some writes only: up to two rotations between polls.
             if i % 7 == 0 {
-                let progress = tail
-                    .poll(u64::MAX, false, |l| {
-                        seen.push(String::from_utf8_lossy(l).into_owned())
-                    })
-                    .unwrap();
-                rotations += progress.rotations;
+                rotations += poll(&mut tail, &mut seen);
             }
         }
-        tail.poll(u64::MAX, false, |l| {
-            seen.push(String::from_utf8_lossy(l).into_owned())
-        })
-        .unwrap();
+        poll(&mut tail, &mut seen);
+        (written, seen, rotations)
+    }
+
+    /// Rotation as HotSpot 9+ does it: the full `gc.log` becomes `gc.log.K` and a new
+    /// `gc.log` starts.
+    #[test]
+    fn rotation_loses_no_line_and_reads_none_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let (written, seen, rotations) =
+            follow_rotations(dir.path(), |_| dir.path().join("gc.log"));
         assert_eq!(seen, written);
         assert!(rotations >= 5, "{rotations} rotations seen");
+    }
+
+    /// JDK 8's rotation: lines go to `gc.log.K.current`, which becomes `gc.log.K` when full
+    /// (replacing an archive of the previous cycle); the next `gc.log.K.current` follows.
+    /// The name given, `gc.log`, never exists.
+    #[test]
+    fn jdk8_rotation_loses_no_line_and_reads_none_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let (written, seen, rotations) = follow_rotations(dir.path(), |k| {
+            dir.path().join(format!("gc.log.{k}.current"))
+        });
+        assert_eq!(seen, written);
+        assert!(rotations >= 5, "{rotations} rotations seen");
+        assert!(!dir.path().join("gc.log").exists());
     }
 
     #[test]
