@@ -13,8 +13,11 @@ import org.HdrHistogram.Recorder;
  * whether or not the service keeps up, queue while the JVM is stopped or throttled, and each
  * one's latency counts from when it was due (see {@link RequestSchedule}). A request
  * allocates an array of --size bytes, does --work bytes of hashing over it, and keeps it in
- * a ring of the newest --live arrays, so that collections have live data to copy. The
- * latencies go to an HdrHistogram interval log (--latency-log) as the run goes.
+ * a ring of the newest --live arrays, so that collections have live data to copy. With
+ * --cache N the service also holds N small objects for the whole run, as an in-memory cache
+ * or session table does: every full collection must mark and move each of them, which
+ * costs CPU per object, not per byte. The latencies go to an HdrHistogram interval log
+ * (--latency-log) as the run goes.
  */
 public final class OpenLoop {
     /** Keeps the requests' checksums from being optimised away. */
@@ -30,6 +33,7 @@ public final class OpenLoop {
                 .size("size", "1m", "bytes allocated by each request (one array)")
                 .size("work", "0", "bytes hashed by each request, over its array (CPU work)")
                 .number("live", "16", "how many of the newest requests' arrays stay reachable")
+                .number("cache", "0", "small objects (32 bytes each) held for the whole run, built before the first request")
                 .number("threads", "1", "worker threads serving the requests in order")
                 .duration("duration", "60s", "how long to run; 0 runs until stopped")
                 .duration("interval", "1s", "length of one latency log interval and --print-intervals line")
@@ -40,6 +44,7 @@ public final class OpenLoop {
         long work = options.size("work");
         long live = options.integer("live");
         long threads = options.integer("threads");
+        long cacheEntries = options.integer("cache");
         if (!(rate > 0) || rate > 1e7) {
             options.fail("--rate must be above 0 and at most 10000000, got " + options.text("rate"));
         }
@@ -48,6 +53,9 @@ public final class OpenLoop {
         }
         if (live < 1 || live > 1_000_000) {
             options.fail("--live must be between 1 and 1000000, got " + live);
+        }
+        if (cacheEntries < 0 || cacheEntries > 100_000_000) {
+            options.fail("--cache must be between 0 and 100000000, got " + cacheEntries);
         }
         if (threads < 1 || threads > 256) {
             options.fail("--threads must be between 1 and 256, got " + threads);
@@ -62,6 +70,7 @@ public final class OpenLoop {
             options.fail("--latency-log: cannot write " + options.text("latency-log") + ": " + e.getMessage());
         }
         LatencyLog latencies = log;
+        Object[] cache = buildCache((int) cacheEntries);
 
         // The run's length counts from the schedule's start (below), not from here: the JVM
         // may take a while to load what follows, and the requests are what must last
@@ -95,7 +104,7 @@ public final class OpenLoop {
             long[] gc = Lifecycle.gcTotals();
             return run.line("summary").put("stopped", stopped).put("elapsed_s", elapsed)
                     .put("rate_per_s", rate).put("size_bytes", size).put("work_bytes", work)
-                    .put("live", live).put("threads", threads)
+                    .put("live", live).put("cache", cache.length).put("threads", threads)
                     .put("scheduled", scheduled).put("completed", completed)
                     .put("completed_fraction", scheduled == 0 ? 1.0 : (double) completed / scheduled)
                     .put("completed_per_s", completed / elapsed)
@@ -123,10 +132,20 @@ public final class OpenLoop {
             worker.join();
         }
         endNs.set(System.nanoTime());
+        java.lang.ref.Reference.reachabilityFence(cache);
         if (!latencies.finish()) {
             System.err.println("OpenLoop: error: writing " + options.text("latency-log") + " failed (disk full?)");
         }
         run.finish(false);
+    }
+
+    /** {@code entries} distinct small objects, reachable until the run ends. */
+    static Object[] buildCache(int entries) {
+        Object[] cache = new Object[entries];
+        for (int i = 0; i < entries; i++) {
+            cache[i] = new long[] {i, (long) i * 31};
+        }
+        return cache;
     }
 
     /** Hashes {@code work} bytes of the array, going round it, writing as it reads. */

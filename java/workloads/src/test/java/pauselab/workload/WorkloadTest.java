@@ -192,6 +192,21 @@ class WorkloadTest {
         assertTrue(number(run.summary(), "max_queued") >= 150, run.summary().toString());
     }
 
+    /** The cache is real memory: it does not fit a 64 MB heap and does fit a 256 MB one. */
+    @Test
+    void openLoopHoldsItsCacheInTheHeap(@TempDir Path dir) throws Exception {
+        String[] args = {"--rate", "100", "--size", "16k", "--duration", "1s", "--cache", "3000000",
+                "--latency-log", dir.resolve("latency.hlog").toString()};
+        Process small = start(Arrays.asList("-Xmx64m"), "OpenLoop", args);
+        small.getOutputStream().close();
+        assertTrue(small.waitFor(60, TimeUnit.SECONDS));
+        String stderr = new String(small.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(small.exitValue() != 0 && stderr.contains("OutOfMemoryError"), stderr);
+        Run large = collect(start(Arrays.asList("-Xmx256m"), "OpenLoop", args), 0);
+        assertEquals(0, large.exitCode, large.stderr);
+        assertEquals(3_000_000.0, number(large.summary(), "cache"));
+    }
+
     @Test
     void openLoopNamesAnUnwritableLog() throws Exception {
         String stderr = usageError("OpenLoop", "--latency-log", "/nonexistent/dir/latency.hlog");
