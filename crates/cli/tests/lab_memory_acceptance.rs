@@ -159,13 +159,14 @@ fn swap_stalls_unless_the_jvm_is_kept_out_of_swap() {
 
 #[test]
 #[ignore = "about 4-5 minutes, turns swap on: make acceptance"]
-fn startup_under_pressure_stalls_unless_pre_touched_and_protected() {
+fn startup_under_pressure_faults_the_heap_back_in_unless_pre_touched_and_protected() {
     let before = swap_state();
     let verdict = run("startup-pressure");
     assert_eq!(swap_state(), before, "swap or swappiness not restored");
-    // Without protection the JVM's pages go to swap and fault back in. The longest pause of
-    // the plain variant varied from 3 to 10 s between runs on this shared host; the
-    // pre-touched heap, swapped out before it is used, stalled in every run.
+    // Without protection the JVM's pages go to swap and fault back in. How long the
+    // collections that meet them get depends on the swap device and the host's load: 1.2-2 s
+    // on an idle host with a virtio disk, 3-10 s on a busy one (docs/experiments/
+    // startup-pressure.md); the faults and the swap show every time.
     for name in ["pressure", "pressure-pretouch"] {
         let v = variant(&verdict, name);
         assert!(
@@ -178,9 +179,10 @@ fn startup_under_pressure_stalls_unless_pre_touched_and_protected() {
         );
     }
     let touched = variant(&verdict, "pressure-pretouch");
-    assert_eq!(touched["verdict"], "stalls", "{touched}");
     let protected = variant(&verdict, "pressure-pretouch-protected");
     assert_ne!(protected["verdict"], "stalls", "{protected}");
+    let longest = |v: &Value| v["safepoints"]["max_ms"].as_f64().unwrap();
+    assert!(longest(touched) > longest(protected), "{touched} {protected}");
     assert_eq!(
         measurement(protected, "memcg.jvm_peak_swap_mib"),
         Some(0.0),
