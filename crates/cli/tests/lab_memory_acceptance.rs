@@ -182,7 +182,10 @@ fn startup_under_pressure_faults_the_heap_back_in_unless_pre_touched_and_protect
     let protected = variant(&verdict, "pressure-pretouch-protected");
     assert_ne!(protected["verdict"], "stalls", "{protected}");
     let longest = |v: &Value| v["safepoints"]["max_ms"].as_f64().unwrap();
-    assert!(longest(touched) > longest(protected), "{touched} {protected}");
+    assert!(
+        longest(touched) > longest(protected),
+        "{touched} {protected}"
+    );
     assert_eq!(
         measurement(protected, "memcg.jvm_peak_swap_mib"),
         Some(0.0),
