@@ -1,6 +1,7 @@
 //! `verdict.json` and the per-variant `summary.json`: the verdicts as enums, the pause
 //! statistics and the measurements.
 
+use pauselab_pause::Summary;
 use serde::{Deserialize, Serialize};
 
 /// What a variant is in its experiment.
@@ -83,29 +84,6 @@ impl Vulnerable {
     }
 }
 
-/// Latency statistics in milliseconds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Stats {
-    /// Values recorded (hiccups: samples, safepoints: pauses, latency: requests).
-    pub count: u64,
-    /// Median.
-    pub p50_ms: f64,
-    /// 99th percentile.
-    pub p99_ms: f64,
-    /// 99.9th percentile.
-    #[serde(rename = "p99_9_ms")]
-    pub p999_ms: f64,
-    /// 99.99th percentile.
-    #[serde(rename = "p99_99_ms")]
-    pub p9999_ms: f64,
-    /// Largest value.
-    pub max_ms: f64,
-    /// Values at or above 100 ms.
-    pub at_least_100ms: u64,
-    /// Values at or above 1 s.
-    pub at_least_1s: u64,
-}
-
 /// One number of a variant besides its pause histograms (docs/lab.md, "Measurements").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
@@ -165,21 +143,21 @@ pub struct VariantSummary {
     pub early_exit: Option<String>,
     /// Hiccups after the warm-up.
     #[serde(default)]
-    pub hiccups: Option<Stats>,
+    pub hiccups: Option<Summary>,
     /// Safepoint pauses after the warm-up.
     #[serde(default)]
-    pub safepoints: Option<Stats>,
+    pub safepoints: Option<Summary>,
     /// Request latencies after the warm-up, each from the request's scheduled start
     /// (open-loop workloads that write `latency.hlog`).
     #[serde(default)]
-    pub latency: Option<Stats>,
+    pub latency: Option<Summary>,
     /// How long the application stopped after the warm-up, whatever stopped it: the
     /// safepoint pauses, with the max raised to the workload's longest gap between two
     /// allocations when that was longer (a stall outside any safepoint, such as a thread
     /// waiting for a concurrent GC phase blocked on I/O). Absent when the workload reports
     /// no per-interval gaps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stops: Option<Stats>,
+    pub stops: Option<Summary>,
     /// The JVM's exit code.
     #[serde(default)]
     pub exit_code: Option<i32>,

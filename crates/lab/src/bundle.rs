@@ -14,10 +14,11 @@ use crate::experiment::layout::{
 use crate::experiment::{Metric, Role};
 use crate::judge::verdict::{self, Judgement, VariantVerdict, Vulnerable};
 use crate::jvm::java::Jdk;
-use crate::measure::hlog::{self, Stats};
+use crate::measure::hlog;
 use crate::measure::Measurement;
 use crate::run::runner::Finished;
 use crate::LabError;
+use pauselab_pause::{DurationStats, Summary};
 
 pub use crate::judge::{JdkVerdict, ReaderSummary, VariantSummary};
 use pauselab_bundle::{Manifest, ManifestExperiment, ManifestJdk, RunSettings, VariantEntry};
@@ -98,11 +99,11 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
             if let Some(safepoints) = &instance.follow.safepoints {
                 match safepoints.points() {
                     Ok(points) => {
-                        let mut h = hlog::new_histogram();
+                        let mut after_warmup = DurationStats::new();
                         for p in points.iter().filter(|p| p.uptime_s >= warmup_s) {
-                            h.saturating_record((p.total_ms * 1e6) as u64);
+                            after_warmup.record((p.total_ms * 1e6) as u64);
                         }
-                        summary.safepoints = Some(hlog::stats(&h));
+                        summary.safepoints = Some(after_warmup.summary());
                         let start = instance.started_at().unwrap_or(finished.started);
                         let end_s = finished
                             .ended
@@ -144,9 +145,9 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
                 .as_ref()
                 .and_then(|g| g.after_warmup_ms());
             if let (Some(safepoints), Some(gap_ms)) = (&summary.safepoints, gap_ms) {
-                summary.stops = Some(Stats {
+                summary.stops = Some(Summary {
                     max_ms: safepoints.max_ms.max(gap_ms),
-                    ..safepoints.clone()
+                    ..*safepoints
                 });
             }
             if let Some(gap_ms) = gap_ms {
@@ -182,12 +183,12 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
         summaries.push((summary, instance.out_dir.clone()));
     }
 
-    let metric_of = |s: &VariantSummary| -> Option<Stats> {
+    let metric_of = |s: &VariantSummary| -> Option<Summary> {
         match rule.metric {
-            Metric::Hiccup => s.hiccups.clone(),
-            Metric::Safepoint => s.safepoints.clone(),
-            Metric::Latency => s.latency.clone(),
-            Metric::Stop => s.stops.clone(),
+            Metric::Hiccup => s.hiccups,
+            Metric::Safepoint => s.safepoints,
+            Metric::Latency => s.latency,
+            Metric::Stop => s.stops,
             Metric::JmhScore => None,
         }
     };
@@ -283,9 +284,9 @@ fn interval_log_stats(
     log: &crate::measure::follow::IntervalLogFollower,
     path: &Path,
     what: &str,
-) -> Result<Stats, String> {
+) -> Result<Summary, String> {
     match log.after_warmup() {
-        Ok(h) if !h.is_empty() => Ok(hlog::stats(h)),
+        Ok(h) if !h.is_empty() => Ok(Summary::of_histogram(h)),
         Ok(_) => Err(format!(
             "{}: no {what} after the warm-up (missing or empty log)",
             path.display()

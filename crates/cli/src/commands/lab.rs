@@ -360,13 +360,13 @@ fn print_table(out: &mut dyn Write, outcome: &Outcome, columns: &[String]) -> io
             v.variant,
             h.map(|h| h.count.to_string()).unwrap_or("-".into()),
             ms(h.map(|h| h.p99_ms)),
-            ms(h.map(|h| h.p999_ms)),
-            ms(h.map(|h| h.p9999_ms)),
+            ms(h.map(|h| h.p99_9_ms)),
+            ms(h.map(|h| h.p99_99_ms)),
             ms(h.map(|h| h.max_ms)),
             s.map(|s| s.count.to_string()).unwrap_or("-".into()),
             ms(s.map(|s| s.p99_ms)),
-            ms(s.map(|s| s.p999_ms)),
-            ms(s.map(|s| s.p9999_ms)),
+            ms(s.map(|s| s.p99_9_ms)),
+            ms(s.map(|s| s.p99_99_ms)),
             ms(s.map(|s| s.max_ms)),
         );
         if with_latency {

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::experiment::{Role, VerdictRule};
-use crate::measure::hlog::Stats;
+use pauselab_pause::Summary;
 
 pub use pauselab_bundle::{VariantVerdict, Vulnerable};
 
@@ -16,7 +16,7 @@ pub struct Judgement {
 
 /// A variant stalls when its p99.9 or its max is at least `margin` times the baseline's
 /// and at least `floor_ms`.
-pub fn judge(rule: &VerdictRule, variant: &Stats, baseline: &Stats) -> Judgement {
+pub fn judge(rule: &VerdictRule, variant: &Summary, baseline: &Summary) -> Judgement {
     if variant.count == 0 {
         return Judgement {
             verdict: VariantVerdict::Failed,
@@ -24,13 +24,13 @@ pub fn judge(rule: &VerdictRule, variant: &Stats, baseline: &Stats) -> Judgement
         };
     }
     let limit = |base: f64| (base * rule.margin).max(rule.floor_ms);
-    let p999_limit = limit(baseline.p999_ms);
+    let p999_limit = limit(baseline.p99_9_ms);
     let max_limit = limit(baseline.max_ms);
     let mut reasons = Vec::new();
-    if variant.p999_ms >= p999_limit {
+    if variant.p99_9_ms >= p999_limit {
         reasons.push(format!(
             "p99.9 {:.1} ms >= {:.1} ms (max of {}x baseline {:.1} ms, floor {} ms)",
-            variant.p999_ms, p999_limit, rule.margin, baseline.p999_ms, rule.floor_ms
+            variant.p99_9_ms, p999_limit, rule.margin, baseline.p99_9_ms, rule.floor_ms
         ));
     }
     if variant.max_ms >= max_limit {
@@ -44,7 +44,7 @@ pub fn judge(rule: &VerdictRule, variant: &Stats, baseline: &Stats) -> Judgement
             verdict: VariantVerdict::NoStalls,
             evidence: format!(
                 "p99.9 {:.1} ms < {:.1} ms and max {:.1} ms < {:.1} ms",
-                variant.p999_ms, p999_limit, variant.max_ms, max_limit
+                variant.p99_9_ms, p999_limit, variant.max_ms, max_limit
             ),
         }
     } else {
@@ -59,7 +59,7 @@ pub fn judge(rule: &VerdictRule, variant: &Stats, baseline: &Stats) -> Judgement
 /// inconclusive when the baseline has no data or its own max is above the noise limit.
 pub fn experiment_verdict(
     rule: &VerdictRule,
-    baseline: Option<&Stats>,
+    baseline: Option<&Summary>,
     variants: &[(Role, VariantVerdict)],
 ) -> (Vulnerable, String) {
     let Some(baseline) = baseline.filter(|b| b.count > 0) else {
@@ -132,12 +132,12 @@ mod tests {
         }
     }
 
-    fn stats(p999: f64, max: f64) -> Stats {
-        Stats {
+    fn stats(p999: f64, max: f64) -> Summary {
+        Summary {
             count: 1000,
-            p999_ms: p999,
+            p99_9_ms: p999,
             max_ms: max,
-            ..Stats::default()
+            ..Summary::default()
         }
     }
 

@@ -1,4 +1,4 @@
-//! Latency statistics of the lab's histograms and writing the safepoint interval log (the
+//! The lab's histograms of nanoseconds and writing the safepoint interval log (the
 //! hiccup log is read as it grows: the `follow` module).
 
 use std::path::Path;
@@ -6,28 +6,9 @@ use std::path::Path;
 use hdrhistogram::Histogram;
 use pauselab_pause::interval_log::IntervalLogWriter;
 
-pub use pauselab_bundle::Stats;
-
 /// A histogram of nanoseconds (20 us .. 1 hour, 2 significant digits, like the agent's).
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1_000, 3_600_000_000_000, 2).expect("valid histogram bounds")
-}
-
-pub fn stats(h: &Histogram<u64>) -> Stats {
-    if h.is_empty() {
-        return Stats::default();
-    }
-    let ms = |ns: u64| ns as f64 / 1e6;
-    Stats {
-        count: h.len(),
-        p50_ms: ms(h.value_at_quantile(0.5)),
-        p99_ms: ms(h.value_at_quantile(0.99)),
-        p999_ms: ms(h.value_at_quantile(0.999)),
-        p9999_ms: ms(h.value_at_quantile(0.9999)),
-        max_ms: ms(h.max()),
-        at_least_100ms: h.count_between(100_000_000, h.max().max(100_000_000)),
-        at_least_1s: h.count_between(1_000_000_000, h.max().max(1_000_000_000)),
-    }
 }
 
 /// Writes pauses (start in seconds since `start_epoch_s`, duration in ms) as an untagged
