@@ -286,6 +286,60 @@ fn sources(dir: &Path, root: &Path, out: &mut Vec<(PathBuf, String)>) {
     }
 }
 
+/// Calls of a libc function (`libc::mmap(`; constants such as `libc::SIGKILL` are values,
+/// not calls) outside the host layer, whose `sys` module is where system calls live. A
+/// file's tests (after `#[cfg(test)]`) may call what they check with.
+fn system_calls_outside_host(files: &[(PathBuf, String)]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (path, text) in files {
+        if place(path).0 == "host" {
+            continue;
+        }
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (index, line) in code.lines().enumerate() {
+            let mut rest = line;
+            while let Some(at) = rest.find("libc::") {
+                rest = &rest[at + "libc::".len()..];
+                let name = ident_at(rest);
+                let called = rest[name.len()..].trim_start().starts_with('(');
+                if called && name.starts_with(|c: char| c.is_ascii_lowercase()) {
+                    found.push(format!(
+                        "src/{}:{}: libc::{name} is called outside the host layer (put it in host::sys)",
+                        path.display(),
+                        index + 1
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn system_calls_live_in_the_host_layer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &root, &mut files);
+    files.sort();
+    let in_host = files
+        .iter()
+        .filter(|(p, t)| place(p).0 == "host" && t.contains("libc::mmap("))
+        .count();
+    assert!(in_host >= 1, "the scan must see the host layer's mmap");
+    let found = system_calls_outside_host(&files);
+    assert!(found.is_empty(), "\n{}", found.join("\n"));
+
+    let planted = [(
+        PathBuf::from("stress/pressure.rs"),
+        "let a = libc::SIGKILL;\nunsafe { libc::madvise (p, n, 0) };\n#[cfg(test)]\nlibc::getrusage(0, x);\n"
+            .to_string(),
+    )];
+    assert_eq!(
+        system_calls_outside_host(&planted),
+        ["src/stress/pressure.rs:2: libc::madvise is called outside the host layer (put it in host::sys)"]
+    );
+}
+
 #[test]
 fn every_import_points_down_and_no_layer_has_a_loop() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");

@@ -435,3 +435,59 @@ pub fn allocate(path: &Path, bytes: u64) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Starts writeback of a file's dirty pages without waiting for it (`sync_file_range`
+/// with `SYNC_FILE_RANGE_WRITE`): the writeback forcer's way to keep the disk busy.
+pub fn start_writeback(file: &fs::File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a valid fd; the call only starts writeback of the file's dirty pages.
+    unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+}
+
+/// A private anonymous mapping with every page touched, so it is really resident (the
+/// memory filler holds these); small pages only, so THP does not change what it costs.
+/// Unmapped on drop.
+pub struct TouchedMemory {
+    address: *mut libc::c_void,
+    length: usize,
+}
+
+// SAFETY: the mapping is owned by exactly one TouchedMemory and only unmapped in its Drop.
+unsafe impl Send for TouchedMemory {}
+
+impl TouchedMemory {
+    /// `length` bytes mapped and touched page by page; `None` when the mapping fails.
+    pub fn new(length: usize) -> Option<TouchedMemory> {
+        // SAFETY: a fresh private anonymous mapping; no existing memory is affected.
+        let address = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                length,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if address == libc::MAP_FAILED {
+            return None;
+        }
+        let memory = TouchedMemory { address, length };
+        // SAFETY: advice on our own mapping.
+        unsafe { libc::madvise(address, length, libc::MADV_NOHUGEPAGE) };
+        let bytes = address.cast::<u8>();
+        for offset in (0..length).step_by(4096) {
+            // SAFETY: offset < length, inside the mapping; a volatile store so the page is
+            // really faulted in.
+            unsafe { bytes.add(offset).write_volatile(1) };
+        }
+        Some(memory)
+    }
+}
+
+impl Drop for TouchedMemory {
+    fn drop(&mut self) {
+        // SAFETY: unmapping the mapping this value owns, once.
+        unsafe { libc::munmap(self.address, self.length) };
+    }
+}

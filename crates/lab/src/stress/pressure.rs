@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::experiment::{Bounds, CHUNK};
-use crate::host::sys::mem_available;
+use crate::host::sys::{mem_available, TouchedMemory};
 use crate::stress::Counters;
 
 /// What the filler should do next, given MemAvailable and what it holds.
@@ -147,14 +147,14 @@ impl Drop for Filler {
 
 fn fill(bounds: Bounds, shared: &Shared, counters: &Counters) {
     let held = &counters.memory_bytes;
-    let mut chunks: Vec<Chunk> = Vec::new();
+    let mut chunks: Vec<TouchedMemory> = Vec::new();
     while !shared.stop.load(Ordering::Relaxed) {
         let available = mem_available();
         shared
             .min_available_bytes
             .fetch_min(available, Ordering::Relaxed);
         match step(&bounds, available, chunks.len() as u64 * CHUNK) {
-            Step::Fill => match Chunk::touched(CHUNK as usize) {
+            Step::Fill => match TouchedMemory::new(CHUNK as usize) {
                 Some(chunk) => chunks.push(chunk),
                 None => {
                     shared.settled.store(true, Ordering::SeqCst);
@@ -178,51 +178,6 @@ fn fill(bounds: Bounds, shared: &Shared, counters: &Counters) {
     }
     chunks.clear();
     held.store(0, Ordering::Relaxed);
-}
-
-/// One anonymous mapping, every page touched; unmapped on drop.
-struct Chunk {
-    address: *mut libc::c_void,
-    length: usize,
-}
-
-// SAFETY: the mapping is owned by exactly one Chunk and only unmapped in its Drop.
-unsafe impl Send for Chunk {}
-
-impl Chunk {
-    fn touched(length: usize) -> Option<Chunk> {
-        // SAFETY: a fresh private anonymous mapping; no existing memory is affected.
-        let address = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                length,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if address == libc::MAP_FAILED {
-            return None;
-        }
-        let chunk = Chunk { address, length };
-        // SAFETY: advice on our own mapping.
-        unsafe { libc::madvise(address, length, libc::MADV_NOHUGEPAGE) };
-        let bytes = address.cast::<u8>();
-        for offset in (0..length).step_by(4096) {
-            // SAFETY: offset < length, inside the mapping; a volatile store so the page is
-            // really faulted in.
-            unsafe { bytes.add(offset).write_volatile(1) };
-        }
-        Some(chunk)
-    }
-}
-
-impl Drop for Chunk {
-    fn drop(&mut self) {
-        // SAFETY: unmapping the mapping this Chunk owns, once.
-        unsafe { libc::munmap(self.address, self.length) };
-    }
 }
 
 /// Memory every JVM of a turn may need besides its heap, and at least this much for the

@@ -5,7 +5,6 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -179,10 +178,7 @@ fn writeback_forcer(dirs: &[PathBuf], interval: Duration, stop: &AtomicBool, cou
                 continue;
             }
             if let Ok(file) = File::open(&path) {
-                // SAFETY: valid fd; the call only starts writeback of the file's dirty pages.
-                unsafe {
-                    libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE)
-                };
+                crate::host::sys::start_writeback(&file);
                 counters.writeback_calls.fetch_add(1, Ordering::Relaxed);
             }
         }
