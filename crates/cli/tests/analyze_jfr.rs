@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use analyze_support::{analyze_json, bin, run};
-use jfr_support::{jfr_print, record, record_with, JDK25};
+use jfr_support::{jfr_print, record, record_repository, record_with, JDK25};
 
 /// How many events of each of `types` the recording has, per `jfr print --json`.
 fn jdk_count(jfr: &Path, types: &[&str]) -> Vec<u64> {
@@ -113,4 +113,88 @@ fn recorded_allocation_stalls_feed_fail_on() {
     assert!(max_ms > 0.0);
     let over = format!("alloc_stall.max>{}ms", max_ms * 2.0);
     assert_eq!(run(&["--fail-on", &over, jfr]).status.code(), Some(0));
+}
+
+/// The pauses, safepoints and total pause time `analyze --json` finds in `inputs`.
+fn pause_numbers(inputs: &[std::path::PathBuf]) -> (u64, u64, f64) {
+    let json = analyze_json(inputs);
+    (
+        json["pauses"]["count"].as_u64().unwrap(),
+        json["safepoints"]["count"].as_u64().unwrap(),
+        json["pauses"]["total_ms"].as_f64().unwrap(),
+    )
+}
+
+/// A recording read from its JVM's repository directory (several chunk files, one of
+/// them started at a safepoint whose events straddle two chunks) matches the JDK's `jfr`
+/// on each chunk file; gzipped or in a zip, a recording gives what the file gives.
+#[test]
+fn a_recording_as_its_repository_gzipped_or_zipped_gives_the_same_pauses() {
+    let repository = tempfile::tempdir().unwrap();
+    let Some(jvm_dir) = record_repository(Path::new(JDK25), repository.path()) else {
+        return;
+    };
+    let mut chunk_files: Vec<_> = std::fs::read_dir(&jvm_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jfr"))
+        .collect();
+    chunk_files.sort();
+    assert!(chunk_files.len() >= 2, "{chunk_files:?}");
+    let (mut pauses, mut safepoints) = (0, 0);
+    for file in &chunk_files {
+        let (p, s) = jdk_counts(file);
+        pauses += p;
+        safepoints += s;
+    }
+    assert!(pauses > 0 && safepoints > 0);
+    // The JVM's directory, and the repository root holding it.
+    for dir in [&jvm_dir, &repository.path().to_path_buf()] {
+        let (p, s, _) = pause_numbers(std::slice::from_ref(dir));
+        assert_eq!((p, s), (pauses, safepoints), "{}", dir.display());
+    }
+
+    // Gzipped, and zipped alone.
+    let Some(run_) = record(JDK25, "-XX:+UseG1GC") else {
+        return;
+    };
+    let whole = pause_numbers(std::slice::from_ref(&run_.jfr));
+    let bytes = std::fs::read(&run_.jfr).unwrap();
+    let gz = run_.jfr.with_file_name("rec.jfr.gz");
+    let mut encoder = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut encoder, &bytes).unwrap();
+    encoder.finish().unwrap();
+    let zipped = run_.jfr.with_file_name("recording.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&zipped).unwrap());
+    zip.start_file(
+        "rec.jfr",
+        zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated),
+    )
+    .unwrap();
+    std::io::Write::write_all(&mut zip, &bytes).unwrap();
+    zip.finish().unwrap();
+    for packed in [&gz, &zipped] {
+        assert_eq!(
+            pause_numbers(std::slice::from_ref(packed)),
+            whole,
+            "{}",
+            packed.display()
+        );
+    }
+
+    // Two JVMs' repositories under one root: name one.
+    let other = repository.path().join("2026_01_01_00_00_00_1");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::copy(&run_.jfr, other.join("2026_01_01_00_00_00.jfr")).unwrap();
+    let out = run(&[repository.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("of 2 JVMs") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
 }

@@ -189,11 +189,44 @@ struct SafepointParts {
     sync_ns: Option<u64>,
     end: Option<(i64, u64)>,
     operation: Option<(i64, u64, Option<String>)>,
+    /// Carried over from the previous chunk once already.
+    carried: bool,
 }
+
+impl SafepointParts {
+    /// Whether a part the recording has is missing: the JVM rotates chunks at a
+    /// safepoint, so a safepoint's `SafepointBegin` can be the last event of one chunk and
+    /// its `ExecuteVMOperation` in the next.
+    fn incomplete(&self, operations_recorded: bool) -> bool {
+        self.begin.is_none() || (operations_recorded && self.operation.is_none())
+    }
+
+    /// Takes the parts `earlier` (the same id, carried from the previous chunk) has and
+    /// these lack; `false`, taking nothing, when both have the same part: then they are
+    /// two safepoints (a recording's chunks repeated, or another JVM's).
+    fn absorb(&mut self, earlier: &mut SafepointParts) -> bool {
+        let clash = (self.begin.is_some() && earlier.begin.is_some())
+            || (self.operation.is_some() && earlier.operation.is_some());
+        if clash {
+            return false;
+        }
+        self.begin = self.begin.or(earlier.begin);
+        self.sync_ns = self.sync_ns.or(earlier.sync_ns);
+        self.end = self.end.or(earlier.end);
+        self.operation = self.operation.take().or(earlier.operation.take());
+        self.carried = true;
+        true
+    }
+}
+
+/// Safepoints carried into the next chunk at most (each is carried once).
+const MAX_CARRIED_SAFEPOINTS: usize = 1_000;
 
 /// Turns chunks into [`Item`]s and accumulates [`Extras`].
 pub struct Assembler {
     carried: Vec<Event>,
+    carried_safepoints: HashMap<u64, SafepointParts>,
+    seen_operation_events: bool,
     stalls: DurationStats,
     stall_pages: Vec<PageTypeCount>,
     heap_before: HashMap<u64, u64>,
@@ -222,6 +255,8 @@ impl Assembler {
     pub fn new() -> Self {
         Assembler {
             carried: Vec::new(),
+            carried_safepoints: HashMap::new(),
+            seen_operation_events: false,
             stalls: DurationStats::new(),
             stall_pages: Vec::new(),
             heap_before: HashMap::new(),
@@ -286,6 +321,7 @@ impl Assembler {
                     safepoint_id,
                 } => {
                     self.seen_safepoint_events = true;
+                    self.seen_operation_events = true;
                     safepoints.entry(*safepoint_id).or_default().operation =
                         Some((start, dur, operation.clone()));
                 }
@@ -382,8 +418,22 @@ impl Assembler {
                 cpu,
             )));
         }
-        for (id, parts) in safepoints {
-            if let Some(sp) = safepoint(id, parts) {
+        for (id, mut earlier) in std::mem::take(&mut self.carried_safepoints) {
+            let completed = safepoints
+                .get_mut(&id)
+                .is_some_and(|now| now.absorb(&mut earlier));
+            if !completed {
+                items.extend(safepoint(id, earlier).map(Item::Safepoint));
+            }
+        }
+        for (id, mut parts) in safepoints {
+            let carry = !parts.carried
+                && parts.incomplete(self.seen_operation_events)
+                && self.carried_safepoints.len() < MAX_CARRIED_SAFEPOINTS;
+            if carry {
+                parts.carried = true;
+                self.carried_safepoints.insert(id, parts);
+            } else if let Some(sp) = safepoint(id, parts) {
                 items.push(Item::Safepoint(sp));
             }
         }
@@ -434,6 +484,12 @@ impl Assembler {
                 _ => None,
             })
             .collect();
+        items.extend(
+            std::mem::take(&mut self.carried_safepoints)
+                .into_iter()
+                .filter_map(|(id, parts)| safepoint(id, parts))
+                .map(Item::Safepoint),
+        );
         items.sort_by_key(Item::order_key);
         let mut missing = Vec::new();
         if !self.seen_pause_events {

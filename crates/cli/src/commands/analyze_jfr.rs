@@ -3,13 +3,15 @@
 
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::Read;
-use std::path::Path;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
 
 use pauselab_gclog::parse::{
     Cpu, GcCycle, GcPause, HeapChange, Record, Safepoint, Stall, StallKind, Stamp,
 };
-use pauselab_gclog::{Analyzer, Report};
+use pauselab_gclog::{input, Analyzer, Report};
 use pauselab_jfr::{Assembler, Extras, Item, Malformed, Recording};
 use serde::Serialize;
 
@@ -43,74 +45,214 @@ pub fn recordings(inputs: &[String]) -> anyhow::Result<Option<Vec<String>>> {
     }
 }
 
-/// A JFR recording by its `FLR` magic or a `.jfr` name (`-`, stdin, never is).
+/// A JFR recording: a file by its `FLR` magic or a `.jfr` name, a compressed one
+/// (`.jfr.gz`, `.jfr.zip`, a zip of `.jfr` files), or a JFR repository directory (the
+/// chunk files a running JVM writes under `-XX:FlightRecorderOptions:repository=`, or
+/// `/tmp/<date>_<pid>`). `-`, stdin, never is.
 pub fn is_recording(name: &str) -> bool {
     if name == "-" {
         return false;
     }
+    let path = Path::new(name);
+    if path.is_dir() {
+        // A repository of one JVM holds chunk files; the repository root, one directory
+        // of them per JVM (refused with a message naming how many).
+        return has_chunks(path)
+            || std::fs::read_dir(path)
+                .is_ok_and(|entries| entries.flatten().any(|e| has_chunks(&e.path())));
+    }
+    if name.ends_with(".jfr") || name.ends_with(".jfr.gz") || name.ends_with(".jfr.zip") {
+        return true;
+    }
     // Only a regular file is sniffed: reading from a pipe or a FIFO would consume its
     // first bytes (or wait for a writer) before the analysis reads it.
-    let regular = std::fs::metadata(name).is_ok_and(|m| m.is_file());
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut magic = [0u8; 4];
-    let sniffed = regular
-        && File::open(name)
-            .and_then(|mut f| f.read_exact(&mut magic))
-            .is_ok()
-        && Recording::<File>::sniff(&magic);
-    sniffed || name.ends_with(".jfr")
+    let head = File::open(path).and_then(|mut f| f.read_exact(&mut magic));
+    if head.is_err() {
+        return false;
+    }
+    if Recording::<File>::sniff(&magic) {
+        return true;
+    }
+    // A gzip or zip file is a recording when what it holds starts like one.
+    let packed = magic.starts_with(&[0x1f, 0x8b]) || magic == *b"PK\x03\x04";
+    packed
+        && input::expand(&[name.to_string()]).is_ok_and(|inputs| {
+            inputs.iter().any(|one| {
+                let mut head = [0u8; 4];
+                input::open(one).is_ok_and(|mut r| r.read_exact(&mut head).is_ok())
+                    && Recording::<File>::sniff(&head)
+            })
+        })
 }
 
-/// Feeds every recording to `analyzer`, one input each.
+/// The most chunk files a repository directory may hold (a JVM rotates chunks at 12 MB or
+/// every few minutes: days of recording).
+const MAX_REPOSITORY_CHUNKS: usize = 100_000;
+
+/// Where one recording's chunks are: a file, or the members of an archive or a repository
+/// directory, in the order they were written.
+enum Part {
+    /// A recording file, read in place.
+    File(PathBuf),
+    /// A recording inside gzip or zip, copied once into an unnamed temporary file: the
+    /// reader seeks between a chunk's parts, which a decompressor cannot.
+    Packed(input::Input),
+}
+
+/// The parts of the recording named `name`.
+fn parts_of(name: &str) -> anyhow::Result<Vec<Part>> {
+    let path = Path::new(name);
+    if path.is_dir() {
+        return repository_chunks(path);
+    }
+    let mut magic = [0u8; 4];
+    let plain = File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|_| Recording::<File>::sniff(&magic));
+    if plain || !path.exists() {
+        // A missing file is reported by the reader, naming it.
+        return Ok(vec![Part::File(path.to_path_buf())]);
+    }
+    Ok(input::expand(&[name.to_string()])?
+        .into_iter()
+        .map(Part::Packed)
+        .collect())
+}
+
+/// The chunk files of a JFR repository directory, oldest first (their names are the times
+/// they were started, `2026_11_26_10_18_59.jfr`).
+fn repository_chunks(dir: &Path) -> anyhow::Result<Vec<Part>> {
+    let read = |e: std::io::Error| anyhow::anyhow!("{}: {e}", dir.display());
+    let mut chunks = Vec::new();
+    let mut jvm_dirs = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(read)? {
+        let entry = entry.map_err(read)?;
+        let path = entry.path();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && has_chunks(&path) {
+            jvm_dirs.push(path);
+        } else if !is_dir && path.extension().is_some_and(|e| e == "jfr") {
+            chunks.push(path);
+        }
+        if chunks.len() > MAX_REPOSITORY_CHUNKS {
+            anyhow::bail!(
+                "{}: more than {MAX_REPOSITORY_CHUNKS} chunk files; name the ones to analyze",
+                dir.display()
+            );
+        }
+    }
+    if chunks.is_empty() {
+        // The repository root: one directory per JVM.
+        match jvm_dirs.len() {
+            0 => anyhow::bail!(
+                "{}: a directory without .jfr files: give a recording, or the repository directory of one JVM",
+                dir.display()
+            ),
+            1 => return repository_chunks(&jvm_dirs[0]),
+            n => anyhow::bail!(
+                "{}: holds the JFR repositories of {n} JVMs, one directory each: name the one to analyze",
+                dir.display()
+            ),
+        }
+    }
+    chunks.sort();
+    Ok(chunks.into_iter().map(Part::File).collect())
+}
+
+/// Whether `dir` is a directory holding `.jfr` files.
+fn has_chunks(dir: &Path) -> bool {
+    dir.is_dir()
+        && std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "jfr"))
+        })
+}
+
+/// Reads one part: a file in place, a packed one through a temporary copy.
+fn open_part(part: &Part) -> anyhow::Result<Recording<BufReader<File>>> {
+    match part {
+        Part::File(path) => Ok(Recording::open(path)?),
+        Part::Packed(one) => {
+            let mut reader = input::open(one)?;
+            let mut copy = tempfile::tempfile()
+                .context("a temporary file for the decompressed recording (set TMPDIR to a directory with room)")?;
+            std::io::copy(&mut reader, &mut copy)
+                .with_context(|| format!("{}: decompressing the recording", one.name))?;
+            Ok(Recording::new(
+                BufReader::with_capacity(256 << 10, copy),
+                one.name.clone(),
+            )?)
+        }
+    }
+}
+
+/// Feeds every recording to `analyzer`, one input each (a repository directory or an
+/// archive of chunk files is one recording).
 pub fn analyze(
     paths: &[String],
     analyzer: &mut Analyzer<'_>,
 ) -> anyhow::Result<Vec<RecordingExtras>> {
     let mut all = Vec::new();
     for name in paths {
-        let mut rec = Recording::open(Path::new(name))?;
+        let parts = parts_of(name)?;
         analyzer.begin_file(name);
         let mut feed = Feed::default();
         let mut assembler = Assembler::new();
-        loop {
-            let chunk = match rec.next_chunk() {
-                Ok(Some(chunk)) => chunk,
-                Ok(None) => break,
-                // A recording cut off while the JVM wrote it: its complete chunks stand.
-                Err(pauselab_jfr::Error::Malformed {
-                    chunk,
-                    problem: Malformed::Truncated,
-                    ..
-                }) if chunk > 1 => {
+        let mut bytes = 0;
+        let mut chunks_before = 0;
+        'parts: for (index, part) in parts.iter().enumerate() {
+            let last_part = index + 1 == parts.len();
+            let mut rec = open_part(part)?;
+            bytes += rec.len();
+            loop {
+                let chunk = match rec.next_chunk() {
+                    Ok(Some(chunk)) => chunk,
+                    Ok(None) => break,
+                    // A recording cut off while the JVM wrote it (or a repository's chunk
+                    // still being written): the complete chunks before it stand.
+                    Err(pauselab_jfr::Error::Malformed {
+                        file,
+                        chunk,
+                        problem: Malformed::Truncated | Malformed::Header,
+                        ..
+                    }) if chunks_before + chunk > 1 && last_part => {
+                        analyzer.warn(
+                            name,
+                            None,
+                            format!("{file}: chunk {chunk} is cut off (the JVM was still writing it, or the file was truncated): analysed the {} complete chunk(s) before it", chunks_before + chunk - 1),
+                        );
+                        break 'parts;
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                if !chunk.limits_hit.is_empty() {
                     analyzer.warn(
                         name,
                         None,
-                        format!("chunk {chunk} is cut off (the JVM was still writing the recording, or it was truncated): analysed the {} complete chunk(s) before it", chunk - 1),
+                        format!(
+                            "chunk {}: over the size limit of its {}: some names may be missing",
+                            chunks_before + rec.chunks_read(),
+                            chunk.limits_hit.join(" and ")
+                        ),
                     );
-                    break;
                 }
-                Err(e) => return Err(e.into()),
-            };
-            if !chunk.limits_hit.is_empty() {
-                analyzer.warn(
-                    name,
-                    None,
-                    format!(
-                        "chunk {}: over the size limit of its {}: some names may be missing",
-                        rec.chunks_read(),
-                        chunk.limits_hit.join(" and ")
-                    ),
-                );
+                feed.origin_ns.get_or_insert(chunk.start_epoch_ns);
+                for item in assembler.chunk(chunk) {
+                    feed.item(analyzer, item);
+                }
             }
-            feed.origin_ns.get_or_insert(chunk.start_epoch_ns);
-            for item in assembler.chunk(chunk) {
-                feed.item(analyzer, item);
-            }
+            chunks_before += rec.chunks_read();
         }
         let (rest, extras) = assembler.finish();
         for item in rest {
             feed.item(analyzer, item);
         }
-        analyzer.end_file(rec.len());
+        analyzer.end_file(bytes);
         if !extras.missing_events.is_empty() {
             analyzer.warn(
                 name,

@@ -97,6 +97,37 @@ pub fn record_with(jdk: &Path, flags: &[&str]) -> Option<Run> {
     })
 }
 
+/// Runs the workload with a recording kept only in `repository` (the chunk files a
+/// running JVM writes, kept at exit with `preserve-repository`, JDK 21+); a second
+/// recording started after a second makes the JVM begin a new chunk, so there are
+/// several. The JVM's own directory under `repository`; `None` without the JDK.
+pub fn record_repository(jdk: &Path, repository: &Path) -> Option<PathBuf> {
+    if !jdk.join("bin/java").exists() {
+        eprintln!("skipped: no JDK at {}", jdk.display());
+        return None;
+    }
+    succeeded(
+        Command::new(jdk.join("bin/java"))
+            .args(["-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseG1GC"])
+            .arg(format!(
+                "-XX:FlightRecorderOptions:repository={},preserve-repository=true",
+                repository.display()
+            ))
+            .arg(format!("-XX:StartFlightRecording:{SETTINGS}"))
+            .arg("-XX:StartFlightRecording:name=second,delay=1s,settings=default")
+            .arg("-cp")
+            .arg(workload_classes())
+            .args(["Alloc", "2500"]),
+    );
+    let mut jvm_dirs: Vec<PathBuf> = std::fs::read_dir(repository)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(jvm_dirs.len(), 1, "{jvm_dirs:?}");
+    jvm_dirs.pop()
+}
+
 /// The events of `types` in a recording, as the JDK's own `jfr print --json` gives them.
 pub fn jfr_print(jdk: &Path, jfr: &Path, types: &[&str]) -> Vec<serde_json::Value> {
     let out = succeeded(
