@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use analyze_support::{analyze_json, bin, run};
-use jfr_support::{jfr_print, record, record_repository, record_with, JDK25};
+use jfr_support::{jfr_print, record, record_for, record_repository, record_with, JDK25};
 
 /// How many events of each of `types` the recording has, per `jfr print --json`.
 fn jdk_count(jfr: &Path, types: &[&str]) -> Vec<u64> {
@@ -197,4 +197,86 @@ fn a_recording_as_its_repository_gzipped_or_zipped_gives_the_same_pauses() {
         err.contains("of 2 JVMs") && err.trim_end().lines().count() == 1,
         "{err}"
     );
+}
+
+/// Processes that keep every core busy until dropped.
+struct CpuHogs(Vec<std::process::Child>);
+
+impl CpuHogs {
+    fn start() -> CpuHogs {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        CpuHogs(
+            (0..2 * cores)
+                .map(|_| {
+                    Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .unwrap()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for CpuHogs {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Full collections of a JVM competing with busy loops on every core: the recording's
+/// CPU samples put the machine at 90 % or more around them, and the `busy_cpu` finding
+/// names them; the physical memory the recording saw is reported.
+#[test]
+fn pauses_on_a_saturated_machine_are_named_from_the_cpu_samples() {
+    let hogs = CpuHogs::start();
+    let recorded = record_for(Path::new(JDK25), &["-XX:+UseSerialGC"], 4000);
+    drop(hogs);
+    let Some(run_) = recorded else {
+        return;
+    };
+    let json = analyze_json(std::slice::from_ref(&run_.jfr));
+    let finding = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "busy_cpu")
+        .unwrap_or_else(|| panic!("no busy_cpu finding: {:#}", json["findings"]));
+    let count = finding["count"].as_u64().unwrap();
+    assert!(count >= 1);
+    let long_pauses = json["pauses"]["count"].as_u64().unwrap();
+    assert!(count <= long_pauses);
+    for evidence in finding["evidence"].as_array().unwrap() {
+        let detail = evidence["detail"].as_str().unwrap();
+        let busy: f64 = detail
+            .strip_prefix("machine CPU ")
+            .and_then(|d| d.split('%').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{detail}"));
+        assert!(busy >= 90.0, "{detail}");
+    }
+    assert_eq!(
+        run(&["--fail-on", "finding:busy_cpu", run_.jfr.to_str().unwrap()])
+            .status
+            .code(),
+        Some(3)
+    );
+    let memory = &json["jfr"][0]["physical_memory"];
+    let total = memory["total_bytes"].as_u64().unwrap();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let host_total = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
+        .unwrap()
+        * 1024;
+    // The host's memory, or a container's smaller limit.
+    assert!(
+        total > 0 && total <= host_total,
+        "jdk.PhysicalMemory {total} against /proc/meminfo {host_total}"
+    );
+    assert!(memory["max_used_bytes"].as_u64().unwrap() <= total);
 }

@@ -9,6 +9,7 @@ use pauselab_pause::{
 };
 use serde::Serialize;
 
+use crate::busy_cpu::BusyCpu;
 use crate::findings::{Context, Evidence, Finding, Rules, Thresholds};
 use crate::health::{
     MemorySection, MemoryStats, SlidingShare, StallSection, StallStats, WindowShare,
@@ -320,6 +321,8 @@ pub struct Analyzer<'s> {
     /// G1's region size, from the log's start.
     region_size: Option<u64>,
     timeouts: Timeouts,
+    /// Long pauses matched with a recording's CPU load samples.
+    busy_cpu: BusyCpu,
 }
 
 /// A time on one forward-going clock: uptime, else the wall clock.
@@ -366,6 +369,7 @@ impl<'s> Analyzer<'s> {
             old_generation: None,
             region_size: None,
             timeouts: Timeouts::default(),
+            busy_cpu: BusyCpu::default(),
         }
     }
 
@@ -581,6 +585,20 @@ impl<'s> Analyzer<'s> {
                         w.add(start + pause.duration_ns, pause.duration_ns);
                     }
                 }
+                let file = &self.files[fi].file;
+                self.busy_cpu.pause(
+                    clock_ns(&pause.start).map(|s| s + pause.duration_ns),
+                    pause.duration_ns,
+                    || Evidence {
+                        file: file.clone(),
+                        line,
+                        uptime_s: pause.start.uptime_ns.map(|u| u as f64 / 1e9),
+                        wall: pause.start.wall_ms.map(format_epoch_ms),
+                        what: pause.described(),
+                        detail: String::new(),
+                        excess_ms: 0.0,
+                    },
+                );
                 self.flush_pending();
                 let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
                 self.last_gc_id = pause.gc_id;
@@ -631,6 +649,14 @@ impl<'s> Analyzer<'s> {
                 if self.version.is_none() {
                     self.version = Some(v);
                 }
+            }
+            Record::CpuLoad(load) => {
+                self.busy_cpu.sample(
+                    clock_ns(&p.stamp),
+                    load,
+                    &mut self.rules.busy_cpu,
+                    self.opts.evidence,
+                );
             }
             Record::Stall(stall) => {
                 let stats = match stall.kind {
@@ -855,10 +881,7 @@ impl<'s> Analyzer<'s> {
             line: pp.line,
             uptime_s: p.start.uptime_ns.map(|u| u as f64 / 1e9),
             wall: p.start.wall_ms.map(format_epoch_ms),
-            what: match &p.cause {
-                Some(c) => format!("{} ({c})", p.name),
-                None => p.name.clone(),
-            },
+            what: p.described(),
             detail,
             excess_ms: excess_ns as f64 / 1e6,
         };
@@ -1006,6 +1029,7 @@ impl<'s> Analyzer<'s> {
                 (s.count, s.total_ms, s.max_ms)
             },
             safepoint_timeouts: timeouts.threads.clone(),
+            long_pauses_cpu_sampled: self.busy_cpu.long_pauses_sampled,
         };
         let findings = rules.findings(&ctx);
         let mut by_name: Vec<NameTotals> =

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::timeouts::Culprit;
 
+mod busy_cpu;
 mod gc_health;
 
 /// Margins the rules use; the defaults are documented in docs/analyze.md.
@@ -141,7 +142,7 @@ impl RuleTracker {
 }
 
 /// Rule ids, as used by `--fail-on finding:RULE` and in the JSON.
-pub const RULES: [&str; 13] = [
+pub const RULES: [&str; 14] = [
     "real_gt_cpu",
     "sys_gt_user",
     "stopped_gt_gc",
@@ -155,6 +156,7 @@ pub const RULES: [&str; 13] = [
     "humongous_allocation",
     "degenerated_gc",
     "allocation_stalls",
+    "busy_cpu",
 ];
 
 /// The trackers of every rule, filled by the analyzer.
@@ -172,6 +174,8 @@ pub struct Rules {
     pub humongous_allocation: RuleTracker,
     pub degenerated_gc: RuleTracker,
     pub allocation_stalls: RuleTracker,
+    /// Long pauses while the machine's CPU was saturated (recordings with `jdk.CPULoad`).
+    pub busy_cpu: RuleTracker,
 }
 
 /// Context the findings need to be worded and ranked.
@@ -193,6 +197,8 @@ pub struct Context {
     pub allocation_stalls: (u64, f64, f64),
     /// Threads named by safepoint timeout reports, most often first.
     pub safepoint_timeouts: Vec<Culprit>,
+    /// Long pauses a CPU load sample covered (0 without `jdk.CPULoad`).
+    pub long_pauses_cpu_sampled: u64,
 }
 
 fn ms(ns: u64) -> String {
@@ -363,6 +369,7 @@ impl Rules {
             out.push(f);
         }
         self.gc_health(ctx, &mut out);
+        self.busy_cpu(ctx, &mut out);
         out.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.count.cmp(&a.count)));
         out
     }

@@ -15,6 +15,7 @@
 //! - [`follow`]: a log the JVM is still writing, read as it grows and through rotation.
 
 pub mod analysis;
+mod busy_cpu;
 pub mod condition;
 pub mod findings;
 pub mod follow;

@@ -62,6 +62,16 @@ pub struct GcPause {
     pub failure: Option<Failure>,
 }
 
+impl GcPause {
+    /// The pause as evidence names it: `Pause Young (G1 Evacuation Pause)`.
+    pub fn described(&self) -> String {
+        match &self.cause {
+            Some(c) => format!("{} ({c})", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
 /// Heap occupancy around a collection, bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeapChange {
@@ -97,6 +107,16 @@ pub struct Stall {
     pub kind: StallKind,
     pub thread: String,
     pub duration_ns: u64,
+}
+
+/// The CPU load over a sampling period that ends at the record's stamp (a JFR recording's
+/// `jdk.CPULoad`, 1 s by default), in thousandths of the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuLoad {
+    /// The whole machine.
+    pub machine_per_mille: u32,
+    /// This JVM, user + system.
+    pub jvm_per_mille: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,6 +193,8 @@ pub enum Record {
     /// A line of HotSpot's report of a safepoint that timed out (`-XX:+SafepointTimeout`):
     /// it names the threads that held the safepoint up.
     SafepointTimeout(TimeoutLine),
+    /// A sample of the machine's CPU load (recordings only: GC logs do not have it).
+    CpuLoad(CpuLoad),
     /// A log line carrying nothing the analysis uses (heap sizes, phases, concurrent work).
     Other,
 }

@@ -76,6 +76,15 @@ pub enum Item {
     Safepoint(Safepoint),
     /// The heap around one collection (`jdk.GCHeapSummary` before and after it).
     Heap(HeapChange),
+    /// A sample of the CPU load (`jdk.CPULoad`) over the period ending at `at_epoch_ns`.
+    CpuLoad {
+        /// End of the period the sample covers, ns since the Unix epoch.
+        at_epoch_ns: i64,
+        /// The whole machine's load, 0..1.
+        machine: f64,
+        /// The JVM's own load (user + system), 0..1 of the machine.
+        jvm: f64,
+    },
     /// A ZGC allocation stall (`jdk.ZAllocationStall`): one thread waited for memory.
     AllocationStall {
         /// End of the stall, ns since the Unix epoch.
@@ -109,6 +118,7 @@ impl Item {
             Item::Safepoint(s) => s.end_epoch_ns(),
             Item::Heap(h) => h.at_epoch_ns,
             Item::AllocationStall { end_epoch_ns, .. } => *end_epoch_ns,
+            Item::CpuLoad { at_epoch_ns, .. } => *at_epoch_ns,
         }
     }
 }
@@ -162,6 +172,19 @@ pub struct CpuLoadSummary {
     pub jvm_system_mean_pct: f64,
 }
 
+/// Physical memory samples (`jdk.PhysicalMemory`: the host's, or the container's limit).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PhysicalMemorySummary {
+    /// Samples.
+    pub samples: u64,
+    /// The largest total seen, bytes.
+    pub total_bytes: u64,
+    /// The most in use at once, bytes.
+    pub max_used_bytes: u64,
+    /// The least free at once (total - used), bytes.
+    pub min_free_bytes: u64,
+}
+
 /// What a recording holds besides pauses and safepoints.
 #[derive(Debug, Clone, Serialize)]
 pub struct Extras {
@@ -179,6 +202,8 @@ pub struct Extras {
     pub heap: Option<HeapSummary>,
     /// `jdk.CPULoad`; null when not recorded.
     pub cpu_load: Option<CpuLoadSummary>,
+    /// `jdk.PhysicalMemory`; null when not recorded.
+    pub physical_memory: Option<PhysicalMemorySummary>,
     /// Event types the recording lacks that the analysis needs (off in its settings).
     pub missing_events: Vec<&'static str>,
 }
@@ -194,11 +219,22 @@ struct SafepointParts {
 }
 
 impl SafepointParts {
-    /// Whether a part the recording has is missing: the JVM rotates chunks at a
-    /// safepoint, so a safepoint's `SafepointBegin` can be the last event of one chunk and
-    /// its `ExecuteVMOperation` in the next.
-    fn incomplete(&self, operations_recorded: bool) -> bool {
-        self.begin.is_none() || (operations_recorded && self.operation.is_none())
+    /// Whether the rest of this safepoint may be in the next chunk: the JVM rotates
+    /// chunks at a safepoint, so a safepoint's `SafepointBegin` can be the last event of
+    /// one chunk and its `ExecuteVMOperation` in the next. Only a safepoint at the chunk's
+    /// end: one missing its start at the recording's start began before it.
+    fn continues_after(&self, chunk_end_ns: i64, operations_recorded: bool) -> bool {
+        let incomplete = self.begin.is_none() || (operations_recorded && self.operation.is_none());
+        let last_seen = [
+            self.begin,
+            self.end,
+            self.operation.as_ref().map(|o| (o.0, o.1)),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|(start, dur)| start.saturating_add_unsigned(dur))
+        .max();
+        incomplete && last_seen.is_some_and(|t| t >= chunk_end_ns.saturating_sub(CHUNK_EDGE_NS))
     }
 
     /// Takes the parts `earlier` (the same id, carried from the previous chunk) has and
@@ -219,6 +255,9 @@ impl SafepointParts {
     }
 }
 
+/// How close to a chunk's end a safepoint must be to continue in the next chunk.
+const CHUNK_EDGE_NS: i64 = 1_000_000_000;
+
 /// Safepoints carried into the next chunk at most (each is carried once).
 const MAX_CARRIED_SAFEPOINTS: usize = 1_000;
 
@@ -233,6 +272,7 @@ pub struct Assembler {
     heap: HeapSummary,
     heap_after_total: f64,
     cpu: CpuLoadSummary,
+    memory: PhysicalMemorySummary,
     chunks: u64,
     events: u64,
     start: Option<i64>,
@@ -263,6 +303,7 @@ impl Assembler {
             heap: HeapSummary::default(),
             heap_after_total: 0.0,
             cpu: CpuLoadSummary::default(),
+            memory: PhysicalMemorySummary::default(),
             chunks: 0,
             events: 0,
             start: None,
@@ -291,8 +332,11 @@ impl Assembler {
         let mut pauses_per_gc: HashMap<u64, u32> = HashMap::new();
         let mut safepoints: HashMap<u64, SafepointParts> = HashMap::new();
         let mut pauses = std::mem::take(&mut self.carried);
+        // The last event's end: a chunk still being written has no duration in its header.
+        let mut last_event_ns = i64::MIN;
         for ev in chunk.events {
             let (start, dur) = (ev.start_epoch_ns, ev.duration_ns);
+            last_event_ns = last_event_ns.max(start.saturating_add_unsigned(dur));
             match &ev.data {
                 EventData::GarbageCollection {
                     gc_id, name, cause, ..
@@ -362,6 +406,23 @@ impl Assembler {
                     c.machine_total_max_pct = c.machine_total_max_pct.max(machine_total * 100.0);
                     c.jvm_user_mean_pct += jvm_user * 100.0;
                     c.jvm_system_mean_pct += jvm_system * 100.0;
+                    items.push(Item::CpuLoad {
+                        at_epoch_ns: start,
+                        machine: *machine_total,
+                        jvm: jvm_user + jvm_system,
+                    });
+                }
+                EventData::PhysicalMemory { total, used } => {
+                    let m = &mut self.memory;
+                    let free = total.saturating_sub(*used);
+                    m.min_free_bytes = if m.samples == 0 {
+                        free
+                    } else {
+                        m.min_free_bytes.min(free)
+                    };
+                    m.samples += 1;
+                    m.total_bytes = m.total_bytes.max(*total);
+                    m.max_used_bytes = m.max_used_bytes.max(*used);
                 }
                 EventData::GcCpuTime {
                     gc_id,
@@ -428,7 +489,7 @@ impl Assembler {
         }
         for (id, mut parts) in safepoints {
             let carry = !parts.carried
-                && parts.incomplete(self.seen_operation_events)
+                && parts.continues_after(last_event_ns, self.seen_operation_events)
                 && self.carried_safepoints.len() < MAX_CARRIED_SAFEPOINTS;
             if carry {
                 parts.carried = true;
@@ -526,6 +587,7 @@ impl Assembler {
             allocation_stalls: stalls,
             heap,
             cpu_load: cpu,
+            physical_memory: (self.memory.samples > 0).then_some(self.memory),
             missing_events: missing,
         };
         (items, extras)

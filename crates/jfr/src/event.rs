@@ -20,6 +20,7 @@ pub(crate) enum Kind {
     ZAllocationStall,
     GcHeapSummary,
     CpuLoad,
+    PhysicalMemory,
     GcCpuTime,
     JvmInformation,
     GcConfiguration,
@@ -37,6 +38,7 @@ impl Kind {
             "jdk.ZAllocationStall" => Kind::ZAllocationStall,
             "jdk.GCHeapSummary" => Kind::GcHeapSummary,
             "jdk.CPULoad" => Kind::CpuLoad,
+            "jdk.PhysicalMemory" => Kind::PhysicalMemory,
             "jdk.GCCPUTime" => Kind::GcCpuTime,
             "jdk.JVMInformation" => Kind::JvmInformation,
             "jdk.GCConfiguration" => Kind::GcConfiguration,
@@ -131,6 +133,13 @@ pub enum EventData {
         /// Whole machine.
         machine_total: f64,
     },
+    /// `jdk.PhysicalMemory`: the machine's memory (or the container's limit), sampled.
+    PhysicalMemory {
+        /// Total, bytes.
+        total: u64,
+        /// In use, bytes.
+        used: u64,
+    },
     /// `jdk.GCCPUTime` (JDK 23+): CPU time a collection's threads used.
     GcCpuTime {
         /// The collection.
@@ -199,6 +208,7 @@ fn slots(
         Kind::ZAllocationStall => (&["size"], &[], &["type"]),
         Kind::GcHeapSummary => (&["gcId", "heapUsed"], &[], &["when"]),
         Kind::CpuLoad => (&[], &["jvmUser", "jvmSystem", "machineTotal"], &[]),
+        Kind::PhysicalMemory => (&["totalSize", "usedSize"], &[], &[]),
         Kind::GcCpuTime => (&["gcId", "userTime", "systemTime", "realTime"], &[], &[]),
         Kind::JvmInformation => (&["jvmStartTime"], &[], &["jvmVersion"]),
         Kind::GcConfiguration => (&[], &[], &["youngCollector", "oldCollector"]),
@@ -372,6 +382,10 @@ impl RawEvent {
                 jvm_user: self.floats[0],
                 jvm_system: self.floats[1],
                 machine_total: self.floats[2],
+            },
+            Kind::PhysicalMemory => EventData::PhysicalMemory {
+                total: uint(0),
+                used: uint(1),
             },
             Kind::GcCpuTime => EventData::GcCpuTime {
                 gc_id: uint(0),

@@ -26,7 +26,7 @@ use std::path::Path;
 
 pub use assemble::{
     Assembler, CpuLoadSummary, Extras, GcPause, HeapChange, HeapSummary, Item, PageTypeCount,
-    Safepoint, StallSummary,
+    PhysicalMemorySummary, Safepoint, StallSummary,
 };
 pub use event::{Event, EventData};
 

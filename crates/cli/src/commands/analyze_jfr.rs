@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use pauselab_gclog::parse::{
-    Cpu, GcCycle, GcPause, HeapChange, Record, Safepoint, Stall, StallKind, Stamp,
+    Cpu, CpuLoad, GcCycle, GcPause, HeapChange, Record, Safepoint, Stall, StallKind, Stamp,
 };
 use pauselab_gclog::{input, Analyzer, Report};
 use pauselab_jfr::{Assembler, Extras, Item, Malformed, Recording};
@@ -361,6 +361,19 @@ impl Feed {
                 };
                 analyzer.record(self.stamp(h.at_epoch_ns), Record::Cycle(cycle), n);
             }
+            // Matched with the long pauses of its period: the `busy_cpu` finding.
+            Item::CpuLoad {
+                at_epoch_ns,
+                machine,
+                jvm,
+            } => {
+                let per_mille = |f: f64| (f.clamp(0.0, 1.0) * 1000.0).round() as u32;
+                let load = CpuLoad {
+                    machine_per_mille: per_mille(machine),
+                    jvm_per_mille: per_mille(jvm),
+                };
+                analyzer.record(self.stamp(at_epoch_ns), Record::CpuLoad(load), n);
+            }
             // Counted like a GC log's `Allocation Stall` line: `allocation_stalls`, its
             // finding and `--fail-on alloc_stall.*`.
             Item::AllocationStall {
@@ -436,6 +449,17 @@ pub fn render(extras: &[RecordingExtras]) -> String {
                 c.jvm_user_mean_pct,
                 c.jvm_system_mean_pct,
                 c.samples
+            );
+        }
+        if let Some(m) = &e.physical_memory {
+            let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+            let _ = writeln!(
+                o,
+                "Memory     physical {:.1} GiB, at most {:.1} GiB in use (least free {:.1} GiB; {} samples)",
+                gib(m.total_bytes),
+                gib(m.max_used_bytes),
+                gib(m.min_free_bytes),
+                m.samples
             );
         }
     }

@@ -66,6 +66,11 @@ pub fn record(jdk: impl AsRef<Path>, gc: &str) -> Option<Run> {
 
 /// The same with more JVM flags (after the defaults: `-Xmx32m` overrides the heap).
 pub fn record_with(jdk: &Path, flags: &[&str]) -> Option<Run> {
+    record_for(jdk, flags, 1500)
+}
+
+/// The same, with the workload running `millis` milliseconds.
+pub fn record_for(jdk: &Path, flags: &[&str], millis: u32) -> Option<Run> {
     if !jdk.join("bin/java").exists() {
         eprintln!("skipped: no JDK at {}", jdk.display());
         return None;
@@ -87,7 +92,8 @@ pub fn record_with(jdk: &Path, flags: &[&str]) -> Option<Run> {
             .arg(format!("-Xlog:gc*,safepoint:file={}", log.display()))
             .arg("-cp")
             .arg(workload_classes())
-            .args(["Alloc", "1500"]),
+            .arg("Alloc")
+            .arg(millis.to_string()),
     );
     Some(Run {
         _dir: dir,
