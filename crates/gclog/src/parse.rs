@@ -918,7 +918,8 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
     } else {
         ("GC", inner.strip_prefix(b"GC").unwrap_or(inner))
     };
-    // Leading "(cause)" groups right after the head: G1 adds "(young)", "(mixed)", ... kinds.
+    // Leading groups right after the head: JDK 8 prints the cause first, "(G1 Evacuation
+    // Pause)", then G1 adds the kind, "(young)", "(mixed)", "(initial-mark)".
     let mut groups = Vec::new();
     let mut rest = after_head;
     loop {
@@ -931,14 +932,17 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
         groups.push(*first);
         rest = &t[first.len() + 2..];
     }
-    let cause = groups.first().map(|g| lossy(g));
+    // JDK 6 and 7 print no cause: `[GC pause (young)`, `[GC pause (mixed)`.
+    let has_cause = groups.first().is_some_and(|g| !is_g1_kind(g));
+    let cause = groups.first().filter(|_| has_cause).map(|g| lossy(g));
     let name = if contains(b"CMS-initial-mark") {
         "CMS Initial Mark".to_string()
     } else if contains(b"CMS-remark") {
         "CMS Final Remark".to_string()
     } else if head == "GC pause" {
+        // The kinds are part of the name, the cause is not: `GC pause (young) (initial-mark)`.
         let mut n = String::from("GC pause");
-        for g in groups.iter().skip(1) {
+        for g in groups.iter().skip(usize::from(has_cause)) {
             n.push_str(" (");
             n.push_str(&String::from_utf8_lossy(g));
             n.push(')');
@@ -964,6 +968,20 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
         head.to_string()
     };
     (name, cause)
+}
+
+/// The kinds of G1 collections JDK 6-8 print after `GC pause` (early G1 said
+/// `partial` for what became `mixed`).
+fn is_g1_kind(group: &[u8]) -> bool {
+    matches!(
+        group,
+        b"young"
+            | b"mixed"
+            | b"partial"
+            | b"initial-mark"
+            | b"to-space exhausted"
+            | b"to-space overflow"
+    )
 }
 
 fn lossy(s: &[u8]) -> String {

@@ -346,6 +346,45 @@ fn jdk8_line_with_two_date_stamps() {
 }
 
 #[test]
+fn jdk7_g1_kinds_without_a_cause_are_the_name() {
+    for (line, name) in [
+        (
+            "10.5: [GC pause (young), 0.0200000 secs]",
+            "GC pause (young)",
+        ),
+        (
+            "11.5: [GC pause (mixed) 500M->300M(1024M), 0.0300000 secs]",
+            "GC pause (mixed)",
+        ),
+        (
+            "12.5: [GC pause (young) (initial-mark), 0.0400000 secs]",
+            "GC pause (young) (initial-mark)",
+        ),
+        (
+            "13.5: [GC pause (partial), 0.0500000 secs]",
+            "GC pause (partial)",
+        ),
+    ] {
+        let (p, _) = pause(line);
+        assert_eq!(
+            (p.name.as_str(), p.cause.as_deref()),
+            (name, None),
+            "{line}"
+        );
+    }
+    // JDK 8 gives the same names, with the cause apart.
+    let (p, _) =
+        pause("12.5: [GC pause (G1 Evacuation Pause) (young) (initial-mark), 0.0400000 secs]");
+    assert_eq!(
+        (p.name.as_str(), p.cause.as_deref()),
+        (
+            "GC pause (young) (initial-mark)",
+            Some("G1 Evacuation Pause")
+        )
+    );
+}
+
+#[test]
 fn jdk8_shenandoah_pauses() {
     let (p, stamp) = pause(
         "2022-08-17T16:20:47.688+0800: 2.472: [Pause Init Mark (process weakrefs), 3.341 ms]",
