@@ -981,9 +981,10 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
     // JDK 6 and 7 print no cause: `[GC pause (young)`, `[GC pause (mixed)`.
     let has_cause = groups.first().is_some_and(|g| !is_g1_kind(g));
     let cause = groups.first().filter(|_| has_cause).map(|g| lossy(g));
-    let name = if contains(b"CMS-initial-mark") {
+    let name = if contains(b"CMS-initial-mark") || cause.as_deref() == Some("CMS Initial Mark") {
         "CMS Initial Mark".to_string()
-    } else if contains(b"CMS-remark") {
+    } else if contains(b"CMS-remark") || cause.as_deref() == Some("CMS Final Remark") {
+        // Without -XX:+PrintGCDetails the cause alone says it: `[GC (CMS Final Remark) ...`.
         "CMS Final Remark".to_string()
     } else if head == "GC pause" {
         // The kinds are part of the name, the cause is not: `GC pause (young) (initial-mark)`.

@@ -156,6 +156,9 @@ mod tests {
             ("1.000: [GC pause (mixed), 0.0030000 secs]", Mixed),
             ("1.000: [GC pause (partial), 0.0030000 secs]", Mixed),
             ("1.000: [GC pause (young) (initial-mark), 0.0030000 secs]", ConcurrentStart),
+            // CMS phases without -XX:+PrintGCDetails.
+            ("1.000: [GC (CMS Initial Mark)  3K(8K), 0.0010000 secs]", InitialMark),
+            ("1.000: [GC (CMS Final Remark)  3K(8K), 0.0010000 secs]", Remark),
             ("1.000: [GC (Allocation Failure) [PSYoungGen: 1K->1K(2K)] 3K->2K(8K), 0.0010000 secs]", Young),
             ("1.000: [Full GC (Ergonomics) [PSYoungGen: 1K->0K(2K)] 3K->2K(8K), 0.0100000 secs]", Full),
         ];

@@ -59,8 +59,8 @@ pub struct Stitcher {
     first_line: u64,
     /// Brackets open in `pending`.
     depth: usize,
-    /// The open event is a CMS remark (`[YG occupancy: ...]`), which may hold a young
-    /// collection (`-XX:+CMSScavengeBeforeRemark`).
+    /// The open event is a CMS remark, which may hold a young collection
+    /// (`-XX:+CMSScavengeBeforeRemark`).
     holds_scavenge: bool,
     /// The stamps that began the previous line when the last of them had no `: ` after it
     /// (see [`stamps_without_separator`]); empty otherwise.
@@ -190,7 +190,7 @@ impl Stitcher {
         self.pending.extend_from_slice(kept);
         self.first_line = number;
         self.depth = depth;
-        self.holds_scavenge = memchr::memmem::find(kept, b"[YG occupancy").is_some();
+        self.holds_scavenge = is_cms_remark(kept);
     }
 
     fn continue_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
@@ -269,6 +269,13 @@ fn stamps_without_separator(line: &[u8]) -> Option<usize> {
     let is_stamp = secs_to_ns(stamp).is_some() || iso_timestamp_ms(stamp).is_some();
     let end = line.len() - rest.len() + run;
     (is_stamp && rest[run] == b'[' && end <= MAX_ORPHAN_STAMPS).then_some(end)
+}
+
+/// A CMS remark's opening: `[YG occupancy: ...]` with `-XX:+PrintGCDetails`, the JDK 8
+/// cause `[GC (CMS Final Remark) ` without.
+fn is_cms_remark(event: &[u8]) -> bool {
+    memchr::memmem::find(event, b"[YG occupancy").is_some()
+        || jdk8_prefix(event).1.starts_with(b"[GC (CMS Final Remark)")
 }
 
 /// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below 0).

@@ -1,7 +1,7 @@
 //! JDK 6-8 logs where two JVM threads wrote at once (stamps doubled, run together or split
-//! over two lines) and JDK 7 G1 pauses without a cause, read end to end: every pause is
-//! counted with its duration, name and cause, and what cannot be read is counted as
-//! unparsed.
+//! over two lines), JDK 7 G1 pauses without a cause and a CMS remark holding a young
+//! collection without -XX:+PrintGCDetails, read end to end: every pause is counted with
+//! its duration, name and cause, and what cannot be read is counted as unparsed.
 
 use std::io::Write;
 
@@ -80,4 +80,31 @@ fn interleaved_stamps_lose_no_full_gc_and_jdk7_g1_kinds_stay_apart() {
     // The last line is the tail of an event whose opening is not in the log.
     assert_eq!(report.unparsed_lines, 1);
     assert_eq!(report.first_unparsed.as_ref().unwrap().line, 21);
+}
+
+const CMS_LOG: &str = "\
+CommandLine flags: -XX:+CMSScavengeBeforeRemark -XX:+PrintGC -XX:+PrintGCDateStamps -XX:+PrintGCTimeStamps -XX:+PrintHeapAtGC -XX:+UseConcMarkSweepGC -XX:+UseParNewGC
+2021-03-04T10:20:30.000+0100: 40.800: [GC (CMS Initial Mark)  700000K(8000000K), 0.0150000 secs]
+2021-03-04T10:20:30.400+0100: 41.200: [GC (CMS Final Remark) {Heap before GC invocations=9 (full 3):
+ par new generation   total 2000000K, used 400000K [0x0000000600000000, 0x0000000680000000, 0x0000000680000000)
+ concurrent mark-sweep generation total 6000000K, used 500000K [0x0000000680000000, 0x00000007c0000000, 0x00000007c0000000)
+2021-03-04T10:20:30.401+0100: 41.201: [GC (CMS Final Remark)  900000K->700000K(8000000K), 0.1000000 secs]
+Heap after GC invocations=10 (full 3):
+ par new generation   total 2000000K, used 150000K [0x0000000600000000, 0x0000000680000000, 0x0000000680000000)
+ concurrent mark-sweep generation total 6000000K, used 500000K [0x0000000680000000, 0x00000007c0000000, 0x00000007c0000000)
+}
+ 700000K(8000000K), 0.2100000 secs]
+";
+
+#[test]
+fn cms_remark_without_details_is_one_pause_with_the_remark_duration() {
+    let report = analyze(CMS_LOG);
+    assert_eq!(
+        by_name(&report),
+        [
+            ("CMS Final Remark".to_string(), 1, 210.0),
+            ("CMS Initial Mark".to_string(), 1, 15.0),
+        ]
+    );
+    assert_eq!(report.unparsed_lines, 0);
 }

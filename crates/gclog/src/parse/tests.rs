@@ -423,6 +423,17 @@ fn jdk7_g1_kinds_without_a_cause_are_the_name() {
 }
 
 #[test]
+fn jdk8_cms_phases_named_by_their_cause_without_details() {
+    let (p, _) = pause("40.100: [GC (CMS Initial Mark)  700000K(8000000K), 0.0150000 secs]");
+    assert_eq!(p.name, "CMS Initial Mark");
+    let (p, _) = pause("41.200: [GC (CMS Final Remark)  710000K(8000000K), 0.0900000 secs]");
+    assert_eq!(
+        (p.name.as_str(), p.cause.as_deref()),
+        ("CMS Final Remark", Some("CMS Final Remark"))
+    );
+}
+
+#[test]
 fn jdk8_shenandoah_pauses() {
     let (p, stamp) = pause(
         "2022-08-17T16:20:47.688+0800: 2.472: [Pause Init Mark (process weakrefs), 3.341 ms]",

@@ -170,6 +170,21 @@ fn a_separator_without_stamps_before_it_is_handed_on_as_it_is() {
 }
 
 #[test]
+fn a_cms_remark_without_details_keeps_the_young_collection_it_holds() {
+    let out = stitch(&[
+        "2021-03-04T10:20:30.400+0100: 41.200: [GC (CMS Final Remark) {Heap before GC invocations=9 (full 3):",
+        " par new generation   total 2000000K, used 400000K [0x0000000600000000, 0x0000000680000000, 0x0000000680000000)",
+        "2021-03-04T10:20:30.401+0100: 41.201: [GC (CMS Final Remark)  900000K->700000K(8000000K), 0.1000000 secs]",
+        "Heap after GC invocations=10 (full 3):",
+        " par new generation   total 2000000K, used 150000K [0x0000000600000000, 0x0000000680000000, 0x0000000680000000)",
+        "}",
+        " 700000K(8000000K), 0.2100000 secs]",
+    ]);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0], ("2021-03-04T10:20:30.400+0100: 41.200: [GC (CMS Final Remark) 2021-03-04T10:20:30.401+0100: 41.201: [GC (CMS Final Remark)  900000K->700000K(8000000K), 0.1000000 secs] 700000K(8000000K), 0.2100000 secs]".to_string(), 1));
+}
+
+#[test]
 fn pending_text_is_capped() {
     let mut stitcher = Stitcher::new();
     let mut emitted = 0usize;
