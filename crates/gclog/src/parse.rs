@@ -605,6 +605,9 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
                     None => Err(Unparsed::Malformed),
                 };
             }
+            if is_event_tail(trimmed) {
+                return Err(Unparsed::Incomplete);
+            }
             return parsed(timeout::timeout_line(rest).unwrap_or(Record::Other));
         }
         Some(_) => return parse_jdk8_text(rest, stamp, has_stamp),
@@ -662,6 +665,15 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
     Err(Unparsed::Unknown)
 }
 
+/// The end of an event whose opening line was lost or not recognised:
+/// ` 798M->797M(5120M), 3.4595066 secs]`, ` 620060K(7992832K), 0.2328529 secs]`. The stitcher
+/// joins such a line to its event; on its own it is a pause that could not be read, never
+/// one of the detail lines (`[Eden: ...`, heap printouts) that are rightly skipped.
+fn is_event_tail(trimmed: &[u8]) -> bool {
+    trimmed.first().is_some_and(u8::is_ascii_digit)
+        && memchr::memmem::find(trimmed, b" secs]").is_some()
+}
+
 /// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `, then the optional
 /// `#12: ` of `-XX:+PrintGCID`.
 pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
@@ -686,29 +698,63 @@ fn strip_gc_id(rest: &[u8]) -> &[u8] {
     }
 }
 
+/// The date and uptime stamps at the start of a JDK 8 line. Two JVM threads that begin their
+/// lines at the same moment interleave their stamps: repeated
+/// (`2016-10-12T09:53:38.901+0200: 2016-10-12T09:53:38.901+0200: 298.027: 298.027: `), run
+/// together with the separators after them (`79244.87279244.872: : `), in any order. Every
+/// stamp is taken, the later one counts, and a lone `: ` after a stamp is skipped.
 fn jdk8_stamps(line: &[u8]) -> (Stamp, &[u8]) {
     let mut stamp = Stamp::default();
     let mut rest = line;
-    // Two date stamps when two JVM threads began their lines at once; the later one counts.
-    while rest.len() > 24 && rest[4] == b'-' && rest[0].is_ascii_digit() {
-        let Some(colon_sp) = find_colon_space(rest) else {
-            break;
-        };
-        let Some(ms) = iso_timestamp_ms(&rest[..colon_sp]) else {
-            break;
-        };
-        stamp.wall_ms = Some(ms);
-        rest = &rest[colon_sp + 2..];
-    }
-    if rest.first().is_some_and(u8::is_ascii_digit) {
-        if let Some(colon_sp) = find_colon_space(&rest[..rest.len().min(32)]) {
-            if let Some(ns) = secs_to_ns(&rest[..colon_sp]) {
-                stamp.uptime_ns = Some(ns);
-                rest = &rest[colon_sp + 2..];
-            }
+    loop {
+        if let Some((ms, after)) = date_stamp(rest) {
+            stamp.wall_ms = Some(ms);
+            rest = after;
+        } else if let Some((ns, after)) = uptime_stamp(rest) {
+            stamp.uptime_ns = Some(ns);
+            rest = after;
+        } else if rest.starts_with(b": ") && (stamp.wall_ms.is_some() || stamp.uptime_ns.is_some())
+        {
+            rest = &rest[2..];
+        } else {
+            return (stamp, rest);
         }
     }
-    (stamp, rest)
+}
+
+/// Length of a date stamp as HotSpot prints it: `2016-10-12T09:53:38.901+0200`.
+const DATE_STAMP_LEN: usize = 28;
+
+/// `2016-10-12T09:53:38.901+0200: ` (or two run together before the `: `) and what follows.
+fn date_stamp(s: &[u8]) -> Option<(i64, &[u8])> {
+    if s.len() <= 24 || s[4] != b'-' || !s[0].is_ascii_digit() {
+        return None;
+    }
+    let colon_sp = find_colon_space(s)?;
+    let text = &s[..colon_sp];
+    let ms = iso_timestamp_ms(text).or_else(|| {
+        // Two stamps run together: the second is the later.
+        let (first, second) = text.split_at_checked(DATE_STAMP_LEN)?;
+        iso_timestamp_ms(first).and(iso_timestamp_ms(second))
+    })?;
+    Some((ms, &s[colon_sp + 2..]))
+}
+
+/// `298.027: ` (or two run together, `79244.87279244.872: `) and what follows.
+fn uptime_stamp(s: &[u8]) -> Option<(u64, &[u8])> {
+    if !s.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let colon_sp = find_colon_space(&s[..s.len().min(32)])?;
+    let text = &s[..colon_sp];
+    let ns = secs_to_ns(text).or_else(|| {
+        // Two stamps run together: HotSpot prints uptimes with three decimals, so the first
+        // ends three digits after its decimal separator; the second is the later.
+        let sep = text.iter().position(|&c| c == b'.' || c == b',')?;
+        let (first, second) = text.split_at_checked(sep + 4)?;
+        secs_to_ns(first).and(secs_to_ns(second))
+    })?;
+    Some((ns, &s[colon_sp + 2..]))
 }
 
 /// Lines of JDK 8 logs that are not bracketed events.
@@ -940,7 +986,8 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
     } else {
         ("GC", inner.strip_prefix(b"GC").unwrap_or(inner))
     };
-    // Leading "(cause)" groups right after the head: G1 adds "(young)", "(mixed)", ... kinds.
+    // Leading groups right after the head: JDK 8 prints the cause first, "(G1 Evacuation
+    // Pause)", then G1 adds the kind, "(young)", "(mixed)", "(initial-mark)".
     let mut groups = Vec::new();
     let mut rest = after_head;
     loop {
@@ -953,14 +1000,18 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
         groups.push(*first);
         rest = &t[first.len() + 2..];
     }
-    let cause = groups.first().map(|g| lossy(g));
-    let name = if contains(b"CMS-initial-mark") {
+    // JDK 6 and 7 print no cause: `[GC pause (young)`, `[GC pause (mixed)`.
+    let has_cause = groups.first().is_some_and(|g| !is_g1_kind(g));
+    let cause = groups.first().filter(|_| has_cause).map(|g| lossy(g));
+    let name = if contains(b"CMS-initial-mark") || cause.as_deref() == Some("CMS Initial Mark") {
         "CMS Initial Mark".to_string()
-    } else if contains(b"CMS-remark") {
+    } else if contains(b"CMS-remark") || cause.as_deref() == Some("CMS Final Remark") {
+        // Without -XX:+PrintGCDetails the cause alone says it: `[GC (CMS Final Remark) ...`.
         "CMS Final Remark".to_string()
     } else if head == "GC pause" {
+        // The kinds are part of the name, the cause is not: `GC pause (young) (initial-mark)`.
         let mut n = String::from("GC pause");
-        for g in groups.iter().skip(1) {
+        for g in groups.iter().skip(usize::from(has_cause)) {
             n.push_str(" (");
             n.push_str(&String::from_utf8_lossy(g));
             n.push(')');
@@ -986,6 +1037,20 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
         head.to_string()
     };
     (name, cause)
+}
+
+/// The kinds of G1 collections JDK 6-8 print after `GC pause` (early G1 said
+/// `partial` for what became `mixed`).
+fn is_g1_kind(group: &[u8]) -> bool {
+    matches!(
+        group,
+        b"young"
+            | b"mixed"
+            | b"partial"
+            | b"initial-mark"
+            | b"to-space exhausted"
+            | b"to-space overflow"
+    )
 }
 
 fn lossy(s: &[u8]) -> String {

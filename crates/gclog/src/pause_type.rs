@@ -56,7 +56,8 @@ impl PauseType {
             n if n.starts_with("GC pause") => {
                 if n.contains("initial-mark") {
                     PauseType::ConcurrentStart
-                } else if n.contains("(mixed)") {
+                } else if n.contains("(mixed)") || n.contains("(partial)") {
+                    // Early G1 (JDK 6, JDK 7 before 7u4) called its mixed collections partial.
                     PauseType::Mixed
                 } else {
                     PauseType::Young
@@ -150,6 +151,14 @@ mod tests {
             ("2021-01-01T00:00:00.000+0000: 1.000: [GC pause (G1 Evacuation Pause) (young), 0.0030000 secs]", Young),
             ("2021-01-01T00:00:00.000+0000: 1.000: [GC pause (G1 Evacuation Pause) (mixed), 0.0030000 secs]", Mixed),
             ("2021-01-01T00:00:00.000+0000: 1.000: [GC pause (G1 Humongous Allocation) (young) (initial-mark), 0.0030000 secs]", ConcurrentStart),
+            // JDK 6 and 7 print G1 kinds without a cause.
+            ("1.000: [GC pause (young), 0.0030000 secs]", Young),
+            ("1.000: [GC pause (mixed), 0.0030000 secs]", Mixed),
+            ("1.000: [GC pause (partial), 0.0030000 secs]", Mixed),
+            ("1.000: [GC pause (young) (initial-mark), 0.0030000 secs]", ConcurrentStart),
+            // CMS phases without -XX:+PrintGCDetails.
+            ("1.000: [GC (CMS Initial Mark)  3K(8K), 0.0010000 secs]", InitialMark),
+            ("1.000: [GC (CMS Final Remark)  3K(8K), 0.0010000 secs]", Remark),
             ("1.000: [GC (Allocation Failure) [PSYoungGen: 1K->1K(2K)] 3K->2K(8K), 0.0010000 secs]", Young),
             ("1.000: [Full GC (Ergonomics) [PSYoungGen: 1K->0K(2K)] 3K->2K(8K), 0.0100000 secs]", Full),
         ];

@@ -13,6 +13,10 @@
 //! (`[CMS-concurrent-mark: 2.830/3.179 secs]`, `[GC concurrent-mark-end, ...]`) are cut out
 //! and handed on as lines of their own, so both the pause and the phase are kept.
 //!
+//! Two threads writing at once also mix up time stamps: a stamp may end up on the other
+//! thread's line without its `: ` (`6627.019[GC concurrent-root-region-scan-start]`), the
+//! event following on the next line as `: [Full GC ...`; that line gets the stamps back.
+//!
 //! Streaming: the event being stitched is the only state, capped at [`MAX_PENDING`] bytes;
 //! an event that grows beyond is handed on as it is (and counted as unparsed).
 
@@ -20,6 +24,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
+use crate::num::{iso_timestamp_ms, secs_to_ns};
 use crate::parse::jdk8_prefix;
 
 /// Longest event text held while its brackets are open (a real event is a few KiB even
@@ -54,9 +59,12 @@ pub struct Stitcher {
     first_line: u64,
     /// Brackets open in `pending`.
     depth: usize,
-    /// The open event is a CMS remark (`[YG occupancy: ...]`), which may hold a young
-    /// collection (`-XX:+CMSScavengeBeforeRemark`).
+    /// The open event is a CMS remark, which may hold a young collection
+    /// (`-XX:+CMSScavengeBeforeRemark`).
     holds_scavenge: bool,
+    /// The stamps that began the previous line when the last of them had no `: ` after it
+    /// (see [`stamps_without_separator`]); empty otherwise.
+    orphan_stamps: Vec<u8>,
     /// Scratch buffer for a line with fragments cut out.
     scratch: Vec<u8>,
     /// Concurrent phases cut out of the open event, handed on after it (they were written
@@ -99,10 +107,10 @@ impl Stitcher {
         Stitcher::default()
     }
 
-    /// Bytes held for the open event and the concurrent phases cut out of it (at most
-    /// 2 x [`MAX_PENDING`]).
+    /// Bytes held for the open event and the concurrent phases cut out of it, or for the
+    /// stamps the previous line left open (at most 2 x [`MAX_PENDING`]).
     pub fn held_bytes(&self) -> usize {
-        self.pending.len() + self.held.text.len()
+        self.pending.len() + self.held.text.len() + self.orphan_stamps.len()
     }
 
     /// Events handed on unfinished because they outgrew [`MAX_PENDING`].
@@ -114,11 +122,24 @@ impl Stitcher {
     /// (a whole event, a concurrent phase cut out of one, or an unrelated line as it is).
     pub fn push(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
         if self.pending.is_empty() {
-            if !may_open_event(line) {
-                emit(line, number);
-                return;
+            if !self.orphan_stamps.is_empty() && opens_event_after_separator(line) {
+                // The stamps the previous line left without their `: ` are this event's.
+                let mut joined = std::mem::take(&mut self.orphan_stamps);
+                joined.extend_from_slice(line);
+                self.open(&joined, number, emit);
+                joined.clear();
+                self.orphan_stamps = joined;
+            } else {
+                self.orphan_stamps.clear();
+                if !may_open_event(line) {
+                    if let Some(end) = stamps_without_separator(line) {
+                        self.orphan_stamps.extend_from_slice(&line[..end]);
+                    }
+                    emit(line, number);
+                    return;
+                }
+                self.open(line, number, emit);
             }
-            self.open(line, number, emit);
         } else {
             self.continue_event(line, number, emit);
         }
@@ -129,6 +150,7 @@ impl Stitcher {
 
     /// Hands on an event left open (the log ends inside it): it parses as incomplete.
     pub fn finish(&mut self, emit: &mut dyn FnMut(&[u8], u64)) {
+        self.orphan_stamps.clear();
         if !self.pending.is_empty() {
             emit(&self.pending, self.first_line);
             self.reset();
@@ -168,7 +190,7 @@ impl Stitcher {
         self.pending.extend_from_slice(kept);
         self.first_line = number;
         self.depth = depth;
-        self.holds_scavenge = memchr::memmem::find(kept, b"[YG occupancy").is_some();
+        self.holds_scavenge = is_cms_remark(kept);
     }
 
     fn continue_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
@@ -221,6 +243,39 @@ fn may_open_event(line: &[u8]) -> bool {
 
 fn opens_event(rest: &[u8]) -> bool {
     rest.starts_with(b"[GC") || rest.starts_with(b"[Full GC")
+}
+
+/// `: [Full GC ...`: an event whose time stamps ended the previous line, where another
+/// thread's output (a G1 concurrent phase) came between a stamp and its `: `.
+fn opens_event_after_separator(line: &[u8]) -> bool {
+    line.strip_prefix(b": ").is_some_and(opens_event)
+}
+
+/// Longest run of stamps kept for the next line (two date stamps and two uptimes).
+const MAX_ORPHAN_STAMPS: usize = 128;
+
+/// End of a line's leading time stamps when the last of them runs straight into another
+/// thread's text, without its `: ` (`...: 6627.019: 6627.019[GC concurrent-mark-start]`): that
+/// stamp's `: ` and the rest of its line follow on the next line.
+fn stamps_without_separator(line: &[u8]) -> Option<usize> {
+    if !line.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let rest = jdk8_prefix(line).1;
+    let run = rest
+        .iter()
+        .position(|&c| !matches!(c, b'0'..=b'9' | b'.' | b',' | b':' | b'-' | b'+' | b'T'))?;
+    let stamp = &rest[..run];
+    let is_stamp = secs_to_ns(stamp).is_some() || iso_timestamp_ms(stamp).is_some();
+    let end = line.len() - rest.len() + run;
+    (is_stamp && rest[run] == b'[' && end <= MAX_ORPHAN_STAMPS).then_some(end)
+}
+
+/// A CMS remark's opening: `[YG occupancy: ...]` with `-XX:+PrintGCDetails`, the JDK 8
+/// cause `[GC (CMS Final Remark) ` without.
+fn is_cms_remark(event: &[u8]) -> bool {
+    memchr::memmem::find(event, b"[YG occupancy").is_some()
+        || jdk8_prefix(event).1.starts_with(b"[GC (CMS Final Remark)")
 }
 
 /// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below 0).

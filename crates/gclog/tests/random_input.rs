@@ -17,7 +17,7 @@ const REAL_LINES: [&str; 6] = [
 ];
 
 /// Pieces of JDK 6-8 events spread over several lines, as the JVM prints them.
-const EVENT_PIECES: [&str; 18] = [
+const EVENT_PIECES: [&str; 23] = [
     "1.0: [GC (Allocation Failure) ",
     "1.0: [GC (Allocation Failure)AdaptiveSizePolicy::compute_survivor_space_size_and_thresh: survived: 1",
     "Desired survivor size 1048576 bytes, new threshold 1 (max 15)",
@@ -36,6 +36,12 @@ const EVENT_PIECES: [&str; 18] = [
     "5.0: [Full GC (Allocation Failure) ",
     "[GC [YG occupancy: 1 K (2 K)]",
     "[[[[[[[[",
+    // Stamps of two threads written at once, and the event's end on a later line.
+    "6.0: 6.0: [Full GC (Metadata GC Threshold) [GC concurrent-root-region-scan-start]",
+    "7.0007.000: : [Full GC (Metadata GC Threshold) ",
+    "2021-03-04T10:20:30.400+0100: 8.000: 8.000[GC concurrent-root-region-scan-start]",
+    ": [Full GC (Metadata GC Threshold) 8.001: [GC concurrent-mark-start]",
+    " 600M->590M(4096M), 2.1500000 secs]",
 ];
 
 fn feed(lines: &[Vec<u8>]) -> pauselab_gclog::Report {

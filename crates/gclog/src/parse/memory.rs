@@ -144,9 +144,22 @@ pub fn cycle(gc_id: u64, body: &[u8]) -> Option<Record> {
 /// The young generation and whole-heap transitions of a JDK 8 one-line event:
 /// `[GC (Allocation Failure) [PSYoungGen: 100K->10K(200K)] 300K->210K(1000K), 0.01 secs]`.
 /// The heap transition is the last one outside nested brackets; the young one is the first
-/// nested bracket's.
+/// nested bracket's. A CMS remark that holds a young collection
+/// (`-XX:+CMSScavengeBeforeRemark`) prints no transition of its own: that collection's are
+/// the pause's.
 pub fn jdk8_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
     let nested = bracket_groups(inner, b'[', b']');
+    match event_heap(inner, &nested) {
+        (None, _) => match nested.iter().find(|g| g.starts_with(b"GC")) {
+            Some(young_gc) => event_heap(young_gc, &bracket_groups(young_gc, b'[', b']')),
+            None => (None, None),
+        },
+        found => found,
+    }
+}
+
+/// `jdk8_heap` of one event's text and its nested groups.
+fn event_heap(inner: &[u8], nested: &[&[u8]]) -> (Option<HeapChange>, Option<HeapChange>) {
     let spaced = |text: &[u8]| -> Vec<u8> {
         text.iter()
             .map(|&c| if c == b',' { b' ' } else { c })
@@ -155,7 +168,7 @@ pub fn jdk8_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
     // The text outside the nested groups (they are sub-slices of `inner`).
     let mut top = Vec::with_capacity(inner.len());
     let mut from = 0;
-    for g in &nested {
+    for g in nested {
         let at = g.as_ptr() as usize - inner.as_ptr() as usize;
         top.extend_from_slice(&inner[from..at.saturating_sub(1)]);
         top.push(b' ');
@@ -194,5 +207,21 @@ mod tests {
         );
         assert_eq!(heap.unwrap().after, 210 << 10);
         assert_eq!(young.unwrap().before, 100 << 10);
+    }
+
+    #[test]
+    fn cms_remark_takes_the_transitions_of_the_young_collection_it_holds() {
+        let (heap, young) = jdk8_heap(b"GC (CMS Final Remark) [YG occupancy: 400 K (600 K)]1.0: [GC (CMS Final Remark) 1.0: [ParNew: 400K->50K(600K), 0.2 secs] 2800K->2500K(4000K), 0.2 secs] 1.2: [Rescan (parallel) , 0.1 secs][1 CMS-remark: 2450K(3400K)] 2500K(4000K), 0.5 secs");
+        assert_eq!(
+            (heap.unwrap().before, heap.unwrap().after),
+            (2800 << 10, 2500 << 10)
+        );
+        assert_eq!(young.unwrap().before, 400 << 10);
+        // Without -XX:+PrintGCDetails the young collection prints the heap only.
+        let (heap, young) = jdk8_heap(b"GC (CMS Final Remark) 1.0: [GC (CMS Final Remark)  900K->700K(8000K), 0.1 secs] 700K(8000K), 0.2 secs");
+        assert_eq!(heap.unwrap().after, 700 << 10);
+        assert_eq!(young, None);
+        // A remark without a young collection has no transition.
+        assert_eq!(jdk8_heap(b"GC (CMS Final Remark) [YG occupancy: 4 K (6 K)]1.0: [Rescan (parallel) , 0.1 secs][1 CMS-remark: 24K(34K)] 25K(40K), 0.1 secs"), (None, None));
     }
 }

@@ -346,6 +346,94 @@ fn jdk8_line_with_two_date_stamps() {
 }
 
 #[test]
+fn jdk8_stamps_of_two_threads_written_at_once() {
+    // Repeated: each thread printed its date stamp, then each its uptime.
+    let (p, stamp) = pause("2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 512.250: 512.250: [Full GC (Metadata GC Threshold)  600M->590M(4096M), 2.1500000 secs]");
+    assert_eq!(
+        (p.name.as_str(), p.cause.as_deref(), p.duration_ns),
+        ("Full GC", Some("Metadata GC Threshold"), 2_150 * MS)
+    );
+    assert_eq!(stamp.uptime_ns, Some(512_250 * MS));
+    assert!(stamp.wall_ms.is_some());
+    // Run together: both uptimes before both separators.
+    let (p, stamp) = pause("2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 4321.5004321.500: : [Full GC (Metadata GC Threshold)  900M->899M(2048M), 1.2000000 secs]");
+    assert_eq!((p.name.as_str(), p.duration_ns), ("Full GC", 1_200 * MS));
+    assert_eq!(stamp.uptime_ns, Some(4_321_500 * MS));
+    // Date stamps run together, decimal comma.
+    let (p, stamp) = pause("2021-03-04T10:20:30,400+01002021-03-04T10:20:30,401+0100: 7,125: [Full GC (System.gc())  90M->80M(2048M), 0,5000000 secs]");
+    assert_eq!(p.duration_ns, 500 * MS);
+    let single = pause("2021-03-04T10:20:30.401+0100: 7.125: [Full GC (System.gc())  90M->80M(2048M), 0.5000000 secs]").1;
+    assert_eq!(stamp.wall_ms, single.wall_ms);
+}
+
+#[test]
+fn jdk8_event_tail_alone_is_unparsed() {
+    // The end of an event whose first line was not recognised: a pause lost, never "known".
+    for line in [
+        " 600M->590M(4096M), 2.1500000 secs]",
+        " 512000K(7000000K), 0.2000000 secs]",
+    ] {
+        assert_eq!(
+            parse_line(line.as_bytes()),
+            Err(Unparsed::Incomplete),
+            "{line}"
+        );
+    }
+    other("   [Eden: 0.0B(300.0M)->0.0B(300.0M) Survivors: 0.0B->0.0B Heap: 600.5M(4096.0M)->590.1M(4096.0M)]");
+    other(" par new generation   total 2000000K, used 400000K [0x0000000600000000, 0x0000000680000000, 0x0000000680000000)");
+}
+
+#[test]
+fn jdk7_g1_kinds_without_a_cause_are_the_name() {
+    for (line, name) in [
+        (
+            "10.5: [GC pause (young), 0.0200000 secs]",
+            "GC pause (young)",
+        ),
+        (
+            "11.5: [GC pause (mixed) 500M->300M(1024M), 0.0300000 secs]",
+            "GC pause (mixed)",
+        ),
+        (
+            "12.5: [GC pause (young) (initial-mark), 0.0400000 secs]",
+            "GC pause (young) (initial-mark)",
+        ),
+        (
+            "13.5: [GC pause (partial), 0.0500000 secs]",
+            "GC pause (partial)",
+        ),
+    ] {
+        let (p, _) = pause(line);
+        assert_eq!(
+            (p.name.as_str(), p.cause.as_deref()),
+            (name, None),
+            "{line}"
+        );
+    }
+    // JDK 8 gives the same names, with the cause apart.
+    let (p, _) =
+        pause("12.5: [GC pause (G1 Evacuation Pause) (young) (initial-mark), 0.0400000 secs]");
+    assert_eq!(
+        (p.name.as_str(), p.cause.as_deref()),
+        (
+            "GC pause (young) (initial-mark)",
+            Some("G1 Evacuation Pause")
+        )
+    );
+}
+
+#[test]
+fn jdk8_cms_phases_named_by_their_cause_without_details() {
+    let (p, _) = pause("40.100: [GC (CMS Initial Mark)  700000K(8000000K), 0.0150000 secs]");
+    assert_eq!(p.name, "CMS Initial Mark");
+    let (p, _) = pause("41.200: [GC (CMS Final Remark)  710000K(8000000K), 0.0900000 secs]");
+    assert_eq!(
+        (p.name.as_str(), p.cause.as_deref()),
+        ("CMS Final Remark", Some("CMS Final Remark"))
+    );
+}
+
+#[test]
 fn jdk8_shenandoah_pauses() {
     let (p, stamp) = pause(
         "2022-08-17T16:20:47.688+0800: 2.472: [Pause Init Mark (process weakrefs), 3.341 ms]",

@@ -112,6 +112,79 @@ fn a_cms_remark_keeps_the_young_collection_it_holds() {
 }
 
 #[test]
+fn an_event_with_doubled_stamps_is_joined_to_its_tail() {
+    let out = stitch(&[
+        "2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 512.250: 512.250: [Full GC (Metadata GC Threshold) [GC concurrent-root-region-scan-start]",
+        "2021-03-04T10:20:30.401+0100: 512.251: [GC concurrent-root-region-scan-end, 0.0004000 secs]",
+        " 600M->590M(4096M), 2.1500000 secs]",
+        "   [Eden: 0.0B(300.0M)->0.0B(300.0M) Survivors: 2048.0K->0.0B Heap: 600.5M(4096.0M)->590.1M(4096.0M)]",
+    ]);
+    assert_eq!(out[0], ("2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 512.250: 512.250: [Full GC (Metadata GC Threshold)  600M->590M(4096M), 2.1500000 secs]".to_string(), 1));
+    assert_eq!(out[1].0, "[GC concurrent-root-region-scan-start]");
+    assert_eq!(out[2].1, 2);
+    assert_eq!(out.len(), 4, "{out:?}");
+}
+
+#[test]
+fn an_event_with_stamps_run_together_is_joined_to_its_tail() {
+    let out = stitch(&[
+        "2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 4321.5004321.500: : [Full GC (Metadata GC Threshold) [GC concurrent-root-region-scan-start]",
+        " 900M->899M(2048M), 1.2000000 secs]",
+    ]);
+    assert_eq!(out[0].0, "2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 4321.5004321.500: : [Full GC (Metadata GC Threshold)  900M->899M(2048M), 1.2000000 secs]");
+    assert_eq!(out.len(), 2, "{out:?}");
+}
+
+#[test]
+fn an_event_whose_stamps_ended_the_previous_line_gets_them_back() {
+    // One thread wrote its stamps, the concurrent thread its phase and a newline, then the
+    // first thread the `: ` and its event.
+    let out = stitch(&[
+        "2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 512.250: 512.250[GC concurrent-root-region-scan-start]",
+        ": [Full GC (Metadata GC Threshold) 2021-03-04T10:20:30.401+0100: 512.251: [GC concurrent-root-region-scan-end, 0.0004000 secs]",
+        "2021-03-04T10:20:30.401+0100: 512.251: [GC concurrent-mark-start]",
+        " 600M->590M(4096M), 2.1500000 secs]",
+        " [Times: user=4.10 sys=0.00, real=2.15 secs]",
+    ]);
+    assert_eq!(out[0].1, 1);
+    assert_eq!(out[1], ("2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 512.250: 512.250: [Full GC (Metadata GC Threshold)  600M->590M(4096M), 2.1500000 secs]".to_string(), 2));
+    assert_eq!(out[2].0, "2021-03-04T10:20:30.401+0100: 512.251: [GC concurrent-root-region-scan-end, 0.0004000 secs]");
+    assert_eq!(
+        out[3].0,
+        "2021-03-04T10:20:30.401+0100: 512.251: [GC concurrent-mark-start]"
+    );
+    assert_eq!(out.len(), 5, "{out:?}");
+}
+
+#[test]
+fn a_separator_without_stamps_before_it_is_handed_on_as_it_is() {
+    // Only the line right after the stamps may take them.
+    let lines = [
+        "512.250[GC concurrent-root-region-scan-start]",
+        "512.300: Total time for which application threads were stopped: 0.0001000 seconds",
+        ": [Full GC (Metadata GC Threshold)  600M->590M(4096M), 2.1500000 secs]",
+    ];
+    let out = stitch(&lines);
+    let texts: Vec<&str> = out.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(texts, lines);
+}
+
+#[test]
+fn a_cms_remark_without_details_keeps_the_young_collection_it_holds() {
+    let out = stitch(&[
+        "2021-03-04T10:20:30.400+0100: 41.200: [GC (CMS Final Remark) {Heap before GC invocations=9 (full 3):",
+        " par new generation   total 2000000K, used 400000K [0x0000000600000000, 0x0000000680000000, 0x0000000680000000)",
+        "2021-03-04T10:20:30.401+0100: 41.201: [GC (CMS Final Remark)  900000K->700000K(8000000K), 0.1000000 secs]",
+        "Heap after GC invocations=10 (full 3):",
+        " par new generation   total 2000000K, used 150000K [0x0000000600000000, 0x0000000680000000, 0x0000000680000000)",
+        "}",
+        " 700000K(8000000K), 0.2100000 secs]",
+    ]);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0], ("2021-03-04T10:20:30.400+0100: 41.200: [GC (CMS Final Remark) 2021-03-04T10:20:30.401+0100: 41.201: [GC (CMS Final Remark)  900000K->700000K(8000000K), 0.1000000 secs] 700000K(8000000K), 0.2100000 secs]".to_string(), 1));
+}
+
+#[test]
 fn pending_text_is_capped() {
     let mut stitcher = Stitcher::new();
     let mut emitted = 0usize;
