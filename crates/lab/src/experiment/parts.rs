@@ -122,6 +122,11 @@ pub struct MemoryCgroupSpec {
     /// ...this long after the JVM started, touches every page once and holds them.
     #[serde(default = "zero_seconds")]
     pub filler_after: WrittenDuration,
+    /// A limit of the filler's own cgroup: past it the filler's pages go to swap by the
+    /// filler's own reclaim, so the JVM does not do that work when it allocates (a
+    /// neighbour in a container of its own). Default: none, the two share `limit`.
+    #[serde(default)]
+    pub filler_limit: Option<WrittenSize>,
 }
 
 fn yes() -> bool {
@@ -142,6 +147,8 @@ pub struct MemoryCgroup {
     pub swappiness: Option<u32>,
     /// Bytes and delay of the filler.
     pub filler: Option<(u64, Duration)>,
+    /// The filler's own memory limit, bytes.
+    pub filler_limit: Option<u64>,
 }
 
 impl MemoryCgroupSpec {
@@ -168,12 +175,27 @@ impl MemoryCgroupSpec {
             }
             None => None,
         };
+        let filler_limit = self.filler_limit.as_ref().map(WrittenSize::get);
+        match (filler_limit, filler) {
+            (Some(_), None) => {
+                return Err("memory_cgroup filler_limit needs a filler".into());
+            }
+            (Some(own), Some(_)) if own == 0 || own >= limit => {
+                return Err(format!(
+                    "memory_cgroup filler_limit {} must be above 0 and below limit {}",
+                    self.filler_limit.as_ref().map_or("", |w| w.text()),
+                    self.limit
+                ));
+            }
+            _ => {}
+        }
         Ok(MemoryCgroup {
             limit,
             swap,
             jvm_swap: self.jvm_swap,
             swappiness: self.swappiness,
             filler,
+            filler_limit,
         })
     }
 }

@@ -200,6 +200,13 @@ pub fn memory_settings(
                 ));
             }
             out.push(set(Member::Filler, "memory.swappiness", swappiness.clone()));
+            if let Some(own) = spec.filler_limit {
+                out.push(set(
+                    Member::Filler,
+                    "memory.limit_in_bytes",
+                    own.to_string(),
+                ));
+            }
             if spec.jvm_swap {
                 out.push(set(Member::Jvm, "memory.swappiness", swappiness));
             } else {
@@ -231,6 +238,9 @@ pub fn memory_settings(
             }
             if !spec.jvm_swap {
                 out.push(set(Member::Jvm, "memory.swap.max", "0".into()));
+            }
+            if let Some(own) = spec.filler_limit {
+                out.push(set(Member::Filler, "memory.max", own.to_string()));
             }
         }
     }
@@ -325,6 +335,7 @@ mod tests {
             jvm_swap,
             swappiness,
             filler: None,
+            filler_limit: None,
         }
     }
 
@@ -381,6 +392,23 @@ mod tests {
             [("memory.max", "1782579200"), ("memory.swap.max", "0")]
         );
         assert_eq!(files(&settings, Member::Jvm), [("memory.swap.max", "0")]);
+        let neighbour = MemoryCgroup {
+            filler_limit: Some(300 << 20),
+            ..spec(None, false, None)
+        };
+        let settings = memory_settings(Version::V2, &neighbour, 60, false).unwrap();
+        assert_eq!(
+            files(&settings, Member::Filler),
+            [("memory.max", "314572800")]
+        );
+        let settings = memory_settings(Version::V1, &neighbour, 60, true).unwrap();
+        assert_eq!(
+            files(&settings, Member::Filler),
+            [
+                ("memory.swappiness", "60"),
+                ("memory.limit_in_bytes", "314572800")
+            ]
+        );
         let err = memory_settings(Version::V2, &spec(None, true, Some(1)), 60, false).unwrap_err();
         assert!(err.contains("/proc/sys/vm/swappiness"), "{err}");
     }

@@ -823,8 +823,12 @@ fn describe_memory_cgroup(
         .swappiness
         .map(|s| format!(", swappiness {s}"))
         .unwrap_or_default();
+    let neighbour = limits
+        .filler_limit
+        .map(|own| format!(", the filler limited to {} MiB of its own", own >> 20))
+        .unwrap_or_default();
     format!(
-        "memory cgroup {} limited to {} MiB, {swap}{swappiness}{jvm}",
+        "memory cgroup {} limited to {} MiB, {swap}{swappiness}{jvm}{neighbour}",
         groups.variant.display(),
         limits.limit >> 20
     )
