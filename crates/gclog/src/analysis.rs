@@ -311,6 +311,8 @@ pub struct Analyzer<'s> {
     files: Vec<FileSummary>,
     clocks: Vec<Clock>,
     format_counts: Vec<[u64; 2]>,
+    /// Per file: lines of the JVM's header (version, collector and flags, region size).
+    header_lines: Vec<u64>,
     gc: DurationStats,
     by_name: BTreeMap<String, Totals>,
     rules: Rules,
@@ -405,6 +407,7 @@ impl<'s> Analyzer<'s> {
             files: Vec::new(),
             clocks: Vec::new(),
             format_counts: Vec::new(),
+            header_lines: Vec::new(),
             gc: DurationStats::new(),
             by_name: BTreeMap::new(),
             rules: Rules::default(),
@@ -465,6 +468,7 @@ impl<'s> Analyzer<'s> {
         });
         self.clocks.push(Clock::default());
         self.format_counts.push([0, 0]);
+        self.header_lines.push(0);
         self.pending_operation = None;
         self.last_gc_id = None;
     }
@@ -621,6 +625,12 @@ impl<'s> Analyzer<'s> {
             self.timeouts.other_record();
         }
         let fi = self.files.len() - 1;
+        if matches!(
+            p.record,
+            Record::Version(_) | Record::Collector(_) | Record::RegionSize(_)
+        ) {
+            self.header_lines[fi] += 1;
+        }
         match p.record {
             Record::Other => {}
             Record::SafepointTimeout(timeout) => {
@@ -1197,7 +1207,7 @@ impl<'s> Analyzer<'s> {
                 && !self.files.iter().any(|f| f.format == Some(Format::Unified)))
             .then(|| "8 or earlier (PrintGCDetails format)".to_string())
         });
-        let report = Report {
+        let mut report = Report {
             jvm: Jvm { version, collector },
             span: Span {
                 start_uptime_s: self.global_first_uptime.map(|u| u as f64 / 1e9),
@@ -1228,7 +1238,40 @@ impl<'s> Analyzer<'s> {
             warnings: self.warnings,
             inputs: self.files,
         };
+        if !report.has_events() {
+            // A header or decorated lines alone must not read as a healthy JVM.
+            for (i, file) in report.inputs.iter().enumerate() {
+                let recognised: u64 = self.format_counts[i].iter().sum();
+                if recognised == 0 {
+                    continue;
+                }
+                let holds = if recognised <= self.header_lines[i] {
+                    "only the JVM's header (version, collector, command line flags): GC logging began, nothing was collected yet, or the log was cut".to_string()
+                } else {
+                    format!("{recognised} log line(s), none of them a pause, safepoint, stall or collection cycle: e.g. concurrent phases, statistics printed at exit, or a log level that leaves pauses out (use -Xlog:gc*)")
+                };
+                report.warnings.push(Warning {
+                    file: file.file.clone(),
+                    line: None,
+                    message: format!("no GC events (the log holds {holds})"),
+                });
+            }
+        }
         report
+    }
+}
+
+impl Report {
+    /// The log held something that happened in the JVM: a pause, a safepoint, a ZGC stall,
+    /// a collection cycle or a heap transition, or a safepoint timeout report.
+    pub fn has_events(&self) -> bool {
+        self.pauses.summary.count > 0
+            || self.safepoints.summary.count > 0
+            || self.safepoints.timeouts.count > 0
+            || self.allocation_stalls.summary.count > 0
+            || self.relocation_stalls.summary.count > 0
+            || self.memory.heap_samples > 0
+            || !self.memory.cycles.is_empty()
     }
 }
 

@@ -1,6 +1,6 @@
 //! How pauses add up: the time a log covers includes its pauses, no share of time exceeds
-//! 100 %, a pause nested in another is one stop, and a CMS collection that fails twice
-//! counts for both failures and as a full collection.
+//! 100 %, a pause nested in another is one stop, a CMS collection that fails twice counts
+//! for both failures and as a full collection, and a log without events says so.
 
 use pauselab_gclog::{Analyzer, Options, Report};
 
@@ -157,4 +157,43 @@ fn a_promotion_failure_with_a_concurrent_mode_failure_fires_both_and_is_a_full_c
     // Only the first young collection promoted: 360000K left the young generation, 340000K
     // the heap.
     assert_eq!(r.memory.promoted_bytes, Some(20_000 << 10));
+}
+
+#[test]
+fn a_log_without_events_warns_and_does_not_read_as_healthy() {
+    let r = analyze(&[
+        "Java HotSpot(TM) 64-Bit Server VM (24.80-b11) for linux-amd64 JRE (1.7.0_80-b15), built on Jan 1 2015 00:00:00 by \"builder\" with gcc 4.3.0",
+        "Memory: 4k page, physical 16000000k(8000000k free), swap 0k(0k free)",
+        "CommandLine flags: -XX:MaxHeapSize=524288000 -XX:+PrintGCDetails -XX:+UseConcMarkSweepGC -XX:+UseParNewGC",
+    ]);
+    assert!(!r.has_events());
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    let w = &r.warnings[0];
+    assert_eq!(w.file, "gc.log");
+    assert!(
+        w.message
+            .starts_with("no GC events (the log holds only the JVM's header"),
+        "{}",
+        w.message
+    );
+    let text = pauselab_gclog::render::render_text(&r);
+    assert!(text.contains("the log holds no GC event"), "{text}");
+    // Decorated lines that are not events (statistics at exit).
+    let r = analyze(&[
+        "[2020-03-01T10:00:00.000+0000][1000ms] GC STATISTICS:",
+        "[2020-03-01T10:00:00.000+0000][1000ms] Total Pauses (G) = 0.10 s (a = 1000 us) (n = 100)",
+    ]);
+    assert!(!r.has_events());
+    assert!(
+        r.warnings[0]
+            .message
+            .contains("2 log line(s), none of them a pause"),
+        "{:?}",
+        r.warnings
+    );
+    // A log with a pause has events and no such warning.
+    let r = analyze(&[
+        "[0.500s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 3M->1M(8M) 2.500ms",
+    ]);
+    assert!(r.has_events() && r.warnings.is_empty());
 }
