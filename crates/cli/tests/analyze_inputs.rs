@@ -294,7 +294,7 @@ fn a_log_with_a_header_and_no_event_is_reported_with_a_warning() {
         text.contains("Findings   none: the log holds no GC event"),
         "{text}"
     );
-    let json = analyze_json(&[path.clone()]);
+    let json = analyze_json(std::slice::from_ref(&path));
     let warning = json["warnings"][0]["message"].as_str().unwrap();
     assert!(warning.starts_with("no GC events"), "{warning}");
     // --fail-on is evaluated as for any log.
