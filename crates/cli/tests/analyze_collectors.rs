@@ -352,8 +352,8 @@ END { printf "%d %.3f %d %d\n", count, sum, full, inner + 0 }
 
 #[test]
 fn full_collections_in_or_after_a_young_one_match_an_independent_count() {
-    let dir = work_dir().join("fill");
-    std::fs::create_dir_all(&dir).unwrap();
+    // Not under work_dir(): the other tests, running at the same time, remove it.
+    let dir = analyze_support::fresh_dir("analyze-collectors", "fill");
     std::fs::write(dir.join("Fill.java"), FILL).unwrap();
     let status = Command::new(format!("{JDK17}/bin/javac"))
         .args(["--release", "17", "-d"])
