@@ -249,7 +249,8 @@ impl Clock {
                 // Stamps of one JVM never go back by more than output buffering can explain.
                 Some(last) if u + 1_000_000_000 < last => {
                     let end = self.segment_end.take().map_or(last, |e| e.max(last));
-                    self.covered_uptime_ns += end - self.segment_start.unwrap_or(end).min(end);
+                    let run = end - self.segment_start.unwrap_or(end).min(end);
+                    self.covered_uptime_ns = self.covered_uptime_ns.saturating_add(run);
                     self.segment_start = Some(u);
                     self.jumps_back += 1;
                     if self.first_jump.is_none() {
@@ -296,9 +297,9 @@ impl Clock {
             (l, e) => l.or(e),
         };
         match (self.segment_start, end) {
-            (Some(s), Some(l)) => self.covered_uptime_ns + l.saturating_sub(s),
+            (Some(s), Some(l)) => self.covered_uptime_ns.saturating_add(l.saturating_sub(s)),
             _ => match (self.first_wall, self.last_wall) {
-                (Some(f), Some(l)) => (l - f).max(0) as u64 * 1_000_000,
+                (Some(f), Some(l)) => (l.saturating_sub(f).max(0) as u64).saturating_mul(1_000_000),
                 _ => 0,
             },
         }
@@ -806,7 +807,7 @@ impl<'s> Analyzer<'s> {
         }
         if let Some(start) = clock_ns(&start) {
             for w in &mut self.windows {
-                w.pause(start, start + pause.duration_ns);
+                w.pause(start, start.saturating_add(pause.duration_ns));
             }
         }
         self.flush_pending();
@@ -1106,7 +1107,10 @@ impl<'s> Analyzer<'s> {
     pub fn finish(mut self) -> Report {
         self.release_nested();
         self.flush_pending();
-        let covered_ns: u64 = self.clocks.iter().map(Clock::covered_ns).sum();
+        let covered_ns = self
+            .clocks
+            .iter()
+            .fold(0u64, |sum, c| sum.saturating_add(c.covered_ns()));
         // Pauses that overlap in the log (two JVMs in one file) could add up to more.
         let share =
             |ns: u128| (covered_ns > 0).then(|| (ns as f64 * 100.0 / covered_ns as f64).min(100.0));

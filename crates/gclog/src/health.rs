@@ -75,7 +75,7 @@ impl SlidingShare {
         let first = (start_ns / SECOND_NS).max(last.saturating_sub(2 * len));
         for second in first..=last {
             let from = start_ns.max(second * SECOND_NS);
-            let to = end_ns.min((second + 1) * SECOND_NS);
+            let to = end_ns.min((second + 1).saturating_mul(SECOND_NS));
             self.advance_to(second);
             let current = self.current.unwrap_or(second);
             // A second that already left the ring belongs to no window judged from now on.
@@ -356,6 +356,10 @@ mod tests {
         let mut w = SlidingShare::new(600);
         w.pause(0, 100_000 * SECOND_NS);
         assert_eq!(w.worst().unwrap().share_pct, 100.0);
+        // Stamps and durations at the end of the clock's range.
+        let mut w = SlidingShare::new(60);
+        w.tick(u64::MAX - 5);
+        w.pause(u64::MAX - 3 * SECOND_NS, u64::MAX);
     }
 
     #[test]

@@ -197,3 +197,13 @@ fn a_log_without_events_warns_and_does_not_read_as_healthy() {
     ]);
     assert!(r.has_events() && r.warnings.is_empty());
 }
+
+#[test]
+fn stamps_and_durations_at_the_end_of_the_range_do_not_overflow() {
+    let r = analyze(&[
+        "[18446744073.000s][info][gc] GC(0) Pause Young (Normal) 1M->0M(2M) 99999999999999.000ms",
+        "18446744073.000: [GC 1K->1K(2K), 99999999999.0000000 secs]",
+        "[2262-04-11T23:47:16.854+0000][info][gc] GC(1) Pause Young (Normal) 1M->0M(2M) 99999999999999.000ms",
+    ]);
+    assert!(r.pauses.share_pct.unwrap_or(0.0) <= 100.0);
+}
