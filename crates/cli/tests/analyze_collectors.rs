@@ -318,3 +318,107 @@ fn every_decoration_set_gives_the_same_pauses_as_an_independent_count() {
         );
     }
 }
+
+/// Keeps about `live` KiB alive in 8 KiB arrays, replacing random ones: young collections
+/// find live objects to promote into a nearly full old generation, and full collections
+/// follow them. Args: live-KiB replacements.
+const FILL: &str = r#"
+import java.util.*;
+public class Fill {
+  public static void main(String[] a) {
+    byte[][] live = new byte[Integer.parseInt(a[0]) / 8][];
+    long replacements = Long.parseLong(a[1]);
+    Random r = new Random(1);
+    for (long i = 0; i < replacements; i++) live[r.nextInt(live.length)] = new byte[8 * 1024];
+  }
+}
+"#;
+
+/// Pauses by an independent count: a pause line whose `gc,start` line came while another
+/// pause was open lies inside it (one stop, not counted); prints pauses, their sum, `Pause
+/// Full` lines (a nested one is its outer pause, upgraded), nested pauses.
+const NESTED_AWK: &str = r#"
+/GC\([0-9]+\) Pause / {
+  match($0, /GC\([0-9]+\)/); id = substr($0, RSTART + 3, RLENGTH - 4)
+  if ($0 ~ /[0-9]ms$/) {
+    nested = 0
+    for (i = 1; i <= n; i++) if (open[i] == id) { nested = i > 1; for (j = i; j < n; j++) open[j] = open[j + 1]; n--; break }
+    if (nested) inner++; else { count++; v = $NF; sub(/ms$/, "", v); sum += v }
+    if ($0 ~ / Pause Full/) full++
+  } else if ($0 ~ /gc,start/) open[++n] = id
+}
+END { printf "%d %.3f %d %d\n", count, sum, full, inner + 0 }
+"#;
+
+#[test]
+fn full_collections_in_or_after_a_young_one_match_an_independent_count() {
+    // Not under work_dir(): the other tests, running at the same time, remove it.
+    let dir = analyze_support::fresh_dir("analyze-collectors", "fill");
+    std::fs::write(dir.join("Fill.java"), FILL).unwrap();
+    let status = Command::new(format!("{JDK17}/bin/javac"))
+        .args(["--release", "17", "-d"])
+        .arg(&dir)
+        .arg(dir.join("Fill.java"))
+        .status()
+        .expect("javac of JDK 17");
+    assert!(status.success());
+    let mut logs = Vec::new();
+    // JDK 17 and 25 run the full collection after the young one, in the same safepoint.
+    for (jdk, label, collector) in [
+        (JDK17, "17", "Serial"),
+        (JDK17, "17", "Parallel"),
+        (JDK25, "25", "Serial"),
+    ] {
+        let log = dir.join(format!("{collector}-{label}.log"));
+        let status = Command::new(format!("{jdk}/bin/java"))
+            .arg(format!("-XX:+Use{collector}GC"))
+            .args(["-Xmx8m", "-XX:ActiveProcessorCount=2"])
+            .arg(format!("-Xlog:gc*,safepoint:file={}", log.display()))
+            .arg("-cp")
+            .arg(&dir)
+            .args(["Fill", "5000", "20000"])
+            .status()
+            .unwrap();
+        assert!(status.success(), "{collector} on {jdk}");
+        logs.push(log);
+    }
+    // JDK 9-10 (GCViewer's samples, real logs) printed the full collection inside the young one.
+    let samples = analyze_support::shared_gclogs().join("gcviewer-samples.tar.gz");
+    for member in ["serial", "cms"] {
+        let name = format!(
+            "gcviewer-samples/logs/unified-jvm-logging/sample-ujl-{member}-gc-all,safepoint,os+cpu.txt"
+        );
+        let out = Command::new("tar")
+            .arg("xzOf")
+            .arg(&samples)
+            .arg(&name)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}");
+        let log = dir.join(format!("jdk9-{member}.log"));
+        std::fs::write(&log, out.stdout).unwrap();
+        logs.push(log);
+    }
+    let mut nested_seen = 0.0;
+    for log in &logs {
+        let [count, sum, full, nested] = awk(NESTED_AWK, log)[..] else {
+            panic!("awk on {}", log.display())
+        };
+        nested_seen += nested;
+        let json = analyze_json(std::slice::from_ref(log));
+        let what = log.display();
+        assert!(full > 0.0, "{what}: no full collection provoked");
+        assert_eq!(json["pauses"]["count"].as_f64().unwrap(), count, "{what}");
+        close(
+            json["pauses"]["total_ms"].as_f64().unwrap(),
+            sum,
+            "pause total",
+        );
+        assert_eq!(finding_count(&json, "full_gc") as f64, full, "{what}");
+    }
+    assert!(
+        nested_seen >= 3.0,
+        "the JDK 9 samples nest 3 full collections"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

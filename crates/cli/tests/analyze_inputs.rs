@@ -267,3 +267,37 @@ fn fail_on_exits_3_only_when_the_condition_holds() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a duration"));
 }
+
+#[test]
+fn a_log_with_a_header_and_no_event_is_reported_with_a_warning() {
+    let dir = tmp("header-only");
+    let path = dir.join("gc.log");
+    std::fs::write(
+        &path,
+        "Java HotSpot(TM) 64-Bit Server VM (25.202-b08) for linux-amd64 JRE (1.8.0_202-b08), built on Dec 15 2018 12:40:22 by \"java_re\" with gcc 7.3.0\n\
+         Memory: 4k page, physical 8000000k(4000000k free), swap 1000000k(1000000k free)\n\
+         CommandLine flags: -XX:MaxHeapSize=1073741824 -XX:+PrintGCDetails -XX:+UseParallelGC\n",
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let out = run(&[file]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{file}: no GC events (the log holds only the JVM's header"
+        )),
+        "{err}"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Findings   none: the log holds no GC event"),
+        "{text}"
+    );
+    let json = analyze_json(std::slice::from_ref(&path));
+    let warning = json["warnings"][0]["message"].as_str().unwrap();
+    assert!(warning.starts_with("no GC events"), "{warning}");
+    // --fail-on is evaluated as for any log.
+    let out = run(&["--fail-on", "count<1", file]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+}

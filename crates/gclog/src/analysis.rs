@@ -231,6 +231,9 @@ struct Clock {
     first_uptime: Option<u64>,
     segment_start: Option<u64>,
     last_uptime: Option<u64>,
+    /// The latest pause end of the current run: a JDK 8 event is stamped at its start, so
+    /// it can end after the last stamp.
+    segment_end: Option<u64>,
     covered_uptime_ns: u64,
     first_wall: Option<i64>,
     last_wall: Option<i64>,
@@ -246,7 +249,9 @@ impl Clock {
             match self.last_uptime {
                 // Stamps of one JVM never go back by more than output buffering can explain.
                 Some(last) if u + 1_000_000_000 < last => {
-                    self.covered_uptime_ns += last - self.segment_start.unwrap_or(last);
+                    let end = self.segment_end.take().map_or(last, |e| e.max(last));
+                    let run = end - self.segment_start.unwrap_or(end).min(end);
+                    self.covered_uptime_ns = self.covered_uptime_ns.saturating_add(run);
                     self.segment_start = Some(u);
                     self.jumps_back += 1;
                     if self.first_jump.is_none() {
@@ -274,11 +279,28 @@ impl Clock {
         }
     }
 
+    /// A pause (or safepoint) from `start` to `end`: the time covered includes all of it,
+    /// not just the stamp of its line.
+    fn extend(&mut self, start: &Stamp, end: &Stamp) {
+        if let (Some(s), Some(e)) = (start.uptime_ns, end.uptime_ns) {
+            self.segment_start = Some(self.segment_start.map_or(s, |f| f.min(s)));
+            self.segment_end = Some(self.segment_end.map_or(e, |l| l.max(e)));
+        }
+        if let (Some(s), Some(e)) = (start.wall_ms, end.wall_ms) {
+            self.first_wall = Some(self.first_wall.map_or(s, |f| f.min(s)));
+            self.last_wall = Some(self.last_wall.map_or(e, |l| l.max(e)));
+        }
+    }
+
     fn covered_ns(&self) -> u64 {
-        match (self.segment_start, self.last_uptime) {
-            (Some(s), Some(l)) => self.covered_uptime_ns + l.saturating_sub(s),
+        let end = match (self.last_uptime, self.segment_end) {
+            (Some(l), Some(e)) => Some(l.max(e)),
+            (l, e) => l.or(e),
+        };
+        match (self.segment_start, end) {
+            (Some(s), Some(l)) => self.covered_uptime_ns.saturating_add(l.saturating_sub(s)),
             _ => match (self.first_wall, self.last_wall) {
-                (Some(f), Some(l)) => (l - f).max(0) as u64 * 1_000_000,
+                (Some(f), Some(l)) => (l.saturating_sub(f).max(0) as u64).saturating_mul(1_000_000),
                 _ => 0,
             },
         }
@@ -291,6 +313,8 @@ pub struct Analyzer<'s> {
     files: Vec<FileSummary>,
     clocks: Vec<Clock>,
     format_counts: Vec<[u64; 2]>,
+    /// Per file: lines of the JVM's header (version, collector and flags, region size).
+    header_lines: Vec<u64>,
     gc: DurationStats,
     by_name: BTreeMap<String, Totals>,
     rules: Rules,
@@ -323,6 +347,50 @@ pub struct Analyzer<'s> {
     timeouts: Timeouts,
     /// Long pauses matched with a recording's CPU load samples.
     busy_cpu: BusyCpu,
+    /// GC ids whose pause began (`gc,start` line) and has not ended yet, oldest first.
+    open_pauses: OpenPauses,
+    /// A pause that ended inside another's, waiting for the outer pause's line.
+    nested: Option<NestedPause>,
+}
+
+/// A pause line whose pause began after another pause began and before it ended.
+struct NestedPause {
+    /// The GC id of the pause it lies in.
+    outer: u64,
+    pause: GcPause,
+    stamp: Stamp,
+    format: Format,
+    line: u64,
+}
+
+/// GC ids of pauses begun and not ended, oldest first; a few at most (one pause nests in
+/// another), so a start line whose pause line never comes is dropped in time.
+#[derive(Default)]
+struct OpenPauses(Vec<u64>);
+
+impl OpenPauses {
+    const MAX: usize = 4;
+
+    fn begin(&mut self, gc_id: u64) {
+        if !self.0.contains(&gc_id) {
+            if self.0.len() == Self::MAX {
+                self.0.remove(0);
+            }
+            self.0.push(gc_id);
+        }
+    }
+
+    /// The pause of `gc_id` ended: the pause it lies in, when one began before it and is
+    /// still open.
+    fn end(&mut self, gc_id: u64) -> Option<u64> {
+        let at = self.0.iter().position(|&id| id == gc_id)?;
+        self.0.remove(at);
+        at.checked_sub(1).map(|outer| self.0[outer])
+    }
+
+    fn forget(&mut self, gc_id: u64) {
+        self.0.retain(|&id| id != gc_id);
+    }
 }
 
 /// A time on one forward-going clock: uptime, else the wall clock.
@@ -343,6 +411,7 @@ impl<'s> Analyzer<'s> {
             files: Vec::new(),
             clocks: Vec::new(),
             format_counts: Vec::new(),
+            header_lines: Vec::new(),
             gc: DurationStats::new(),
             by_name: BTreeMap::new(),
             rules: Rules::default(),
@@ -370,6 +439,8 @@ impl<'s> Analyzer<'s> {
             region_size: None,
             timeouts: Timeouts::default(),
             busy_cpu: BusyCpu::default(),
+            open_pauses: OpenPauses::default(),
+            nested: None,
         }
     }
 
@@ -388,6 +459,8 @@ impl<'s> Analyzer<'s> {
 
     /// Starts a new input; later lines belong to it.
     pub fn begin_file(&mut self, name: &str) {
+        self.release_nested();
+        self.open_pauses = OpenPauses::default();
         self.flush_pending();
         self.files.push(FileSummary {
             file: name.to_string(),
@@ -400,12 +473,14 @@ impl<'s> Analyzer<'s> {
         });
         self.clocks.push(Clock::default());
         self.format_counts.push([0, 0]);
+        self.header_lines.push(0);
         self.pending_operation = None;
         self.last_gc_id = None;
     }
 
     /// Ends the current input; `bytes` is how much was read from it.
     pub fn end_file(&mut self, bytes: u64) {
+        self.release_nested();
         self.flush_pending();
         self.timeouts.end_file(self.opts.evidence);
         let i = self.files.len() - 1;
@@ -539,7 +614,7 @@ impl<'s> Analyzer<'s> {
         // Windows of pause time move with the log's clock, pauses or not.
         if let Some(at) = clock_ns(stamp) {
             for w in &mut self.windows {
-                w.add(at, 0);
+                w.tick(at);
             }
         }
         if let Some(u) = stamp.uptime_ns {
@@ -555,6 +630,12 @@ impl<'s> Analyzer<'s> {
             self.timeouts.other_record();
         }
         let fi = self.files.len() - 1;
+        if matches!(
+            p.record,
+            Record::Version(_) | Record::Collector(_) | Record::RegionSize(_)
+        ) {
+            self.header_lines[fi] += 1;
+        }
         match p.record {
             Record::Other => {}
             Record::SafepointTimeout(timeout) => {
@@ -564,58 +645,16 @@ impl<'s> Analyzer<'s> {
             }
             Record::Pause(mut pause) => {
                 if pause.gc_id.is_some() && pause.gc_id == self.evacuation_failed_gc_id {
-                    pause.failure.get_or_insert(Failure::Evacuation);
+                    pause.failures.add(Failure::Evacuation);
                 }
-                if let Some(heap) = pause.heap {
-                    self.heap_sample(&p.stamp, heap, &pause.name);
-                    if let Some(young) = pause.young {
-                        self.memory.young(clock_ns(&p.stamp), young, heap);
-                    }
-                }
-                if let Some(bytes) = self.promoted_by(&pause) {
-                    self.memory.promoted(clock_ns(&p.stamp), bytes);
-                }
-                pause.start = match p.format {
-                    // A unified pause line is written when the pause ends.
-                    Format::Unified => p.stamp.minus(pause.duration_ns),
-                    Format::Jdk8 => p.stamp,
-                };
-                if let Some(start) = clock_ns(&pause.start) {
-                    for w in &mut self.windows {
-                        w.add(start + pause.duration_ns, pause.duration_ns);
-                    }
-                }
-                let file = &self.files[fi].file;
-                self.busy_cpu.pause(
-                    clock_ns(&pause.start).map(|s| s + pause.duration_ns),
-                    pause.duration_ns,
-                    || Evidence {
-                        file: file.clone(),
-                        line,
-                        uptime_s: pause.start.uptime_ns.map(|u| u as f64 / 1e9),
-                        wall: pause.start.wall_ms.map(format_epoch_ms),
-                        what: pause.described(),
-                        detail: String::new(),
-                        excess_ms: 0.0,
-                    },
-                );
-                self.flush_pending();
-                let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
-                self.last_gc_id = pause.gc_id;
-                if self.first_pause_name.is_none() {
-                    self.first_pause_name = Some(pause.name.clone());
-                }
-                self.pending.push(Pending {
-                    pause,
-                    file: fi,
-                    line,
-                    shares_gc_id: shares,
-                    ttsp_ns: None,
-                    stopped_ns: None,
-                });
+                self.pause_line(pause, p.stamp, p.format, line);
             }
+            Record::PauseStart { gc_id } => self.open_pauses.begin(gc_id),
             Record::Cpu { gc_id, cpu } => {
-                if let Some(pending) = self
+                // The nested pause's own CPU line: kept in case its outer pause never ends.
+                if let Some(nested) = self.nested.as_mut().filter(|n| n.pause.gc_id == gc_id) {
+                    nested.pause.cpu.get_or_insert(cpu);
+                } else if let Some(pending) = self
                     .pending
                     .iter_mut()
                     .rev()
@@ -628,7 +667,11 @@ impl<'s> Analyzer<'s> {
             }
             Record::SafepointBegin(op) => self.pending_operation = Some(op),
             Record::Safepoint(mut sp) => {
+                // A safepoint ends every pause inside it: a pause still waiting for the
+                // pause it seemed nested in was not nested.
+                self.release_nested();
                 sp.start = p.stamp.minus(sp.total_ns);
+                self.clocks[fi].extend(&sp.start, &p.stamp);
                 if sp.operation.is_none() {
                     sp.operation = self.pending_operation.take();
                 }
@@ -703,12 +746,116 @@ impl<'s> Analyzer<'s> {
         }
     }
 
+    /// A pause line. A pause that began after another one began and ended before it (Serial
+    /// and Parallel upgrading a young collection to a full one: `GC(2) Pause Full` inside
+    /// `GC(1) Pause Young`) is one stop of the application: the outer pause counts, marked
+    /// as upgraded to a full collection when the nested one was full.
+    fn pause_line(&mut self, mut pause: GcPause, stamp: Stamp, format: Format, line: u64) {
+        if let Some(nested) = self.nested.take() {
+            if pause.gc_id == Some(nested.outer) {
+                self.open_pauses.forget(nested.outer);
+                let inner = &nested.pause;
+                pause.upgraded_to_full |= inner.upgraded_to_full || is_full_collection(&inner.name);
+                for failure in [
+                    Failure::Evacuation,
+                    Failure::ConcurrentMode,
+                    Failure::Promotion,
+                ] {
+                    if inner.failures.has(failure) {
+                        pause.failures.add(failure);
+                    }
+                }
+                return self.count_pause(pause, stamp, format, line);
+            }
+            // The outer pause's line never came: the nested one was a pause of its own.
+            self.open_pauses.forget(nested.outer);
+            self.count_pause(nested.pause, nested.stamp, nested.format, nested.line);
+        }
+        if let Some(outer) = pause.gc_id.and_then(|id| self.open_pauses.end(id)) {
+            self.nested = Some(NestedPause {
+                outer,
+                pause,
+                stamp,
+                format,
+                line,
+            });
+            return;
+        }
+        self.count_pause(pause, stamp, format, line);
+    }
+
+    /// Counts a pause held as nested whose outer pause did not follow.
+    fn release_nested(&mut self) {
+        if let Some(nested) = self.nested.take() {
+            self.open_pauses.forget(nested.outer);
+            self.count_pause(nested.pause, nested.stamp, nested.format, nested.line);
+        }
+    }
+
+    /// One stop of the application: its heap, its time and its place in the pause windows.
+    fn count_pause(&mut self, mut pause: GcPause, stamp: Stamp, format: Format, line: u64) {
+        let fi = self.files.len() - 1;
+        if let Some(heap) = pause.heap {
+            self.heap_sample(&stamp, heap, &pause.name);
+            // A young collection that failed and was upgraded promoted nothing it can tell.
+            if let Some(young) = pause.young.filter(|_| !pause.upgraded_to_full) {
+                self.memory.young(clock_ns(&stamp), young, heap);
+            }
+        }
+        if let Some(bytes) = self.promoted_by(&pause) {
+            self.memory.promoted(clock_ns(&stamp), bytes);
+        }
+        let (start, end) = match format {
+            // A unified pause line is written when the pause ends.
+            Format::Unified => (stamp.minus(pause.duration_ns), stamp),
+            // A JDK 8 event is stamped when it begins.
+            Format::Jdk8 => (stamp, stamp.plus(pause.duration_ns)),
+        };
+        pause.start = start;
+        self.clocks[fi].extend(&start, &end);
+        for u in [start.uptime_ns, end.uptime_ns].into_iter().flatten() {
+            self.global_first_uptime = Some(self.global_first_uptime.map_or(u, |f| f.min(u)));
+            self.global_last_uptime = Some(self.global_last_uptime.map_or(u, |l| l.max(u)));
+        }
+        if let Some(start) = clock_ns(&start) {
+            for w in &mut self.windows {
+                w.pause(start, start.saturating_add(pause.duration_ns));
+            }
+        }
+        let file = &self.files[fi].file;
+        self.busy_cpu
+            .pause(clock_ns(&end), pause.duration_ns, || Evidence {
+                file: file.clone(),
+                line,
+                uptime_s: start.uptime_ns.map(|u| u as f64 / 1e9),
+                wall: start.wall_ms.map(format_epoch_ms),
+                what: pause.described(),
+                detail: String::new(),
+                excess_ms: 0.0,
+            });
+        self.flush_pending();
+        let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
+        self.last_gc_id = pause.gc_id;
+        if self.first_pause_name.is_none() {
+            self.first_pause_name = Some(pause.name.clone());
+        }
+        self.pending.push(Pending {
+            pause,
+            file: fi,
+            line,
+            shares_gc_id: shares,
+            ttsp_ns: None,
+            stopped_ns: None,
+        });
+    }
+
     /// What a young collection of a unified log moved into the old generation, from the
     /// old generation's line of the same collection. Mixed and full collections also free
     /// old space, so their growth says nothing of promotion.
     fn promoted_by(&self, pause: &GcPause) -> Option<u64> {
         let (gc_id, change) = self.old_generation?;
         if pause.gc_id != Some(gc_id)
+            || pause.upgraded_to_full
             || !pause.name.starts_with("Pause Young")
             || pause.name.contains("Mixed")
         {
@@ -889,31 +1036,40 @@ impl<'s> Analyzer<'s> {
             check_cpu(&mut self.rules, cpu, &t, keep, &evidence);
         }
         let ms = |ns: u64| ns as f64 / 1e6;
-        let tracker = match p.failure {
-            Some(Failure::Evacuation) => {
-                Some((&mut self.rules.evacuation_failure, "evacuation failed"))
-            }
-            Some(Failure::ConcurrentMode) => Some((
+        // A CMS collection can fail to promote and then have a concurrent mode failure:
+        // each failure counts for its own rule.
+        let failure_rules = [
+            (
+                Failure::Evacuation,
+                &mut self.rules.evacuation_failure,
+                "evacuation failed",
+            ),
+            (
+                Failure::ConcurrentMode,
                 &mut self.rules.concurrent_mode_failure,
                 "concurrent mode failure",
-            )),
-            Some(Failure::Promotion) => {
-                Some((&mut self.rules.promotion_failure, "promotion failed"))
+            ),
+            (
+                Failure::Promotion,
+                &mut self.rules.promotion_failure,
+                "promotion failed",
+            ),
+        ];
+        for (failure, tracker, what) in failure_rules {
+            if p.failures.has(failure) {
+                tracker.hit(p.duration_ns, keep, || {
+                    evidence(
+                        format!("{what}: {:.1} ms pause", ms(p.duration_ns)),
+                        p.duration_ns,
+                    )
+                });
             }
-            None => None,
-        };
-        if let Some((tracker, what)) = tracker {
-            tracker.hit(p.duration_ns, keep, || {
-                evidence(
-                    format!("{what}: {:.1} ms pause", ms(p.duration_ns)),
-                    p.duration_ns,
-                )
-            });
         }
-        if is_full_collection(&p.name) {
+        if is_full_collection(&p.name) || p.upgraded_to_full {
             let cause = p
                 .cause
                 .clone()
+                .or_else(|| upgrade_reason(p).map(str::to_string))
                 .unwrap_or_else(|| "cause not in log".to_string());
             if self.full_gc_causes.len() < 100 || self.full_gc_causes.contains_key(&cause) {
                 self.full_gc_causes
@@ -921,9 +1077,13 @@ impl<'s> Analyzer<'s> {
                     .or_default()
                     .add(p.duration_ns);
             }
+            let upgraded = match upgrade_reason(p) {
+                Some(why) => format!(" ({} upgraded to a full one: {why})", p.name),
+                None => String::new(),
+            };
             self.rules.full_gc.hit(p.duration_ns, keep, || {
                 evidence(
-                    format!("full collection, {:.1} ms", ms(p.duration_ns)),
+                    format!("full collection, {:.1} ms{upgraded}", ms(p.duration_ns)),
                     p.duration_ns,
                 )
             });
@@ -965,9 +1125,15 @@ impl<'s> Analyzer<'s> {
 
     /// Finishes the analysis.
     pub fn finish(mut self) -> Report {
+        self.release_nested();
         self.flush_pending();
-        let covered_ns: u64 = self.clocks.iter().map(Clock::covered_ns).sum();
-        let share = |ns: u128| (covered_ns > 0).then(|| ns as f64 * 100.0 / covered_ns as f64);
+        let covered_ns = self
+            .clocks
+            .iter()
+            .fold(0u64, |sum, c| sum.saturating_add(c.covered_ns()));
+        // Pauses that overlap in the log (two JVMs in one file) could add up to more.
+        let share =
+            |ns: u128| (covered_ns > 0).then(|| (ns as f64 * 100.0 / covered_ns as f64).min(100.0));
         let (source, series) = if self.safepoint_lines.stats.count() > 0 {
             (Some("safepoint_lines"), &self.safepoint_lines)
         } else if self.safepoint_statistics.stats.count() > 0 {
@@ -1066,7 +1232,7 @@ impl<'s> Analyzer<'s> {
                 && !self.files.iter().any(|f| f.format == Some(Format::Unified)))
             .then(|| "8 or earlier (PrintGCDetails format)".to_string())
         });
-        Report {
+        let mut report = Report {
             jvm: Jvm { version, collector },
             span: Span {
                 start_uptime_s: self.global_first_uptime.map(|u| u as f64 / 1e9),
@@ -1096,7 +1262,41 @@ impl<'s> Analyzer<'s> {
             first_unparsed: self.first_unparsed,
             warnings: self.warnings,
             inputs: self.files,
+        };
+        if !report.has_events() {
+            // A header or decorated lines alone must not read as a healthy JVM.
+            for (i, file) in report.inputs.iter().enumerate() {
+                let recognised: u64 = self.format_counts[i].iter().sum();
+                if recognised == 0 {
+                    continue;
+                }
+                let holds = if recognised <= self.header_lines[i] {
+                    "only the JVM's header (version, collector, command line flags): GC logging began, nothing was collected yet, or the log was cut".to_string()
+                } else {
+                    format!("{recognised} log line(s), none of them a pause, safepoint, stall or collection cycle: e.g. concurrent phases, statistics printed at exit, or a log level that leaves pauses out (use -Xlog:gc*)")
+                };
+                report.warnings.push(Warning {
+                    file: file.file.clone(),
+                    line: None,
+                    message: format!("no GC events (the log holds {holds})"),
+                });
+            }
         }
+        report
+    }
+}
+
+impl Report {
+    /// The log held something that happened in the JVM: a pause, a safepoint, a ZGC stall,
+    /// a collection cycle or a heap transition, or a safepoint timeout report.
+    pub fn has_events(&self) -> bool {
+        self.pauses.summary.count > 0
+            || self.safepoints.summary.count > 0
+            || self.safepoints.timeouts.count > 0
+            || self.allocation_stalls.summary.count > 0
+            || self.relocation_stalls.summary.count > 0
+            || self.memory.heap_samples > 0
+            || !self.memory.cycles.is_empty()
     }
 }
 
@@ -1164,6 +1364,20 @@ fn to_event(pp: &Pending, file: &str) -> PauseEvent {
 /// Unified `Pause Full`, JDK 8 `Full GC` (Shenandoah's and G1's fallbacks included).
 fn is_full_collection(name: &str) -> bool {
     crate::PauseType::of(name) == crate::PauseType::Full
+}
+
+/// Why a collection not named full was one: the failure that made the JVM collect the old
+/// generation, or the full collection nested in it.
+fn upgrade_reason(p: &GcPause) -> Option<&'static str> {
+    if !p.upgraded_to_full {
+        None
+    } else if p.failures.concurrent_mode {
+        Some("concurrent mode failure")
+    } else if p.failures.promotion {
+        Some("promotion failed")
+    } else {
+        Some("a full collection ran inside it")
+    }
 }
 
 /// VM operations that are garbage collections (names as in HotSpot's VM_Operation types).
@@ -1235,11 +1449,17 @@ impl ClassifiedLine {
         };
         match parse_line(bytes) {
             // A line without its newline may be cut anywhere: trust it only when it parsed
-            // into a record with values.
-            Ok(p) if unterminated && p.record == Record::Other => ClassifiedLine {
-                outcome: unparsed(bytes),
-                unterminated: Some(false),
-            },
+            // into a record with values (a pause line cut before its duration reads as the
+            // pause's start line).
+            Ok(p)
+                if unterminated
+                    && matches!(p.record, Record::Other | Record::PauseStart { .. }) =>
+            {
+                ClassifiedLine {
+                    outcome: unparsed(bytes),
+                    unterminated: Some(false),
+                }
+            }
             Ok(p) => ClassifiedLine {
                 outcome: match p.record {
                     Record::Other => Outcome::Other {

@@ -28,6 +28,9 @@ pub struct Thresholds {
     pub gc_share_pct: f64,
     /// The same, over the worst 1-minute window (localized throughput), %.
     pub window_share_pct: f64,
+    /// The share of time in pauses is judged only over a log that covers at least this
+    /// long (the smallest window): a log of one pause and little else tells nothing of it.
+    pub min_share_span_ns: u64,
     /// A ZGC allocation stall at least this long is listed as evidence.
     pub alloc_stall_ns: u64,
 }
@@ -42,6 +45,7 @@ impl Default for Thresholds {
             non_gc_ns: 10_000_000,
             gc_share_pct: 10.0,
             window_share_pct: 25.0,
+            min_share_span_ns: 60_000_000_000,
             alloc_stall_ns: 10_000_000,
         }
     }

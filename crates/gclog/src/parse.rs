@@ -34,6 +34,17 @@ impl Stamp {
             pid: self.pid,
         }
     }
+
+    /// This stamp moved forward by `ns` (a JDK 8 event is stamped at the pause's start).
+    pub fn plus(self, ns: u64) -> Stamp {
+        Stamp {
+            uptime_ns: self.uptime_ns.map(|u| u.saturating_add(ns)),
+            wall_ms: self
+                .wall_ms
+                .map(|w| w.saturating_add((ns / 1_000_000) as i64)),
+            pid: self.pid,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -59,7 +70,11 @@ pub struct GcPause {
     /// The young generation's occupancy before and after (JDK 8 one-line events).
     pub young: Option<HeapChange>,
     /// What went wrong in this collection, when the line says.
-    pub failure: Option<Failure>,
+    pub failures: Failures,
+    /// A young collection that the JVM turned into a full collection of the old generation
+    /// (JDK 8 `(promotion failed)` or `(concurrent mode failure)` with the old generation
+    /// collected in the same event; unified logs: a `Pause Full` nested in it).
+    pub upgraded_to_full: bool,
 }
 
 impl GcPause {
@@ -99,6 +114,32 @@ pub enum Failure {
     ConcurrentMode,
     /// A young collection could not promote into the old generation.
     Promotion,
+}
+
+/// The failures one collection reports (a CMS collection can report two).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Failures {
+    pub evacuation: bool,
+    pub concurrent_mode: bool,
+    pub promotion: bool,
+}
+
+impl Failures {
+    pub fn has(&self, failure: Failure) -> bool {
+        match failure {
+            Failure::Evacuation => self.evacuation,
+            Failure::ConcurrentMode => self.concurrent_mode,
+            Failure::Promotion => self.promotion,
+        }
+    }
+
+    pub fn add(&mut self, failure: Failure) {
+        match failure {
+            Failure::Evacuation => self.evacuation = true,
+            Failure::ConcurrentMode => self.concurrent_mode = true,
+            Failure::Promotion => self.promotion = true,
+        }
+    }
 }
 
 /// A thread that waited for memory (ZGC): not a safepoint, only that thread stopped.
@@ -190,6 +231,12 @@ pub enum Record {
     },
     /// G1's region size (`Heap region size: 1M`; JDK 17+ `Heap Region Size: 1M`).
     RegionSize(u64),
+    /// A pause began (unified `gc,start` line, `GC(N) Pause Young (Allocation Failure)`):
+    /// tells a pause nested in another's (Serial and Parallel upgrading a young collection
+    /// to a full one) from one after it.
+    PauseStart {
+        gc_id: u64,
+    },
     /// A line of HotSpot's report of a safepoint that timed out (`-XX:+SafepointTimeout`):
     /// it names the threads that held the safepoint up.
     SafepointTimeout(TimeoutLine),
@@ -414,11 +461,13 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
     }
     if let Some(rest) = body.strip_prefix(b"Pause ") {
         let Some(space) = memchr::memrchr(b' ', rest) else {
-            return Ok(Record::Other); // "Pause Remark": the start line, no duration yet
+            // "Pause Remark": the start line, no duration yet
+            return Ok(Record::PauseStart { gc_id });
         };
         let last = &rest[space + 1..];
         if !last.ends_with(b"ms") || !last.first().is_some_and(u8::is_ascii_digit) {
-            return Ok(Record::Other); // start line of a pause with a cause: "Pause Young (...)"
+            // start line of a pause with a cause: "Pause Young (...)"
+            return Ok(Record::PauseStart { gc_id });
         }
         let duration_ns = duration_with_unit(last).ok_or(Unparsed::Malformed)?;
         let mut text = trim_spaces(&rest[..space]);
@@ -431,7 +480,7 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
         } else if memchr::memmem::find(text, b"->").is_some() {
             text = b"";
         }
-        let (mut name, cause, failure) = pause_name_and_cause(text);
+        let (mut name, cause, failures) = pause_name_and_cause(text);
         if let Some(g) = prefix {
             name = format!("{}: {name}", g as char);
         }
@@ -444,7 +493,8 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
             cpu: None,
             heap,
             young: None,
-            failure,
+            failures,
+            upgraded_to_full: false,
         }));
     }
     if let Some(rest) = body.strip_prefix(b"User=") {
@@ -473,13 +523,16 @@ fn parse_unified_cpu(rest: &[u8]) -> Option<Cpu> {
 
 /// `Young (Normal) (G1 Evacuation Pause)` -> ("Pause Young (Normal)", "G1 Evacuation Pause").
 /// G1's `(Evacuation Failure[: Allocation|Pinned])` (JDK 17+) is a failure, not a name.
-fn pause_name_and_cause(text: &[u8]) -> (String, Option<String>, Option<Failure>) {
+fn pause_name_and_cause(text: &[u8]) -> (String, Option<String>, Failures) {
     let paren = memchr::memchr(b'(', text).unwrap_or(text.len());
     let base = trim_spaces(&text[..paren]);
     let mut groups = paren_groups(&text[paren..]);
     let before = groups.len();
     groups.retain(|g| !g.starts_with(b"Evacuation Failure"));
-    let failure = (groups.len() != before).then_some(Failure::Evacuation);
+    let failures = Failures {
+        evacuation: groups.len() != before,
+        ..Failures::default()
+    };
     let mut name = String::with_capacity(32);
     name.push_str("Pause ");
     name.push_str(&String::from_utf8_lossy(base));
@@ -495,7 +548,7 @@ fn pause_name_and_cause(text: &[u8]) -> (String, Option<String>, Option<Failure>
             name.push(')');
         }
     }
-    (name, cause, failure)
+    (name, cause, failures)
 }
 
 fn is_g1_young_kind(g: &[u8]) -> bool {
@@ -896,6 +949,9 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let cpu =
         memchr::memmem::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
     let (heap, young) = memory::jdk8_heap(inner);
+    let failures = jdk8_failures(rest);
+    let upgraded_to_full = crate::PauseType::of(&name) != crate::PauseType::Full
+        && (failures.concurrent_mode || (failures.promotion && collects_old_generation(rest)));
     Ok(GcPause {
         gc_id: None,
         start: Stamp::default(),
@@ -905,7 +961,8 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         cpu,
         heap,
         young,
-        failure: jdk8_failure(rest),
+        failures,
+        upgraded_to_full,
     })
 }
 
@@ -928,7 +985,7 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
             text = trim_spaces(&text[..sp]);
         }
     }
-    let (name, cause, failure) = pause_name_and_cause(text);
+    let (name, cause, failures) = pause_name_and_cause(text);
     Ok(Some(GcPause {
         gc_id: None,
         start: Stamp::default(),
@@ -938,22 +995,34 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
         cpu: None,
         heap: None,
         young: None,
-        failure,
+        failures,
+        upgraded_to_full: false,
     }))
 }
 
-fn jdk8_failure(line: &[u8]) -> Option<Failure> {
+/// A CMS collection that fails to promote and then has a concurrent mode failure reports
+/// both: both are kept.
+fn jdk8_failures(line: &[u8]) -> Failures {
     let has = |pat: &[u8]| memchr::memmem::find(line, pat).is_some();
-    if has(b"concurrent mode failure") {
-        Some(Failure::ConcurrentMode)
-    } else if has(b"promotion failed") || line.starts_with(b"[GC--") {
+    Failures {
+        concurrent_mode: has(b"concurrent mode failure"),
         // Parallel Scavenge marks a young collection that could not promote with `GC--`.
-        Some(Failure::Promotion)
-    } else if has(b"to-space exhausted") || has(b"to-space overflow") {
-        Some(Failure::Evacuation)
-    } else {
-        None
+        promotion: has(b"promotion failed") || line.starts_with(b"[GC--"),
+        evacuation: has(b"to-space exhausted") || has(b"to-space overflow"),
     }
+}
+
+/// After a failed promotion, the event holds a collection of the old generation (`[CMS:`,
+/// `[CMS (concurrent mode failure)`, Serial's `[Tenured:`): a full collection ran inside
+/// it. Parallel's `GC--` has none (its full collection is an event of its own).
+fn collects_old_generation(line: &[u8]) -> bool {
+    let Some(failed) = memchr::memmem::find(line, b"promotion failed") else {
+        return false;
+    };
+    let after = &line[failed..];
+    memchr::memmem::find(after, b"[Tenured").is_some()
+        || memchr::memmem::find_iter(after, b"[CMS")
+            .any(|at| after.get(at + 4).is_none_or(|&c| c != b'-'))
 }
 
 fn matching_bracket(s: &[u8]) -> Option<usize> {

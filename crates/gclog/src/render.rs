@@ -226,7 +226,12 @@ pub fn render_text(r: &Report) -> String {
         let _ = writeln!(o);
     }
 
-    if r.findings.is_empty() {
+    if !r.has_events() {
+        let _ = writeln!(
+            o,
+            "Findings   none: the log holds no GC event (no pause, safepoint, stall or collection cycle), so nothing could be judged"
+        );
+    } else if r.findings.is_empty() {
         let _ = writeln!(
             o,
             "Findings   none: no pause shows signs of the OS or the JVM's own machinery, and no rule on the collector's health fired"

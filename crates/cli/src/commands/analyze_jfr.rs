@@ -327,7 +327,8 @@ impl Feed {
                     // The heap comes from jdk.GCHeapSummary (Item::Heap).
                     heap: None,
                     young: None,
-                    failure: None,
+                    failures: Default::default(),
+                    upgraded_to_full: false,
                 };
                 analyzer.record(self.stamp(end), Record::Pause(pause), n);
             }

@@ -113,10 +113,12 @@ impl Rules {
     pub(super) fn gc_health(&self, ctx: &Context, out: &mut Vec<Finding>) {
         let t = ctx.thresholds;
         let pause_ms = ctx.pause_total_ns as f64 / 1e6;
-        let share = pct(ctx.pause_total_ns as f64, ctx.covered_ns as f64);
+        // Pauses that overlap in the log (two JVMs in one file) could add up to more.
+        let share = pct(ctx.pause_total_ns as f64, ctx.covered_ns as f64).min(100.0);
         let worst_minute = ctx.worst_windows.iter().find(|w| w.window_s == 60);
         let window_hit = worst_minute.filter(|w| w.share_pct >= t.window_share_pct);
-        if ctx.covered_ns > 0 && (share >= t.gc_share_pct || window_hit.is_some()) {
+        let long_enough = ctx.covered_ns >= t.min_share_span_ns.max(1);
+        if long_enough && (share >= t.gc_share_pct || window_hit.is_some()) {
             let windows = ctx
                 .worst_windows
                 .iter()

@@ -240,9 +240,17 @@ fn unified_pause_names_per_collector() {
         assert_eq!(p.name, name, "{msg}");
         assert_eq!(p.cause.as_deref(), cause, "{msg}");
     }
-    // Start lines and concurrent phases are not pauses.
-    other("[1.0s][info][gc,start] GC(3) Pause Young (Normal) (G1 Evacuation Pause)");
-    other("[1.0s][info][gc,start] GC(3) Pause Remark");
+    // Start lines and concurrent phases are not pauses; a start line says which pause began.
+    for start in [
+        "[1.0s][info][gc,start] GC(3) Pause Young (Normal) (G1 Evacuation Pause)",
+        "[1.0s][info][gc,start] GC(3) Pause Remark",
+    ] {
+        assert_eq!(
+            parse_line(start.as_bytes()).map(|p| p.record),
+            Ok(Record::PauseStart { gc_id: 3 }),
+            "{start}"
+        );
+    }
     assert!(matches!(
         parse_line(b"[1.0s][info][gc] GC(3) Concurrent Mark Cycle 20.000ms").map(|p| p.record),
         Ok(Record::Cycle(GcCycle {
@@ -496,11 +504,30 @@ fn generational_zgc_minor_pauses_stalls_and_cycles() {
 }
 
 #[test]
+fn a_promotion_failure_then_a_concurrent_mode_failure_reports_both_and_a_full_collection() {
+    let (p, _) = pause("5000.100: [GC 5000.101: [ParNew (promotion failed): 400000K->400000K(400000K), 2.1000000 secs]5002.201: [CMS (concurrent mode failure): 900000K->850000K(1000000K), 30.5000000 secs] 1300000K->850000K(1400000K), [CMS Perm : 40000K->40000K(80000K)], 32.6000000 secs] [Times: user=35.00 sys=0.10, real=32.60 secs]");
+    assert_eq!(p.name, "GC");
+    assert!(p.failures.has(Failure::Promotion));
+    assert!(p.failures.has(Failure::ConcurrentMode));
+    assert!(p.upgraded_to_full);
+    // A concurrent mode failure alone (the young collection promoted) is a full one too.
+    let (p, _) = pause("70.0: [GC (Allocation Failure) 70.0: [ParNew: 9000K->900K(9000K), 0.0100000 secs]70.01: [CMS (concurrent mode failure): 50000K->40000K(60000K), 0.9000000 secs] 59000K->40900K(69000K), [Metaspace: 3000K->3000K(1056768K)], 0.9100000 secs] [Times: user=0.90 sys=0.00, real=0.91 secs]");
+    assert!(p.failures.has(Failure::ConcurrentMode) && !p.failures.has(Failure::Promotion));
+    assert!(p.upgraded_to_full);
+    // A concurrent phase printed after the failure is not an old-generation collection.
+    let (p, _) = pause("9.0: [GC 9.0: [ParNew (promotion failed): 900K->900K(900K), 0.0100000 secs] 5000K->5000K(9000K), 0.0110000 secs]");
+    assert!(p.failures.has(Failure::Promotion) && !p.upgraded_to_full);
+    // The Full GC of a concurrent mode failure is full by its name.
+    let (p, _) = pause("20.0: [Full GC (Allocation Failure) 20.0: [CMS (concurrent mode failure): 200000K->150000K(240896K), 1.2345670 secs] 210000K->150000K(260032K), [Metaspace: 3000K->3000K(1056768K)], 1.2350000 secs]");
+    assert!(!p.upgraded_to_full);
+}
+
+#[test]
 fn g1_evacuation_failure_is_a_failure_not_a_name() {
     let (p, _) = pause("[2.0s][info][gc] GC(7) Pause Young (Normal) (G1 Evacuation Pause) (Evacuation Failure: Allocation) 60M->62M(64M) 12.5ms");
     assert_eq!(p.name, "Pause Young (Normal)");
     assert_eq!(p.cause.as_deref(), Some("G1 Evacuation Pause"));
-    assert_eq!(p.failure, Some(Failure::Evacuation));
+    assert!(p.failures.has(Failure::Evacuation));
     assert_eq!(p.heap.unwrap().before, 60 << 20);
     assert_eq!(
         parse_line(b"[11.846s][info ][gc            ] GC(326) To-space exhausted")
@@ -508,10 +535,18 @@ fn g1_evacuation_failure_is_a_failure_not_a_name() {
         Ok(Record::ToSpaceExhausted { gc_id: 326 })
     );
     let (p, _) = pause("2.0: [GC (Allocation Failure) 2.0: [ParNew (promotion failed): 100K->110K(200K), 0.1 secs]2.1: [CMS: 500K->400K(1000K), 0.5 secs] 600K->400K(1200K), [Metaspace: 1K->1K(2K)], 0.6 secs] [Times: user=0.50 sys=0.00, real=0.60 secs]");
-    assert_eq!(p.failure, Some(Failure::Promotion));
+    assert!(p.failures.has(Failure::Promotion));
+    assert!(
+        p.upgraded_to_full,
+        "the CMS collection after the failed promotion is a full one"
+    );
     assert_eq!(p.heap.unwrap().after, 400 << 10);
     let (p, _) = pause("429.344: [GC-- [PSYoungGen: 876977K->876977K(876992K)] 2335451K->2412975K(2412992K), 0.7651430 secs]");
-    assert_eq!(p.failure, Some(Failure::Promotion));
+    assert!(p.failures.has(Failure::Promotion));
+    assert!(
+        !p.upgraded_to_full,
+        "Parallel's full collection is an event of its own"
+    );
     assert_eq!(p.young.unwrap().before, 876977 << 10);
 }
 

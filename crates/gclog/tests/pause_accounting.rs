@@ -1,0 +1,209 @@
+//! How pauses add up: the time a log covers includes its pauses, no share of time exceeds
+//! 100 %, a pause nested in another is one stop, a CMS collection that fails twice counts
+//! for both failures and as a full collection, and a log without events says so.
+
+use pauselab_gclog::{Analyzer, Options, Report};
+
+fn analyze(lines: &[&str]) -> Report {
+    let mut analyzer = Analyzer::new(Options::default());
+    analyzer.begin_file("gc.log");
+    for (i, line) in lines.iter().enumerate() {
+        analyzer.line(line.as_bytes(), i as u64 + 1, false, false);
+    }
+    analyzer.end_file(0);
+    analyzer.finish()
+}
+
+fn rules(r: &Report) -> Vec<&'static str> {
+    r.findings.iter().map(|f| f.rule).collect()
+}
+
+fn finding<'a>(r: &'a Report, rule: &str) -> &'a pauselab_gclog::findings::Finding {
+    r.findings
+        .iter()
+        .find(|f| f.rule == rule)
+        .unwrap_or_else(|| panic!("no {rule} finding: {:?}", rules(r)))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-6
+}
+
+#[test]
+fn a_jdk8_event_is_covered_to_its_end_and_a_short_log_is_not_judged() {
+    // Stamped at its start, 20 s long; the concurrent phase printed inside the event is
+    // handed on after it, stamped before the event's end.
+    let r = analyze(&[
+        "5000.100: [GC 5000.101: [ParNew: 90000K->9000K(90000K), 0.0500000 secs] 300000K->220000K(900000K), 20.0000000 secs] [Times: user=1.00 sys=0.00, real=20.00 secs]",
+        "5010.500: [CMS-concurrent-mark: 5.000/10.000 secs] [Times: user=9.00 sys=0.50, real=10.00 secs]",
+    ]);
+    assert!(close(r.span.covered_s, 20.0), "{:?}", r.span);
+    assert_eq!(r.span.end_uptime_s, Some(5020.1));
+    assert_eq!(r.pauses.share_pct, Some(100.0));
+    assert!(r.pauses.worst_windows.is_empty());
+    // 20 s of log cannot say how much of its time the JVM spends in pauses.
+    assert!(!rules(&r).contains(&"gc_time_share"), "{:?}", rules(&r));
+}
+
+#[test]
+fn a_unified_log_is_covered_from_the_first_pause_start() {
+    // One line: written when the 2.5 ms pause ended.
+    let r = analyze(&["[0.500s][info][gc] GC(0) Pause Full (Ergonomics) 3M->1M(8M) 2.500ms"]);
+    assert!(close(r.span.covered_s, 0.0025), "{:?}", r.span);
+    assert_eq!(r.span.start_uptime_s, Some(0.4975));
+    assert_eq!(r.pauses.share_pct, Some(100.0));
+    assert!(!rules(&r).contains(&"gc_time_share"));
+}
+
+#[test]
+fn no_window_holds_more_pause_than_its_length() {
+    // 30 s of log, then a 90 s JDK 8 pause with a concurrent line held back inside it.
+    let r = analyze(&[
+        "100.000: [GC 100.001: [ParNew: 9000K->900K(9000K), 0.0100000 secs] 30000K->22000K(90000K), 0.0100000 secs]",
+        "130.000: [GC 130.001: [ParNew: 9000K->900K(9000K), 0.0100000 secs] 30000K->22000K(90000K), 90.0000000 secs]",
+        "160.000: [CMS-concurrent-sweep: 1.000/2.000 secs] [Times: user=1.00 sys=0.00, real=2.00 secs]",
+    ]);
+    assert!(close(r.span.covered_s, 120.0), "{:?}", r.span);
+    let minute = r.pauses.worst_windows.iter().find(|w| w.window_s == 60);
+    let minute = minute.expect("the log covers a minute");
+    assert_eq!(minute.share_pct, 100.0, "{minute:?}");
+    assert!(close(minute.pause_ms, 60_000.0), "{minute:?}");
+    let share = r.pauses.share_pct.unwrap();
+    assert!(close(share, 90_010.0 * 100.0 / 120_000.0), "{share}");
+    let f = finding(&r, "gc_time_share");
+    assert!(
+        f.title.starts_with("GC pauses took 75.0% of the 120 s"),
+        "{}",
+        f.title
+    );
+}
+
+#[test]
+fn a_full_collection_nested_in_a_young_one_is_one_stop() {
+    // Serial on JDK 11-17: the young collection fails and runs a full one inside it.
+    let r = analyze(&[
+        "[2.100s][info][gc,start     ] GC(7) Pause Young (Allocation Failure)",
+        "[2.102s][info][gc,start     ] GC(8) Pause Full (Allocation Failure)",
+        "[2.104s][info][gc,heap      ] GC(8) Tenured: 5000K->2000K(6000K)",
+        "[2.104s][info][gc             ] GC(8) Pause Full (Allocation Failure) 7M->2M(8M) 2.000ms",
+        "[2.104s][info][gc,cpu         ] GC(8) User=0.01s Sys=0.00s Real=0.00s",
+        "[2.105s][info][gc,heap        ] GC(7) Tenured: 5000K->2000K(6000K)",
+        "[2.105s][info][gc             ] GC(7) Pause Young (Allocation Failure) 7M->2M(8M) 5.000ms",
+        "[2.105s][info][gc,cpu         ] GC(7) User=0.01s Sys=0.00s Real=0.01s",
+        "[2.105s][info][safepoint      ] Safepoint \"GenCollectForAllocation\", Time since last: 1000000 ns, Reaching safepoint: 20000 ns, Cleanup: 1000 ns, At safepoint: 5100000 ns, Total: 5121000 ns",
+        "[3.000s][info][gc,start     ] GC(9) Pause Young (Allocation Failure)",
+        "[3.000s][info][gc,heap      ] GC(9) Tenured: 2000K->2500K(6000K)",
+        "[3.001s][info][gc             ] GC(9) Pause Young (Allocation Failure) 6M->3M(8M) 1.000ms",
+    ]);
+    assert_eq!(r.pauses.summary.count, 2, "{:?}", r.pauses.by_name);
+    assert!(close(r.pauses.summary.total_ms, 6.0));
+    assert_eq!(r.pauses.by_name[0].name, "Pause Young");
+    let full = finding(&r, "full_gc");
+    assert_eq!(full.count, 1);
+    assert!(
+        full.evidence[0].detail.contains("upgraded"),
+        "{:?}",
+        full.evidence
+    );
+    assert_eq!(r.pauses.full_gc_causes[0].name, "Allocation Failure");
+    // The stop's own CPU line and safepoint.
+    assert_eq!(r.worst[0].event.duration_ms, 5.0);
+    assert_eq!(r.worst[0].event.cpu.unwrap().real_ms, 10.0);
+    assert_eq!(r.worst[0].stopped_ms, Some(5.121));
+    // Promotion only from GC(9): the failed young collection promoted nothing it can tell.
+    assert_eq!(r.memory.promoted_bytes, Some(500 << 10));
+    // Heap samples: the nested collection's transition is inside the stop, not another one.
+    assert_eq!(r.memory.heap_samples, 2);
+}
+
+#[test]
+fn a_start_line_whose_pause_never_ends_does_not_swallow_later_pauses() {
+    let r = analyze(&[
+        "[1.000s][info][gc,start] GC(1) Pause Young (Allocation Failure)",
+        "[2.000s][info][gc,start] GC(2) Pause Young (Allocation Failure)",
+        "[2.001s][info][gc      ] GC(2) Pause Young (Allocation Failure) 6M->3M(8M) 1.000ms",
+        "[3.000s][info][gc,start] GC(3) Pause Young (Allocation Failure)",
+        "[3.001s][info][gc      ] GC(3) Pause Young (Allocation Failure) 6M->3M(8M) 1.000ms",
+    ]);
+    assert_eq!(r.pauses.summary.count, 2);
+    assert!(!rules(&r).contains(&"full_gc"));
+    // Cut after the nested-looking pause: it still counts.
+    let r = analyze(&[
+        "[1.000s][info][gc,start] GC(1) Pause Young (Allocation Failure)",
+        "[1.001s][info][gc,start] GC(2) Pause Full (Allocation Failure)",
+        "[1.002s][info][gc      ] GC(2) Pause Full (Allocation Failure) 6M->3M(8M) 1.000ms",
+    ]);
+    assert_eq!(r.pauses.summary.count, 1);
+    assert_eq!(finding(&r, "full_gc").count, 1);
+}
+
+#[test]
+fn a_promotion_failure_with_a_concurrent_mode_failure_fires_both_and_is_a_full_collection() {
+    let r = analyze(&[
+        "7000.000: [GC 7000.001: [ParNew: 400000K->40000K(400000K), 0.2000000 secs] 900000K->560000K(1400000K), 0.2000000 secs] [Times: user=0.40 sys=0.00, real=0.20 secs]",
+        "7100.000: [GC 7100.001: [ParNew (promotion failed): 400000K->400000K(400000K), 2.1000000 secs]7102.101: [CMS (concurrent mode failure): 900000K->850000K(1000000K), 30.5000000 secs] 1300000K->850000K(1400000K), [CMS Perm : 40000K->40000K(80000K)], 32.6000000 secs] [Times: user=35.00 sys=0.10, real=32.60 secs]",
+    ]);
+    assert_eq!(r.pauses.summary.count, 2);
+    assert_eq!(finding(&r, "promotion_failure").count, 1);
+    assert_eq!(finding(&r, "concurrent_mode_failure").count, 1);
+    let full = finding(&r, "full_gc");
+    assert_eq!(full.count, 1);
+    assert!(
+        full.title.contains("concurrent mode failure x1"),
+        "{}",
+        full.title
+    );
+    assert!(close(full.excess_total_ms, 32_600.0));
+    // Only the first young collection promoted: 360000K left the young generation, 340000K
+    // the heap.
+    assert_eq!(r.memory.promoted_bytes, Some(20_000 << 10));
+}
+
+#[test]
+fn a_log_without_events_warns_and_does_not_read_as_healthy() {
+    let r = analyze(&[
+        "Java HotSpot(TM) 64-Bit Server VM (24.80-b11) for linux-amd64 JRE (1.7.0_80-b15), built on Jan 1 2015 00:00:00 by \"builder\" with gcc 4.3.0",
+        "Memory: 4k page, physical 16000000k(8000000k free), swap 0k(0k free)",
+        "CommandLine flags: -XX:MaxHeapSize=524288000 -XX:+PrintGCDetails -XX:+UseConcMarkSweepGC -XX:+UseParNewGC",
+    ]);
+    assert!(!r.has_events());
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    let w = &r.warnings[0];
+    assert_eq!(w.file, "gc.log");
+    assert!(
+        w.message
+            .starts_with("no GC events (the log holds only the JVM's header"),
+        "{}",
+        w.message
+    );
+    let text = pauselab_gclog::render::render_text(&r);
+    assert!(text.contains("the log holds no GC event"), "{text}");
+    // Decorated lines that are not events (statistics at exit).
+    let r = analyze(&[
+        "[2020-03-01T10:00:00.000+0000][1000ms] GC STATISTICS:",
+        "[2020-03-01T10:00:00.000+0000][1000ms] Total Pauses (G) = 0.10 s (a = 1000 us) (n = 100)",
+    ]);
+    assert!(!r.has_events());
+    assert!(
+        r.warnings[0]
+            .message
+            .contains("2 log line(s), none of them a pause"),
+        "{:?}",
+        r.warnings
+    );
+    // A log with a pause has events and no such warning.
+    let r = analyze(&[
+        "[0.500s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 3M->1M(8M) 2.500ms",
+    ]);
+    assert!(r.has_events() && r.warnings.is_empty());
+}
+
+#[test]
+fn stamps_and_durations_at_the_end_of_the_range_do_not_overflow() {
+    let r = analyze(&[
+        "[18446744073.000s][info][gc] GC(0) Pause Young (Normal) 1M->0M(2M) 99999999999999.000ms",
+        "18446744073.000: [GC 1K->1K(2K), 99999999999.0000000 secs]",
+        "[2262-04-11T23:47:16.854+0000][info][gc] GC(1) Pause Young (Normal) 1M->0M(2M) 99999999999999.000ms",
+    ]);
+    assert!(r.pauses.share_pct.unwrap_or(0.0) <= 100.0);
+}
