@@ -665,6 +665,25 @@ impl<'s> Analyzer<'s> {
                     }
                 }
             }
+            Record::DetailsHeap { heap, young } => {
+                // The detail line comes after its pause's line: the pause is counted, its
+                // heap sample is taken now.
+                let pause = self
+                    .pending
+                    .last_mut()
+                    .map(|pp| &mut pp.pause)
+                    .filter(|pause| pause.heap.is_none());
+                if let Some(pause) = pause {
+                    pause.heap = Some(heap);
+                    pause.young = Some(young);
+                    let (start, name) = (pause.start, pause.name.clone());
+                    self.heap_sample(&start, heap, &name);
+                    // A mixed collection frees old regions too: what it promoted is unknown.
+                    if !name.contains("mixed") {
+                        self.memory.young(clock_ns(&start), young, heap);
+                    }
+                }
+            }
             Record::SafepointBegin(op) => self.pending_operation = Some(op),
             Record::Safepoint(mut sp) => {
                 // A safepoint ends every pause inside it: a pause still waiting for the

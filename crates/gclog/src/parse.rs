@@ -240,6 +240,12 @@ pub enum Record {
     /// A line of HotSpot's report of a safepoint that timed out (`-XX:+SafepointTimeout`):
     /// it names the threads that held the safepoint up.
     SafepointTimeout(TimeoutLine),
+    /// The heap and young generation around the pause just before, from a detail line of
+    /// it (JDK 7/8 G1 `[Eden: ... Survivors: ... Heap: ...]`).
+    DetailsHeap {
+        heap: HeapChange,
+        young: HeapChange,
+    },
     /// A sample of the machine's CPU load (recordings only: GC logs do not have it).
     CpuLoad(CpuLoad),
     /// A log line carrying nothing the analysis uses (heap sizes, phases, concurrent work).
@@ -660,6 +666,11 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
             }
             if is_event_tail(trimmed) {
                 return Err(Unparsed::Incomplete);
+            }
+            if let Some(eden) = trimmed.strip_prefix(b"[Eden: ") {
+                if let Some((heap, young)) = memory::g1_details_heap(eden) {
+                    return parsed(Record::DetailsHeap { heap, young });
+                }
             }
             return parsed(timeout::timeout_line(rest).unwrap_or(Record::Other));
         }

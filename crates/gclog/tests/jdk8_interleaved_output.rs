@@ -3,26 +3,10 @@
 //! collection without -XX:+PrintGCDetails, read end to end: every pause is counted with
 //! its duration, name and cause, and what cannot be read is counted as unparsed.
 
-use std::io::Write;
+mod support;
 
-use pauselab_gclog::{analyze_inputs, input::Input, Analyzer, Options, Report};
-
-fn analyze(text: &str) -> Report {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gc.log");
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let input = Input {
-        name: "gc.log".to_string(),
-        path: Some(path),
-        zip_entry: None,
-    };
-    let mut analyzer = Analyzer::new(Options::default());
-    analyze_inputs(&[input], &mut analyzer).unwrap();
-    analyzer.finish()
-}
+use pauselab_gclog::Report;
+use support::analyze_text as analyze;
 
 /// (name, count, total ms rounded to 0.1 ms) per pause name, most frequent first.
 fn by_name(report: &Report) -> Vec<(String, u64, f64)> {

@@ -65,6 +65,28 @@ pub fn old_generation(body: &[u8]) -> Option<OldChange> {
     heap_change(token).map(OldChange::Bytes)
 }
 
+/// The heap and the young generation of a JDK 7/8 G1 `-XX:+PrintGCDetails` event, from its
+/// detail line `[Eden: 24.0M(24.0M)->0.0B(20.0M) Survivors: 0.0B->3072.0K Heap:
+/// 24.0M(256.0M)->4000.0K(256.0M)]` (given without `[Eden: `). The young generation is eden
+/// plus survivors, before and after.
+pub fn g1_details_heap(text: &[u8]) -> Option<(HeapChange, HeapChange)> {
+    let text = text.strip_suffix(b"]").unwrap_or(text);
+    let field = |name: &[u8]| -> Option<HeapChange> {
+        let at = memchr::memmem::find(text, name)?;
+        let token = text[at + name.len()..].split(|&c| c == b' ').next()?;
+        heap_change(token)
+    };
+    let eden = heap_change(text.split(|&c| c == b' ').next()?)?;
+    let survivors = field(b"Survivors: ")?;
+    let heap = field(b"Heap: ")?;
+    let young = HeapChange {
+        before: eden.before + survivors.before,
+        after: eden.after + survivors.after,
+        capacity: None,
+    };
+    Some((heap, young))
+}
+
 /// The last space-separated word of `text` that is a heap transition.
 pub fn last_heap_change(text: &[u8]) -> Option<HeapChange> {
     text.rsplit(|&c| c == b' ')
@@ -198,6 +220,24 @@ mod tests {
         let z = heap_change(b"58M(91%)->64M(100%)").unwrap();
         assert_eq!((z.before, z.after, z.capacity), (58 << 20, 64 << 20, None));
         assert_eq!(heap_change(b"->"), None);
+    }
+
+    #[test]
+    fn g1_detail_line_gives_the_heap_and_eden_plus_survivors() {
+        let (heap, young) = g1_details_heap(
+            b"24.0M(24.0M)->0.0B(20.0M) Survivors: 0.0B->3072.0K Heap: 24.0M(256.0M)->4000.0K(256.0M)]",
+        )
+        .unwrap();
+        assert_eq!(
+            heap,
+            HeapChange {
+                before: 24 << 20,
+                after: 4000 << 10,
+                capacity: Some(256 << 20)
+            }
+        );
+        assert_eq!((young.before, young.after), (24 << 20, 3072 << 10));
+        assert_eq!(g1_details_heap(b"24.0M(24.0M)->0.0B(20.0M)]"), None);
     }
 
     #[test]

@@ -387,7 +387,12 @@ fn jdk8_event_tail_alone_is_unparsed() {
             "{line}"
         );
     }
-    other("   [Eden: 0.0B(300.0M)->0.0B(300.0M) Survivors: 0.0B->0.0B Heap: 600.5M(4096.0M)->590.1M(4096.0M)]");
+    // A G1 detail line is read (its heap), not taken for a tail.
+    assert!(matches!(
+        parse_line(b"   [Eden: 0.0B(300.0M)->0.0B(300.0M) Survivors: 0.0B->0.0B Heap: 600.5M(4096.0M)->590.1M(4096.0M)]")
+            .map(|p| p.record),
+        Ok(Record::DetailsHeap { .. })
+    ));
     other(" par new generation   total 2000000K, used 400000K [0x0000000600000000, 0x0000000680000000, 0x0000000680000000)");
 }
 

@@ -1,0 +1,24 @@
+//! Analysing a log written by a test, through the same reading path as `pauselab analyze`
+//! (line reader and the JDK 6-8 stitcher).
+
+use std::io::Write;
+
+use pauselab_gclog::{analyze_inputs, input::Input, Analyzer, Options, Report};
+
+/// The report of `text` saved as `gc.log`.
+pub fn analyze_text(text: &str) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gc.log");
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let input = Input {
+        name: "gc.log".to_string(),
+        path: Some(path),
+        zip_entry: None,
+    };
+    let mut analyzer = Analyzer::new(Options::default());
+    analyze_inputs(&[input], &mut analyzer).unwrap();
+    analyzer.finish()
+}
