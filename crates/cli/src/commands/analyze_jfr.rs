@@ -93,6 +93,10 @@ pub fn is_recording(name: &str) -> bool {
 /// every few minutes: days of recording).
 const MAX_REPOSITORY_CHUNKS: usize = 100_000;
 
+/// The most a compressed recording may decompress to (the temporary copy is on disk; a
+/// recording this large is better given as a file).
+const MAX_DECOMPRESSED: u64 = 32 << 30;
+
 /// Where one recording's chunks are: a file, or the members of an archive or a repository
 /// directory, in the order they were written.
 enum Part {
@@ -178,11 +182,18 @@ fn open_part(part: &Part) -> anyhow::Result<Recording<BufReader<File>>> {
     match part {
         Part::File(path) => Ok(Recording::open(path)?),
         Part::Packed(one) => {
-            let mut reader = input::open(one)?;
+            let reader = input::open(one)?;
             let mut copy = tempfile::tempfile()
                 .context("a temporary file for the decompressed recording (set TMPDIR to a directory with room)")?;
-            std::io::copy(&mut reader, &mut copy)
+            let copied = std::io::copy(&mut reader.take(MAX_DECOMPRESSED + 1), &mut copy)
                 .with_context(|| format!("{}: decompressing the recording", one.name))?;
+            if copied > MAX_DECOMPRESSED {
+                anyhow::bail!(
+                    "{}: decompresses to more than {} GiB; decompress it yourself and give the file",
+                    one.name,
+                    MAX_DECOMPRESSED >> 30
+                );
+            }
             Ok(Recording::new(
                 BufReader::with_capacity(256 << 10, copy),
                 one.name.clone(),
