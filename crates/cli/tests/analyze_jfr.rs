@@ -148,6 +148,20 @@ fn a_recording_as_its_repository_gzipped_or_zipped_gives_the_same_pauses() {
         safepoints += s;
     }
     assert!(pauses > 0 && safepoints > 0);
+    // A FIFO named like a chunk is left alone in a directory, and refused given alone.
+    let fifo = jvm_dir.join("9999_99_99_99_99_99.jfr");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = run(&[fifo.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("not a regular file") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
     // The JVM's directory, and the repository root holding it.
     for dir in [&jvm_dir, &repository.path().to_path_buf()] {
         let (p, s, _) = pause_numbers(std::slice::from_ref(dir));

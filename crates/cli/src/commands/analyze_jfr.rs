@@ -113,6 +113,10 @@ fn parts_of(name: &str) -> anyhow::Result<Vec<Part>> {
     if path.is_dir() {
         return repository_chunks(path);
     }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        // A FIFO or a device: opening it could wait for a writer, and the reader seeks.
+        anyhow::bail!("{name}: not a regular file; a recording is read with seeks, so save it to a file first");
+    }
     let mut magic = [0u8; 4];
     let plain = File::open(path)
         .and_then(|mut f| f.read_exact(&mut magic))
@@ -136,10 +140,11 @@ fn repository_chunks(dir: &Path) -> anyhow::Result<Vec<Part>> {
     for entry in std::fs::read_dir(dir).map_err(read)? {
         let entry = entry.map_err(read)?;
         let path = entry.path();
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir && has_chunks(&path) {
-            jvm_dirs.push(path);
-        } else if !is_dir && path.extension().is_some_and(|e| e == "jfr") {
+        if path.is_dir() {
+            if has_chunks(&path) {
+                jvm_dirs.push(path);
+            }
+        } else if is_chunk_file(&path) {
             chunks.push(path);
         }
         if chunks.len() > MAX_REPOSITORY_CHUNKS {
@@ -170,11 +175,15 @@ fn repository_chunks(dir: &Path) -> anyhow::Result<Vec<Part>> {
 /// Whether `dir` is a directory holding `.jfr` files.
 fn has_chunks(dir: &Path) -> bool {
     dir.is_dir()
-        && std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries
-                .flatten()
-                .any(|e| e.path().extension().is_some_and(|x| x == "jfr"))
-        })
+        && std::fs::read_dir(dir)
+            .is_ok_and(|entries| entries.flatten().any(|e| is_chunk_file(&e.path())))
+}
+
+/// A regular file named `*.jfr` (a FIFO or a device of that name is left alone: opening it
+/// could wait for a writer).
+fn is_chunk_file(path: &Path) -> bool {
+    path.extension().is_some_and(|x| x == "jfr")
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// Reads one part: a file in place, a packed one through a temporary copy.
