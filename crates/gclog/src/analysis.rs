@@ -1237,13 +1237,25 @@ impl<'s> Analyzer<'s> {
         };
         let first_wall = self.clocks.iter().filter_map(|c| c.first_wall).min();
         let last_wall = self.clocks.iter().filter_map(|c| c.last_wall).max();
-        // Not stated in JDK 8 logs without the flags line: the pause names tell.
+        // Not stated in JDK 8 logs without the flags line, nor in a rotated unified log's
+        // later files: the pause names tell. CMS's own pauses first (a CMS young
+        // collection may be `DefNew`), then the first pause, then any pause that tells.
         let collector = self.collector.clone().or_else(|| {
             let names = || self.by_name.keys().map(String::as_str);
             names()
                 .find(|n| n.starts_with("CMS"))
-                .or(self.first_pause_name.as_deref())
                 .and_then(Collector::from_pause_name)
+                .or_else(|| {
+                    self.first_pause_name
+                        .as_deref()
+                        .and_then(Collector::from_pause_name)
+                })
+                .or_else(|| names().find_map(Collector::from_pause_name))
+                // Only CMS reports a concurrent mode failure or `(promotion failed)`
+                // (Parallel's failed promotion is `GC--`, counted apart).
+                .or_else(|| {
+                    (self.rules.concurrent_mode_failure.count > 0).then_some(Collector::Cms)
+                })
                 .map(|c| c.name().to_string())
         });
         let version = self.version.clone().or_else(|| {

@@ -76,15 +76,26 @@ impl Collector {
         })
     }
 
-    /// From a pause's name in a log that never says `Using ...` (JDK 8): the young
-    /// generation's name or a collector's own pause names. `DefNew` is Serial's young
-    /// generation (CMS can use it too, but then its own `CMS` pauses tell).
+    /// From a pause's name in a log that never says `Using ...` (JDK 8, or a rotated
+    /// unified log whose first file had the line): the young generation's name or a
+    /// collector's own pause names. `DefNew` is Serial's young generation (CMS can use it
+    /// too, but then its own `CMS` pauses tell). Names several collectors print
+    /// (`Pause Young (Allocation Failure)`, `Pause Remark`) tell nothing.
     pub fn from_pause_name(name: &str) -> Option<Self> {
         Some(match name {
             "DefNew" => Collector::Serial,
             "ParNew" | "CMS Initial Mark" | "CMS Final Remark" => Collector::Cms,
             "PSYoungGen" => Collector::Parallel,
             n if n.starts_with("GC pause") => Collector::G1,
+            // JDK 7/8 G1's concurrent cycle pauses.
+            "GC remark" | "GC cleanup" => Collector::G1,
+            // G1's own kinds of young collection, and its cleanup pause.
+            "Pause Young (Normal)"
+            | "Pause Young (Concurrent Start)"
+            | "Pause Young (Prepare Mixed)"
+            | "Pause Young (Mixed)"
+            | "Pause Mixed"
+            | "Pause Cleanup" => Collector::G1,
             n if n.starts_with("Pause Init Mark") || n.starts_with("Pause Final Mark") => {
                 Collector::Shenandoah
             }
@@ -132,6 +143,7 @@ mod tests {
             Collector::from_perf_counters(Some("GarbageFirst"), Some("G1 young collection pauses")),
             Collector::from_log_announcement("G1"),
             Collector::from_pause_name("GC pause (G1 Evacuation Pause) (young)"),
+            Collector::from_pause_name("Pause Young (Concurrent Start)"),
             Collector::from_jfr_configuration(Some("G1New"), Some("G1Old")),
         ];
         assert!(g1.iter().all(|c| *c == Some(Collector::G1)));
@@ -148,6 +160,12 @@ mod tests {
             Some(Collector::Zgc)
         );
         assert_eq!(Collector::from_perf_counters(None, None), None);
+        // Serial, Parallel and CMS all print these.
+        assert_eq!(
+            Collector::from_pause_name("Pause Young (Allocation Failure)"),
+            None
+        );
+        assert_eq!(Collector::from_pause_name("Pause Remark"), None);
         assert_eq!(
             Collector::from_log_announcement("The Z Garbage Collector"),
             Some(Collector::Zgc)
