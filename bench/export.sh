@@ -60,7 +60,8 @@ for _ in $(seq 50); do curl -sf -o /dev/null "$url" && break; sleep 0.1; done
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) * 1000 / hz}' "/proc/$exporter/stat"; }
 
 # Values of a sample in one scrape.
-sample() { grep -E "^$1 " "$work/scrape.txt" | awk '{s+=$2} END {print s+0}'; }
+# The value is the last field: label values may hold spaces (cause="Allocation Failure").
+sample() { grep -E "^$1 " "$work/scrape.txt" | awk '{s+=$NF} END {print s+0}'; }
 
 header() { printf '%-6s %-6s %-11s %-9s %-12s %-9s %-12s\n' JVMs read "median ms" "p90 ms" "ms per JVM" "self ms" "CPU ms/scr"; }
 
