@@ -837,3 +837,83 @@ fn jvm_whose_passwd_is_a_fifo_is_listed_without_blocking() {
     // The host's name for the uid, since the process's own passwd was refused.
     assert_eq!(me["user"], "nobody");
 }
+
+/// `perf --pages` while the JVM runs a full GC: the pages holding the collector's counters
+/// are marked written in an interval with a safepoint, and every changed counter's offset
+/// holds, in the hsperfdata file, the value the JDK's own `jcmd PerfCounter.print` gives.
+fn page_map_marks_what_a_gc_writes(jdk: &str) {
+    let jvm = Jvm::start(jdk, &[], false);
+    jvm.wait_ready();
+    let pid = jvm.pid();
+    let p = pid.to_string();
+    let sampler = Command::new(bin())
+        .args(["perf", &p, "--pages", "--duration", "2s", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    jdk_jcmd(jdk, pid, "GC.run");
+    let output = sampler.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let map = &doc["map"];
+    assert!(map["safepoint_intervals"].as_u64().unwrap() >= 1, "{map}");
+    let pages = map["pages"].as_array().unwrap();
+    let in_use = map["region_bytes_in_use"].as_u64().unwrap();
+    assert_eq!(pages.len() as u64, in_use.div_ceil(4096));
+
+    let full_gcs = "sun.gc.collector.1.invocations";
+    let gc_page = pages
+        .iter()
+        .find(|page| {
+            page["changed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["name"] == full_gcs)
+        })
+        .unwrap_or_else(|| panic!("no page shows {full_gcs} written: {map}"));
+    assert!(
+        gc_page["in_safepoint_intervals"].as_u64().unwrap() >= 1,
+        "{gc_page}"
+    );
+
+    let file = std::fs::read(format!("/tmp/hsperfdata_root/{pid}")).unwrap();
+    let jcmd_values = jdk_jcmd(jdk, pid, "PerfCounter.print");
+    let mut checked = 0;
+    for page in pages {
+        let start = page["offset"].as_u64().unwrap();
+        for counter in page["changed"].as_array().unwrap() {
+            let offset = counter["offset"].as_u64().unwrap();
+            assert!(
+                (start..start + 4096).contains(&offset),
+                "{counter} in {page}"
+            );
+            let name = counter["name"].as_str().unwrap();
+            // Invocation counts stay put once the GC is over: the file and jcmd agree.
+            if !name.ends_with(".invocations") {
+                continue;
+            }
+            let at = offset as usize;
+            let in_file = i64::from_le_bytes(file[at..at + 8].try_into().unwrap());
+            let line = format!("{name}={in_file}");
+            assert!(
+                jcmd_values.lines().any(|l| l == line),
+                "{line} is not in jcmd PerfCounter.print"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 1, "no invocation counter changed: {map}");
+}
+
+#[test]
+fn jdk17_page_map_marks_what_a_gc_writes() {
+    page_map_marks_what_a_gc_writes(JDK17);
+}
+
+#[test]
+fn jdk25_page_map_marks_what_a_gc_writes() {
+    page_map_marks_what_a_gc_writes(JDK25);
+}

@@ -94,6 +94,17 @@ pub struct Counter<'a> {
     pub variability: Variability,
 }
 
+/// Where one counter's value lives in the region.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slot<'a> {
+    /// The counter's name.
+    pub name: &'a str,
+    /// Byte offsets of its value, from the start of the region.
+    pub value: std::ops::Range<usize>,
+    /// Whether the JVM may change it.
+    pub variability: Variability,
+}
+
 /// The prologue fields of a region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Prologue {
@@ -430,6 +441,22 @@ impl Snapshot {
     /// A Ticks counter converted to seconds with `sun.os.hrt.frequency`.
     pub fn seconds(&self, name: &str) -> Option<f64> {
         Some(self.value_i64(name)? as f64 / self.tick_frequency()? as f64)
+    }
+
+    /// The bytes copied from the region, from its start to the end of the part in use:
+    /// offsets into it are offsets into the region (and the file).
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Where each counter's value lives in the region, in the order the JVM created them.
+    pub fn slots(&self) -> impl Iterator<Item = Slot<'_>> + '_ {
+        self.entries.iter().map(|e| Slot {
+            name: std::str::from_utf8(&self.buf[e.name.0 as usize..e.name.1 as usize])
+                .unwrap_or_default(),
+            value: e.data.0 as usize..e.data.1 as usize,
+            variability: e.variability,
+        })
     }
 
     /// The six `sun.perfdata.*` counters that `jcmd PerfCounter.print` derives from the

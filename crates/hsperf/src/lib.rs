@@ -28,6 +28,7 @@ mod format;
 pub mod fuzzing;
 pub mod jstat;
 mod memory;
+mod pages;
 mod process;
 mod read_at;
 mod reader;
@@ -37,8 +38,11 @@ pub use discover::{
     discover_jvms, inspect, jvm_options, main_class, JvmDetails, JvmProcess, PerfData,
 };
 pub use error::{Error, Result};
-pub use format::{parse_prologue, Counter, Prologue, Snapshot, Units, Value, Variability, MAGIC};
+pub use format::{
+    parse_prologue, Counter, Prologue, Slot, Snapshot, Units, Value, Variability, MAGIC,
+};
 pub use memory::{locate_region, AddressSource, RemoteRegion};
+pub use pages::{CounterWrites, PageMap, PageMapper, PageWrites, PAGE_SIZE};
 pub use process::{read_cmdline, read_environ, read_status, ProcStatus, ProcessHandle};
 pub use reader::{Reader, Route, Source};
 pub use select::{glob_match, CounterFilter};

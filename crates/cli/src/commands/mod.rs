@@ -20,6 +20,7 @@ pub mod jstat;
 pub mod jvms;
 pub mod lab;
 pub mod perf;
+mod perf_pages;
 pub mod probe;
 pub mod report;
 pub mod watch;

@@ -33,10 +33,23 @@ pub struct Args {
     /// One JSON object per sample (name, value, units, variability of each counter)
     #[arg(long)]
     json: bool,
+    /// Map which 4 KiB pages of the region the JVM writes: sample every INTERVAL (default
+    /// 10ms) for --duration, then print per page its counters, how often it was written and
+    /// whether in intervals holding a safepoint, and the pages per second written as laid
+    /// out and if the changing counters were packed together
+    #[arg(long, conflicts_with_all = ["count", "time_snapshots"])]
+    pages: bool,
+    /// With --pages: how long to sample: 10s, 2m; a bare number is seconds
+    #[arg(long, requires = "pages", default_value = "10s", value_name = "DURATION",
+          value_parser = |text: &str| super::probe::PROBE_DURATION.parse(text))]
+    duration: Duration,
     /// Measure the in-process cost of N snapshots and print it (for bench/hsperf.sh)
     #[arg(long, hide = true, value_name = "N")]
     time_snapshots: Option<u32>,
 }
+
+/// Sampling interval of `--pages` when `-i` is not given.
+const PAGES_INTERVAL: Duration = Duration::from_millis(10);
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut reader = match (&args.file, args.pid) {
@@ -46,6 +59,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     if let Some(n) = args.time_snapshots {
         return time_snapshots(&mut reader, n);
+    }
+    if args.pages {
+        let interval = args.interval.unwrap_or(PAGES_INTERVAL);
+        return super::perf_pages::run(&mut reader, interval, args.duration, args.json);
     }
     let filter = CounterFilter::new(args.patterns.iter().cloned());
     let samples = args
