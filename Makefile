@@ -71,11 +71,12 @@ jmh-jfr:
 # hsperf-mmap with and without fault injection, on JDK 17 and on JDK 17 + 25 in one run,
 # gclog-io on JDK 17 + 25, cpu-quota on JDK 17; pretouch, memory-pressure, swap and
 # startup-pressure on JDK 17; hsperf-mmap over 2 collectors x 2 filesystems x 2 mount
-# options, twice (about 19 minutes).
+# options, twice; the packed-counters question on the slow device (about 23 minutes).
 acceptance: build
 	scripts/setup.sh xfsprogs btrfs-progs
 	$(CARGO) test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1 --nocapture
 	$(CARGO) test --release -p pauselab --test lab_memory_acceptance -- --ignored --test-threads=1 --nocapture
+	$(CARGO) test --release -p pauselab --test probe packing -- --ignored --nocapture
 
 bench: build
 	@if [ -d bench ]; then for b in bench/*.sh; do echo "== $$b"; bash "$$b"; done; fi

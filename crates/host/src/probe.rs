@@ -50,6 +50,65 @@ impl ProbeTarget {
     }
 }
 
+/// Which pages each tick of the probe stores into. A tick is what one safepoint does to
+/// the hsperf file: its latency is the time of all its stores together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorePattern {
+    /// One store per tick, each tick on the next page of the file.
+    Rotate,
+    /// Per tick, one store into each of the first `pages` pages: counters laid out over
+    /// several pages, as a GC updates them (`perf --pages` shows three on JDK 17 and 25).
+    Spread {
+        /// Distinct pages stored into per tick.
+        pages: usize,
+    },
+    /// Per tick, `stores` stores at distinct offsets of the first page: the same counters
+    /// packed together.
+    Packed {
+        /// Stores per tick.
+        stores: usize,
+    },
+}
+
+impl StorePattern {
+    /// The offsets one tick stores into, for a file of `pages` pages of `page` bytes.
+    fn offsets(self, tick: u64, pages: usize, page: usize, out: &mut Vec<usize>) {
+        out.clear();
+        match self {
+            StorePattern::Rotate => out.push((tick as usize % pages) * page),
+            StorePattern::Spread { pages: n } => out.extend((0..n.min(pages)).map(|p| p * page)),
+            StorePattern::Packed { stores } => {
+                out.extend((0..stores.min(page / 8)).map(|i| i * 8));
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for StorePattern {
+    type Err = String;
+
+    /// `rotate`, `spread:N`, `packed:N` (N from 1 to the pages or slots there are).
+    fn from_str(text: &str) -> std::result::Result<StorePattern, String> {
+        let usage = || {
+            format!("`{text}`: give rotate, spread:N (pages per tick) or packed:N (stores per tick in one page)")
+        };
+        let (kind, count) = text.split_once(':').unwrap_or((text, ""));
+        let count = || -> std::result::Result<usize, String> {
+            count
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=512).contains(n))
+                .ok_or_else(usage)
+        };
+        match kind {
+            "rotate" if text == "rotate" => Ok(StorePattern::Rotate),
+            "spread" => Ok(StorePattern::Spread { pages: count()? }),
+            "packed" => Ok(StorePattern::Packed { stores: count()? }),
+            _ => Err(usage()),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ProbeConfig {
     pub duration: Duration,
@@ -61,6 +120,8 @@ pub struct ProbeConfig {
     /// the kernel's flusher would after `vm.dirty_expire_centisecs`. Makes a short probe
     /// meet pages under writeback; `None` leaves it to the kernel.
     pub force_writeback: Option<Duration>,
+    /// Which pages each tick stores into.
+    pub pattern: StorePattern,
 }
 
 impl Default for ProbeConfig {
@@ -71,6 +132,7 @@ impl Default for ProbeConfig {
             stall_threshold: DEFAULT_STALL_THRESHOLD,
             file_size: DEFAULT_FILE_SIZE,
             force_writeback: Some(Duration::from_secs(1)),
+            pattern: StorePattern::Rotate,
         }
     }
 }
@@ -93,6 +155,10 @@ pub struct ProbeResult {
     pub filesystem: Option<PathFilesystem>,
     /// Stores performed.
     pub stores: u64,
+    /// Ticks performed (one or more stores each, by the pattern); latencies are per tick.
+    pub ticks: u64,
+    /// Time spent in ticks at or above the stall threshold, per minute of probing.
+    pub stalled_ms_per_minute: f64,
     /// Writebacks started on the probe file.
     pub writebacks: u64,
     pub p50_ns: u64,
@@ -289,9 +355,12 @@ fn measure(
     let mut measured = Measured {
         histogram: Histogram::new(3).expect("valid"),
         stores: 0,
+        ticks: 0,
+        stalled_ns: 0,
         stall_count: 0,
         stalls: Vec::new(),
     };
+    let mut offsets = Vec::new();
     // Fault the pages in first: the probe measures writeback waits, not first-touch faults.
     for p in 0..pages {
         mapping.store((p * page).min(mapping.len - 8), 0);
@@ -299,17 +368,22 @@ fn measure(
     let mut next = Instant::now();
     let end = started + config.duration;
     while !stop.load(Ordering::Relaxed) && Instant::now() < end {
-        // Spread stores over the pages like counters spread over the hsperf file.
-        let offset = ((measured.stores as usize % pages) * page).min(mapping.len - 8);
+        config
+            .pattern
+            .offsets(measured.ticks, pages, page, &mut offsets);
         let before = Instant::now();
-        mapping.store(offset, measured.stores);
+        for &offset in &offsets {
+            mapping.store(offset.min(mapping.len - 8), measured.stores);
+            measured.stores += 1;
+        }
         let latency = before.elapsed();
         let latency_ns = (latency.as_nanos() as u64).max(1);
         // Recording never fails: the histogram resizes itself.
         let _ = histogram.record_correct(latency_ns, interval_ns);
-        measured.stores += 1;
+        measured.ticks += 1;
         if latency >= config.stall_threshold {
             measured.stall_count += 1;
+            measured.stalled_ns += latency_ns;
             if measured.stalls.len() < MAX_STALLS_KEPT {
                 let offset = before.duration_since(started);
                 measured.stalls.push(Stall {
@@ -334,6 +408,8 @@ fn measure(
 struct Measured {
     histogram: Histogram<u64>,
     stores: u64,
+    ticks: u64,
+    stalled_ns: u64,
     stall_count: u64,
     stalls: Vec<Stall>,
 }
@@ -415,6 +491,11 @@ pub fn run_mmap_probe(
                         file: mapping.file.as_ref().map(|(_, p)| p.clone()),
                         filesystem: filesystem.clone(),
                         stores: measured.stores,
+                        ticks: measured.ticks,
+                        stalled_ms_per_minute: measured.stalled_ns as f64
+                            / 1e6
+                            / started.elapsed().as_secs_f64().max(1e-9)
+                            * 60.0,
                         writebacks,
                         p50_ns: h.value_at_quantile(0.5),
                         p99_ns: h.value_at_quantile(0.99),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use pauselab_host::probe::{
-    default_targets, run_mmap_probe, ProbeConfig, ProbeResult, ProbeTarget,
+    default_targets, run_mmap_probe, ProbeConfig, ProbeResult, ProbeTarget, StorePattern,
 };
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
 use serde::Serialize;
@@ -50,6 +50,11 @@ pub struct MmapArgs {
     #[arg(long, default_value = "1000", value_name = "DURATION",
           value_parser = |text: &str| DurationSyntax::new(TimeUnit::Milliseconds).parse(text))]
     pub writeback_every: Duration,
+    /// Which pages each tick stores into: rotate (one store, the next page each tick),
+    /// spread:N (one store into each of N pages, as a GC writes counters laid out over N
+    /// pages), packed:N (N stores into one page, the same counters packed together)
+    #[arg(long, default_value = "rotate", value_name = "PATTERN")]
+    pub pattern: StorePattern,
     /// Print JSON instead of a table
     #[arg(long)]
     pub json: bool,
@@ -97,6 +102,8 @@ struct ProbeReport<'a> {
     stall_threshold_ms: f64,
     /// `null` when writeback was left to the kernel.
     writeback_every_ms: Option<u64>,
+    /// What one tick stores, in words (`one store into each of 3 pages`).
+    pattern: String,
     interrupted: bool,
     targets: &'a [ProbeResult],
 }
@@ -116,6 +123,7 @@ fn run_mmap(args: MmapArgs) -> anyhow::Result<ExitCode> {
         interval: args.interval,
         stall_threshold: args.stall_threshold,
         force_writeback: (!args.writeback_every.is_zero()).then_some(args.writeback_every),
+        pattern: args.pattern,
         ..ProbeConfig::default()
     };
     let stop = stop_on_signals();
@@ -125,6 +133,7 @@ fn run_mmap(args: MmapArgs) -> anyhow::Result<ExitCode> {
         duration_s: args.duration.as_secs_f64(),
         stall_threshold_ms: as_millis_f64(args.stall_threshold),
         writeback_every_ms: config.force_writeback.map(|d| d.as_millis() as u64),
+        pattern: describe_pattern(args.pattern),
         interrupted: stop.load(Ordering::SeqCst),
         targets: &results,
     };
@@ -135,6 +144,15 @@ fn run_mmap(args: MmapArgs) -> anyhow::Result<ExitCode> {
         write!(out, "{}", render_table(&report))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What one tick of `pattern` stores, for the table's first line and the JSON.
+fn describe_pattern(pattern: StorePattern) -> String {
+    match pattern {
+        StorePattern::Rotate => "one 8-byte store (the next page each time)".to_string(),
+        StorePattern::Spread { pages } => format!("one 8-byte store into each of {pages} pages"),
+        StorePattern::Packed { stores } => format!("{stores} 8-byte stores into one page"),
+    }
 }
 
 pub fn format_ms(ns: u64) -> String {
@@ -208,6 +226,13 @@ fn render_table(report: &ProbeReport) -> String {
             format!("stalls >= {} ms", report.stall_threshold_ms),
             results.iter().map(|r| r.stall_count.to_string()).collect(),
         ),
+        (
+            "stalled per minute".to_string(),
+            results
+                .iter()
+                .map(|r| format_ms((r.stalled_ms_per_minute * 1e6) as u64))
+                .collect(),
+        ),
     ];
     if report.writeback_every_ms.is_some() {
         rows.insert(
@@ -228,7 +253,8 @@ fn render_table(report: &ProbeReport) -> String {
         })
         .collect();
     let mut out = format!(
-        "mmap store latency: one 8-byte store every {} ms per target for {:.1} s{}{}\n\n",
+        "mmap store latency: {} every {} ms per target for {:.1} s{}{}\n\n",
+        report.pattern,
         report.interval_ms,
         report.duration_s,
         match report.writeback_every_ms {
