@@ -128,6 +128,16 @@ pub fn run(
     };
     let jdks = java::resolve_jdks(&options.jdks)?;
     let jars = java::find_jars(&experiment)?;
+    // A host that cannot throttle the slow device is refused before anything changes.
+    let mut notes = Vec::new();
+    if sys::is_root() && options.disk.is_none() && !options.no_fault && experiment.fault.is_some() {
+        let (_, hybrid) = fault::WriteThrottle::for_this_host().map_err(LabError::Host)?;
+        if let Some(line) = hybrid {
+            observer.note(&line);
+            notes.push(line);
+        }
+    }
+
     prepare_out_dir(&options.out)?;
     let out =
         fs::canonicalize(&options.out).map_err(|e| LabError::io(&options.out, "resolve", e))?;
@@ -147,9 +157,7 @@ pub fn run(
         sys::unix_now_s(),
         std::process::id()
     );
-    let mut notes = Vec::new();
     let started = SystemTime::now();
-
     // Declared before the stressors so that, on every exit path (panics included), the
     // stressors stop first and the journal undoes the host changes after them.
     let mut journal = Journal::create(
@@ -204,7 +212,7 @@ pub fn run(
             let spec = fault.slow_device_spec().map_err(LabError::Experiment)?;
             let device = fault::setup_slow_device(&mut journal, &scratch, &spec)?;
             notes.push(format!(
-                "fault injected: /dev/{} ({}{}, stable_writes={}, {} B/s write throttle) on {}",
+                "fault injected: /dev/{} ({}{}, stable_writes={}, {} B/s write throttle, {}) on {}",
                 device.device,
                 spec.fstype,
                 spec.mount_options
@@ -213,6 +221,10 @@ pub fn run(
                     .unwrap_or_default(),
                 u8::from(spec.stable_writes),
                 spec.write_bps,
+                match &device.throttle {
+                    fault::WriteThrottle::BlkioV1 { .. } => "cgroup v1 blkio",
+                    fault::WriteThrottle::IoMaxV2 { .. } => "cgroup v2 io.max",
+                },
                 device.mount_point.display()
             ));
             let root_dir = device.mount_point.join("variants");
