@@ -225,6 +225,10 @@ pub struct Verdict<Rule = serde_json::Value> {
     /// What the run noted (absent in the first bundles).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// What kept the host busy beside the run, and when (pressure before it, other
+    /// processes' CPU during it); empty on a quiet host. Non-empty: the verdict is noisy.
+    #[serde(default)]
+    pub noisy: Vec<String>,
 }
 
 #[cfg(test)]

@@ -119,6 +119,50 @@ fn sigkill_with_jvms_then_cleanup() {
     sigkill_then_cleanup("started");
 }
 
+/// A run holding cgroup v2 cgroups (a CPU quota per variant, the cpu controller enabled on
+/// the way down by the run) killed with SIGKILL: `lab cleanup` removes the cgroups and
+/// restores the root's subtree_control. Needs the cpu controller on cgroup v2.
+#[test]
+fn sigkill_with_a_v2_cgroup_then_cleanup() {
+    use pauselab_lab::cgroup::Hierarchy;
+    let root = match Hierarchy::find("cpu") {
+        Ok(Hierarchy::V2(root)) => root,
+        other => {
+            eprintln!("skipped: the cpu controller is not on cgroup v2 here ({other:?})");
+            return;
+        }
+    };
+    let Some(env) = TestEnv::new() else { return };
+    let subtree = || std::fs::read_to_string(root.join("cgroup.subtree_control")).unwrap();
+    let before = subtree();
+    let (experiment, out) = (env.experiment_named("quota-v2.toml"), env.out());
+    let mut child = start_lab_until(
+        &env,
+        &["run", &experiment, "--duration", "20s", "--out", &out],
+        Some("started"),
+        "pauselab-testpoint started",
+    );
+    signal(&child, libc::SIGKILL);
+    child.wait().unwrap();
+    let held: Vec<String> = env
+        .leftovers()
+        .into_iter()
+        .filter(|l| l.starts_with(&format!("cgroup {}", root.display())))
+        .collect();
+    assert!(
+        !held.is_empty(),
+        "SIGKILL left no v2 cgroup: the test would prove nothing"
+    );
+    let stdout = env.cleanup();
+    assert!(stdout.contains("undone: cgroup"), "{stdout}");
+    env.assert_clean();
+    assert_eq!(
+        subtree(),
+        before,
+        "the root's subtree_control was not restored"
+    );
+}
+
 #[test]
 fn cleanup_leaves_a_live_run_alone() {
     let Some(env) = TestEnv::new() else { return };

@@ -270,6 +270,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
         variants: summaries.into_iter().map(|(s, _)| s).collect(),
         interrupted: finished.interrupted,
         notes: finished.notes.clone(),
+        noisy: finished.noise.clone(),
     };
     write_json(&out.join(MANIFEST), &manifest(finished))?;
     write_json(&out.join(VERDICT), &outcome)?;

@@ -20,7 +20,7 @@ mod stress;
 use std::path::Path;
 
 pub use experiment::{units, Experiment};
-pub use host::{fault, journal, sys};
+pub use host::{cgroup, fault, journal, sys};
 pub use judge::verdict;
 pub use jvm::java;
 pub use measure::follow::IntervalLogFollower;

@@ -410,12 +410,20 @@ fn print_verdicts_of_jdks(out: &mut dyn Write, outcome: &Outcome) -> io::Result<
             j.reason
         )?;
     }
+    let noisy = if outcome.noisy.is_empty() {
+        ""
+    } else {
+        ", noisy (the host was busy with other work)"
+    };
     writeln!(
         out,
-        "experiment {}: {}",
+        "experiment {}: {}{noisy}",
         outcome.experiment,
         result_word(outcome.result)
     )?;
+    for line in &outcome.noisy {
+        writeln!(out, "noisy: {line}")?;
+    }
     Ok(())
 }
 

@@ -153,10 +153,15 @@ impl TestEnv {
                 left.push(format!("swap on {name}"));
             }
         }
+        let v2_root = pauselab_lab::cgroup::Hierarchies::read()
+            .v2
+            .map(|v2| v2.root.display().to_string())
+            .unwrap_or_default();
         for root in [
             "/sys/fs/cgroup/cpu",
             "/sys/fs/cgroup/memory",
             "/sys/fs/cgroup",
+            &v2_root,
         ] {
             if let Ok(entries) = std::fs::read_dir(root) {
                 for e in entries.flatten() {

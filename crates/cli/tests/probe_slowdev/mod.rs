@@ -16,7 +16,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use pauselab_lab::fault::{self, SlowDeviceSpec, BLKIO_WRITE_BPS};
+use pauselab_lab::fault::{self, SlowDeviceSpec};
 use pauselab_lab::journal::{self, Journal};
 
 /// Write bandwidth of the slow device: 4 MB/s.
@@ -28,10 +28,8 @@ pub fn unavailable() -> Option<String> {
     if unsafe { libc::geteuid() } != 0 {
         return Some("needs root (loop devices, mounts, blkio throttle)".into());
     }
-    if !Path::new(BLKIO_WRITE_BPS).exists() {
-        return Some(format!(
-            "needs the cgroup v1 blkio throttle ({BLKIO_WRITE_BPS})"
-        ));
+    if let Err(missing) = fault::WriteThrottle::for_this_host() {
+        return Some(missing);
     }
     for tool in ["losetup", "mkfs.ext4", "mount", "umount"] {
         let found = Command::new("sh")

@@ -9,12 +9,75 @@ use serde::Serialize;
 // Kept on this path for callers that set up a slow device directly.
 pub use crate::experiment::SlowDeviceSpec;
 use crate::experiment::{Filesystem, MountOptions};
+use crate::host::cgroup;
 use crate::host::journal::{Change, Journal};
 use crate::host::sys;
 use crate::LabError;
 
-/// Where the blkio throttle rules live (cgroup v1, root group).
-pub const BLKIO_WRITE_BPS: &str = "/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device";
+/// The blkio throttle rules of a cgroup v1 hierarchy's root group.
+const BLKIO_WRITE_BPS: &str = "blkio.throttle.write_bps_device";
+
+/// How writes to the slow device are throttled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum WriteThrottle {
+    /// cgroup v1: a rule in the root group's `blkio.throttle.write_bps_device`, which
+    /// throttles every writer of the device, the kernel's flusher threads included.
+    BlkioV1 { control: PathBuf },
+    /// cgroup v2: `io.max` on a cgroup of the run holding every process of the run (the
+    /// JVMs and the lab with its disk writer). Writeback is charged to the cgroup that
+    /// dirtied the page only when the memory controller is on v2 too (`memory`).
+    IoMaxV2 { root: PathBuf, memory: bool },
+}
+
+impl WriteThrottle {
+    /// The throttle this host offers, and for a hybrid host one line saying what it cannot
+    /// do; or one line naming what is missing.
+    pub fn choose(
+        hierarchies: &cgroup::Hierarchies,
+    ) -> Result<(WriteThrottle, Option<String>), String> {
+        let v2_memory = hierarchies.v2_with("memory").is_some();
+        if let Some(root) = hierarchies.v1("blkio") {
+            let control = root.join(BLKIO_WRITE_BPS);
+            if control.exists() {
+                let note = (hierarchies.kind() == cgroup::HostKind::Hybrid && !v2_memory).then(|| {
+                    "cgroup hybrid host: the memory controller is not on cgroup v2, so writeback is not charged to a v2 cgroup and io.max could not throttle it; the cgroup v1 blkio throttle is used".to_string()
+                });
+                return Ok((WriteThrottle::BlkioV1 { control }, note));
+            }
+        }
+        if let Some(root) = hierarchies.v2_with("io") {
+            let throttle = WriteThrottle::IoMaxV2 {
+                root: root.to_path_buf(),
+                memory: v2_memory,
+            };
+            let note = (!v2_memory).then(|| {
+                "cgroup hybrid host: the memory controller is not on cgroup v2, so writeback the kernel's flusher threads start is not charged to the run's cgroup and escapes io.max; only writes the run issues itself (the disk writer's fdatasync, the writeback forcer) are throttled".to_string()
+            });
+            return Ok((throttle, note));
+        }
+        let v2 = match &hierarchies.v2 {
+            Some(v2) => format!(
+                "cgroup v2 at {} offers no io controller (cgroup.controllers: {})",
+                v2.root.display(),
+                if v2.available.is_empty() {
+                    "none".to_string()
+                } else {
+                    v2.available.join(" ")
+                }
+            ),
+            None => "no cgroup v2 is mounted".to_string(),
+        };
+        Err(format!(
+            "no way to throttle the slow device: no cgroup v1 blkio controller, and {v2}; pass --no-fault or --disk DIR"
+        ))
+    }
+
+    /// [`WriteThrottle::choose`] on this host.
+    pub fn for_this_host() -> Result<(WriteThrottle, Option<String>), String> {
+        WriteThrottle::choose(&cgroup::Hierarchies::read())
+    }
+}
 
 /// A slow device, set up and mounted.
 #[derive(Debug, Clone, Serialize)]
@@ -24,6 +87,7 @@ pub struct SlowDevice {
     pub dev_numbers: String,
     pub mount_point: PathBuf,
     pub spec: SlowDeviceSpec,
+    pub throttle: WriteThrottle,
 }
 
 fn fail(step: &str, detail: impl std::fmt::Display) -> LabError {
@@ -52,12 +116,7 @@ pub fn setup_slow_device(
             ),
         ));
     }
-    if !Path::new(BLKIO_WRITE_BPS).exists() {
-        return Err(fail(
-            "blkio throttle",
-            format!("{BLKIO_WRITE_BPS} not found (needs the cgroup v1 blkio controller); pass --no-fault"),
-        ));
-    }
+    let (throttle, _) = WriteThrottle::for_this_host().map_err(|e| fail("write throttle", e))?;
     let image = scratch.join("slow.img");
     journal.record(Change::File {
         path: image.clone(),
@@ -119,15 +178,7 @@ pub fn setup_slow_device(
     set_sticky_world_writable(&mount_point)?;
 
     let dev_numbers = sys::block_dev_numbers(&device).map_err(|e| fail("device numbers", e))?;
-    journal.record(Change::BlkioThrottle {
-        control: BLKIO_WRITE_BPS.into(),
-        device: dev_numbers.clone(),
-    })?;
-    fs::write(
-        BLKIO_WRITE_BPS,
-        format!("{dev_numbers} {}\n", spec.write_bps),
-    )
-    .map_err(|e| LabError::io(Path::new(BLKIO_WRITE_BPS), "write the throttle", e))?;
+    throttle_writes(journal, &throttle, &dev_numbers, spec.write_bps)?;
 
     Ok(SlowDevice {
         image,
@@ -135,7 +186,38 @@ pub fn setup_slow_device(
         dev_numbers,
         mount_point,
         spec: spec.clone(),
+        throttle,
     })
+}
+
+/// Limits writes to `device` (MAJ:MIN) to `bytes_per_s`. On cgroup v2 this process joins
+/// the run's cgroup (`<root>/pauselab-<run>/runner`) first, so that the disk writer, the
+/// writeback forcer and every JVM started afterwards are inside the throttled cgroup.
+fn throttle_writes(
+    journal: &mut Journal,
+    throttle: &WriteThrottle,
+    device: &str,
+    bytes_per_s: u64,
+) -> Result<(), LabError> {
+    match throttle {
+        WriteThrottle::BlkioV1 { control } => {
+            journal.record(Change::BlkioThrottle {
+                control: control.clone(),
+                device: device.to_string(),
+            })?;
+            fs::write(control, format!("{device} {bytes_per_s}\n"))
+                .map_err(|e| LabError::io(control, "write the throttle", e))
+        }
+        WriteThrottle::IoMaxV2 { root, memory } => {
+            let controllers: &[&str] = if *memory { &["io", "memory"] } else { &["io"] };
+            let run_id = journal.run_id().to_string();
+            let group = cgroup::v2_run_group(journal, root, &run_id, controllers)?;
+            let runner = group.join(cgroup::RUNNER_GROUP);
+            cgroup::make_group(journal, &runner)?;
+            cgroup::join(journal, root, &runner, std::process::id())?;
+            cgroup::limit_writes(journal, &group, device, bytes_per_s)
+        }
+    }
 }
 
 /// Splits mount options as `mount -o` takes them into the flags of mount(2) (the options
@@ -205,6 +287,60 @@ fn set_sticky_world_writable(path: &Path) -> Result<(), LabError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_throttle_fits_the_host_or_names_what_is_missing() {
+        use cgroup::Hierarchies;
+        let v1 = "38 31 0:35 / /sys/fs/cgroup/blkio rw - cgroup cgroup rw,blkio\n";
+        let v2 = "41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+        let offers = |list: &'static str| {
+            move |_: &Path| {
+                list.split_whitespace()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            }
+        };
+        let pure_v2 = Hierarchies::parse(v2, offers("cpu io memory"));
+        assert_eq!(
+            WriteThrottle::choose(&pure_v2),
+            Ok((
+                WriteThrottle::IoMaxV2 {
+                    root: "/sys/fs/cgroup".into(),
+                    memory: true
+                },
+                None
+            ))
+        );
+        let (throttle, note) =
+            WriteThrottle::choose(&Hierarchies::parse(v2, offers("io"))).unwrap();
+        assert_eq!(
+            throttle,
+            WriteThrottle::IoMaxV2 {
+                root: "/sys/fs/cgroup".into(),
+                memory: false
+            }
+        );
+        assert!(note.unwrap().contains("escapes io.max"));
+        let err = WriteThrottle::choose(&Hierarchies::parse(v2, offers("cpu memory"))).unwrap_err();
+        assert!(
+            err.contains("no cgroup v1 blkio controller")
+                && err.contains("cpu memory")
+                && err.contains("--no-fault"),
+            "{err}"
+        );
+        let err = WriteThrottle::choose(&Hierarchies::default()).unwrap_err();
+        assert!(err.contains("no cgroup v2 is mounted"), "{err}");
+        // v1 blkio is chosen when its control file exists (this host's, when it has one).
+        let hybrid = Hierarchies::parse(&format!("{v1}{v2}"), offers("hugetlb"));
+        if Path::new("/sys/fs/cgroup/blkio")
+            .join(BLKIO_WRITE_BPS)
+            .exists()
+        {
+            let (throttle, note) = WriteThrottle::choose(&hybrid).unwrap();
+            assert!(matches!(throttle, WriteThrottle::BlkioV1 { .. }));
+            assert!(note.unwrap().contains("cgroup v1 blkio throttle is used"));
+        }
+    }
 
     #[test]
     fn vfs_options_become_flags_the_rest_goes_to_the_filesystem() {

@@ -57,6 +57,19 @@ pub enum Change {
     /// `pid` still has the start time `started` (clock ticks after boot), so a reused pid is
     /// never hit.
     Process { pid: u32, started: u64 },
+    /// cgroup v2: `controller` enabled in `group`'s `cgroup.subtree_control` by this run;
+    /// undone by disabling it again.
+    SubtreeControl { group: PathBuf, controller: String },
+    /// cgroup v2: process `pid` (started at `started` clock ticks after boot) moved into a
+    /// cgroup of the run; undone by moving it back to `previous`, if it still lives.
+    JoinCgroup {
+        pid: u32,
+        started: u64,
+        previous: PathBuf,
+    },
+    /// cgroup v2: a write limit for `device` (MAJ:MIN) in `control` (an `io.max`); undone
+    /// with "MAJ:MIN wbps=max".
+    IoMax { control: PathBuf, device: String },
     /// A swap area on the file `path` (`swapon`); undone with `swapoff`, which reads its
     /// pages back into memory first.
     Swap { path: PathBuf },
@@ -271,6 +284,16 @@ pub fn describe(change: &Change) -> String {
         Change::Processes { run_id } => format!("processes of run {run_id}"),
         Change::Cgroup { path } => format!("cgroup {}", path.display()),
         Change::Swap { path } => format!("swap on {}", path.display()),
+        Change::SubtreeControl { group, controller } => format!(
+            "{controller} controller enabled in {}",
+            group.join("cgroup.subtree_control").display()
+        ),
+        Change::JoinCgroup { pid, previous, .. } => {
+            format!("process {pid} moved out of {}", previous.display())
+        }
+        Change::IoMax { control, device } => {
+            format!("io.max write limit of {device} in {}", control.display())
+        }
         Change::Process { pid, .. } => format!("process {pid}"),
     }
 }
@@ -297,6 +320,28 @@ pub fn undo(change: &Change) -> Result<(), String> {
         }
         Change::Mount { target } => sys::unmount(target, Duration::from_secs(20)),
         Change::Cgroup { path } => crate::host::sys::remove_cgroup(path),
+        Change::SubtreeControl { group, controller } => gone_is_done(fs::write(
+            group.join("cgroup.subtree_control"),
+            format!("-{controller}"),
+        )),
+        Change::JoinCgroup {
+            pid,
+            started,
+            previous,
+        } => {
+            if sys::process_start_ticks(*pid) != Some(*started) {
+                return Ok(());
+            }
+            fs::write(previous.join("cgroup.procs"), pid.to_string())
+                .map_err(|e| format!("move process {pid} back to {}: {e}", previous.display()))
+        }
+        Change::IoMax { control, device } => {
+            match fs::write(control, format!("{device} wbps=max")) {
+                // The device is gone, and its rule with it.
+                Err(e) if e.raw_os_error() == Some(libc::ENODEV) => Ok(()),
+                other => gone_is_done(other),
+            }
+        }
         Change::Swap { path } => sys::swapoff(path),
         Change::Process { pid, started } => sys::kill_process(*pid, *started),
         Change::SysfsWrite {
@@ -348,6 +393,14 @@ pub fn undo(change: &Change) -> Result<(), String> {
             }
             fs::remove_dir_all(path).map_err(|e| e.to_string())
         }
+    }
+}
+
+/// A write whose target no longer exists has nothing left to undo.
+fn gone_is_done(result: std::io::Result<()>) -> Result<(), String> {
+    match result {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.to_string()),
+        _ => Ok(()),
     }
 }
 

@@ -81,10 +81,27 @@ pub fn collect(paths: &[(&str, &Path)]) -> Host {
         .map(|(name, value)| (name.to_string(), value))
         .collect()
     });
+    let hierarchies = crate::host::cgroup::Hierarchies::read();
+    let throttle = crate::host::fault::WriteThrottle::choose(&hierarchies);
     let other = [
         (
             "cgroup_v1_blkio".to_string(),
-            json!(Path::new(crate::host::fault::BLKIO_WRITE_BPS).exists()),
+            json!(matches!(
+                throttle,
+                Ok((crate::host::fault::WriteThrottle::BlkioV1 { .. }, _))
+            )),
+        ),
+        ("cgroup_kind".to_string(), json!(hierarchies.kind())),
+        (
+            "cgroup_v2_controllers".to_string(),
+            json!(hierarchies.v2.as_ref().map(|v2| &v2.available)),
+        ),
+        (
+            "write_throttle".to_string(),
+            match throttle {
+                Ok((throttle, _)) => json!(throttle),
+                Err(missing) => json!({ "missing": missing }),
+            },
         ),
         ("details".to_string(), json!(facts)),
     ]

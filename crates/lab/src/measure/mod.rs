@@ -8,6 +8,7 @@ pub mod hostseries;
 pub mod jmh;
 mod measurement;
 pub mod memcg;
+pub mod noise;
 pub mod safepoints;
 pub mod throttling;
 

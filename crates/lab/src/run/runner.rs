@@ -98,6 +98,8 @@ pub struct Finished {
     /// `slow-stable-pages`, `none`, or `disk` (`--disk DIR`).
     pub fault_injection: String,
     pub duration: Duration,
+    /// What was busy on the host, and when (empty: a quiet host); the verdict is `noisy`.
+    pub noise: Vec<String>,
 }
 
 /// Registers SIGINT, SIGTERM and SIGHUP to set the returned flag (the run then stops and
@@ -128,6 +130,16 @@ pub fn run(
     };
     let jdks = java::resolve_jdks(&options.jdks)?;
     let jars = java::find_jars(&experiment)?;
+    // A host that cannot throttle the slow device is refused before anything changes.
+    let mut notes = Vec::new();
+    if sys::is_root() && options.disk.is_none() && !options.no_fault && experiment.fault.is_some() {
+        let (_, hybrid) = fault::WriteThrottle::for_this_host().map_err(LabError::Host)?;
+        if let Some(line) = hybrid {
+            observer.note(&line);
+            notes.push(line);
+        }
+    }
+
     prepare_out_dir(&options.out)?;
     let out =
         fs::canonicalize(&options.out).map_err(|e| LabError::io(&options.out, "resolve", e))?;
@@ -147,9 +159,7 @@ pub fn run(
         sys::unix_now_s(),
         std::process::id()
     );
-    let mut notes = Vec::new();
     let started = SystemTime::now();
-
     // Declared before the stressors so that, on every exit path (panics included), the
     // stressors stop first and the journal undoes the host changes after them.
     let mut journal = Journal::create(
@@ -204,7 +214,7 @@ pub fn run(
             let spec = fault.slow_device_spec().map_err(LabError::Experiment)?;
             let device = fault::setup_slow_device(&mut journal, &scratch, &spec)?;
             notes.push(format!(
-                "fault injected: /dev/{} ({}{}, stable_writes={}, {} B/s write throttle) on {}",
+                "fault injected: /dev/{} ({}{}, stable_writes={}, {} B/s write throttle, {}) on {}",
                 device.device,
                 spec.fstype,
                 spec.mount_options
@@ -213,6 +223,10 @@ pub fn run(
                     .unwrap_or_default(),
                 u8::from(spec.stable_writes),
                 spec.write_bps,
+                match &device.throttle {
+                    fault::WriteThrottle::BlkioV1 { .. } => "cgroup v1 blkio",
+                    fault::WriteThrottle::IoMaxV2 { .. } => "cgroup v2 io.max",
+                },
                 device.mount_point.display()
             ));
             let root_dir = device.mount_point.join("variants");
@@ -388,6 +402,13 @@ pub fn run(
         })
         .cloned()
         .collect();
+    // Busy before anything of the run starts: warned now, named in the verdict.
+    let mut noise = crate::measure::noise::busy_before(&crate::measure::noise::Before::measure());
+    for line in &noise {
+        observer.note(&format!(
+            "warning: the host is busy ({line}); the verdict may be noise (docs/lab.md, \"Noise\")"
+        ));
+    }
     let mut stressors = Stressors::start(
         &specs,
         &Targets {
@@ -422,6 +443,7 @@ pub fn run(
         total,
         stop: &stop,
         warmup_s: experiment.warmup.get().as_secs_f64(),
+        other_cpu: Vec::new(),
     };
     let mut interrupted = false;
     let mut cleanup_failures = Vec::new();
@@ -458,6 +480,7 @@ pub fn run(
         }
     }
     observer.finished();
+    noise.extend(crate::measure::noise::busy_during(&watch.other_cpu));
     crate::run::testpoint::hit("stopping", &stop);
     stressors.stop();
     drop(stressors);
@@ -481,6 +504,7 @@ pub fn run(
         host_facts,
         fault_injection,
         duration,
+        noise,
     })
 }
 
@@ -527,6 +551,8 @@ struct Watch<'a> {
     stop: &'a Arc<AtomicBool>,
     /// Hiccups and safepoints before this much of a JVM's run are left out of its verdict.
     warmup_s: f64,
+    /// Every second: (seconds since the start, CPU of processes outside the run, percent).
+    other_cpu: Vec<(f64, f64)>,
 }
 
 enum TurnEnd {
@@ -729,9 +755,18 @@ fn run_turn(
         if now >= next_tick {
             next_tick += Duration::from_secs(1);
             let elapsed = now - watch.begin;
-            let sample = watch
-                .sampler
-                .sample(elapsed.as_secs_f64(), &stressors.counters);
+            let run_pids: Vec<u32> = children
+                .iter()
+                .map(|(_, child)| child.id())
+                .chain(fillers.iter().map(|f| f.pid()))
+                .collect();
+            let sample =
+                watch
+                    .sampler
+                    .sample(elapsed.as_secs_f64(), &stressors.counters, &run_pids);
+            if let Some(other) = sample.other_cpu_pct {
+                watch.other_cpu.push((sample.t_s, other));
+            }
             let _ = writeln!(watch.series, "{}", sample.csv_row());
             for (_, memory_watch) in memory_watches.iter_mut() {
                 memory_watch.sample();
