@@ -31,14 +31,19 @@ pub fn create_file(path: &Path) -> io::Result<File> {
         .create(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)
-        .map_err(|error| match error.raw_os_error() {
-            Some(libc::ELOOP) => refused(
-                "is a symbolic link: pauselab does not write through one (remove it or choose another name)"
-                    .to_string(),
-            ),
-            // O_NONBLOCK on a FIFO without a reader.
-            Some(libc::ENXIO) => refused("is not a regular file".to_string()),
-            _ => error,
+        .map_err(|error| {
+            // ELOOP, or EACCES from some kernels for a link in a sticky directory.
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+                return refused(
+                    "is a symbolic link: pauselab does not write through one (remove it or choose another name)"
+                        .to_string(),
+                );
+            }
+            match error.raw_os_error() {
+                // O_NONBLOCK on a FIFO without a reader.
+                Some(libc::ENXIO) => refused("is not a regular file".to_string()),
+                _ => error,
+            }
         })?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -106,7 +111,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("pauselab-output-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("pauselab-output-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -131,7 +137,10 @@ mod tests {
         let link = dir.join("chart.png");
         std::os::unix::fs::symlink(&target, &link).unwrap();
         let error = write_file(&link, b"x").unwrap_err();
-        assert!(error.to_string().starts_with("is a symbolic link"), "{error}");
+        assert!(
+            error.to_string().starts_with("is a symbolic link"),
+            "{error}"
+        );
         let hard = dir.join("hard.png");
         std::fs::hard_link(&target, &hard).unwrap();
         let error = write_file(&hard, b"x").unwrap_err();
@@ -153,11 +162,19 @@ mod tests {
         std::fs::create_dir(&shared).unwrap();
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
         let error = create_dir(&shared).unwrap_err();
-        assert!(error.to_string().starts_with("is writable by other users (mode 1777)"), "{error}");
+        assert!(
+            error
+                .to_string()
+                .starts_with("is writable by other users (mode 1777)"),
+            "{error}"
+        );
         let link = dir.join("link");
         std::os::unix::fs::symlink(&dir, &link).unwrap();
         let error = create_dir(&link).unwrap_err();
-        assert!(error.to_string().starts_with("is a symbolic link"), "{error}");
+        assert!(
+            error.to_string().starts_with("is a symbolic link"),
+            "{error}"
+        );
         create_dir(&dir.join("new/charts")).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
     }

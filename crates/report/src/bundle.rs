@@ -148,7 +148,7 @@ const SYMLINK_IN_BUNDLE: &str =
     "is a symbolic link: a bundle's files are read only from inside the bundle";
 
 /// `name` (a relative path of plain components) in the bundle `dir`: `None` when it does
-/// not exist or is not a regular file; an error when it or a directory on the way is a
+/// not exist or is not a regular file (a directory, say); an error when it or a directory on the way is a
 /// symbolic link, so a bundle cannot make root read a file elsewhere.
 fn bundle_file(dir: &Path, name: &str) -> Result<Option<PathBuf>, ReportError> {
     let mut path = dir.to_path_buf();
@@ -218,6 +218,8 @@ impl Bundle {
                 .dir
                 .clone()
                 .unwrap_or_else(|| format!("variants/{}", entry.id));
+            // Refuses a variant directory outside the bundle, or linked, by its own name.
+            bundle_file(dir, &relative)?;
             let variant_dir = dir.join(&relative);
             let file = |name: &str| bundle_file(dir, &format!("{relative}/{name}"));
             let read_log = |name: &str| -> Result<Option<LogSummary>, ReportError> {
@@ -524,13 +526,232 @@ mod tests {
         }
     }
 
+    /// A copy of the committed bundle `lab-kernel6.1` to change, its manifest as JSON.
+    fn scratch_bundle(name: &str) -> (PathBuf, serde_json::Value) {
+        let from =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bundles/lab-kernel6.1");
+        let to =
+            std::env::temp_dir().join(format!("pauselab-bundle-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&to);
+        fn copy(from: &Path, to: &Path) {
+            std::fs::create_dir_all(to).unwrap();
+            for entry in std::fs::read_dir(from).unwrap() {
+                let entry = entry.unwrap();
+                if entry.file_type().unwrap().is_dir() {
+                    copy(&entry.path(), &to.join(entry.file_name()));
+                } else {
+                    std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+                }
+            }
+        }
+        copy(&from, &to);
+        let manifest = std::fs::read_to_string(to.join(MANIFEST)).unwrap();
+        (to, serde_json::from_str(&manifest).unwrap())
+    }
+
+    fn write_manifest(dir: &Path, manifest: &serde_json::Value) {
+        std::fs::write(dir.join(MANIFEST), manifest.to_string()).unwrap();
+    }
+
+    /// The one-line error of opening `dir`.
+    fn refusal(dir: &Path) -> String {
+        let error = Bundle::open(dir).unwrap_err().to_string();
+        assert!(!error.contains('\n'), "{error}");
+        error
+    }
+
+    #[test]
+    fn variant_directories_outside_the_bundle_are_refused_naming_the_path() {
+        let (dir, mut manifest) = scratch_bundle("escape");
+        let outside = dir.with_extension("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::copy(
+            dir.join("variants/default-jdk17/hiccups.hlog"),
+            outside.join(HICCUP_LOG),
+        )
+        .unwrap();
+        let name = outside.file_name().unwrap().to_str().unwrap().to_string();
+        for (variant_dir, named) in [
+            (format!("../{name}"), format!("{}/../{name}", dir.display())),
+            (
+                outside.display().to_string(),
+                format!("{}/{}", dir.display(), outside.display()),
+            ),
+            (
+                format!("variants/../../{name}"),
+                format!("{}/variants/../../{name}", dir.display()),
+            ),
+        ] {
+            manifest["variants"][0]["dir"] = variant_dir.clone().into();
+            write_manifest(&dir, &manifest);
+            assert_eq!(
+                refusal(&dir),
+                format!("{named}: is not a path inside the bundle (absolute or with ..)"),
+                "{variant_dir}"
+            );
+        }
+        // A variant directory that is a symbolic link to one outside.
+        manifest["variants"][0]["dir"] = "variants/linked".into();
+        write_manifest(&dir, &manifest);
+        std::os::unix::fs::symlink(&outside, dir.join("variants/linked")).unwrap();
+        assert_eq!(
+            refusal(&dir),
+            format!("{}/variants/linked: {SYMLINK_IN_BUNDLE}", dir.display())
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&outside).unwrap();
+    }
+
+    #[test]
+    fn symlinked_files_of_a_bundle_are_refused_naming_the_path() {
+        let (dir, _) = scratch_bundle("linked-files");
+        let secret = dir.with_extension("secret");
+        std::fs::write(&secret, "root only\n").unwrap();
+        for file in [
+            "variants/default-jdk17/gc.log",
+            "variants/no-perfdata-jdk17/hiccups.hlog",
+            HOST_SERIES,
+            VERDICT,
+        ] {
+            let path = dir.join(file);
+            let kept = std::fs::read(&path).unwrap();
+            std::fs::remove_file(&path).unwrap();
+            std::os::unix::fs::symlink(&secret, &path).unwrap();
+            assert_eq!(
+                refusal(&dir),
+                format!("{}: {SYMLINK_IN_BUNDLE}", path.display())
+            );
+            std::fs::remove_file(&path).unwrap();
+            std::fs::write(&path, kept).unwrap();
+        }
+        assert_eq!(Bundle::open(&dir).unwrap().variants.len(), 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_file(&secret).unwrap();
+    }
+
+    #[test]
+    fn manifests_of_too_many_variants_or_bytes_are_refused() {
+        let (dir, mut manifest) = scratch_bundle("large");
+        let first = manifest["variants"][0].clone();
+        manifest["variants"] = (0..4000)
+            .map(|i| {
+                let mut v = first.clone();
+                v["id"] = format!("v{i}").into();
+                v["dir"] = format!("variants/v{i}").into();
+                v
+            })
+            .collect();
+        write_manifest(&dir, &manifest);
+        let path = dir.join(MANIFEST);
+        assert_eq!(
+            refusal(&dir),
+            format!(
+                "{}: 4000 variants, more than {MAX_VARIANTS}: not a manifest a lab run writes",
+                path.display()
+            )
+        );
+        // 10 MiB: a valid manifest padded with spaces.
+        manifest["variants"] = serde_json::Value::Array(vec![first]);
+        let mut text = manifest.to_string();
+        text.push_str(&" ".repeat(10 << 20));
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(
+            refusal(&dir),
+            format!(
+                "{}: larger than 1024 KiB: not a file a lab run writes",
+                path.display()
+            )
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_matrix_naming_one_bundle_many_times_is_refused() {
+        let (dir, _) = scratch_bundle("matrix");
+        let matrix = dir.with_extension("matrix");
+        let _ = std::fs::remove_dir_all(&matrix);
+        std::fs::create_dir_all(&matrix).unwrap();
+        std::fs::rename(&dir, matrix.join("b1")).unwrap();
+        let write = |bundles: Vec<&str>| {
+            let doc = serde_json::json!({
+                "format": MATRIX_FORMAT, "experiment": "x", "cells": [], "repeats": 1,
+                "duration_s": 1.0, "expected_duration_s": 1.0, "bundles": bundles,
+            });
+            std::fs::write(matrix.join(MATRIX), doc.to_string()).unwrap();
+        };
+        write(vec!["b1"; 20_000]);
+        assert_eq!(
+            matrix_bundles(&matrix).unwrap_err().to_string(),
+            format!(
+                "{}/b1: more than {MAX_BUNDLES} bundles in one report: report fewer at a time",
+                matrix.display()
+            )
+        );
+        write(vec!["b1", "b1"]);
+        assert_eq!(
+            matrix_bundles(&matrix).unwrap_err().to_string(),
+            format!(
+                "{0}/b1: the same bundle as {0}/b1: give each bundle once",
+                matrix.display()
+            )
+        );
+        std::os::unix::fs::symlink(matrix.join("b1"), matrix.join("b2")).unwrap();
+        write(vec!["b1", "b2"]);
+        assert_eq!(
+            matrix_bundles(&matrix).unwrap_err().to_string(),
+            format!("{}/b2: {SYMLINK_IN_BUNDLE}", matrix.display())
+        );
+        write(vec!["b1"]);
+        assert_eq!(
+            matrix_bundles(&matrix).unwrap().unwrap(),
+            [matrix.join("b1")]
+        );
+        std::fs::remove_dir_all(&matrix).unwrap();
+    }
+
+    #[test]
+    fn non_finite_host_samples_never_reach_a_chart() {
+        let (dir, _) = scratch_bundle("nan");
+        let csv = dir.join(HOST_SERIES);
+        let mut text = std::fs::read_to_string(&csv).unwrap();
+        let columns = text.lines().next().unwrap().split(',').count();
+        for (t, value) in [("1e9", "NaN"), ("inf", "1"), ("2e9", "-inf")] {
+            let row: Vec<&str> = (0..columns)
+                .map(|i| if i == 0 { t } else { value })
+                .collect();
+            text.push_str(&row.join(","));
+            text.push('\n');
+        }
+        std::fs::write(&csv, text).unwrap();
+        let bundle = Bundle::open(&dir).unwrap();
+        let section = crate::model::Section::from_bundle(&bundle);
+        let charts = crate::html::charts(&section, None, 1e6);
+        assert!(!charts.host.is_empty());
+        for svg in &charts.host {
+            assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+        }
+        let skipped = 1 + 2 * (columns - 1);
+        assert!(
+            section.facts.contains(&(
+                "host series".to_string(),
+                format!("{skipped} samples not finite (NaN or infinite), left out")
+            )),
+            "{:?}",
+            section.facts
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn non_finite_host_samples_are_skipped_and_counted() {
         let input = "t_s,dirty_kb,cpu_iowait_pct\n0,1,2\n1,NaN,inf\nnan,5,6\n3,-inf,4\n";
         let series = HostSeries::read(input.as_bytes(), "host.csv").unwrap();
         assert_eq!(series.t_s, [0.0, 1.0, 3.0]);
         assert_eq!(series.columns["dirty_kb"], [Some(1.0), None, None]);
-        assert_eq!(series.columns["cpu_iowait_pct"], [Some(2.0), None, Some(4.0)]);
+        assert_eq!(
+            series.columns["cpu_iowait_pct"],
+            [Some(2.0), None, Some(4.0)]
+        );
         assert_eq!(series.skipped, 4);
     }
 

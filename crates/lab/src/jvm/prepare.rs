@@ -168,7 +168,8 @@ fn run_step(
         .collect();
     let mut command_line = vec![jdk.java.display().to_string()];
     command_line.extend(args.iter().cloned());
-    let output = pauselab_pause::output::create_file(log).map_err(|e| LabError::io(log, "create", e))?;
+    let output =
+        pauselab_pause::output::create_file(log).map_err(|e| LabError::io(log, "create", e))?;
     let mut command = Command::new(&jdk.java);
     command
         .args(&args)
