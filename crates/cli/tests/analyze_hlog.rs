@@ -188,3 +188,33 @@ fn hiccup_mode_counts_one_value_per_millisecond_tick() {
     let ours_max = json["pauses"]["max_ms"].as_f64().unwrap();
     assert!((rows.last().unwrap().0 - ours_max).abs() / ours_max < 0.001);
 }
+
+/// `--hlog FILE` is never written through a link under that name: refused in one line
+/// naming it, and the file it points to is left as it was.
+#[test]
+fn the_hlog_file_is_not_written_through_a_link() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyze-hlog-link");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let kept = dir.join("kept");
+    std::fs::write(&kept, "keep\n").unwrap();
+    let link = dir.join("pauses.hlog");
+    std::os::unix::fs::symlink(&kept, &link).unwrap();
+    let out = Command::new(bin())
+        .args(["analyze", "--hlog"])
+        .arg(&link)
+        .arg(fixtures().join("g1-jdk17.log.gz"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: cannot create the --hlog file: is a symbolic link",
+            link.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "keep\n");
+}

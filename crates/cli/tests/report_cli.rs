@@ -761,3 +761,142 @@ fn swap_and_reclaim_are_drawn_when_they_moved() {
     let quiet = with_host("report-no-swapping", &[0, 0, 0]);
     assert!(!quiet.contains("Host: swap and reclaim"));
 }
+
+/// Runs `args` as user `nobody` (uid 65534), who plants links for root's pauselab.
+fn as_nobody(args: &[&str]) {
+    let status = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{args:?}");
+}
+
+/// The one line pauselab printed on stderr for a refused run, which must exit 1.
+fn refused(out: Output) -> String {
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+/// Root's report never writes through a link another user planted where its charts or its
+/// page go: a link named like a chart, to a root-only file, is refused naming the path.
+#[test]
+fn outputs_never_follow_a_link_another_user_planted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = out_dir("report-planted");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let clean = dir.join("clean");
+    let out = pauselab(&[
+        "report",
+        &bundle("lab-kernel6.1"),
+        "--png",
+        clean.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut charts: Vec<String> = std::fs::read_dir(&clean)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    charts.sort();
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "root only\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let plant = |target: &Path| {
+        as_nobody(&[
+            "ln",
+            "-s",
+            secret.to_str().unwrap(),
+            target.to_str().unwrap(),
+        ]);
+    };
+    // A directory like /tmp, where anyone may create names.
+    let shared = dir.join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+
+    // --png DIR that the other user made, every chart name a link.
+    let theirs = shared.join("charts");
+    as_nobody(&["mkdir", theirs.to_str().unwrap()]);
+    for name in &charts {
+        plant(&theirs.join(name));
+    }
+    let out = pauselab(&[
+        "report",
+        &bundle("lab-kernel6.1"),
+        "--png",
+        theirs.to_str().unwrap(),
+    ]);
+    let err = refused(out);
+    assert!(
+        err.contains(&format!(
+            "--png {}: cannot write charts there: belongs to uid 65534",
+            theirs.display()
+        )),
+        "{err}"
+    );
+    // A directory of root's own that was open to others when the links were planted.
+    let own = dir.join("own");
+    std::fs::create_dir(&own).unwrap();
+    std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    for name in &charts {
+        plant(&own.join(name));
+    }
+    std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = pauselab(&[
+        "report",
+        &bundle("lab-kernel6.1"),
+        "--png",
+        own.to_str().unwrap(),
+    ]);
+    let err = refused(out);
+    assert!(
+        err.contains(&format!("{}/", own.display())) && err.contains(".png: is a symbolic link"),
+        "{err}"
+    );
+    // --html OUT: a link planted under that name in the shared directory.
+    let page = shared.join("report.html");
+    plant(&page);
+    let out = pauselab(&[
+        "report",
+        &bundle("lab-kernel6.1"),
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    let err = refused(out);
+    assert!(
+        err.contains(&format!(
+            "{}: cannot write the report: is a symbolic link",
+            page.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "root only\n");
+    let mode = std::fs::metadata(&secret).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+/// A bundle given twice (two names for it, or listed twice in matrix.json) counts once in
+/// a matrix: refused in one line instead of reading it again and again.
+#[test]
+fn a_bundle_given_twice_is_refused() {
+    let dir = out_dir("report-twice");
+    let same = dir.join("again");
+    std::os::unix::fs::symlink(bundle("lab-kernel6.1"), &same).unwrap();
+    let out = pauselab(&[
+        "report",
+        "--matrix",
+        &bundle("lab-kernel6.1"),
+        same.to_str().unwrap(),
+    ]);
+    let err = refused(out);
+    assert!(
+        err.contains(&format!("{}: the same bundle as ", same.display())),
+        "{err}"
+    );
+}

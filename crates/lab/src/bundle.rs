@@ -274,8 +274,8 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
     };
     write_json(&out.join(MANIFEST), &manifest(finished))?;
     write_json(&out.join(VERDICT), &outcome)?;
-    fs::write(out.join("experiment.toml"), &finished.experiment_toml)
-        .map_err(|e| LabError::io(&out.join("experiment.toml"), "write", e))?;
+    let toml = out.join("experiment.toml");
+    write_file(&toml, finished.experiment_toml.as_bytes())?;
     Ok(outcome)
 }
 
@@ -299,7 +299,12 @@ fn interval_log_stats(
 fn write_json(path: &Path, value: &impl Serialize) -> Result<(), LabError> {
     let mut text = serde_json::to_string_pretty(value).expect("bundle values serialize");
     text.push('\n');
-    fs::write(path, text).map_err(|e| LabError::io(path, "write", e))
+    write_file(path, text.as_bytes())
+}
+
+/// Every file of the bundle is created without following a link planted under its name.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
+    pauselab_pause::output::write_file(path, bytes).map_err(|e| LabError::io(path, "write", e))
 }
 
 fn manifest(finished: &Finished) -> Manifest {
@@ -393,7 +398,7 @@ fn manifest(finished: &Finished) -> Manifest {
 pub fn write_matrix(dir: &Path, matrix: &pauselab_bundle::MatrixRun) -> Result<(), LabError> {
     let path = dir.join(pauselab_bundle::MATRIX);
     let text = serde_json::to_string_pretty(matrix).expect("matrix.json serializes");
-    fs::write(&path, text + "\n").map_err(|e| LabError::io(&path, "write", e))
+    write_file(&path, (text + "\n").as_bytes())
 }
 
 /// The JSON of a value of the lab's own types (they serialize to plain JSON objects).

@@ -6,6 +6,7 @@ mod collector;
 pub mod event;
 pub mod input;
 pub mod interval_log;
+pub mod output;
 pub mod severity;
 pub mod stats;
 pub mod units;

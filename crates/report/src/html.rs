@@ -1,6 +1,7 @@
 //! The self-contained HTML report: inline SVG and CSS only (no scripts, fonts or network),
 //! one column on phones, wider on large screens, and printable.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::hgrm;
@@ -74,27 +75,39 @@ fn badge(text: &str) -> String {
 }
 
 /// Colour by variant name, dash pattern by JDK: the same variant on two JDKs reads as a pair.
-fn style_of(section: &Section, v: &VariantReport) -> (&'static str, &'static str) {
-    let mut names: Vec<&str> = Vec::new();
-    let mut jdks: Vec<Option<&str>> = Vec::new();
-    for x in &section.variants {
-        if !names.contains(&x.variant.as_str()) {
-            names.push(&x.variant);
+/// Names and JDKs are numbered in order of first appearance, once per section, so a chart
+/// of n variants looks each up instead of scanning them all (which was cubic in n).
+struct Styles<'a> {
+    names: HashMap<&'a str, usize>,
+    jdks: HashMap<Option<&'a str>, usize>,
+}
+
+impl<'a> Styles<'a> {
+    fn of(section: &'a Section) -> Self {
+        let mut styles = Styles {
+            names: HashMap::new(),
+            jdks: HashMap::new(),
+        };
+        for x in &section.variants {
+            let next = styles.names.len();
+            styles.names.entry(&x.variant).or_insert(next);
+            let next = styles.jdks.len();
+            styles.jdks.entry(x.jdk.as_deref()).or_insert(next);
         }
-        if !jdks.contains(&x.jdk.as_deref()) {
-            jdks.push(x.jdk.as_deref());
-        }
+        styles
     }
-    let name = names.iter().position(|n| *n == v.variant).unwrap_or(0);
-    let jdk = jdks
-        .iter()
-        .position(|j| *j == v.jdk.as_deref())
-        .unwrap_or(0);
-    (svg::color(name), svg::DASHES[jdk % svg::DASHES.len()])
+
+    /// (colour, dash pattern) of a variant of the section.
+    fn of_variant(&self, v: &VariantReport) -> (&'static str, &'static str) {
+        let name = self.names.get(v.variant.as_str()).copied().unwrap_or(0);
+        let jdk = self.jdks.get(&v.jdk.as_deref()).copied().unwrap_or(0);
+        (svg::color(name), svg::DASHES[jdk % svg::DASHES.len()])
+    }
 }
 
 /// The charts of a section (shared scales across its variants).
 pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
+    let styles = Styles::of(section);
     let charted: Vec<(usize, &VariantReport)> = section
         .variants
         .iter()
@@ -106,8 +119,8 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
             .iter()
             .map(|(_, v)| Series {
                 name: v.label.clone(),
-                color: style_of(section, v).0,
-                dash: style_of(section, v).1,
+                color: styles.of_variant(v).0,
+                dash: styles.of_variant(v).1,
                 points: hgrm::percentile_points(
                     &v.hiccups.as_ref().expect("charted").histogram,
                     hgrm::DEFAULT_TICKS_PER_HALF_DISTANCE,
@@ -149,8 +162,8 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
             .collect::<Vec<_>>();
             let series = Series {
                 name: format!("{}: max per interval", v.label),
-                color: style_of(section, v).0,
-                dash: style_of(section, v).1,
+                color: styles.of_variant(v).0,
+                dash: styles.of_variant(v).1,
                 points: h
                     .intervals
                     .iter()

@@ -93,6 +93,29 @@ pub struct Matrix {
     pub conclusions: Vec<String>,
 }
 
+/// Most cells the matrix table may have (its lines, one per row and variant, times its
+/// columns): a real matrix has a few hundred, and beyond this the page would grow to tens
+/// of MB that nobody reads.
+pub const MAX_TABLE_CELLS: usize = 20_000;
+
+impl Matrix {
+    /// The cells of the table: one line per row and variant run in it, one cell per column.
+    pub fn table_cells(&self) -> usize {
+        let lines: usize = self
+            .rows
+            .iter()
+            .map(|row| {
+                row.cells
+                    .values()
+                    .flat_map(|c| c.variants.iter().map(|v| v.variant.as_str()))
+                    .collect::<std::collections::HashSet<_>>()
+                    .len()
+            })
+            .sum();
+        lines * self.columns.len()
+    }
+}
+
 impl MatrixRow {
     fn key(&self) -> [&str; 5] {
         [

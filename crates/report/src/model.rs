@@ -195,6 +195,13 @@ impl Section {
                 )),
             );
         }
+        if let Some(skipped) = bundle.host_series.as_ref().map(|h| h.skipped) {
+            fact(
+                "host series",
+                (skipped > 0)
+                    .then(|| format!("{skipped} samples not finite (NaN or infinite), left out")),
+            );
+        }
         let start = m.start_time_s;
         let variants = bundle
             .variants

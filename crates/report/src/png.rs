@@ -63,8 +63,12 @@ pub fn write_png(svg: &str, path: &Path) -> Result<(), ReportError> {
         resvg::tiny_skia::Transform::from_scale(SCALE, SCALE),
         &mut pixmap.as_mut(),
     );
-    pixmap.save_png(path).map_err(|e| ReportError::Input {
+    let png = pixmap.encode_png().map_err(|e| ReportError::Input {
         source_name: path.display().to_string(),
-        message: format!("cannot write PNG: {e}"),
+        message: format!("cannot encode PNG: {e}"),
+    })?;
+    pauselab_pause::output::write_file(path, &png).map_err(|error| ReportError::Io {
+        path: path.display().to_string(),
+        error,
     })
 }

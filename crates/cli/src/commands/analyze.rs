@@ -1,6 +1,5 @@
 //! `pauselab analyze`: GC and safepoint logs into pause histograms and a diagnosis.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut sink = match &args.hlog {
         Some(path) => {
-            let file = File::create(path)
+            let file = pauselab_pause::output::create_file(path)
                 .with_context(|| format!("{}: cannot create the --hlog file", path.display()))?;
             let mode = match args.hlog_mode {
                 HlogModeArg::Pauses => HlogMode::Pauses,

@@ -35,10 +35,11 @@ enum What {
 pub fn run(args: Args, mut cli: clap::Command) -> anyhow::Result<ExitCode> {
     match args.what {
         What::Man { dir } => {
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-            clap_mangen::generate_to(cli, &dir)
-                .with_context(|| format!("cannot write the man pages into {}", dir.display()))?;
+            pauselab_pause::output::create_dir(&dir)
+                .with_context(|| format!("{}: cannot write man pages there", dir.display()))?;
+            let mut cli = cli.disable_help_subcommand(true);
+            cli.build();
+            write_man_pages(&cli, &dir)?;
         }
         What::Completion { shell } => {
             let name = cli.get_name().to_string();
@@ -49,4 +50,18 @@ pub fn run(args: Args, mut cli: clap::Command) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One page per command and visible subcommand, as `clap_mangen::generate_to` names them,
+/// each created without following a planted link (`pauselab_pause::output`).
+fn write_man_pages(cmd: &clap::Command, dir: &std::path::Path) -> anyhow::Result<()> {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        write_man_pages(sub, dir)?;
+    }
+    let man = clap_mangen::Man::new(cmd.clone());
+    let path = dir.join(man.get_filename());
+    let mut page = Vec::new();
+    man.render(&mut page)?;
+    pauselab_pause::output::write_file(&path, &page)
+        .with_context(|| format!("{}: cannot write the man page", path.display()))
 }

@@ -9,8 +9,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use pauselab_gclog::Analyzer;
 use pauselab_pause::interval_log::TagFilter;
-use pauselab_report::bundle::{is_bundle, Bundle};
+use pauselab_report::bundle::{
+    check_bundles, is_bundle, matrix_bundles, Bundle, MAX_REPORT_VARIANTS,
+};
 use pauselab_report::hgrm::DEFAULT_UNIT_RATIO;
+use pauselab_report::matrix::MAX_TABLE_CELLS;
 use pauselab_report::model::{self, Section, Sla};
 use pauselab_report::{html, png, text, ReportError};
 
@@ -83,42 +86,6 @@ fn classify(path: &Path) -> anyhow::Result<Vec<Input>> {
     }])
 }
 
-/// The bundles of a matrix run's directory, in the order they ran; `None` when `dir` has
-/// no matrix.json.
-pub fn matrix_bundles(dir: &Path) -> anyhow::Result<Option<Vec<PathBuf>>> {
-    let file = dir.join(pauselab_report::bundle::MATRIX);
-    if !file.is_file() {
-        return Ok(None);
-    }
-    let text = std::fs::read_to_string(&file)
-        .with_context(|| format!("{}: cannot read", file.display()))?;
-    let run: pauselab_report::bundle::MatrixRun = serde_json::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: not a matrix run's file: {e}", file.display()))?;
-    anyhow::ensure!(
-        run.format == pauselab_report::bundle::MATRIX_FORMAT,
-        "{}: format {:?} is not {:?}",
-        file.display(),
-        run.format,
-        pauselab_report::bundle::MATRIX_FORMAT
-    );
-    anyhow::ensure!(
-        !run.bundles.is_empty(),
-        "{}: the matrix run made no bundle yet",
-        file.display()
-    );
-    let mut bundles = Vec::new();
-    for name in &run.bundles {
-        // Names are directories of the matrix directory, never paths elsewhere.
-        anyhow::ensure!(
-            !name.is_empty() && !name.contains('/') && name != ".." && name != ".",
-            "{}: bundle name {name:?} is not a directory of the matrix",
-            file.display()
-        );
-        bundles.push(dir.join(name));
-    }
-    Ok(Some(bundles))
-}
-
 /// A JFR recording's records into the report's analysis (the report crate reads no
 /// recording itself).
 fn read_recording(path: &Path, analyzer: &mut Analyzer<'_>) -> Result<(), ReportError> {
@@ -143,6 +110,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .flatten()
         .collect::<Vec<_>>();
     let tag = TagFilter::from_option(args.tag.as_deref());
+    let bundles: Vec<PathBuf> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Bundle(p) => Some(p.clone()),
+            _ => None,
+        })
+        .collect();
+    check_bundles(&bundles)?;
+    let mut variants = 0usize;
 
     let mut sections: Vec<Section> = Vec::new();
     let logs: Vec<PathBuf> = inputs
@@ -154,10 +130,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect();
     for input in &inputs {
         match input {
-            Input::Bundle(dir) => sections.push(Section::from_bundle_with_recordings(
-                &Bundle::open(dir)?,
-                Some(&read_recording),
-            )),
+            Input::Bundle(dir) => {
+                let bundle = Bundle::open(dir)?;
+                variants += bundle.variants.len();
+                anyhow::ensure!(
+                    variants <= MAX_REPORT_VARIANTS,
+                    "{}: more than {MAX_REPORT_VARIANTS} variants in one report: report fewer bundles at a time",
+                    dir.display()
+                );
+                sections.push(Section::from_bundle_with_recordings(
+                    &bundle,
+                    Some(&read_recording),
+                ));
+            }
             Input::GcLog(path) => sections.push(Section::from_gc_log(path)?),
             Input::Recording(path) => {
                 let mut feed = |analyzer: &mut Analyzer<'_>| read_recording(path, analyzer);
@@ -181,6 +166,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             !m.rows.is_empty(),
             "--matrix needs lab bundles whose manifest names a default variant"
         );
+        let cells = m.table_cells();
+        anyhow::ensure!(
+            cells <= MAX_TABLE_CELLS,
+            "--matrix: {cells} table cells ({} columns), more than {MAX_TABLE_CELLS}: report fewer bundles at a time",
+            m.columns.len()
+        );
         Some(m)
     } else {
         None
@@ -189,11 +180,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     if let Some(path) = &args.html {
         let page = html::render(&sections, matrix.as_ref(), sla.as_ref(), ratio);
-        std::fs::write(path, page).with_context(|| format!("writing {}", path.display()))?;
+        pauselab_pause::output::write_file(path, page.as_bytes())
+            .with_context(|| format!("{}: cannot write the report", path.display()))?;
     }
     let mut png_files = Vec::new();
     if let Some(dir) = &args.png {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        pauselab_pause::output::create_dir(dir)
+            .with_context(|| format!("--png {}: cannot write charts there", dir.display()))?;
         for section in &sections {
             let charts = html::charts(section, sla.as_ref(), ratio);
             let mut named: Vec<(String, &String)> = Vec::new();

@@ -121,8 +121,8 @@ pub fn setup_slow_device(
     journal.record(Change::File {
         path: image.clone(),
     })?;
-    let file =
-        fs::File::create(&image).map_err(|e| LabError::io(&image, "create the device image", e))?;
+    let file = pauselab_pause::output::create_file(&image)
+        .map_err(|e| LabError::io(&image, "create the device image", e))?;
     file.set_len(spec.size_bytes)
         .map_err(|e| LabError::io(&image, "size the device image", e))?;
     drop(file);

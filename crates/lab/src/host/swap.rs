@@ -37,7 +37,8 @@ pub fn create_swap_file(
         )));
     }
     journal.record(Change::File { path: path.clone() })?;
-    fs::File::create(&path).map_err(|e| LabError::io(&path, "create the swap file", e))?;
+    pauselab_pause::output::create_file(&path)
+        .map_err(|e| LabError::io(&path, "create the swap file", e))?;
     // swapon refuses a swap file others can read.
     fs::set_permissions(&path, fs::Permissions::from_mode(0o600))
         .map_err(|e| LabError::io(&path, "chmod", e))?;

@@ -147,7 +147,8 @@ pub fn run(
     }
     let record = out.join(PREPARE_DIR).join(PREPARED_JSON);
     let json = serde_json::to_string_pretty(&prepared).unwrap_or_default();
-    fs::write(&record, json).map_err(|e| LabError::io(&record, "write", e))?;
+    pauselab_pause::output::write_file(&record, json.as_bytes())
+        .map_err(|e| LabError::io(&record, "write", e))?;
     Ok(prepared)
 }
 
@@ -167,7 +168,8 @@ fn run_step(
         .collect();
     let mut command_line = vec![jdk.java.display().to_string()];
     command_line.extend(args.iter().cloned());
-    let output = fs::File::create(log).map_err(|e| LabError::io(log, "create", e))?;
+    let output =
+        pauselab_pause::output::create_file(log).map_err(|e| LabError::io(log, "create", e))?;
     let mut command = Command::new(&jdk.java);
     command
         .args(&args)

@@ -21,7 +21,8 @@ pub fn write_pause_log(
     end_s: f64,
     interval_s: f64,
 ) -> Result<(), String> {
-    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = pauselab_pause::output::create_file(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut writer = IntervalLogWriter::with_options(
         std::io::BufWriter::new(file),
         start_epoch_s,

@@ -432,8 +432,7 @@ pub fn run(
     let total = duration * turns.len() as u32;
     observer.started(total, &labels);
     let series_path = out.join(HOST_SERIES);
-    let mut series =
-        fs::File::create(&series_path).map_err(|e| LabError::io(&series_path, "create", e))?;
+    let mut series = file_for(&series_path)?;
     let _ = writeln!(series, "{}", crate::measure::hostseries::CSV_HEADER);
     let mut watch = Watch {
         experiment: &experiment,
@@ -832,7 +831,10 @@ fn run_turn(
         let target = instance.out_dir.join(GC_LOG);
         if let Some(log) = instance.gc_log.clone().filter(|l| *l != target) {
             if log.exists() {
-                fs::copy(&log, &target).map_err(|e| LabError::io(&log, "copy the GC log", e))?;
+                let mut from =
+                    fs::File::open(&log).map_err(|e| LabError::io(&log, "copy the GC log", e))?;
+                std::io::copy(&mut from, &mut file_for(&target)?)
+                    .map_err(|e| LabError::io(&log, "copy the GC log", e))?;
             }
         }
     }
@@ -951,7 +953,7 @@ fn plain_stressed_dir(journal: &mut Journal, scratch: &Path) -> Result<PathBuf, 
 }
 
 fn file_for(path: &Path) -> Result<fs::File, LabError> {
-    fs::File::create(path).map_err(|e| LabError::io(path, "create", e))
+    pauselab_pause::output::create_file(path).map_err(|e| LabError::io(path, "create", e))
 }
 
 /// Companion threads (the hsperf reader) of every running instance.
@@ -1035,5 +1037,6 @@ fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
             )));
         }
     }
-    fs::create_dir_all(out).map_err(|e| LabError::io(out, "create the output directory", e))
+    pauselab_pause::output::create_dir(out)
+        .map_err(|e| LabError::io(out, "create the output directory", e))
 }

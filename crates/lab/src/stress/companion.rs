@@ -18,7 +18,7 @@ pub fn hsperf_reader(
     stop: &AtomicBool,
     run_stop: &AtomicBool,
 ) {
-    let Ok(mut out) = std::fs::File::create(log) else {
+    let Ok(mut out) = pauselab_pause::output::create_file(log) else {
         return;
     };
     let mut reader = None;

@@ -181,7 +181,8 @@ impl Governor {
             previous: on_mode.clone(),
             loop_image: None,
         })?;
-        let out = fs::File::create(log).map_err(|e| LabError::io(log, "create", e))?;
+        let out =
+            pauselab_pause::output::create_file(log).map_err(|e| LabError::io(log, "create", e))?;
         let mut watch = Watch {
             enabled: enabled.to_path_buf(),
             thresholds,

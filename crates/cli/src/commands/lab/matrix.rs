@@ -328,6 +328,6 @@ fn prepare_matrix_dir(dir: &Path) -> anyhow::Result<()> {
             dir.display()
         );
     }
-    std::fs::create_dir_all(dir)
+    pauselab_pause::output::create_dir(dir)
         .with_context(|| format!("{}: cannot create the output directory", dir.display()))
 }
