@@ -272,6 +272,39 @@ fn packing_the_hot_counters_on_a_slow_device() {
         assert_eq!(slow["filesystem"]["block_device"]["stable_writes"], true);
         assert!(tmpfs["max_ns"].as_u64().unwrap() < 100_000_000, "{tmpfs}");
     }
+    // The verdict per pattern: medians over the rounds, packed against laid out.
+    let median_of = |wanted: &str, field: &str| {
+        let mut values: Vec<f64> = rows
+            .iter()
+            .filter(|(_, pattern, _, _)| pattern == wanted)
+            .map(|(_, _, slow, _)| slow[field].as_f64().unwrap())
+            .collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    for pattern in ["spread:3", "packed:3", "packed:1"] {
+        let ticks = median_of(pattern, "ticks");
+        let stalls = median_of(pattern, "stall_count");
+        eprintln!(
+            "{pattern}: median longest tick {:.0} ms, median {:.1} % of ticks stalled, median {:.1} s stalled per minute",
+            median_of(pattern, "max_ns") / 1e6,
+            stalls / ticks.max(1.0) * 100.0,
+            median_of(pattern, "stalled_ms_per_minute") / 1e3,
+        );
+    }
+    let (laid_out, packed) = (
+        median_of("spread:3", "max_ns"),
+        median_of("packed:3", "max_ns"),
+    );
+    let (laid_out_stalls, packed_stalls) = (
+        median_of("spread:3", "stall_count"),
+        median_of("packed:3", "stall_count"),
+    );
+    eprintln!(
+        "verdict: packing makes the longest stall {} and stalls {} (a factor of 2 either way counts)",
+        if packed * 2.0 < laid_out { "shorter" } else { "no shorter" },
+        if packed_stalls * 2.0 < laid_out_stalls { "rarer" } else { "no rarer" },
+    );
     let spread_stalls = rows
         .iter()
         .filter(|(_, pattern, _, _)| pattern == "spread:3")
