@@ -148,6 +148,24 @@ fn a_recording_as_its_repository_gzipped_or_zipped_gives_the_same_pauses() {
         safepoints += s;
     }
     assert!(pauses > 0 && safepoints > 0);
+    // Another program's file named like a chunk: a one-line warning naming it, and the
+    // JVM's chunks are read.
+    let notes = jvm_dir.join("notes.jfr");
+    std::fs::write(&notes, "not a recording\n").unwrap();
+    let out = run(&["--json", jvm_dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&json["pauses"]["count"], &json["safepoints"]["count"]),
+        (&pauses.into(), &safepoints.into())
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(notes.to_str().unwrap()) && err.contains("not a JFR recording"),
+        "{err}"
+    );
+    std::fs::remove_file(&notes).unwrap();
     // A FIFO named like a chunk is left alone in a directory, and refused given alone.
     let fifo = jvm_dir.join("9999_99_99_99_99_99.jfr");
     assert!(Command::new("mkfifo")
@@ -197,6 +215,20 @@ fn a_recording_as_its_repository_gzipped_or_zipped_gives_the_same_pauses() {
             whole,
             "{}",
             packed.display()
+        );
+        // Over a lower limit than the recording's size: one line naming file and limit.
+        let out = Command::new(bin())
+            .args(["analyze", packed.to_str().unwrap()])
+            .env("PAUSELAB_MAX_DECOMPRESSED", "64K")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.trim_end().lines().count() == 1
+                && err.contains("decompresses to more than 64K")
+                && err.contains(packed.file_name().unwrap().to_str().unwrap()),
+            "{err}"
         );
     }
 
@@ -293,4 +325,36 @@ fn pauses_on_a_saturated_machine_are_named_from_the_cpu_samples() {
         "jdk.PhysicalMemory {total} against /proc/meminfo {host_total}"
     );
     assert!(memory["max_used_bytes"].as_u64().unwrap() <= total);
+}
+
+/// 18 MB of gzip that inflates to 18 GiB of zeros, named like a recording: refused on its
+/// first 68 bytes. The command runs with a file size limit of 8 MiB, which writing the
+/// decompressed copy first would exceed (SIGXFSZ).
+#[test]
+fn a_gzip_bomb_named_like_a_recording_is_refused_before_it_is_spooled() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..64 {
+        std::io::Write::write_all(&mut member, &zeros).unwrap();
+    }
+    let member = member.finish().unwrap();
+    // Concatenated gzip members read as one stream, as zcat reads them.
+    let copies = (18 << 20) / member.len();
+    let bomb = dir.path().join("rec.jfr.gz");
+    std::fs::write(&bomb, member.repeat(copies)).unwrap();
+    let out = Command::new("sh")
+        .args(["-c", "ulimit -f 8192 && exec \"$0\" analyze \"$1\""])
+        .args([bin(), bomb.to_str().unwrap()])
+        .env("TMPDIR", dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.trim_end().lines().count() == 1
+            && err.contains("rec.jfr.gz")
+            && err.contains("not a JFR recording"),
+        "{err}"
+    );
 }

@@ -562,6 +562,41 @@ fn spawn_fake_jvm(mut cmd: Command) -> Jvm {
     }
 }
 
+/// A JVM's `-jar` path holding a line break and terminal escapes, as a local user can start
+/// one: root's `doctor` and `jvms` print it escaped inside its own line, so it can neither
+/// forge a line of the report nor drive the terminal.
+#[test]
+fn a_jar_path_with_a_line_break_and_escapes_stays_in_its_line() {
+    let forged = "OK        nothing to see here  [swap]";
+    let jar = format!("/srv/app\n== host\n{forged}\u{1b}[2J\u{9b}31m.jar");
+    let mut cmd = as_nobody(fake_build().fake_jvm.to_str().unwrap());
+    cmd.env("FAKE_JVM_LIBJVM", &fake_build().faithful_libjvm)
+        .args(["-Xmx64m", "-jar", &jar]);
+    let jvm = spawn_fake_jvm(cmd);
+    let p = jvm.pid().to_string();
+    let escaped =
+        "/srv/app\\n== host\\nOK        nothing to see here  [swap]\\u{1b}[2J\\u{9b}31m.jar";
+    for args in [vec!["doctor", "--pid", &p], vec!["jvms"]] {
+        let out = run(&args);
+        let text = stdout(&out);
+        assert!(
+            !text.contains(['\u{1b}', '\u{9b}']),
+            "{args:?} printed an escape: {text}"
+        );
+        let quoting: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("nothing to see"))
+            .collect();
+        assert!(!quoting.is_empty(), "{args:?}: {text}");
+        for line in quoting {
+            assert!(
+                line.contains(&p) && line.contains(escaped),
+                "{args:?}: {line}"
+            );
+        }
+    }
+}
+
 #[test]
 fn fake_libjvm_with_hostile_vm_structs_gets_one_line_errors() {
     // The faithful fake is read like a JVM: the test reaches the VMStructs walk.

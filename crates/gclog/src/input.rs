@@ -251,12 +251,17 @@ fn zip_members(path: &Path) -> Result<Option<Vec<Input>>, Error> {
             ),
         ));
     }
+    // Where each entry's bytes lie, from its local header to the end of its data, read
+    // before any member is decompressed.
+    let mut spans = Vec::with_capacity(archive.len());
     let mut members = Vec::new();
-    let mut keys: Vec<AgeKey> = Vec::new();
     for index in 0..archive.len() {
         let Ok(entry) = archive.by_index_raw(index) else {
             return Ok(None);
         };
+        let name = escape_control(&String::from_utf8_lossy(entry.name_raw())).into_owned();
+        let end = entry.data_start().saturating_add(entry.compressed_size());
+        spans.push((entry.header_start(), end, name.clone()));
         if !entry.is_file() {
             continue;
         }
@@ -266,21 +271,22 @@ fn zip_members(path: &Path) -> Result<Option<Vec<Input>>, Error> {
             method: entry.compression(),
             encrypted: entry.encrypted(),
         };
-        let input = Input {
-            name: format!(
-                "{}!{}",
-                display_name(path),
-                escape_control(&String::from_utf8_lossy(entry.name_raw()))
-            ),
+        members.push(Input {
+            name: format!("{}!{name}", display_name(path)),
             path: Some(path.to_path_buf()),
             zip_entry: Some(member),
-        };
-        // Members have no modification time of their own here: without stamps they keep
-        // the archive's order.
-        let (wall, uptime) = open(&input).map(first_stamp_of).unwrap_or((None, None));
-        keys.push((wall, uptime, None));
-        members.push(input);
+        });
     }
+    refuse_overlaps(&mut spans, path)?;
+    // Members have no modification time of their own here: without stamps they keep the
+    // archive's order.
+    let keys: Vec<AgeKey> = members
+        .iter()
+        .map(|input| {
+            let (wall, uptime) = open(input).map(first_stamp_of).unwrap_or((None, None));
+            (wall, uptime, None)
+        })
+        .collect();
     if members.len() < 2 {
         return Ok(None);
     }
@@ -291,6 +297,23 @@ fn zip_members(path: &Path) -> Result<Option<Vec<Input>>, Error> {
             .filter_map(|&i| slots[i].take())
             .collect(),
     ))
+}
+
+/// Refuses an archive two of whose entries share bytes (`spans`: local header start, data
+/// end, name): zip tools never write one, and it is the classic zip bomb, where many
+/// entries name one highly compressed stream and a small file expands without end.
+fn refuse_overlaps(spans: &mut [(u64, u64, String)], path: &Path) -> Result<(), Error> {
+    spans.sort_unstable();
+    match spans.windows(2).find(|pair| pair[1].0 < pair[0].1) {
+        Some(pair) => Err(Error::Zip(
+            display_name(path),
+            format!(
+                "entries {} and {} overlap (the same bytes named twice, as in a zip bomb); refused",
+                pair[0].2, pair[1].2
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Streams one member of a zip archive from where the central directory says it lies.
@@ -427,6 +450,59 @@ mod tests {
         }
         assert_eq!(text, lines.join("\n") + "\n");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A zip of 100 entries that all name one deflated stream of 64 MiB of zeros (a local
+    /// header written once, its central-directory record repeated under new names).
+    fn overlapping_zip(path: &Path) {
+        use std::io::Write;
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        zip.start_file("m00.jfr", options).unwrap();
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..64 {
+            zip.write_all(&zeros).unwrap();
+        }
+        let bytes = zip.finish().unwrap().into_inner();
+        let le = |at: usize, n: usize| {
+            bytes[at..at + n]
+                .iter()
+                .rev()
+                .fold(0usize, |v, b| v << 8 | *b as usize)
+        };
+        let eocd = bytes.len() - 22;
+        let (cd_size, cd_start) = (le(eocd + 12, 4), le(eocd + 16, 4));
+        let record = &bytes[cd_start..cd_start + cd_size];
+        let mut out = bytes[..cd_start].to_vec();
+        for i in 0..100u32 {
+            let mut copy = record.to_vec();
+            copy[46..53].copy_from_slice(format!("m{i:02}.jfr").as_bytes());
+            out.extend(copy);
+        }
+        let mut end = bytes[eocd..].to_vec();
+        end[8..10].copy_from_slice(&100u16.to_le_bytes());
+        end[10..12].copy_from_slice(&100u16.to_le_bytes());
+        end[12..16].copy_from_slice(&(100 * cd_size as u32).to_le_bytes());
+        out.extend(end);
+        std::fs::write(path, out).unwrap();
+    }
+
+    #[test]
+    fn a_zip_whose_entries_overlap_is_refused_before_any_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let bomb = dir.path().join("bomb.zip");
+        overlapping_zip(&bomb);
+        assert!(std::fs::metadata(&bomb).unwrap().len() < 1 << 20);
+        let error = match expand(&[bomb.display().to_string()]) {
+            Ok(inputs) => panic!("{} inputs", inputs.len()),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            error.contains("bomb.zip") && error.contains("entries m00.jfr and m01.jfr overlap"),
+            "{error}"
+        );
+        assert_eq!(error.lines().count(), 1, "{error}");
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //!
 //! - [`Recording`]: opens a file and hands out its chunks' events in time order;
 //! - [`Assembler`]: joins the events of one GC pause or one safepoint into [`Item`]s;
-//! - [`Extras`]: allocation stalls, heap before/after, CPU load of the recording.
+//! - [`Extras`]: allocation stalls, heap before/after, CPU load of the recording;
+//! - [`spool`]: copies a recording out of a decompressor, checking chunk headers as they
+//!   pass.
 
 #![deny(missing_docs)]
 
@@ -19,6 +21,7 @@ mod chunk;
 mod cursor;
 mod event;
 mod metadata;
+mod spool;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
@@ -29,6 +32,7 @@ pub use assemble::{
     PhysicalMemorySummary, Safepoint, StallSummary,
 };
 pub use event::{Event, EventData};
+pub use spool::{spool, Spooled};
 
 use chunk::{ChunkError, Header, HEADER_SIZE, MAGIC};
 

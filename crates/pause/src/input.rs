@@ -220,23 +220,34 @@ pub fn read_line_limited(
     })
 }
 
-/// `text` with control characters (terminal escapes, line breaks) written as escapes, so a
-/// file or JVM name prints on one line and cannot drive the terminal.
+/// `text` with control characters (C0, DEL and C1: terminal escapes, line breaks) written
+/// as escapes (`\n`, `\u{1b}`), so a file or JVM name prints on one line and cannot
+/// drive the terminal. Every command prints text another process or file supplied
+/// (command lines, paths, thread and counter names) through this or
+/// [`escape_control_keeping_lines`].
 pub fn escape_control(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    escape_where(text, char::is_control)
+}
+
+/// [`escape_control`] for text whose lines and tabs are its own (a JVM's `jcmd` reply):
+/// `\n` and `\t` stay, every other control character is escaped.
+pub fn escape_control_keeping_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_where(text, |c| c.is_control() && c != '\n' && c != '\t')
+}
+
+fn escape_where(text: &str, escaped: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(&escaped) {
         return std::borrow::Cow::Borrowed(text);
     }
-    std::borrow::Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if escaped(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -325,6 +336,12 @@ mod tests {
         assert_eq!(
             escape_control("gc\u{1b}[31m\nx.log"),
             "gc\\u{1b}[31m\\nx.log"
+        );
+        // C1 controls too (U+009B is a one-character CSI on some terminals).
+        assert_eq!(escape_control("a\u{9b}2Jb\t"), "a\\u{9b}2Jb\\t");
+        assert_eq!(
+            escape_control_keeping_lines("\tat x\n\u{1b}]0;title\u{7}\r\n"),
+            "\tat x\n\\u{1b}]0;title\\u{7}\\r\n"
         );
     }
 }

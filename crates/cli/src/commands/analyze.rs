@@ -9,6 +9,7 @@ use anyhow::Context as _;
 use pauselab_gclog::condition::{parse_conditions, Condition};
 use pauselab_gclog::hlog::{HlogMode, HlogSink};
 use pauselab_gclog::{analyze_inputs, group_by_jvm, input, render, Analyzer, JvmInputs, Options};
+use pauselab_pause::input::escape_control;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
 
 use super::EXIT_CONDITION;
@@ -160,11 +161,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("{}: writing the interval log", path.display()))?;
     }
 
+    // Warnings quote file names and their text: one line each, whatever they hold.
     for w in reports.iter().flat_map(|r| &r.warnings) {
-        match w.line {
-            Some(line) => eprintln!("pauselab: warning: {}:{line}: {}", w.file, w.message),
-            None => eprintln!("pauselab: warning: {}: {}", w.file, w.message),
-        }
+        let line = match w.line {
+            Some(line) => format!("{}:{line}: {}", w.file, w.message),
+            None => format!("{}: {}", w.file, w.message),
+        };
+        eprintln!("pauselab: warning: {}", escape_control(&line));
     }
     let separated: Vec<Option<&str>> = groups
         .iter()

@@ -12,7 +12,9 @@ use pauselab_gclog::parse::{
     Cpu, CpuLoad, GcCycle, GcPause, HeapChange, Record, Safepoint, Stall, StallKind, Stamp,
 };
 use pauselab_gclog::{input, Analyzer, Report};
-use pauselab_jfr::{Assembler, Extras, Item, Malformed, Recording};
+use pauselab_jfr::{Assembler, Extras, Item, Malformed, Recording, Spooled};
+use pauselab_pause::input::escape_control;
+use pauselab_pause::units::ByteSize;
 use serde::Serialize;
 
 /// What a recording adds to the report, per recording (`jfr` in `--json`).
@@ -93,15 +95,36 @@ pub fn is_recording(name: &str) -> bool {
 /// every few minutes: days of recording).
 const MAX_REPOSITORY_CHUNKS: usize = 100_000;
 
-/// The most a compressed recording may decompress to (the temporary copy is on disk; a
-/// recording this large is better given as a file).
-const MAX_DECOMPRESSED: u64 = 32 << 30;
+/// The most a compressed recording may decompress to, by default: the copy lands in
+/// `$TMPDIR` (RAM where that is a tmpfs); a recording this large is better given as a file.
+const DEFAULT_MAX_DECOMPRESSED: ByteSize = ByteSize(4 << 30);
+
+/// The environment variable that sets another limit (docs/jfr.md), in the size syntax of
+/// docs/units.md.
+const MAX_DECOMPRESSED_ENV: &str = "PAUSELAB_MAX_DECOMPRESSED";
+
+/// The most a compressed recording may decompress to: `$PAUSELAB_MAX_DECOMPRESSED`, else
+/// [`DEFAULT_MAX_DECOMPRESSED`].
+fn max_decompressed() -> anyhow::Result<ByteSize> {
+    match std::env::var(MAX_DECOMPRESSED_ENV) {
+        Ok(text) => {
+            ByteSize::parse(&text).map_err(|e| anyhow::anyhow!("{MAX_DECOMPRESSED_ENV}: {e}"))
+        }
+        Err(std::env::VarError::NotPresent) => Ok(DEFAULT_MAX_DECOMPRESSED),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            anyhow::bail!("{MAX_DECOMPRESSED_ENV}: not a size (see docs/units.md)")
+        }
+    }
+}
 
 /// Where one recording's chunks are: a file, or the members of an archive or a repository
 /// directory, in the order they were written.
 enum Part {
     /// A recording file, read in place.
     File(PathBuf),
+    /// A chunk file of a repository directory, read in place; one that is no recording
+    /// (another program's `*.jfr`) is skipped with a warning, as the JVM never wrote it.
+    RepositoryFile(PathBuf),
     /// A recording inside gzip or zip, copied once into an unnamed temporary file: the
     /// reader seeks between a chunk's parts, which a decompressor cannot.
     Packed(input::Input),
@@ -169,7 +192,7 @@ fn repository_chunks(dir: &Path) -> anyhow::Result<Vec<Part>> {
         }
     }
     chunks.sort();
-    Ok(chunks.into_iter().map(Part::File).collect())
+    Ok(chunks.into_iter().map(Part::RepositoryFile).collect())
 }
 
 /// Whether `dir` is a directory holding `.jfr` files.
@@ -186,21 +209,22 @@ fn is_chunk_file(path: &Path) -> bool {
         && std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
-/// Reads one part: a file in place, a packed one through a temporary copy.
-fn open_part(part: &Part) -> anyhow::Result<Recording<BufReader<File>>> {
+/// Reads one part: a file in place, a packed one through a temporary copy of at most
+/// `limit` bytes, made chunk by chunk ([`pauselab_jfr::spool`]: the first 68 bytes that
+/// are not a chunk header end the copy).
+fn open_part(part: &Part, limit: ByteSize) -> anyhow::Result<Recording<BufReader<File>>> {
     match part {
-        Part::File(path) => Ok(Recording::open(path)?),
+        Part::File(path) | Part::RepositoryFile(path) => Ok(Recording::open(path)?),
         Part::Packed(one) => {
             let reader = input::open(one)?;
             let mut copy = tempfile::tempfile()
                 .context("a temporary file for the decompressed recording (set TMPDIR to a directory with room)")?;
-            let copied = std::io::copy(&mut reader.take(MAX_DECOMPRESSED + 1), &mut copy)
+            let spooled = pauselab_jfr::spool(reader, &mut copy, limit.bytes())
                 .with_context(|| format!("{}: decompressing the recording", one.name))?;
-            if copied > MAX_DECOMPRESSED {
+            if spooled == Spooled::OverLimit {
                 anyhow::bail!(
-                    "{}: decompresses to more than {} GiB; decompress it yourself and give the file",
-                    one.name,
-                    MAX_DECOMPRESSED >> 30
+                    "{}: decompresses to more than {limit}, the limit for a compressed recording ({MAX_DECOMPRESSED_ENV}); decompress it to a file and give that, or raise the limit",
+                    one.name
                 );
             }
             Ok(Recording::new(
@@ -217,9 +241,11 @@ pub fn analyze(
     paths: &[String],
     analyzer: &mut Analyzer<'_>,
 ) -> anyhow::Result<Vec<RecordingExtras>> {
+    let limit = max_decompressed()?;
     let mut all = Vec::new();
     for name in paths {
         let parts = parts_of(name)?;
+        let mut skipped = 0;
         analyzer.begin_file(name);
         let mut feed = Feed::default();
         let mut assembler = Assembler::new();
@@ -227,7 +253,31 @@ pub fn analyze(
         let mut chunks_before = 0;
         'parts: for (index, part) in parts.iter().enumerate() {
             let last_part = index + 1 == parts.len();
-            let mut rec = open_part(part)?;
+            let mut rec = match (open_part(part, limit), part) {
+                (Ok(rec), _) => rec,
+                // Another program's file named like a chunk: the JVM's chunks stand.
+                (Err(e), Part::RepositoryFile(path))
+                    if matches!(
+                        e.downcast_ref::<pauselab_jfr::Error>(),
+                        Some(pauselab_jfr::Error::NotARecording(_))
+                    ) =>
+                {
+                    skipped += 1;
+                    if skipped == parts.len() {
+                        return Err(e);
+                    }
+                    analyzer.warn(
+                        name,
+                        None,
+                        format!(
+                            "{}: not a JFR recording (no FLR header), skipped; the other chunk files are read",
+                            escape_control(&path.display().to_string())
+                        ),
+                    );
+                    continue;
+                }
+                (Err(e), _) => return Err(e),
+            };
             bytes += rec.len();
             loop {
                 let chunk = match rec.next_chunk() {

@@ -167,10 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        // JVM names come from other processes' command lines: escaped, line by line.
-        for line in render(&report).lines() {
-            writeln!(out, "{}", escape_control(line))?;
-        }
+        write!(out, "{}", render(&report))?;
     }
     Ok(if worst == Severity::Critical {
         ExitCode::from(EXIT_CONDITION)
@@ -179,6 +176,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The text report. Subjects, titles and evidence quote other processes' command lines,
+/// paths and counters: each field is escaped on its own, so a line break in a `-jar` path
+/// prints as `\n` inside its line instead of starting a line of its own.
 fn render(report: &DoctorReport) -> String {
     let mut out = String::new();
     let mut subjects: Vec<&str> = Vec::new();
@@ -191,7 +191,7 @@ fn render(report: &DoctorReport) -> String {
         out.push_str("no running JVMs found: host checks only\n\n");
     }
     for subject in subjects {
-        out.push_str(&format!("== {subject}\n"));
+        out.push_str(&format!("== {}\n", escape_control(subject)));
         let mut findings: Vec<&Finding> = report
             .findings
             .iter()
@@ -202,19 +202,21 @@ fn render(report: &DoctorReport) -> String {
             out.push_str(&format!(
                 "{:<9} {}  [{}]\n",
                 f.severity.as_str().to_uppercase(),
-                f.title,
+                escape_control(&f.title),
                 f.check
             ));
             if f.severity >= Severity::Warning {
                 for e in &f.evidence {
                     out.push_str(&format!(
                         "          evidence: {}  ({})\n",
-                        e.value, e.source
+                        escape_control(&e.value),
+                        escape_control(&e.source)
                     ));
                 }
                 out.push_str(&format!(
                     "          why: {}\n          fix: {}\n",
-                    f.why, f.fix
+                    escape_control(&f.why),
+                    escape_control(&f.fix)
                 ));
             }
         }

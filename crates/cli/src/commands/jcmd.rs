@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use pauselab_hsperf::attach::{self, AttachOptions, Protocol};
+use pauselab_pause::input::escape_control_keeping_lines;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
 
 #[derive(clap::Args)]
@@ -47,8 +48,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..AttachOptions::default()
     };
     let reply = attach::jcmd(args.pid, &args.command.join(" "), options)?;
+    // The reply is the process's own text: its lines stand, terminal escapes do not.
+    let text = String::from_utf8_lossy(&reply.output);
     let mut out = std::io::stdout().lock();
-    out.write_all(&reply.output)
+    out.write_all(escape_control_keeping_lines(&text).as_bytes())
         .and_then(|_| out.flush())
         .context("writing to stdout")?;
     Ok(if reply.status == 0 {

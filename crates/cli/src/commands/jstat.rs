@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use anyhow::Context;
 use pauselab_hsperf::jstat::{JstatFormatter, JstatOption};
 use pauselab_hsperf::{Reader, Source};
+use pauselab_pause::input::escape_control;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
 
 #[derive(clap::Args)]
@@ -96,7 +97,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 String::new()
             };
-            writeln!(out, "{header}{}", formatter.row(&snapshot))
+            // A row quotes counter strings (-printcompilation's method, -gccause's causes).
+            let row = formatter.row(&snapshot);
+            writeln!(out, "{header}{}", escape_control(&row))
         };
         // A closed pipe ends the command in `main`, like every other command's.
         written

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pauselab_hsperf::{Counter, CounterFilter, Reader, Snapshot, Source};
+use pauselab_pause::input::escape_control;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -111,8 +112,10 @@ fn write_text(out: &mut impl Write, separate: bool, counters: &[Counter]) -> std
     if separate {
         writeln!(out)?;
     }
+    // Names and string values are the JVM's (or whatever process wrote the file).
     for c in counters {
-        writeln!(out, "{}={}", c.name, c.value)?;
+        let value = c.value.to_string();
+        writeln!(out, "{}={}", escape_control(c.name), escape_control(&value))?;
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ use anyhow::Context;
 use pauselab_host::probe::{
     default_targets, run_mmap_probe, ProbeConfig, ProbeResult, ProbeTarget, StorePattern,
 };
+use pauselab_pause::input::escape_control;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
 use serde::Serialize;
 
@@ -200,11 +201,17 @@ fn render_table(report: &ProbeReport) -> String {
     let mut rows: Vec<(String, Vec<String>)> = vec![
         (
             "".to_string(),
-            results.iter().map(|r| r.target.clone()).collect(),
+            results
+                .iter()
+                .map(|r| escape_control(&r.target).into_owned())
+                .collect(),
         ),
         (
             "filesystem".to_string(),
-            results.iter().map(describe_target).collect(),
+            results
+                .iter()
+                .map(|r| escape_control(&describe_target(r)).into_owned())
+                .collect(),
         ),
         (
             "stores".to_string(),
@@ -290,7 +297,7 @@ fn render_table(report: &ProbeReport) -> String {
                 "  {}  +{:>8.3} s  {}  {}\n",
                 format_utc_time(stall.unix_ms),
                 stall.offset_ns as f64 / 1e9,
-                target,
+                escape_control(target),
                 format_ms(stall.latency_ns)
             ));
         }

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 use pauselab_host::watch::{BlockedSeen, CollectorSample, HostSample, Interval, JvmSample};
 use pauselab_hsperf::{Reader, Snapshot, Source};
+use pauselab_pause::input::escape_control;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
 use serde::Serialize;
 
@@ -198,7 +199,10 @@ fn render(end_unix_ms: u64, i: &Interval) -> String {
     let gc: Vec<String> =
         i.gc.iter()
             .filter(|g| g.count > 0)
-            .map(|g| format!("{} {}/{:.0}", short_collector(&g.name), g.count, g.ms))
+            .map(|g| {
+                let name = short_collector(&g.name);
+                format!("{} {}/{:.0}", escape_control(&name), g.count, g.ms)
+            })
             .collect();
     let heap = match (i.heap_used, i.heap_capacity) {
         (Some(used), Some(capacity)) if capacity > 0 => {
@@ -220,14 +224,13 @@ fn render(end_unix_ms: u64, i: &Interval) -> String {
         .threads
         .iter()
         .map(|t| {
-            format!(
-                "{}:{}",
-                t.name,
-                t.wchan
-                    .clone()
-                    .or_else(|| t.stack.first().cloned())
-                    .unwrap_or_else(|| "?".into())
-            )
+            let waits = t
+                .wchan
+                .as_ref()
+                .or(t.stack.first())
+                .map_or("?", String::as_str);
+            // Thread names are the watched process's own (prctl, pthread_setname_np).
+            format!("{}:{}", escape_control(&t.name), escape_control(waits))
         })
         .collect();
     let mut out = format!(
@@ -258,7 +261,7 @@ fn render(end_unix_ms: u64, i: &Interval) -> String {
             i.safepoint_ms.unwrap_or(0.0),
             i.causes
                 .iter()
-                .map(|c| format!("{} ({})", c.kind, c.detail))
+                .map(|c| format!("{} ({})", c.kind, escape_control(&c.detail)))
                 .collect::<Vec<_>>()
                 .join("; ")
         ));

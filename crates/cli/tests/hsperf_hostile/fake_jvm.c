@@ -4,6 +4,8 @@
  *
  * Usage: fake_jvm PATH/libjvm.so [serve [PID]]
  * `serve PID` listens on the socket of another pid instead (an impostor).
+ * With FAKE_JVM_LIBJVM=PATH/libjvm.so in the environment, every argument is free: the
+ * command line reads like a `java` one (`fake_jvm -Xmx64m -jar app.jar`).
  * Prints "ready" once set up, then runs until killed. */
 #include <dlfcn.h>
 #include <signal.h>
@@ -45,17 +47,18 @@ static void serve_forever(int pid) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
+    const char *libjvm = getenv("FAKE_JVM_LIBJVM");
+    if (!libjvm && argc < 2) {
         fprintf(stderr, "usage: fake_jvm PATH/libjvm.so [serve [PID]]\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
     signal(SIGQUIT, on_sigquit);
-    if (!dlopen(argv[1], RTLD_NOW)) {
+    if (!dlopen(libjvm ? libjvm : argv[1], RTLD_NOW)) {
         fprintf(stderr, "fake_jvm: %s\n", dlerror());
         return 1;
     }
-    if (argc > 2 && strcmp(argv[2], "serve") == 0)
+    if (!libjvm && argc > 2 && strcmp(argv[2], "serve") == 0)
         serve_forever(argc > 3 ? atoi(argv[3]) : (int)getpid());
     printf("ready\n");
     fflush(stdout);

@@ -409,6 +409,11 @@ impl Experiment {
         if !self.variants.iter().any(|v| v.name == self.baseline) {
             return bad(format!("baseline {:?} is not a variant", self.baseline));
         }
+        for stressor in &self.stressors {
+            stressor
+                .check()
+                .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
+        }
         validate_steps(&self.prepare)
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
         if let Some(swap) = &self.swap {
@@ -510,6 +515,30 @@ fn check_host_settings(settings: &HostSettings) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cpu_hog_has_at_most_1024_threads() {
+        let (_, text) = BUILTIN[0];
+        let with = |threads: u32, duty: u32| {
+            let toml = format!(
+                "{text}\n[[stressor]]\nkind = \"cpu-hog\"\nthreads = {threads}\nduty = {duty}\n"
+            );
+            Experiment::parse(&toml, "x.toml").map(|e| e.stressors.len())
+        };
+        assert!(with(1024, 100).is_ok());
+        for (threads, duty, says) in [
+            (100_000, 50, "threads = 100000 is not between 1 and 1024"),
+            (0, 50, "threads = 0 is not between 1 and 1024"),
+            (4, 150, "duty = 150 is not a percentage"),
+        ] {
+            let error = with(threads, duty).unwrap_err().to_string();
+            assert!(
+                error.starts_with("x.toml: stressor cpu-hog: ") && error.contains(says),
+                "{error}"
+            );
+            assert_eq!(error.lines().count(), 1);
+        }
+    }
 
     #[test]
     fn durations_are_checked_when_read_and_written_back_as_written() {

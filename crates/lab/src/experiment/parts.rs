@@ -37,6 +37,35 @@ pub enum StressorSpec {
     CpuHog { threads: u32, duty: u32 },
 }
 
+/// The most threads one `cpu-hog` stressor starts: far past what any host's CPUs can run
+/// at once, short of a thread count that exhausts the process's memory or pid limit.
+pub const MAX_CPU_HOG_THREADS: u32 = 1024;
+
+impl StressorSpec {
+    /// Checks the numbers of a stressor when the experiment is read.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            StressorSpec::CpuHog { threads, duty } => {
+                if !(1..=MAX_CPU_HOG_THREADS).contains(threads) {
+                    return Err(format!(
+                        "stressor cpu-hog: threads = {threads} is not between 1 and {MAX_CPU_HOG_THREADS}"
+                    ));
+                }
+                if !(1..=100).contains(duty) {
+                    return Err(format!(
+                        "stressor cpu-hog: duty = {duty} is not a percentage between 1 and 100"
+                    ));
+                }
+                Ok(())
+            }
+            // Bounded where they run (free space, MemAvailable) or harmless at any value.
+            StressorSpec::DiskWriter { .. }
+            | StressorSpec::WritebackForcer { .. }
+            | StressorSpec::MemoryHog { .. } => Ok(()),
+        }
+    }
+}
+
 /// Bytes of one chunk: filled and released as a unit.
 pub const CHUNK: u64 = 64 << 20;
 
