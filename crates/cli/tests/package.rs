@@ -1,15 +1,18 @@
-//! The .deb of `make package`, built by scripts/package-deb.sh from this test build's binary
+//! The .deb of `make package`, built by scripts/package.sh from this test build's binary
 //! (the release binary goes through the same script), inspected with dpkg-deb, installed
 //! with `dpkg --root` into a scratch root whose dpkg database knows only the C library, and
 //! used there: `--version`, the man page, and the bash, zsh and fish completions.
 //! Needs dpkg-dev, zsh and fish (Debian packages; `make test` installs them).
+//!
+//! The ignored tests check what `make dist` and `make package` built from the portable
+//! release binary under target/: `make dist-test` builds them and runs these tests.
 
 mod process_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use process_support::stdout_of as stdout;
+use process_support::{pauselab_version, stdout_of as stdout};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -43,6 +46,96 @@ fn man(page: &Path) -> String {
     rendered.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// An artifact of `make dist` or `make package` under target/.
+fn built(path: &str) -> PathBuf {
+    let path = repo_root().join("target").join(path);
+    assert!(path.exists(), "{path:?} missing: run `make dist-test`");
+    path
+}
+
+/// The highest `GLIBC_x.y[.z]` symbol version among `binary`'s dynamic symbols (objdump -T).
+fn highest_glibc_version(binary: &Path) -> Vec<u32> {
+    let symbols = stdout(Command::new("objdump").arg("-T").arg(binary));
+    symbols
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+        .filter_map(|word| word.strip_prefix("GLIBC_"))
+        .filter_map(|v| v.split('.').map(|n| n.parse().ok()).collect())
+        .max()
+        .unwrap_or_else(|| panic!("no GLIBC_ symbol version in objdump -T {binary:?}"))
+}
+
+#[test]
+#[ignore = "needs `make dist`; run by `make dist-test`"]
+fn the_dist_tarball_holds_a_binary_for_glibc_2_17_that_runs_here() {
+    let name = format!("pauselab-{}-x86_64-linux", pauselab_version());
+    let tarball = built(&format!("dist/{name}.tar.gz"));
+    stdout(
+        Command::new("sha256sum")
+            .args(["--check", "--strict"])
+            .arg(format!("{name}.tar.gz.sha256"))
+            .current_dir(tarball.parent().unwrap()),
+    );
+
+    let scratch = tempfile::tempdir().unwrap();
+    stdout(
+        Command::new("tar")
+            .arg("-xzf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(scratch.path()),
+    );
+    let top = scratch.path().join(&name);
+    for expected in [
+        "bin/pauselab",
+        "share/man/man1/pauselab.1.gz",
+        "share/man/man1/pauselab-export.1.gz",
+        "share/bash-completion/completions/pauselab",
+        "share/zsh/site-functions/_pauselab",
+        "share/fish/vendor_completions.d/pauselab.fish",
+        "contrib/systemd/pauselab-export.service",
+        "contrib/kubernetes/daemonset.yaml",
+        "contrib/prometheus/pauselab-alerts.yml",
+        "contrib/grafana/pauselab.json",
+        "LICENSE",
+        "README.md",
+    ] {
+        assert!(
+            top.join(expected).is_file(),
+            "{expected} not in {tarball:?}"
+        );
+    }
+
+    // The check can fail: this test build, linked against this host's glibc (2.36 on
+    // Debian 12), needs more than 2.17.
+    let host_linked = highest_glibc_version(Path::new(env!("CARGO_BIN_EXE_pauselab")));
+    assert!(host_linked > vec![2, 17], "{host_linked:?}");
+    let binary = top.join("bin/pauselab");
+    let glibc = highest_glibc_version(&binary);
+    assert!(
+        glibc <= vec![2, 17],
+        "{binary:?} needs GLIBC_{glibc:?}: it would not start on glibc 2.17 (CentOS 7)"
+    );
+    let no_debug_info = stdout(Command::new("readelf").arg("-S").arg(&binary));
+    assert!(!no_debug_info.contains(".debug_info"), "{no_debug_info}");
+
+    assert_eq!(
+        stdout(Command::new(&binary).arg("--version")).trim(),
+        format!("pauselab {}", pauselab_version())
+    );
+    // The same report as this test build gives: the same code, only linked differently.
+    let fixture = repo_root().join("fixtures/gclogs/g1-jdk17.log.gz");
+    let analyze = |pauselab: &Path| {
+        stdout(
+            Command::new(pauselab)
+                .args(["analyze", "--json"])
+                .arg(&fixture),
+        )
+    };
+    let report = analyze(&binary);
+    assert!(report.contains("\"Pause Young (Normal)\""), "{report}");
+    assert_eq!(report, analyze(Path::new(env!("CARGO_BIN_EXE_pauselab"))));
+}
+
 fn dpkg(root: &Path) -> Command {
     let mut command = Command::new("dpkg");
     command.arg(format!("--root={}", root.display()));
@@ -53,15 +146,16 @@ fn dpkg(root: &Path) -> Command {
 fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
     let scratch = tempfile::tempdir().unwrap();
     let built = stdout(
-        Command::new(repo_root().join("scripts/package-deb.sh"))
+        Command::new(repo_root().join("scripts/package.sh"))
             // gzip: a few seconds instead of xz's 10 to 40 for the test build's binary.
             .env("DPKG_DEB_COMPRESSOR_TYPE", "gzip")
+            .arg("deb")
             .arg(env!("CARGO_BIN_EXE_pauselab"))
             .arg(scratch.path().join("out")),
     );
     let deb = PathBuf::from(built.trim());
-    let version = stdout(Command::new(env!("CARGO_BIN_EXE_pauselab")).arg("--version"));
-    let version = version.trim().strip_prefix("pauselab ").unwrap();
+    let version = pauselab_version();
+    let version = version.as_str();
     assert!(
         deb.ends_with(format!("pauselab_{version}_amd64.deb")),
         "{deb:?}"
