@@ -45,12 +45,14 @@ portable:
 dist: portable
 	scripts/package.sh tar $(PORTABLE_BIN) target/dist
 
-# target/debian/pauselab_<version>_<arch>.deb: the portable binary, man pages, bash/zsh/fish
-# completions and the systemd unit (docs/packaging.md). Needs cargo, zig and Debian's
-# dpkg-dev, no Java: the package is the CLI.
+# target/debian/pauselab_<version>_<arch>.deb and target/rpm/pauselab-<version>-1.x86_64.rpm:
+# the portable binary, man pages, bash/zsh/fish completions and the systemd unit
+# (docs/packaging.md). Needs cargo, zig, Debian's dpkg-dev and rpm, no Java: the packages
+# are the CLI.
 package: portable
-	scripts/setup.sh dpkg-dev
+	scripts/setup.sh dpkg-dev rpm
 	scripts/package.sh deb $(PORTABLE_BIN) target/debian
+	scripts/package.sh rpm $(PORTABLE_BIN) target/rpm
 
 # Builds every artifact once and checks them (a few minutes; not part of `make test`).
 dist-test: dist package

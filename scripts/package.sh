@@ -2,6 +2,7 @@
 # Packs a built pauselab binary: scripts/package.sh FORMAT BINARY OUTDIR, FORMAT one of
 #   tar  OUTDIR/pauselab-<version>-x86_64-linux.tar.gz and its .sha256 (`make dist`)
 #   deb  OUTDIR/pauselab_<version>_<arch>.deb (`make package`)
+#   rpm  OUTDIR/pauselab-<version>-1.x86_64.rpm (`make package`)
 # Prints the path of what it made on standard output.
 #
 # Every format holds the same files (docs/packaging.md): the binary without debug info; man
@@ -12,10 +13,12 @@
 #
 # deb needs dpkg-deb and dpkg-shlibdeps (Debian's dpkg and dpkg-dev); its maintainer field
 # comes from DEBFULLNAME/DEBEMAIL as for Debian's own tools, else from git's user.
+# rpm needs rpmbuild (Debian's rpm), which writes the Requires from the binary's ELF
+# dependencies.
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 tar|deb BINARY OUTDIR" >&2
+  echo "usage: $0 tar|deb|rpm BINARY OUTDIR" >&2
   exit 2
 }
 [ $# -eq 3 ] || usage
@@ -35,6 +38,7 @@ needs() {
 case "$format" in
   tar) ;;
   deb) needs dpkg-deb dpkg; needs dpkg-shlibdeps dpkg-dev ;;
+  rpm) needs rpmbuild rpm ;;
   *) usage ;;
 esac
 
@@ -69,6 +73,14 @@ install_unit() {
   grep -q '^ExecStart=/usr/bin/pauselab ' "$unit" \
     || fail "contrib/systemd/pauselab-export.service: no ExecStart=/usr/local/bin/pauselab line to point at /usr/bin"
 }
+
+# The packages' description.
+summary="find, reproduce and fix JVM stop-the-world pauses"
+description="pauselab analyzes GC and safepoint logs and JFR recordings into pause
+histograms and a diagnosis, reads any HotSpot JVM's counters without
+starting a JVM (also with -XX:+PerfDisableSharedMem), serves them to
+Prometheus (pauselab export, systemd unit pauselab-export.service, not
+enabled on install), audits hosts for stall risks and reproduces stalls."
 
 # Read-only for everyone but the owner, whatever the umask was.
 normalise_modes() {
@@ -133,16 +145,56 @@ Installed-Size: $installed_kb
 Depends: $depends
 Section: devel
 Priority: optional
-Description: find, reproduce and fix JVM stop-the-world pauses
- pauselab analyzes GC and safepoint logs and JFR recordings into pause
- histograms and a diagnosis, reads any HotSpot JVM's counters without
- starting a JVM (also with -XX:+PerfDisableSharedMem), serves them to
- Prometheus (pauselab export, systemd unit pauselab-export.service, not
- enabled on install), audits hosts for stall risks and reproduces stalls.
+Description: $summary
+$(sed 's/^/ /' <<< "$description")
 EOF
   deb=$outdir/pauselab_${version}_${arch}.deb
   # xz, dpkg-deb's default; DPKG_DEB_COMPRESSOR_TYPE / _LEVEL choose another, as for dpkg-deb.
   dpkg-deb --root-owner-group --build "$root" "$deb" >/dev/null
   echo "$deb"
+  ;;
+rpm)
+  # The .deb's files at the places of RPM distributions: the unit in /usr/lib/systemd
+  # (where /lib is no link to /usr/lib, /lib/systemd is not searched), zsh's own
+  # site-functions (vendor-completions is Debian's), the license where RPM's %license
+  # puts it.
+  root=$work/root
+  install_files "$root" /usr/bin /usr/share /usr/share/zsh/site-functions
+  install_unit "$root" /usr/lib/systemd/system
+  install -D -m 0644 "$repo/LICENSE" "$root/usr/share/licenses/pauselab/LICENSE"
+  normalise_modes "$root"
+  files=$(cd "$root" && find . -type f | sed 's|^\.||' | sort \
+    | sed 's|^/usr/share/licenses/|%license /usr/share/licenses/|')
+  spec=$work/pauselab.spec
+  cat > "$spec" <<EOF
+Name: pauselab
+Version: $version
+Release: 1
+Summary: $summary
+License: Apache-2.0
+
+%description
+$description
+
+%install
+cp -a $root/. %{buildroot}/
+
+%files
+%defattr(-,root,root,-)
+$files
+EOF
+  # The files are built already: no debuginfo package, no stripping or recompressing by
+  # rpm's post-install scripts, no /usr/lib/.build-id links. xz, not rpm 4.18's default
+  # zstd, which the rpm of CentOS 7 and Amazon Linux 2 (4.11) cannot unpack.
+  rpmbuild -bb --quiet --target x86_64-linux \
+    --define "_topdir $work/rpmbuild" \
+    --define "debug_package %{nil}" \
+    --define "__os_install_post %{nil}" \
+    --define "_build_id_links none" \
+    --define "_binary_payload w6.xzdio" \
+    "$spec" >/dev/null
+  rpm=$outdir/pauselab-$version-1.x86_64.rpm
+  mv "$work/rpmbuild/RPMS/x86_64/pauselab-$version-1.x86_64.rpm" "$rpm"
+  echo "$rpm"
   ;;
 esac

@@ -299,3 +299,133 @@ fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
         assert!(!root.join(gone).exists(), "{gone} left after dpkg -r");
     }
 }
+
+/// `rpm` on a root of its own, with its database where RPM distributions keep it (Debian's
+/// rpm would put it in the user's home).
+fn rpm(root: &Path) -> Command {
+    let mut command = Command::new("rpm");
+    command
+        .arg(format!("--root={}", root.display()))
+        .arg("--dbpath=/var/lib/rpm");
+    command
+}
+
+/// Where the .rpm has each file of the .deb: at the places of RPM distributions.
+fn rpm_path_of(deb_path: &str) -> String {
+    let moved = [
+        ("/lib/systemd/system/", "/usr/lib/systemd/system/"),
+        (
+            "/usr/share/zsh/vendor-completions/",
+            "/usr/share/zsh/site-functions/",
+        ),
+        (
+            "/usr/share/doc/pauselab/copyright",
+            "/usr/share/licenses/pauselab/LICENSE",
+        ),
+    ];
+    for (deb, rpm) in moved {
+        if let Some(rest) = deb_path.strip_prefix(deb) {
+            return format!("{rpm}{rest}");
+        }
+    }
+    deb_path.to_string()
+}
+
+#[test]
+#[ignore = "needs `make package`; run by `make dist-test`"]
+fn the_rpm_holds_the_debs_files_and_installs_into_an_empty_root() {
+    let version = pauselab_version();
+    let deb = built(&format!("debian/pauselab_{version}_amd64.deb"));
+    let package = built(&format!("rpm/pauselab-{version}-1.x86_64.rpm"));
+    let depends = stdout(Command::new("dpkg-deb").arg("-f").arg(&deb).arg("Depends"));
+    assert_eq!(depends.trim(), "libc6 (>= 2.17)");
+
+    // What the rpm of CentOS 7 and Amazon Linux 2 (4.11) can check and unpack: glibc up
+    // to 2.17, an xz payload (not zstd).
+    let requires = stdout(
+        rpm(Path::new("/"))
+            .args(["-qp", "--requires"])
+            .arg(&package),
+    );
+    assert!(
+        requires.contains("libc.so.6(GLIBC_2.17)(64bit)"),
+        "{requires}"
+    );
+    for requirement in requires.lines() {
+        if let Some(glibc) = requirement.split("(GLIBC_").nth(1) {
+            let version: Vec<u32> = glibc
+                .trim_end_matches(")(64bit)")
+                .split('.')
+                .map(|n| n.parse().unwrap())
+                .collect();
+            assert!(version <= vec![2, 17], "{requirement}");
+        }
+        if let Some(feature) = requirement.strip_prefix("rpmlib(") {
+            let feature = feature.split(')').next().unwrap();
+            assert!(
+                [
+                    "CompressedFileNames",
+                    "FileDigests",
+                    "PayloadFilesHavePrefix",
+                    "PayloadIsXz"
+                ]
+                .contains(&feature),
+                "{requirement}: rpm 4.11 may not know it"
+            );
+        }
+    }
+
+    // The .deb's files, byte for byte, each at its RPM place.
+    let scratch = tempfile::tempdir().unwrap();
+    let unpacked = scratch.path().join("deb");
+    stdout(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&unpacked));
+    let deb_listing = stdout(Command::new("dpkg-deb").arg("-c").arg(&deb));
+    let deb_files: Vec<&str> = deb_listing
+        .lines()
+        .filter(|l| l.starts_with('-'))
+        .map(|l| l.split_whitespace().last().unwrap().trim_start_matches('.'))
+        .collect();
+    let mut expected: Vec<String> = deb_files.iter().map(|f| rpm_path_of(f)).collect();
+    expected.sort();
+    let listing = stdout(rpm(Path::new("/")).arg("-qpl").arg(&package));
+    let rpm_files: Vec<&str> = listing.lines().collect();
+    assert_eq!(rpm_files, expected);
+
+    let root = scratch.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    stdout(rpm(&root).arg("--initdb"));
+    // The C library is really required: an empty root refuses the package.
+    let refused = rpm(&root).arg("-i").arg(&package).output().unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("libc.so.6(GLIBC_2.17)(64bit) is needed by pauselab"),
+        "{stderr}"
+    );
+    stdout(rpm(&root).args(["-i", "--nodeps"]).arg(&package));
+    for file in &deb_files {
+        if file.ends_with("/copyright") {
+            continue;
+        }
+        let installed = root.join(rpm_path_of(file).trim_start_matches('/'));
+        let packed = unpacked.join(file.trim_start_matches('/'));
+        assert!(
+            std::fs::read(&installed).unwrap() == std::fs::read(&packed).unwrap(),
+            "{installed:?} differs from the .deb's {file}"
+        );
+    }
+    let license = std::fs::read_to_string(root.join("usr/share/licenses/pauselab/LICENSE"));
+    assert!(license.unwrap().contains("Apache License"));
+    // rpm's own check of every installed file against the package's digests and modes.
+    assert_eq!(stdout(rpm(&root).args(["-V", "--nodeps", "pauselab"])), "");
+    assert_eq!(
+        stdout(Command::new(root.join("usr/bin/pauselab")).arg("--version")).trim(),
+        format!("pauselab {version}")
+    );
+
+    stdout(rpm(&root).args(["-e", "--nodeps", "pauselab"]));
+    for file in &rpm_files {
+        let gone = root.join(file.trim_start_matches('/'));
+        assert!(!gone.exists(), "{file} left after rpm -e");
+    }
+}
