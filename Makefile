@@ -12,7 +12,7 @@ BIN := target/release/pauselab
 # systemd (systemd-analyze) check the package's files.
 TEST_PACKAGES ?= prometheus chromium dpkg-dev zsh fish man-db systemd
 
-.PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package portable dist dist-test
+.PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package portable dist dist-test image
 
 all: build
 
@@ -54,9 +54,17 @@ package: portable
 	scripts/package.sh deb $(PORTABLE_BIN) target/debian
 	scripts/package.sh rpm $(PORTABLE_BIN) target/rpm
 
-# Builds every artifact once and checks them (a few minutes; not part of `make test`).
-dist-test: dist package
-	$(CARGO) test -p pauselab --test package -- --ignored --test-threads=1
+# target/image/pauselab-<version>.oci.tar: an OCI archive of image pauselab:<version>, from
+# scratch, holding the portable binary and the libraries it loads (docs/packaging.md).
+image: portable
+	scripts/setup.sh umoci
+	scripts/image.sh $(PORTABLE_BIN) target/image
+
+# Builds every artifact from one release build and checks them: the tarball's binary, the
+# .deb and .rpm installed into empty roots, the image under podman reading a JVM of this host.
+dist-test: dist package image
+	scripts/setup.sh rpm podman runc
+	$(CARGO) test -p pauselab --test package --test contrib -- --ignored --test-threads=1
 
 # Reproduces the hsperf-mmap stall here (2 minutes, root) and prints the table; exit 3 from
 # pauselab means "vulnerable", which is what the demo shows.
