@@ -7,8 +7,8 @@
 #
 # Every format holds the same files (docs/packaging.md): the binary without debug info; man
 # pages and bash/zsh/fish completions made by the binary itself (`pauselab generate`), so
-# they match its --help; the systemd unit of contrib/systemd (in the packages with the
-# binary's packaged path). Packages have no maintainer scripts: installing starts nothing,
+# they match its --help; the systemd unit of contrib/systemd and its flags file (in the
+# packages with the binary's packaged path, in the tarball under contrib/). Packages have no maintainer scripts: installing starts nothing,
 # the exporter runs once the user enables it.
 #
 # deb needs dpkg-deb and dpkg-shlibdeps (Debian's dpkg and dpkg-dev); its maintainer field
@@ -65,10 +65,12 @@ install_files() {
   "$bin" generate completion fish > "$share/fish/vendor_completions.d/pauselab.fish"
 }
 
-# install_unit ROOT UNITDIR: the systemd unit, started from /usr/bin/pauselab.
+# install_unit ROOT UNITDIR: the systemd unit, started from /usr/bin/pauselab, and the
+# file of its flags, /etc/default/pauselab (a configuration file of the package).
 install_unit() {
   local unit=$1$2/pauselab-export.service
   mkdir -p "$1$2"
+  install -D -m 0644 "$repo/contrib/systemd/pauselab.default" "$1/etc/default/pauselab"
   sed 's|/usr/local/bin/pauselab|/usr/bin/pauselab|g' "$repo/contrib/systemd/pauselab-export.service" > "$unit"
   grep -q '^ExecStart=/usr/bin/pauselab ' "$unit" \
     || fail "contrib/systemd/pauselab-export.service: no ExecStart=/usr/local/bin/pauselab line to point at /usr/bin"
@@ -136,6 +138,8 @@ deb)
   depends=$(sed "s/libc6 (>= [^)]*)/libc6 (>= $glibc)/" <<< "$depends")
   installed_kb=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 
+  # Kept on upgrades and removal (dpkg -P removes it) when the user changed it.
+  echo /etc/default/pauselab > "$root/DEBIAN/conffiles"
   cat > "$root/DEBIAN/control" <<EOF
 Package: pauselab
 Version: $version
@@ -164,7 +168,8 @@ rpm)
   install -D -m 0644 "$repo/LICENSE" "$root/usr/share/licenses/pauselab/LICENSE"
   normalise_modes "$root"
   files=$(cd "$root" && find . -type f | sed 's|^\.||' | sort \
-    | sed 's|^/usr/share/licenses/|%license /usr/share/licenses/|')
+    | sed -e 's|^/usr/share/licenses/|%license /usr/share/licenses/|' \
+      -e 's|^/etc/|%config(noreplace) /etc/|')
   spec=$work/pauselab.spec
   cat > "$spec" <<EOF
 Name: pauselab

@@ -93,6 +93,7 @@ fn the_dist_tarball_holds_a_binary_for_glibc_2_17_that_runs_here() {
         "share/zsh/site-functions/_pauselab",
         "share/fish/vendor_completions.d/pauselab.fish",
         "contrib/systemd/pauselab-export.service",
+        "contrib/systemd/pauselab.default",
         "contrib/kubernetes/daemonset.yaml",
         "contrib/prometheus/pauselab-alerts.yml",
         "contrib/grafana/pauselab.json",
@@ -189,6 +190,7 @@ fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
         "./usr/share/zsh/vendor-completions/_pauselab",
         "./usr/share/fish/vendor_completions.d/pauselab.fish",
         "./lib/systemd/system/pauselab-export.service",
+        "./etc/default/pauselab",
     ] {
         assert!(paths.contains(&expected), "{expected} not in\n{listing}");
     }
@@ -224,10 +226,38 @@ fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
 
     let unit =
         std::fs::read_to_string(root.join("lib/systemd/system/pauselab-export.service")).unwrap();
+    let exec_start = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart="))
+        .unwrap_or_else(|| panic!("no ExecStart in\n{unit}"));
+    assert_eq!(exec_start, "/usr/bin/pauselab export $PAUSELAB_EXPORT_ARGS");
+    // The flags come from the packaged /etc/default/pauselab, a configuration file that
+    // dpkg keeps when the user changed it.
     assert!(
-        unit.contains("\nExecStart=/usr/bin/pauselab export "),
+        unit.contains("\nEnvironmentFile=-/etc/default/pauselab\n"),
         "{unit}"
     );
+    let defaults = root.join("etc/default/pauselab");
+    let conffiles = stdout(
+        Command::new("dpkg-query")
+            .arg(format!(
+                "--admindir={}",
+                root.join("var/lib/dpkg").display()
+            ))
+            .args(["-W", "-f=${Conffiles}", "pauselab"]),
+    );
+    assert!(
+        conffiles.trim().starts_with("/etc/default/pauselab "),
+        "{conffiles}"
+    );
+    // The unit's command line with the file's flags, split at spaces as systemd does with
+    // an unbraced $VAR, is one the installed binary accepts.
+    let scrape = stdout(Command::new("bash").arg("-c").arg(format!(
+        "set -a; . '{}'; exec {} --once",
+        defaults.display(),
+        exec_start.replace("/usr/bin/pauselab", &installed.display().to_string())
+    )));
+    assert!(scrape.contains("pauselab_export_scrapes_total"), "{scrape}");
     // systemd's own check (unknown keys, bad values, a missing binary), with the binary
     // where this root has it.
     let checked_unit = scratch.path().join("pauselab-export.service");
@@ -289,7 +319,8 @@ fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
     )));
     assert_eq!(registered.trim(), "_pauselab");
 
-    // Removal leaves nothing of the package behind.
+    // Removal leaves nothing of the package behind but its configuration, which purging
+    // removes.
     stdout(dpkg(&root).args(["-r", "pauselab"]));
     for gone in [
         "usr/bin/pauselab",
@@ -298,6 +329,9 @@ fn the_deb_installs_and_its_binary_man_pages_and_completions_work() {
     ] {
         assert!(!root.join(gone).exists(), "{gone} left after dpkg -r");
     }
+    assert!(defaults.exists(), "dpkg -r removed the configuration");
+    stdout(dpkg(&root).args(["-P", "pauselab"]));
+    assert!(!defaults.exists(), "{defaults:?} left after dpkg -P");
 }
 
 /// `rpm` on a root of its own, with its database where RPM distributions keep it (Debian's
@@ -387,6 +421,8 @@ fn the_rpm_holds_the_debs_files_and_installs_into_an_empty_root() {
         .collect();
     let mut expected: Vec<String> = deb_files.iter().map(|f| rpm_path_of(f)).collect();
     expected.sort();
+    let config_files = stdout(rpm(Path::new("/")).arg("-qpc").arg(&package));
+    assert_eq!(config_files, "/etc/default/pauselab\n");
     let listing = stdout(rpm(Path::new("/")).arg("-qpl").arg(&package));
     let rpm_files: Vec<&str> = listing.lines().collect();
     assert_eq!(rpm_files, expected);
