@@ -727,7 +727,10 @@ fn the_image_runs_the_daemonsets_command_under_podman_and_reads_a_jvm_of_the_hos
             podman(&storage)
                 .args(["run", "--rm", "--network=none", "--pid=host", "--user=0:0"])
                 .args(["--cap-drop=all", &format!("--cap-add={capabilities}")])
-                .args(["--read-only", "--security-opt=no-new-privileges"])
+                // Nothing writable at all: podman's default tmpfs on /tmp, /run and
+                // /var/tmp of a read-only container is not in the DaemonSet's pod.
+                .args(["--read-only", "--read-only-tmpfs=false"])
+                .arg("--security-opt=no-new-privileges")
                 // podman's default limits (2^20 files, 2^22 processes) are above what this
                 // host lets root raise its limits to without CAP_SYS_RESOURCE; these are the
                 // systemd unit's file limit and a process limit no scrape comes near.
