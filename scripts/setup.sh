@@ -28,7 +28,7 @@ for extra in "$@"; do
     # The portable binary of `make dist` (see below); pip for zig when Python has none.
     dist-tools)
       dist_tools=1
-      command -v python3 >/dev/null || debian_needs+=("python3 python3-pip")
+      python3 -m pip --version >/dev/null 2>&1 || debian_needs+=("pip3 python3-pip")
       ;;
     *) debian_needs+=("$extra $extra") ;;
   esac
