@@ -12,7 +12,7 @@ BIN := target/release/pauselab
 # systemd (systemd-analyze) check the package's files.
 TEST_PACKAGES ?= prometheus chromium dpkg-dev zsh fish man-db systemd
 
-.PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package
+.PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package portable dist dist-test image
 
 all: build
 
@@ -31,12 +31,40 @@ jdks:
 build: setup java
 	$(CARGO) build --release --workspace
 
-# target/debian/pauselab_<version>_<arch>.deb: the release binary, man pages, bash/zsh/fish
-# completions and the systemd unit (docs/packaging.md). Needs cargo and Debian's dpkg-dev,
-# no Java: the .deb is the CLI.
-package:
-	$(CARGO) build --release -p pauselab
-	scripts/package-deb.sh $(BIN) target/debian
+# The portable release binary: linked against glibc 2.17's symbol versions by zig
+# (cargo-zigbuild), so it runs on CentOS 7, Amazon Linux 2, Ubuntu 18.04 and anything newer.
+# Every artifact below packs this one build (docs/packaging.md).
+DIST_TARGET := x86_64-unknown-linux-gnu
+PORTABLE_BIN := target/$(DIST_TARGET)/release/pauselab
+portable:
+	scripts/setup.sh dist-tools
+	$(CARGO) zigbuild --release -p pauselab --target $(DIST_TARGET).2.17
+
+# target/dist/pauselab-<version>-x86_64-linux.tar.gz and .sha256: the portable binary, man
+# pages, completions, contrib/, LICENSE and README.
+dist: portable
+	scripts/package.sh tar $(PORTABLE_BIN) target/dist
+
+# target/debian/pauselab_<version>_<arch>.deb and target/rpm/pauselab-<version>-1.x86_64.rpm:
+# the portable binary, man pages, bash/zsh/fish completions and the systemd unit
+# (docs/packaging.md). Needs cargo, zig, Debian's dpkg-dev and rpm, no Java: the packages
+# are the CLI.
+package: portable
+	scripts/setup.sh dpkg-dev rpm
+	scripts/package.sh deb $(PORTABLE_BIN) target/debian
+	scripts/package.sh rpm $(PORTABLE_BIN) target/rpm
+
+# target/image/pauselab-<version>.oci.tar: an OCI archive of image pauselab:<version>, from
+# scratch, holding the portable binary and the libraries it loads (docs/packaging.md).
+image: portable
+	scripts/setup.sh umoci
+	scripts/image.sh $(PORTABLE_BIN) target/image
+
+# Builds every artifact from one release build and checks them: the tarball's binary, the
+# .deb and .rpm installed into empty roots, the image under podman reading a JVM of this host.
+dist-test: dist package image
+	scripts/setup.sh rpm podman runc
+	$(CARGO) test -p pauselab --test package --test contrib -- --ignored --test-threads=1
 
 # Reproduces the hsperf-mmap stall here (2 minutes, root) and prints the table; exit 3 from
 # pauselab means "vulnerable", which is what the demo shows.

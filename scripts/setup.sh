@@ -3,6 +3,10 @@
 # Maven, a C compiler). Idempotent: installs only what is missing. Debian packages need root.
 set -euo pipefail
 
+# The versions `make dist` was checked with.
+ZIGLANG_VERSION=0.17.1
+CARGO_ZIGBUILD_VERSION=0.24.1
+
 # Debian packages, one per line: "<command or path that proves it is there> <package>".
 debian_needs=(
   "losetup util-linux"
@@ -20,6 +24,12 @@ for extra in "$@"; do
     dpkg-dev) debian_needs+=("dpkg-shlibdeps dpkg-dev") ;;
     man-db) debian_needs+=("man man-db") ;;
     systemd) debian_needs+=("systemd-analyze systemd") ;;
+    rpm) debian_needs+=("rpmbuild rpm") ;;
+    # The portable binary of `make dist` (see below); pip for zig when Python has none.
+    dist-tools)
+      dist_tools=1
+      python3 -m pip --version >/dev/null 2>&1 || debian_needs+=("pip3 python3-pip")
+      ;;
     *) debian_needs+=("$extra $extra") ;;
   esac
 done
@@ -45,4 +55,19 @@ fi
 
 command -v cargo >/dev/null || { echo "setup: cargo not found: install Rust (rustup)" >&2; exit 1; }
 command -v mvn >/dev/null || { echo "setup: mvn not found: install Maven" >&2; exit 1; }
+# zig (PyPI's ziglang) links the portable binary against glibc 2.17's symbol versions, and
+# cargo-zigbuild (crates.io) drives cargo with it: docs/packaging.md says why these two.
+# cargo-zigbuild runs `python3 -m ziglang` itself when there is no zig on the PATH.
+if [ -n "${dist_tools:-}" ]; then
+  if ! command -v zig >/dev/null && ! python3 -m ziglang version >/dev/null 2>&1; then
+    echo "setup: installing zig (pip install ziglang)"
+    # Debian's own Python refuses pip installs unless told (PEP 668); others ignore this.
+    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q "ziglang==$ZIGLANG_VERSION"
+  fi
+  if ! command -v cargo-zigbuild >/dev/null; then
+    echo "setup: installing cargo-zigbuild (cargo install)"
+    cargo install -q --locked "cargo-zigbuild@$CARGO_ZIGBUILD_VERSION"
+  fi
+fi
+
 rustup component list --installed 2>/dev/null | grep -q rustfmt || rustup component add rustfmt clippy >/dev/null 2>&1 || true

@@ -6,12 +6,12 @@ mod contrib_support;
 mod process_support;
 
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use contrib_support::{contrib, dashboard_expressions, documented, metric_families};
-use process_support::{stdout_of, Running};
+use process_support::{pauselab_version, stdout_of, Running};
 use yaml_rust2::{Yaml, YamlLoader};
 
 const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
@@ -192,6 +192,23 @@ fn the_daemonset_runs_read_only_in_the_host_pid_namespace_with_two_capabilities(
         .is_some());
 }
 
+/// A program that sleeps for two minutes, in a directory of its own readable by `nobody`.
+fn sleep_source() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let source = dir.path().join("Sleep.java");
+    std::fs::write(
+        &source,
+        "public class Sleep { public static void main(String[] a) throws Exception { Thread.sleep(120_000); } }",
+    )
+    .unwrap();
+    (dir, source)
+}
+
 /// A JVM of user `nobody` that sleeps (run from source: no class file to share with it).
 fn jvm_of_nobody(source: &Path, flags: &[&str]) -> Running {
     let child = Command::new("setpriv")
@@ -244,19 +261,7 @@ fn the_daemonsets_capabilities_read_other_users_jvms_and_each_one_is_needed() {
         .map(|c| c.to_lowercase())
         .collect();
 
-    let dir = tempfile::tempdir().unwrap();
-    // Readable by the JVMs' user.
-    std::fs::set_permissions(
-        dir.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
-    let source = dir.path().join("Sleep.java");
-    std::fs::write(
-        &source,
-        "public class Sleep { public static void main(String[] a) throws Exception { Thread.sleep(60_000); } }",
-    )
-    .unwrap();
+    let (_dir, source) = sleep_source();
     let file_jvm = jvm_of_nobody(&source, &[]);
     let memory_jvm = jvm_of_nobody(&source, &["-XX:+PerfDisableSharedMem"]);
     let (file_pid, memory_pid) = (file_jvm.0.id(), memory_jvm.0.id());
@@ -600,4 +605,158 @@ fn bucket_upper_bound(seconds: f64) -> f64 {
         .into_iter()
         .find(|&bound| seconds <= bound)
         .unwrap_or(f64::INFINITY)
+}
+
+/// podman as root with its storage, state and temporary files in `dir`: nothing is left in
+/// the host's container storage.
+fn podman(dir: &Path) -> Command {
+    let mut podman = Command::new("podman");
+    for (flag, sub) in [
+        ("--root", "root"),
+        ("--runroot", "run"),
+        ("--tmpdir", "tmp"),
+    ] {
+        podman.arg(flag).arg(dir.join(sub));
+    }
+    podman.args([
+        // Plain directories: no overlay mounts to leave behind.
+        "--storage-driver=vfs",
+        // No systemd to ask for cgroups on a test host.
+        "--cgroup-manager=cgroupfs",
+        // crun 1.8 (Debian 12) refuses hosts with a hybrid cgroup v1 + v2 layout, as this
+        // one: "cgroups in hybrid mode not supported".
+        "--runtime=runc",
+        "--events-backend=none",
+    ]);
+    podman
+}
+
+/// An OCI archive's only image: its tag, its config and the paths in its layers.
+fn image_contents(archive: &Path) -> (Option<String>, serde_json::Value, Vec<String>) {
+    let layout = tempfile::tempdir().unwrap();
+    stdout_of(
+        Command::new("tar")
+            .arg("-xf")
+            .arg(archive)
+            .arg("-C")
+            .arg(layout.path()),
+    );
+    let blob = |digest: &serde_json::Value| {
+        let hex = digest.as_str().unwrap().strip_prefix("sha256:").unwrap();
+        layout.path().join("blobs/sha256").join(hex)
+    };
+    let json = |path: PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let index = json(layout.path().join("index.json"));
+    let manifests = index["manifests"].as_array().unwrap();
+    assert_eq!(manifests.len(), 1, "{index}");
+    let manifest = json(blob(&manifests[0]["digest"]));
+    let config = json(blob(&manifest["config"]["digest"]));
+    let mut paths = Vec::new();
+    for layer in manifest["layers"].as_array().unwrap() {
+        let listing = stdout_of(Command::new("tar").arg("-tzf").arg(blob(&layer["digest"])));
+        paths.extend(
+            listing
+                .lines()
+                .map(|l| l.strip_prefix("./").unwrap_or(l).to_string())
+                .filter(|p| !p.is_empty()),
+        );
+    }
+    let reference = manifests[0]["annotations"]["org.opencontainers.image.ref.name"]
+        .as_str()
+        .map(str::to_string);
+    (reference, config, paths)
+}
+
+#[test]
+#[ignore = "needs `make image`; run by `make dist-test`"]
+fn the_image_runs_the_daemonsets_command_under_podman_and_reads_a_jvm_of_the_host() {
+    let archive = contrib(&format!(
+        "../target/image/pauselab-{}.oci.tar",
+        pauselab_version()
+    ));
+    assert!(
+        archive.exists(),
+        "{archive:?} missing: run `make dist-test`"
+    );
+    let container = &daemonset()["spec"]["template"]["spec"]["containers"][0];
+
+    // The binary and the libraries it loads, nothing else; started as the DaemonSet says.
+    let (reference, config, paths) = image_contents(&archive);
+    let files: Vec<&String> = paths.iter().filter(|p| !p.ends_with('/')).collect();
+    assert!(files.iter().any(|f| *f == "usr/bin/pauselab"), "{files:?}");
+    assert!(files.iter().any(|f| f.contains("libc.so.6")), "{files:?}");
+    for file in &files {
+        assert!(
+            *file == "usr/bin/pauselab" || file.contains(".so"),
+            "{file} in the image: only the binary and its libraries belong there"
+        );
+    }
+    // The image the DaemonSet names is the one built: pauselab:<version>.
+    let image = container["image"].as_str().unwrap();
+    assert_eq!(image, format!("pauselab:{}", pauselab_version()));
+    assert_eq!(Some(image.split(':').nth(1).unwrap()), reference.as_deref());
+    let process = &config["config"];
+    assert_eq!(
+        strings_of_json(&process["Entrypoint"]),
+        strings(&container["command"])
+    );
+    assert_eq!(
+        strings_of_json(&process["Cmd"]),
+        strings(&container["args"])
+    );
+    let port = container["ports"][0]["containerPort"].as_i64().unwrap();
+    assert!(
+        process["ExposedPorts"].get(format!("{port}/tcp")).is_some(),
+        "{process}"
+    );
+
+    let (dir, source) = sleep_source();
+    let jvm = jvm_of_nobody(&source, &[]);
+    let pid = jvm.0.id();
+
+    // The DaemonSet's pod: host PID namespace, user 0 with only its two capabilities, a
+    // read-only root, no privilege escalation.
+    let security = &container["securityContext"];
+    let capabilities = strings(&security["capabilities"]["add"]).join(",");
+    let storage = dir.path().join("podman");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let metrics = stdout_of(
+            podman(&storage)
+                .args(["run", "--rm", "--network=none", "--pid=host", "--user=0:0"])
+                .args(["--cap-drop=all", &format!("--cap-add={capabilities}")])
+                // Nothing writable at all: podman's default tmpfs on /tmp, /run and
+                // /var/tmp of a read-only container is not in the DaemonSet's pod.
+                .args(["--read-only", "--read-only-tmpfs=false"])
+                .arg("--security-opt=no-new-privileges")
+                // podman's default limits (2^20 files, 2^22 processes) are above what this
+                // host lets root raise its limits to without CAP_SYS_RESOURCE; these are the
+                // systemd unit's file limit and a process limit no scrape comes near.
+                .args(["--ulimit=nofile=8192:8192", "--ulimit=nproc=32768:32768"])
+                .arg(format!("oci-archive:{}", archive.display()))
+                .args(strings(&container["args"]))
+                .arg("--once"),
+        );
+        match source_of(&metrics, pid) {
+            Some(source) => {
+                // Its perf data file, opened with DAC_READ_SEARCH through /proc/<pid>/root.
+                assert_eq!(source, "file", "{metrics}");
+                break;
+            }
+            None => assert!(
+                Instant::now() < deadline,
+                "JVM {pid} never read:\n{metrics}"
+            ),
+        }
+    }
+}
+
+fn strings_of_json(list: &serde_json::Value) -> Vec<&str> {
+    list.as_array()
+        .unwrap_or_else(|| panic!("not a list: {list}"))
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect()
 }

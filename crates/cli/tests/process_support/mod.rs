@@ -30,3 +30,13 @@ pub fn stdout_of(command: &mut Command) -> String {
     );
     String::from_utf8(output.stdout).unwrap()
 }
+
+/// The version of this build's `pauselab`, as `--version` prints it and artifacts name it.
+pub fn pauselab_version() -> String {
+    let version = stdout_of(Command::new(env!("CARGO_BIN_EXE_pauselab")).arg("--version"));
+    version
+        .trim()
+        .strip_prefix("pauselab ")
+        .unwrap()
+        .to_string()
+}
