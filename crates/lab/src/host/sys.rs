@@ -172,17 +172,22 @@ pub fn loop_devices_backing(image: &Path) -> Vec<String> {
 pub fn detach_loop(device: &str) -> Result<(), String> {
     let path = format!("/dev/{device}");
     let mut last = String::new();
+    let attached = || Path::new(&format!("/sys/block/{device}/loop/backing_file")).exists();
+    // `losetup -d` on a device still in use (a mount of an exiting process, in another
+    // mount namespace) only marks it to clear itself: wait until it is really gone.
     let done = wait_until(Duration::from_secs(10), || {
-        match run_tool("losetup", &["-d", &path]) {
-            Ok(_) => true,
-            Err(e) => {
-                last = e;
-                !Path::new(&format!("/sys/block/{device}/loop/backing_file")).exists()
-            }
+        if !attached() {
+            return true;
         }
+        if let Err(e) = run_tool("losetup", &["-d", &path]) {
+            last = e;
+        }
+        !attached()
     });
     if done {
         Ok(())
+    } else if last.is_empty() {
+        Err(format!("{path} is still in use 10 s after it was detached"))
     } else {
         Err(last)
     }

@@ -239,12 +239,10 @@ pub(super) fn run(
     }
     record.actual_duration_s = Some(begin.elapsed().as_secs_f64());
     pauselab_lab::bundle::write_matrix(&dir, &record)?;
-    let result = if results.contains(&Vulnerable::Yes) {
-        Vulnerable::Yes
-    } else if record.interrupted || results.contains(&Vulnerable::Inconclusive) {
-        Vulnerable::Inconclusive
-    } else {
-        Vulnerable::No
+    // The runs' answers combine as every verdict's do; an interrupted matrix cannot say No.
+    let result = match pauselab_lab::verdict::combine(&results) {
+        Vulnerable::No if record.interrupted => Vulnerable::Inconclusive,
+        combined => combined,
     };
     report(&args, &dir, &record, &results, result)?;
     if record.interrupted {
