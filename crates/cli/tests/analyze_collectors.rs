@@ -415,6 +415,32 @@ fn full_collections_in_or_after_a_young_one_match_an_independent_count() {
             "pause total",
         );
         assert_eq!(finding_count(&json, "full_gc") as f64, full, "{what}");
+        // The same JVM as `-Xlog:gc` alone would have logged it (the `[gc]` lines): no
+        // start lines tell the nesting, the order of the lines does; the same stops.
+        let only_gc = log.with_extension("gc-only.log");
+        let text = std::fs::read_to_string(log).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| l.contains("][gc ") || l.contains("][gc]"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&only_gc, kept).unwrap();
+        let json = analyze_json(std::slice::from_ref(&only_gc));
+        assert_eq!(
+            json["pauses"]["count"].as_f64().unwrap(),
+            count,
+            "{what} (-Xlog:gc)"
+        );
+        close(
+            json["pauses"]["total_ms"].as_f64().unwrap(),
+            sum,
+            "pause total (-Xlog:gc)",
+        );
+        assert_eq!(
+            finding_count(&json, "full_gc") as f64,
+            full,
+            "{what} (-Xlog:gc)"
+        );
     }
     assert!(
         nested_seen >= 3.0,

@@ -4,7 +4,8 @@ use std::fmt::Write as _;
 
 use crate::analysis::Report;
 
-fn dur(ms: f64) -> String {
+/// A duration in ms as the terminal shows it.
+pub(crate) fn dur(ms: f64) -> String {
     if ms >= 10_000.0 {
         format!("{:.1} s", ms / 1000.0)
     } else if ms >= 1000.0 {
@@ -252,30 +253,17 @@ pub fn render_text(r: &Report) -> String {
             if !f.threads.is_empty() {
                 let _ = writeln!(o, "      threads: {}", culprits(&f.threads));
             }
-            if let Some(c) = f.causes.first() {
-                let _ = writeln!(
-                    o,
-                    "      likely: {}",
-                    f.causes
-                        .iter()
-                        .take(2)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                );
-                let _ = c;
+            // Every cause, the best supported first, with what supports it.
+            for (i, c) in f.causes.iter().enumerate() {
+                let label = if i == 0 { "causes:" } else { "" };
+                let _ = match &c.evidence {
+                    Some(e) => writeln!(o, "      {label:<8}{}. {} [{e}]", i + 1, c.cause),
+                    None => writeln!(o, "      {label:<8}{}. {}", i + 1, c.cause),
+                };
             }
-            if !f.fixes.is_empty() {
-                let _ = writeln!(
-                    o,
-                    "      fix:    {}",
-                    f.fixes
-                        .iter()
-                        .take(2)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                );
+            for (i, fix) in f.fixes.iter().enumerate() {
+                let label = if i == 0 { "fix:" } else { "" };
+                let _ = writeln!(o, "      {label:<8}- {fix}");
             }
         }
     }
