@@ -186,8 +186,10 @@ pub struct SafepointSection {
     pub source: Option<&'static str>,
     #[serde(flatten)]
     pub summary: Summary,
-    pub ttsp_max_ms: f64,
-    pub ttsp_p99_ms: f64,
+    /// Time to safepoint; null when the input recorded none (no safepoint lines, or a
+    /// recording without safepoint-begin events).
+    pub ttsp_max_ms: Option<f64>,
+    pub ttsp_p99_ms: Option<f64>,
     /// Share of the covered time the application was stopped, percent.
     pub stopped_share_pct: Option<f64>,
     pub non_gc_count: u64,
@@ -1334,8 +1336,9 @@ impl<'s> Analyzer<'s> {
         let safepoints = SafepointSection {
             source,
             summary: series.stats.summary(),
-            ttsp_max_ms: series.ttsp.max_ns() as f64 / 1e6,
-            ttsp_p99_ms: series.ttsp.percentile_ns(99.0) as f64 / 1e6,
+            ttsp_max_ms: (series.ttsp.count() > 0).then(|| series.ttsp.max_ns() as f64 / 1e6),
+            ttsp_p99_ms: (series.ttsp.count() > 0)
+                .then(|| series.ttsp.percentile_ns(99.0) as f64 / 1e6),
             stopped_share_pct: if series.stats.count() > 0 {
                 share(series.stats.total_ns())
             } else {

@@ -464,12 +464,16 @@ fn culprit_names(threads: &[Culprit]) -> String {
         .join(", ")
 }
 
-/// Off-CPU time at least this many times the CPU time, with sys a small part of it, is
-/// what GC threads that were runnable but not running leave in `[Times:]`/`gc+cpu`.
+/// Real time at least this many times the CPU time, with little sys, is what GC threads
+/// that were runnable but not running leave in `[Times:]`/`gc+cpu`.
 const DESCHEDULED_RATIO: u128 = 2;
-/// sys at most this share of the CPU time, %: threads blocked in the kernel on I/O or
-/// page faults burn some sys on the way; descheduled ones do not.
-const LOW_SYS_PCT: f64 = 20.0;
+/// sys at most 1/this of the off-CPU time: threads waiting in the kernel for page faults
+/// or reclaim burn sys on the way; descheduled ones do not. Judged against the off-CPU
+/// time, not the CPU time: both are rounded to 10 ms, and a GC thread that got 30 ms of
+/// CPU shows 10 ms of sys as often as not.
+const LOW_SYS_PART: u128 = 5;
+/// sys summed over the pauses below which its share of the CPU time is rounding.
+const SIGNIFICANT_SYS_NS: u64 = 50_000_000;
 
 impl Rules {
     /// `real_gt_cpu`'s causes, weighed by the CPU times of its pauses, the recording's CPU
@@ -485,25 +489,29 @@ impl Rules {
             sums.real_ns as f64 / cpu as f64
         };
         let times = format!(
-            "over its {} pauses real {:.0} ms, user {:.0} ms + sys {:.0} ms ({ratio:.1}x the CPU time, sys {sys_pct:.0}% of it)",
+            "over its {} pauses real {:.0} ms, user {:.0} ms + sys {:.0} ms ({ratio:.1}x the CPU time)",
             self.real_gt_cpu.count,
             sums.real_ns as f64 / 1e6,
             sums.user_ns as f64 / 1e6,
             sums.sys_ns as f64 / 1e6,
         );
         let descheduled =
-            off >= DESCHEDULED_RATIO.saturating_sub(1) * cpu && sys_pct <= LOW_SYS_PCT;
+            sums.real_ns >= DESCHEDULED_RATIO * cpu && sums.sys_ns * LOW_SYS_PART <= off;
         let busy = self.busy_cpu.count;
         let deschedule_weight = u32::from(descheduled) * 2 + u32::from(busy > 0) * 3;
         let deschedule_evidence = match (descheduled, busy > 0) {
             (_, true) => Some(format!(
                 "{busy} long pauses ran with the machine's CPU 90% busy or more (busy_cpu); {times}"
             )),
-            (true, false) => Some(format!("{times}: runnable, not running, not in the kernel")),
+            (true, false) => Some(format!(
+                "{times}: sys at most a fifth of the off-CPU time; runnable, not running, not in the kernel"
+            )),
             (false, false) => None,
         };
         let stopped_after = self.stopped_gt_gc.count;
-        let high_sys = self.sys_gt_user.count > 0 || sys_pct > 50.0;
+        // sys over half the CPU time, and enough of it to be more than rounding.
+        let high_sys = self.sys_gt_user.count > 0
+            || (sys_pct > 50.0 && sums.sys_ns >= u128::from(SIGNIFICANT_SYS_NS));
         let mut deschedule = Candidate::new(
             "descheduling: other processes (or the JVM's own threads) on the cores the GC threads need, or CPU quota throttling (cgroup cpu.max)",
         )

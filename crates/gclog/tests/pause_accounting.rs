@@ -342,3 +342,49 @@ fn stopped_gt_gc_leaves_out_time_to_safepoint_and_names_the_vm_operation() {
         .unwrap()
         .contains("HeapDumper"));
 }
+
+#[test]
+fn numbers_not_recorded_are_null_and_cpu_times_keep_the_logs_precision() {
+    // JDK 7: stopped-time lines without `Stopping threads took`; `[Times:]` to 10 ms.
+    let r = analyze(&[
+        "5.123: [GC (Allocation Failure) 5.123: [ParNew: 78656K->8704K(78656K), 0.1102345 secs] 100000K->40000K(253440K), 0.1102345 secs] [Times: user=0.00 sys=0.00, real=0.11 secs]",
+        "5.234: Total time for which application threads were stopped: 0.1109000 seconds",
+    ]);
+    assert_eq!(r.safepoints.summary.count, 1);
+    assert_eq!(
+        (r.safepoints.ttsp_max_ms, r.safepoints.ttsp_p99_ms),
+        (None, None)
+    );
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(
+        json["safepoints"]["ttsp_p99_ms"].is_null(),
+        "{}",
+        json["safepoints"]
+    );
+    assert!(json["memory"].get("allocation_rate_mib_s").is_some());
+    let text = pauselab_gclog::render::render_text(&r);
+    let safepoints = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Safepoints"))
+        .nth(1)
+        .unwrap();
+    assert_eq!(safepoints.matches("n/a").count(), 2, "{text}");
+    let worst = text
+        .lines()
+        .find(|l| l.contains("ParNew (Allocation Failure)"))
+        .unwrap();
+    assert!(
+        worst.contains(" 110 ms ") && worst.contains(" 0 ms "),
+        "{worst}"
+    );
+    assert!(!worst.contains("110.0 ms"), "{worst}");
+    // A condition on what was not recorded does not hold, and says so; others give units.
+    let ttsp =
+        &pauselab_gclog::condition::parse_conditions("ttsp.p99<1s,p99>1ms,gc_share>0").unwrap();
+    assert_eq!(
+        ttsp[0].holds(&r),
+        (false, "ttsp.p99 = n/a (not in the input)".to_string())
+    );
+    assert_eq!(ttsp[1].holds(&r).1, "p99 = 110.234 ms");
+    assert!(ttsp[2].holds(&r).1.ends_with(" %"));
+}
