@@ -48,6 +48,15 @@ fn recordings_get_the_gc_log_report_and_hostile_files_a_clear_error() {
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("G1New"), "{text}");
     assert!(text.contains("Recording  "), "{text}");
+    // Worst pauses are located by event number: a recording has no lines.
+    let name = jfr.display().to_string();
+    assert!(text.contains(&format!("{name} event ")), "{text}");
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.contains(&format!("{name}:")) && !l.starts_with("Recording")),
+        "{text}"
+    );
 
     // --fail-on and --hlog work as for logs.
     let hlog = jfr.with_extension("hlog");
