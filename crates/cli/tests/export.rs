@@ -9,7 +9,7 @@ use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod process_support;
-use process_support::{as_nobody, fake_build, NOBODY};
+use process_support::{as_nobody, fake_build, stdout_of, NOBODY};
 
 const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
@@ -1322,33 +1322,34 @@ fn gc_logs_a_process_names_are_read_with_its_rights() {
         line.and_then(|rest| rest.split('"').next())
             .map(str::to_string)
     };
-    let (metrics, _) = scrape_until(
-        false,
-        &[],
-        &format!("hotspot_gc_pause_seconds_count{{pid=\"{}\",collector=\"unknown\",pause=\"young\",cause=\"OWN\"}}", own_only.0.id()),
+    let own_series = format!(
+        "hotspot_gc_pause_seconds_count{{pid=\"{}\",collector=\"unknown\",pause=\"young\",cause=\"OWN\"}}",
+        own_only.0.id()
     );
-    assert!(!metrics.contains("ROOTFILE"), "{metrics}");
-    assert!(!metrics.contains("ROOTDIR"), "{metrics}");
-    let pid = exists_or_not.0.id();
-    assert_eq!(
-        state(&metrics, pid, &root_only).as_deref(),
-        Some("unreadable"),
-        "{metrics}"
+    let (as_root, _) = scrape_until(false, &[], &own_series);
+    // As the systemd unit and the DaemonSet run it: root with CAP_SYS_PTRACE and
+    // CAP_DAC_READ_SEARCH only, which cannot take the JVM's user's ids.
+    let with_two_capabilities = stdout_of(
+        Command::new("setpriv")
+            .args(["--inh-caps=-all", "--ambient-caps=-all"])
+            .arg("--bounding-set=-all,+sys_ptrace,+dac_read_search")
+            .arg(env!("CARGO_BIN_EXE_pauselab"))
+            .args(["export", "--once"]),
     );
-    assert_eq!(
-        state(&metrics, pid, &missing).as_deref(),
-        Some("unreadable"),
-        "{metrics}"
-    );
-    let pid = through_link.0.id();
-    let via_link = link.join("gc.log");
-    assert_eq!(
-        state(&metrics, pid, &via_link).as_deref(),
-        Some("unreadable"),
-        "{metrics}"
-    );
-    assert_eq!(
-        state(&metrics, own_only.0.id(), &own).as_deref(),
-        Some("following")
-    );
+    for metrics in [as_root, with_two_capabilities] {
+        assert_eq!(sample(&metrics, &own_series), Some(1.0), "{metrics}");
+        assert!(!metrics.contains("ROOTFILE"), "{metrics}");
+        assert!(!metrics.contains("ROOTDIR"), "{metrics}");
+        let unreadable = [
+            (exists_or_not.0.id(), &root_only),
+            (exists_or_not.0.id(), &missing),
+            (through_link.0.id(), &link.join("gc.log")),
+        ];
+        for (pid, path) in unreadable {
+            let found = state(&metrics, pid, path);
+            assert_eq!(found.as_deref(), Some("unreadable"), "{path:?}: {metrics}");
+        }
+        let own_state = state(&metrics, own_only.0.id(), &own);
+        assert_eq!(own_state.as_deref(), Some("following"), "{metrics}");
+    }
 }

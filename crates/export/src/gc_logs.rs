@@ -444,21 +444,21 @@ fn resolve(files: &ProcessFiles, pattern: &Path, ns_pid: u32) -> Option<(OpenDir
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
     let dir = files.open_dir(parent.unwrap_or(Path::new("."))).ok()?;
     let inside = dir.path();
-    if !name.contains('%') {
-        let file = inside.join(name);
-        // Opened, not looked at: a file the JVM's user cannot read is as good as missing.
-        open_regular_file(&file, false).ok()?;
-        return Some((dir, file));
-    }
-    let glob = placeholders_as_stars(name);
-    let newest = fs::read_dir(&inside)
-        .ok()?
-        .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| glob_match(&glob, n)))
-        .filter_map(|e| Some((e.metadata().ok()?.mtime(), e.path())))
-        .max()
-        .map(|(_, p)| p)?;
-    Some((dir, newest))
+    let file = if name.contains('%') {
+        let glob = placeholders_as_stars(name);
+        fs::read_dir(&inside)
+            .ok()?
+            .flatten()
+            .filter(|e| e.file_name().to_str().is_some_and(|n| glob_match(&glob, n)))
+            .filter_map(|e| Some((e.metadata().ok()?.mtime(), e.path())))
+            .max()
+            .map(|(_, p)| p)?
+    } else {
+        inside.join(name)
+    };
+    // Opened, not looked at: a file the JVM's user cannot read is as good as missing.
+    let opened = open_regular_file(&file, false).ok()?;
+    files.may_read(&opened).then_some((dir, file))
 }
 
 /// `gc-%t.log` -> `gc-*.log`: `%` and the letters after it become one `*`.

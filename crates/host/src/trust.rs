@@ -4,11 +4,13 @@
 //! Everything that opens a path another process chose, or creates or changes a directory,
 //! goes through this module:
 //!
-//! - [`ProcessFiles`]: a path another process names is resolved inside that process's root
-//!   (`openat2` with `RESOLVE_IN_ROOT`: a chrooted `/../..` stays inside, an absolute link
-//!   points inside) or beneath its working directory, and opened with its file-system
-//!   credentials (fsuid, fsgid, supplementary groups, switched on this thread only), so
-//!   root reads nothing that process's user could not read;
+//! - [`ProcessFiles`]: a path another process names is walked one component at a time
+//!   inside that process's root (a chrooted `/../..` stays inside, an absolute link points
+//!   inside, a `/proc` magic link is only text) or beneath its working directory, and
+//!   opened with its file-system credentials (fsuid, fsgid, supplementary groups, switched
+//!   on this thread only), so root reads nothing that process's user could not read.
+//!   Without the capabilities to switch, every directory walked and the file read are
+//!   checked against the process's ids and their mode bits instead;
 //! - [`PrivateDir`]: a directory pauselab creates or hands to another user is walked to and
 //!   changed through `O_NOFOLLOW | O_DIRECTORY` descriptors (`mkdirat`, `fchown`,
 //!   `fchmod`); a directory others can write, or a link another user planted on the way,
@@ -20,7 +22,7 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
 use nix::errno::Errno;
-use nix::fcntl::{openat, openat2, AtFlags, OFlag, OpenHow, ResolveFlag};
+use nix::fcntl::{openat, readlinkat, AtFlags, OFlag};
 use nix::sys::stat::{fchmod, fstat, fstatat, mkdirat, FileStat, Mode, SFlag};
 use nix::unistd::{fchown, unlinkat, Gid, Uid, UnlinkatFlags};
 
@@ -80,7 +82,25 @@ pub struct ProcessFiles {
     /// `/proc/<pid>/cwd`, for the paths it gives relative to it.
     cwd: Option<OwnedFd>,
     credentials: Credentials,
+    access: Access,
 }
+
+/// How the process's rights are applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// This thread has the process's credentials already.
+    Same,
+    /// This thread takes the process's credentials for each use: the kernel checks
+    /// everything (ACLs included) as for the process.
+    Switched,
+    /// This process cannot take other ids (no `CAP_SETUID`, `CAP_SETGID`, as the systemd
+    /// unit and the DaemonSet run it): each directory walked and the file read are checked
+    /// against the process's ids and their mode bits (ACLs are not consulted).
+    ModeBits,
+}
+
+/// Symbolic links followed in one path at most, as the kernel's own limit.
+const MAX_LINKS: usize = 40;
 
 impl ProcessFiles {
     /// Takes hold of `pid`'s root, working directory and credentials (needs the right to
@@ -99,10 +119,18 @@ impl ProcessFiles {
         let root = proc_dir("root")?;
         let cwd = proc_dir("cwd").ok();
         let credentials = Credentials::of_process(pid)?;
+        let access = if Credentials::of_this_thread()? == credentials {
+            Access::Same
+        } else if can_take_other_ids()? {
+            Access::Switched
+        } else {
+            Access::ModeBits
+        };
         Ok(ProcessFiles {
             root,
             cwd,
             credentials,
+            access,
         })
     }
 
@@ -111,56 +139,137 @@ impl ProcessFiles {
         &self.credentials
     }
 
-    /// Runs `f` on this thread with the process's file-system credentials, and switches
-    /// back afterwards (also when `f` panics). Everything `f` opens is opened as that
-    /// process would: a file its user cannot read fails with `PermissionDenied`.
+    /// Runs `f` on this thread with the process's file-system credentials where this
+    /// process can take them, and switches back afterwards (also when `f` panics). What
+    /// `f` opens is then opened as that process would. Without that power, `f` runs as it
+    /// is: check what it opens with [`ProcessFiles::may_read`].
     pub fn as_process<T>(&self, f: impl FnOnce() -> T) -> io::Result<T> {
-        let _switched = Switched::to(&self.credentials)?;
+        let _switched = match self.access {
+            Access::Switched => Switched::to(&self.credentials)?,
+            Access::Same | Access::ModeBits => None,
+        };
         Ok(f())
     }
 
-    /// Opens the directory `path` names for the process, with its credentials: an absolute
-    /// path inside its root (`..` and links never lead out of it), a relative one beneath
-    /// its working directory (without `..` or absolute links). Links to `/proc/*/fd` and
-    /// the like are refused.
+    /// Whether the process may read `file` (opened within [`ProcessFiles::as_process`]).
+    pub fn may_read(&self, file: &fs::File) -> bool {
+        fstat(file).is_ok_and(|s| self.allows(&s, 0o4))
+    }
+
+    /// Opens the directory `path` names for the process, with its rights: an absolute path
+    /// inside its root (`..` and links never lead out of it), a relative one beneath its
+    /// working directory (without `..` above it or absolute links). Each link is followed
+    /// by its text, here, never by the kernel: `/proc/*/root` and `/proc/*/fd/*` in the
+    /// process's view lead nowhere else.
     pub fn open_dir(&self, path: &Path) -> io::Result<OpenDir> {
-        let (start, confine) = if path.is_absolute() {
-            (&self.root, ResolveFlag::RESOLVE_IN_ROOT)
+        let opened = self.as_process(|| self.walk(path))??;
+        Ok(OpenDir(opened))
+    }
+
+    /// [`ProcessFiles::open_dir`]'s walk: one component at a time, from the directories
+    /// walked so far (so `..` goes back along them, and stops at the root).
+    fn walk(&self, path: &Path) -> io::Result<OwnedFd> {
+        let beneath = !path.is_absolute();
+        let start = if beneath {
+            self.cwd.as_ref().ok_or(io::ErrorKind::NotFound)?
         } else {
-            let cwd = self.cwd.as_ref().ok_or(io::ErrorKind::NotFound)?;
-            (cwd, ResolveFlag::RESOLVE_BENEATH)
+            &self.root
         };
-        let how = OpenHow::new()
-            .flags(OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC)
-            .resolve(confine | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-        let opened = self.as_process(|| match openat2(start, path, how) {
-            // Kernels before 5.6: every component walked by hand, no link followed.
-            Err(Errno::ENOSYS) => walk_without_links(start, path),
-            other => other,
-        })?;
-        Ok(OpenDir(opened.map_err(io::Error::from)?))
+        let escapes = || {
+            io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "leads out of the process's directory",
+            )
+        };
+        let path_flags = OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        let mut walked = vec![openat(start, ".", path_flags, Mode::empty())?];
+        let mut pending = Vec::new();
+        push_components(&mut pending, path);
+        let mut links = 0;
+        while let Some(name) = pending.pop() {
+            if name == ".." {
+                match walked.len() {
+                    1 if beneath => return Err(escapes()),
+                    1 => {}
+                    _ => drop(walked.pop()),
+                }
+                continue;
+            }
+            let here = walked.last().ok_or(io::ErrorKind::NotFound)?;
+            if !self.allows(&fstat(here)?, 0o1) {
+                return Err(io::ErrorKind::PermissionDenied.into());
+            }
+            let next = openat(here, name.as_os_str(), path_flags, Mode::empty())?;
+            let stat = fstat(&next)?;
+            if is_kind(&stat, SFlag::S_IFLNK) {
+                links += 1;
+                if links > MAX_LINKS {
+                    return Err(Errno::ELOOP.into());
+                }
+                let target = PathBuf::from(readlinkat(&next, "")?);
+                if target.is_absolute() {
+                    if beneath {
+                        return Err(escapes());
+                    }
+                    walked.truncate(1);
+                }
+                push_components(&mut pending, &target);
+            } else if is_kind(&stat, SFlag::S_IFDIR) {
+                walked.push(next);
+            } else {
+                return Err(Errno::ENOTDIR.into());
+            }
+        }
+        let last = walked.last().ok_or(io::ErrorKind::NotFound)?;
+        if !self.allows(&fstat(last)?, 0o5) {
+            return Err(io::ErrorKind::PermissionDenied.into());
+        }
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        Ok(openat(last, ".", flags, Mode::empty())?)
+    }
+
+    /// Whether the mode bits of `stat` give the process every permission in `wanted`
+    /// (`0o4` read, `0o1` search); always where the kernel checks it itself.
+    fn allows(&self, stat: &FileStat, wanted: u32) -> bool {
+        let ids = &self.credentials;
+        if self.access != Access::ModeBits || ids.uid == 0 {
+            return true;
+        }
+        let mode = stat.st_mode;
+        let granted = if stat.st_uid == ids.uid {
+            mode >> 6
+        } else if stat.st_gid == ids.gid || ids.groups.contains(&stat.st_gid) {
+            mode >> 3
+        } else {
+            mode
+        };
+        granted & wanted == wanted
     }
 }
 
-/// `path` from `start`, one component at a time, refusing links and `..`.
-fn walk_without_links(start: &OwnedFd, path: &Path) -> nix::Result<OwnedFd> {
-    let mut dir = openat(start, ".", OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty())?;
-    for component in path.components() {
-        match component {
-            Component::RootDir | Component::CurDir => {}
-            Component::ParentDir | Component::Prefix(_) => return Err(Errno::EXDEV),
-            Component::Normal(name) => {
-                let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW;
-                dir = openat(&dir, name, flags | OFlag::O_CLOEXEC, Mode::empty())?;
-            }
-        }
-    }
-    openat(
-        &dir,
-        ".",
-        OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-        Mode::empty(),
-    )
+/// Puts the components of `path` on `pending`, the first one last (it is taken first).
+fn push_components(pending: &mut Vec<std::ffi::OsString>, path: &Path) {
+    let at = pending.len();
+    pending.extend(path.components().filter_map(|c| match c {
+        Component::Normal(name) => Some(name.to_os_string()),
+        Component::ParentDir => Some("..".into()),
+        Component::RootDir | Component::CurDir | Component::Prefix(_) => None,
+    }));
+    pending[at..].reverse();
+}
+
+/// Whether this thread may take other file-system ids (`CAP_SETUID` and `CAP_SETGID` in
+/// its effective set).
+fn can_take_other_ids() -> io::Result<bool> {
+    let text = fs::read_to_string("/proc/thread-self/status")?;
+    let effective = text
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .unwrap_or(0);
+    // Capability numbers of linux/capability.h: CAP_SETGID 6, CAP_SETUID 7.
+    let wanted = (1u64 << 6) | (1u64 << 7);
+    Ok(effective & wanted == wanted)
 }
 
 /// A directory opened through the trust layer.
@@ -459,6 +568,39 @@ mod tests {
         }
     }
 
+    /// Drops capabilities (by number) from this thread's effective set only.
+    fn drop_thread_capabilities(numbers: &[u32]) {
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: i32,
+        }
+        #[repr(C)]
+        #[derive(Clone, Copy, Default)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        const VERSION_3: u32 = 0x2008_0522;
+        let mut header = Header {
+            version: VERSION_3,
+            pid: 0,
+        };
+        let mut data = [Data::default(); 2];
+        // SAFETY: capget and capset with a version 3 header and two data words.
+        unsafe {
+            assert_eq!(
+                libc::syscall(libc::SYS_capget, &mut header, data.as_mut_ptr()),
+                0
+            );
+            for &n in numbers {
+                data[(n / 32) as usize].effective &= !(1 << (n % 32));
+            }
+            assert_eq!(libc::syscall(libc::SYS_capset, &header, data.as_ptr()), 0);
+        }
+    }
+
     fn as_root() -> bool {
         Uid::effective().is_root()
     }
@@ -481,6 +623,12 @@ mod tests {
         let secret = scratch.0.join("secret");
         fs::create_dir(&secret).unwrap();
         fs::set_permissions(&secret, fs::Permissions::from_mode(0o700)).unwrap();
+        fs::write(scratch.0.join("root-only"), "").unwrap();
+        fs::set_permissions(
+            scratch.0.join("root-only"),
+            fs::Permissions::from_mode(0o600),
+        )
+        .unwrap();
         let jail = scratch.0.join("jail");
         fs::create_dir_all(jail.join("logs")).unwrap();
         std::os::unix::fs::symlink(&secret, jail.join("logs/through-link")).unwrap();
@@ -502,6 +650,26 @@ mod tests {
         // This thread is root again afterwards.
         assert_eq!(Credentials::of_this_thread().unwrap().uid, 0);
         assert!(fs::read_dir(&secret).is_ok());
+
+        // Without CAP_SETUID and CAP_SETGID (as the systemd unit runs it), the mode bits
+        // of each directory decide, also through the link.
+        let dropped = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    drop_thread_capabilities(&[6, 7]);
+                    let files = ProcessFiles::of(free.0.id()).unwrap();
+                    assert_eq!(files.access, Access::ModeBits);
+                    let kinds = [&secret, &jail.join("logs/through-link")]
+                        .map(|dir| files.open_dir(dir).map(|_| ()).map_err(|e| e.kind()));
+                    let public = files.open_dir(&jail.join("logs")).is_ok();
+                    let file = fs::File::open(scratch.0.join("root-only")).unwrap();
+                    (kinds, public, files.may_read(&file))
+                })
+                .join()
+                .unwrap()
+        });
+        let denied = Err(io::ErrorKind::PermissionDenied);
+        assert_eq!(dropped, ([denied, denied], true, false));
 
         // Chrooted to the jail: `..` and absolute paths stay inside it.
         let jailed = Nobody::start(Some(&jail));
