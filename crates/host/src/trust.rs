@@ -24,7 +24,7 @@ use std::path::{Component, Path, PathBuf};
 use nix::errno::Errno;
 use nix::fcntl::{openat, readlinkat, AtFlags, OFlag};
 use nix::sys::stat::{fchmod, fstat, fstatat, mkdirat, FileStat, Mode, SFlag};
-use nix::unistd::{fchown, unlinkat, Gid, Uid, UnlinkatFlags};
+use nix::unistd::{faccessat, fchown, unlinkat, AccessFlags, Gid, Uid, UnlinkatFlags};
 
 /// The credentials the kernel checks when a process opens a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,6 +166,23 @@ impl ProcessFiles {
         Ok(OpenDir(opened))
     }
 
+    /// Like [`ProcessFiles::open_dir`], for a directory the process may also write in:
+    /// the place where pauselab may create a file on its behalf (the probe's).
+    pub fn open_writable_dir(&self, path: &Path) -> io::Result<OpenDir> {
+        let dir = self.open_dir(path)?;
+        let writable = self.as_process(|| match self.access {
+            Access::ModeBits => fstat(&dir.0).is_ok_and(|s| self.allows(&s, 0o3)),
+            // With AT_EACCESS the check is made with this thread's (switched) fsuid.
+            Access::Same | Access::Switched => {
+                faccessat(&dir.0, ".", AccessFlags::W_OK, AtFlags::AT_EACCESS).is_ok()
+            }
+        })?;
+        if !writable {
+            return Err(io::ErrorKind::PermissionDenied.into());
+        }
+        Ok(dir)
+    }
+
     /// [`ProcessFiles::open_dir`]'s walk: one component at a time, from the directories
     /// walked so far (so `..` goes back along them, and stops at the root).
     fn walk(&self, path: &Path) -> io::Result<OwnedFd> {
@@ -275,6 +292,25 @@ fn can_take_other_ids() -> io::Result<bool> {
 /// A directory opened through the trust layer.
 #[derive(Debug)]
 pub struct OpenDir(OwnedFd);
+
+impl OpenDir {
+    /// Opens the directory `path` without following a link as its last component: for a
+    /// directory another user owns at a fixed place (`/tmp/hsperfdata_<user>`), whose
+    /// parent only root can change or is sticky.
+    pub fn no_follow(path: &Path) -> io::Result<OpenDir> {
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        Ok(OpenDir(openat(AT_FDCWD, path, flags, Mode::empty())?))
+    }
+}
+
+impl PartialEq for OpenDir {
+    /// The same descriptor: the same directory, opened once.
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_raw_fd() == other.0.as_raw_fd()
+    }
+}
+
+impl Eq for OpenDir {}
 
 impl OpenDir {
     /// A path to the directory itself (`/proc/self/fd/N`) that stays on it whatever is
