@@ -301,6 +301,13 @@ impl OpenDir {
         let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
         Ok(OpenDir(openat(AT_FDCWD, path, flags, Mode::empty())?))
     }
+
+    /// A path to the directory itself (`/proc/self/fd/N`) that stays on it whatever is
+    /// renamed or replaced above it, for the code that takes paths; names joined to it are
+    /// looked up in this directory. Valid while `self` lives.
+    pub fn path(&self) -> PathBuf {
+        PathBuf::from(format!("/proc/self/fd/{}", self.0.as_raw_fd()))
+    }
 }
 
 impl PartialEq for OpenDir {
@@ -311,15 +318,6 @@ impl PartialEq for OpenDir {
 }
 
 impl Eq for OpenDir {}
-
-impl OpenDir {
-    /// A path to the directory itself (`/proc/self/fd/N`) that stays on it whatever is
-    /// renamed or replaced above it, for the code that takes paths; names joined to it are
-    /// looked up in this directory. Valid while `self` lives.
-    pub fn path(&self) -> PathBuf {
-        PathBuf::from(format!("/proc/self/fd/{}", self.0.as_raw_fd()))
-    }
-}
 
 /// This thread's credentials, switched to another process's until dropped.
 struct Switched {
