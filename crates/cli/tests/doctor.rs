@@ -2,10 +2,14 @@
 //! namespaces, on tmpfs, on disk and on a slow device that requires stable pages.
 
 mod probe_slowdev;
+mod process_support;
 
-use std::process::Command;
+use std::io::BufRead;
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
 
 use probe_slowdev::jvm::{TestJvm, Tmp};
+use process_support::{as_nobody, fake_build, Running, NOBODY};
 use serde_json::Value;
 
 fn doctor(args: &[&str]) -> (Option<i32>, Value) {
@@ -221,4 +225,61 @@ fn pid_that_is_not_a_jvm_is_a_one_line_error() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains(&std::process::id().to_string()), "{stderr}");
+}
+
+/// `doctor --probe` creates a file in each JVM's log directory. For a fake JVM of nobody,
+/// only the directory nobody may write is probed: not one reached through nobody's link
+/// to a root-only directory, nor a root-owned one nobody can only read.
+#[test]
+fn probe_creates_files_only_where_the_jvms_user_may() {
+    let scratch = tempfile::tempdir().unwrap();
+    let base = scratch.path();
+    std::fs::set_permissions(base, PermissionsExt::from_mode(0o755)).unwrap();
+    let nobody: u32 = NOBODY.parse().unwrap();
+    let secret = base.join("secret");
+    let read_only = base.join("read-only");
+    let public = base.join("public");
+    for (dir, mode) in [(&secret, 0o700), (&read_only, 0o755), (&public, 0o755)] {
+        std::fs::create_dir(dir).unwrap();
+        std::fs::set_permissions(dir, PermissionsExt::from_mode(mode)).unwrap();
+        std::fs::write(dir.join("gc.log"), "").unwrap();
+    }
+    std::os::unix::fs::chown(&public, Some(nobody), Some(nobody)).unwrap();
+    let link = public.join("logs");
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    let options = format!(
+        "-Xlog:gc:file={}/gc.log -Xlog:safepoint:file={}/gc.log -Xlog:gc+heap:file={}/gc.log",
+        link.display(),
+        read_only.display(),
+        public.display()
+    );
+    let mut child = as_nobody(fake_build().fake_jvm.to_str().unwrap())
+        .arg(&fake_build().faithful_libjvm)
+        .env("JAVA_TOOL_OPTIONS", &options)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    let jvm = Running(child);
+    assert_eq!(ready, "ready\n");
+    let pid = jvm.0.id().to_string();
+    let (_, report) = doctor(&["--pid", &pid, "--probe", "--probe-duration", "200ms"]);
+    let probed: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "probe-mmap-stall")
+        .flat_map(|f| f["evidence"].as_array().unwrap().iter())
+        .filter_map(|e| e["source"].as_str().map(str::to_string))
+        .collect();
+    let named = |dir: &std::path::Path| {
+        let dir = dir.display().to_string();
+        probed.iter().any(|s| s.ends_with(&dir))
+    };
+    assert!(named(&public), "{probed:?}");
+    assert!(!named(&link) && !named(&read_only), "{probed:?}");
+    assert!(!probed.iter().any(|s| s.contains("secret")), "{probed:?}");
 }

@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod process_support;
+use process_support::{as_nobody, fake_build, stdout_of, NOBODY};
+
 const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
 
@@ -119,7 +122,16 @@ fn set_open_files_limit(limit: u64) -> std::io::Result<()> {
 }
 
 /// Spawns an exporter command and waits for the address it serves on.
-fn start_listening(mut command: Command) -> (Running, SocketAddr, BufReader<ChildStderr>) {
+fn start_listening(command: Command) -> (Running, SocketAddr, BufReader<ChildStderr>) {
+    try_start_listening(command)
+        .unwrap_or_else(|line| panic!("unexpected first line from the exporter: {line:?}"))
+}
+
+/// Like [`start_listening`]; an exporter that does not start serving gives its standard
+/// error and exit status instead.
+fn try_start_listening(
+    mut command: Command,
+) -> Result<(Running, SocketAddr, BufReader<ChildStderr>), String> {
     let mut child = command
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
@@ -131,11 +143,14 @@ fn start_listening(mut command: Command) -> (Running, SocketAddr, BufReader<Chil
     let addr = line
         .trim()
         .strip_prefix("pauselab export: serving http://")
-        .and_then(|rest| rest.strip_suffix("/metrics"))
-        .unwrap_or_else(|| panic!("unexpected first line from the exporter: {line:?}"))
-        .parse()
-        .unwrap();
-    (Running(child), addr, stderr)
+        .and_then(|rest| rest.strip_suffix("/metrics"));
+    match addr {
+        Some(addr) => Ok((Running(child), addr.parse().unwrap(), stderr)),
+        None => {
+            stderr.read_to_string(&mut line).unwrap();
+            Err(format!("{}\n{line}", child.wait().unwrap()))
+        }
+    }
 }
 
 struct HttpResponse {
@@ -1132,4 +1147,209 @@ fn rotated_logs_are_followed_without_losing_or_repeating_a_pause() {
         "pauselab_export_gc_log{{pid=\"{pid}\",path=\"{}\",state=\"following\"}} 1",
         dir.0.join("rotated.log").display()
     )));
+}
+
+// Other users' processes are untrusted: what they name is read with their rights, and the
+// directories made for them are made through descriptors.
+
+/// A fake JVM (tests/hsperf_hostile) of user nobody with `JAVA_TOOL_OPTIONS` set. Its
+/// "main class" is the path of the `libjvm` it loads.
+fn fake_jvm_of_nobody(libjvm: &Path, java_tool_options: &str) -> Running {
+    let mut command = as_nobody(fake_build().fake_jvm.to_str().unwrap());
+    let mut child = command
+        .arg(libjvm)
+        .env("JAVA_TOOL_OPTIONS", java_tool_options)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready, "ready\n", "fake_jvm did not start");
+    Running(child)
+}
+
+/// Owner and mode of `path`, not following a link.
+fn owner_and_mode(path: &Path) -> (u32, u32, u32) {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).unwrap();
+    (meta.uid(), meta.gid(), meta.mode() & 0o7777)
+}
+
+/// `export --enable-gc-log DIR` where a user planted `DIR/<pid>` as a link to a root-owned
+/// file: a DIR of that user, or one anybody can write, is refused at start in one line; in
+/// a DIR only root can change, the planted link is replaced by a directory of the JVM's
+/// user. The file keeps its owner and mode every time.
+#[test]
+fn enable_gc_log_never_changes_a_file_through_a_planted_link() {
+    let scratch = TempDir::new("export-planted");
+    let target = scratch.0.join("root-only");
+    std::fs::write(&target, "root's\n").unwrap();
+    std::fs::set_permissions(&target, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let before = owner_and_mode(&target);
+    // Only this JVM is attached to (others of other tests may not answer for seconds).
+    let libjvm = scratch.0.join("planted-link-test/libjvm.so");
+    std::fs::create_dir(libjvm.parent().unwrap()).unwrap();
+    std::fs::copy(&fake_build().faithful_libjvm, &libjvm).unwrap();
+    let jvm = fake_jvm_of_nobody(&libjvm, "");
+    // Its standard error is kept open: the exporter says there that attaching failed.
+    let exporter_with_logs_in = |dir: &Path| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pauselab"));
+        command
+            .args(["export", "--listen", "127.0.0.1:0", "--enable-gc-log"])
+            .arg(dir)
+            .args(["--enable-gc-log-for", "*planted-link-test*"]);
+        try_start_listening(command)
+    };
+    let pid = jvm.0.id().to_string();
+    let as_user = |args: &[&str]| {
+        let status = as_nobody(args[0]).args(&args[1..]).status().unwrap();
+        assert!(status.success(), "{args:?} as nobody");
+    };
+
+    let theirs = scratch.0.join("theirs");
+    let open = scratch.0.join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    std::fs::create_dir(&theirs).unwrap();
+    let nobody: u32 = NOBODY.parse().unwrap();
+    std::os::unix::fs::chown(&theirs, Some(nobody), Some(nobody)).unwrap();
+    for (dir, why) in [(&theirs, "owned by uid 65534"), (&open, "mode 777")] {
+        let planted = dir.join(&pid);
+        as_user(&[
+            "ln",
+            "-s",
+            target.to_str().unwrap(),
+            planted.to_str().unwrap(),
+        ]);
+        match exporter_with_logs_in(dir) {
+            Ok((_exporter, addr, _)) => {
+                get(addr, "/metrics");
+                assert_eq!(
+                    owner_and_mode(&target),
+                    before,
+                    "changed through {planted:?}"
+                );
+                panic!("--enable-gc-log {} was accepted", dir.display());
+            }
+            Err(refusal) => {
+                let lines: Vec<&str> = refusal.lines().skip(1).collect();
+                assert!(refusal.starts_with("exit status: "), "{refusal}");
+                assert_eq!(lines.len(), 1, "{refusal}");
+                assert!(lines[0].contains(&dir.display().to_string()), "{refusal}");
+                assert!(lines[0].contains(why), "{refusal}");
+            }
+        }
+        assert_eq!(owner_and_mode(&target), before);
+    }
+
+    // Root's own DIR with a link under the JVM's pid (left there while DIR was open, say).
+    let private = scratch.0.join("private");
+    std::fs::create_dir(&private).unwrap();
+    let planted = private.join(&pid);
+    std::os::unix::fs::symlink(&target, &planted).unwrap();
+    let (_exporter, addr, _stderr) = exporter_with_logs_in(&private).unwrap();
+    get(addr, "/metrics");
+    assert_eq!(
+        owner_and_mode(&target),
+        before,
+        "changed through {planted:?}"
+    );
+    assert!(std::fs::symlink_metadata(&planted).unwrap().is_dir());
+    assert_eq!(owner_and_mode(&planted), (nobody, nobody, 0o750));
+}
+
+/// A fake JVM of nobody names GC logs it may not read: a root-only file, one reached
+/// through its own link to a root-only directory, and one that does not exist. Nothing of
+/// the root-only text reaches /metrics, and "not yours" and "missing" look the same; its
+/// own log next to them is followed.
+#[test]
+fn gc_logs_a_process_names_are_read_with_its_rights() {
+    let scratch = TempDir::new("export-trust");
+    let pause = |cause: &str| {
+        format!("[0.100s][info][gc] GC(0) Pause Young (Normal) ({cause}) 3M->1M(8M) 1.000ms\n")
+    };
+    let root_only = scratch.0.join("root-only.log");
+    std::fs::write(&root_only, pause("ROOTFILE")).unwrap();
+    std::fs::set_permissions(
+        &root_only,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let secret = scratch.0.join("secret");
+    std::fs::create_dir(&secret).unwrap();
+    std::fs::set_permissions(&secret, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    std::fs::write(secret.join("gc.log"), pause("ROOTDIR")).unwrap();
+    let public = scratch.0.join("public");
+    let nobody: u32 = NOBODY.parse().unwrap();
+    std::fs::create_dir(&public).unwrap();
+    std::os::unix::fs::chown(&public, Some(nobody), Some(nobody)).unwrap();
+    let link = public.join("logs");
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    std::os::unix::fs::lchown(&link, Some(nobody), Some(nobody)).unwrap();
+    let own = public.join("own.log");
+    std::fs::write(&own, pause("OWN")).unwrap();
+    std::os::unix::fs::chown(&own, Some(nobody), Some(nobody)).unwrap();
+    let missing = scratch.0.join("missing.log");
+
+    let exists_or_not = fake_jvm_of_nobody(
+        &fake_build().faithful_libjvm,
+        &format!(
+            "-Xlog:gc:file={} -Xlog:safepoint:file={}",
+            root_only.display(),
+            missing.display()
+        ),
+    );
+    let through_link = fake_jvm_of_nobody(
+        &fake_build().faithful_libjvm,
+        &format!(
+            "-Xlog:gc:file={}/gc.log -Xlog:gc:file={}",
+            link.display(),
+            own.display()
+        ),
+    );
+    let own_only = fake_jvm_of_nobody(
+        &fake_build().faithful_libjvm,
+        &format!("-Xlog:gc:file={}", own.display()),
+    );
+    let state = |metrics: &str, pid: u32, path: &Path| {
+        let prefix = format!(
+            "pauselab_export_gc_log{{pid=\"{pid}\",path=\"{}\",state=\"",
+            path.display()
+        );
+        let line = metrics.lines().find_map(|l| l.strip_prefix(&prefix));
+        line.and_then(|rest| rest.split('"').next())
+            .map(str::to_string)
+    };
+    let own_series = format!(
+        "hotspot_gc_pause_seconds_count{{pid=\"{}\",collector=\"unknown\",pause=\"young\",cause=\"OWN\"}}",
+        own_only.0.id()
+    );
+    let (as_root, _) = scrape_until(false, &[], &own_series);
+    // As the systemd unit and the DaemonSet run it: root with CAP_SYS_PTRACE and
+    // CAP_DAC_READ_SEARCH only, which cannot take the JVM's user's ids.
+    let with_two_capabilities = stdout_of(
+        Command::new("setpriv")
+            .args(["--inh-caps=-all", "--ambient-caps=-all"])
+            .arg("--bounding-set=-all,+sys_ptrace,+dac_read_search")
+            .arg(env!("CARGO_BIN_EXE_pauselab"))
+            .args(["export", "--once"]),
+    );
+    for metrics in [as_root, with_two_capabilities] {
+        assert_eq!(sample(&metrics, &own_series), Some(1.0), "{metrics}");
+        assert!(!metrics.contains("ROOTFILE"), "{metrics}");
+        assert!(!metrics.contains("ROOTDIR"), "{metrics}");
+        let unreadable = [
+            (exists_or_not.0.id(), &root_only),
+            (exists_or_not.0.id(), &missing),
+            (through_link.0.id(), &link.join("gc.log")),
+        ];
+        for (pid, path) in unreadable {
+            let found = state(&metrics, pid, path);
+            assert_eq!(found.as_deref(), Some("unreadable"), "{path:?}: {metrics}");
+        }
+        let own_state = state(&metrics, own_only.0.id(), &own);
+        assert_eq!(own_state.as_deref(), Some("following"), "{metrics}");
+    }
 }

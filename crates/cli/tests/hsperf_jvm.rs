@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 use pauselab_hsperf::{locate_region, AddressSource, Reader, Snapshot, Source};
 
+mod process_support;
+use process_support::{as_nobody, fake_build};
+
 const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
 const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
 const JSTAT_OPTIONS: [&str; 6] = [
@@ -476,67 +479,6 @@ fn reader_without_permission_gets_one_line_error() {
 }
 
 // Hostile processes and files: pauselab runs as root and reads what other users control.
-
-const NOBODY: &str = "65534";
-
-/// Runs `cmd` as uid/gid 65534 (nobody) with no supplementary groups.
-fn as_nobody(program: &str) -> Command {
-    let mut cmd = Command::new("setpriv");
-    cmd.args([
-        &format!("--reuid={NOBODY}"),
-        &format!("--regid={NOBODY}"),
-        "--clear-groups",
-        program,
-    ]);
-    cmd
-}
-
-/// The programs of tests/hsperf_hostile, built once with the system C compiler: a fake
-/// JVM, a faithful fake libjvm.so and one whose VMStructs layout is hostile.
-struct FakeBuild {
-    fake_jvm: PathBuf,
-    faithful_libjvm: PathBuf,
-    hostile_libjvm: PathBuf,
-}
-
-fn fake_build() -> &'static FakeBuild {
-    static BUILD: OnceLock<FakeBuild> = OnceLock::new();
-    BUILD.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hsperf_hostile");
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hsperf-hostile");
-        let build = FakeBuild {
-            fake_jvm: out.join("fake_jvm"),
-            faithful_libjvm: out.join("faithful/libjvm.so"),
-            hostile_libjvm: out.join("hostile/libjvm.so"),
-        };
-        let cc = |args: &[&str], output: &Path| {
-            std::fs::create_dir_all(output.parent().unwrap()).unwrap();
-            let status = Command::new("cc")
-                .args(["-O1", "-Wall", "-o"])
-                .arg(output)
-                .args(args)
-                .current_dir(&src)
-                .status()
-                .expect("cc runs");
-            assert!(status.success(), "cc {args:?} failed");
-        };
-        cc(&["fake_jvm.c", "-ldl"], &build.fake_jvm);
-        cc(
-            &["-shared", "-fPIC", "fake_libjvm.c"],
-            &build.faithful_libjvm,
-        );
-        cc(
-            &[
-                "-shared",
-                "-fPIC",
-                "-DTYPE_NAME_OFFSET=0xFFFFFFFFFFFFFFFCULL",
-                "fake_libjvm.c",
-            ],
-            &build.hostile_libjvm,
-        );
-        build
-    })
-}
 
 /// Starts a fake JVM as nobody and waits for it to say it is ready.
 fn start_fake_jvm(libjvm: &Path, extra: &[&str]) -> Jvm {

@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use pauselab_host::trust::PrivateDir;
 use pauselab_hsperf::attach::{jcmd, AttachOptions};
 use pauselab_hsperf::JvmProcess;
 
@@ -83,8 +83,7 @@ impl EnabledLogs {
                     .to_string(),
             );
         }
-        let dir = self.dir.join(pid.to_string());
-        create_owned_dir(&dir, jvm.uid, pid)?;
+        let dir = create_owned_dir(&self.dir, jvm.uid, pid)?;
         let file = dir.join("gc.log");
         let output = format!("file={}", file.display());
         let command = format!(
@@ -155,20 +154,15 @@ fn same_mount_namespace(pid: u32) -> bool {
     matches!((ours, theirs), (Ok(a), Ok(b)) if a == b)
 }
 
-/// `dir`, created for the JVM's user (it writes and rotates the files itself).
-fn create_owned_dir(dir: &Path, uid: u32, pid: u32) -> Result<(), String> {
-    let error = |e: std::io::Error| format!("{}: {e}", dir.display());
-    if let Some(parent) = dir.parent() {
-        fs::create_dir_all(parent).map_err(error)?;
-    }
-    match fs::DirBuilder::new().mode(0o750).create(dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(error(e)),
-    }
+/// `DIR/<pid>`, created afresh for the JVM's user (it writes and rotates the files itself):
+/// DIR must be a directory only root can change, and whatever was at `<pid>` (a leftover,
+/// or a link planted there) is removed without being followed.
+fn create_owned_dir(root: &Path, uid: u32, pid: u32) -> Result<PathBuf, String> {
+    let root = PrivateDir::open_or_create(root).map_err(|e| e.to_string())?;
     let gid = pauselab_hsperf::read_status(pid)
         .map(|s| s.gid)
         .map_err(|e| e.to_string())?;
-    std::os::unix::fs::chown(dir, Some(uid), Some(gid)).map_err(error)?;
-    fs::set_permissions(dir, fs::Permissions::from_mode(0o750)).map_err(error)
+    let name = pid.to_string();
+    root.fresh_subdir(&name, uid, gid, 0o750)
+        .map_err(|e| format!("{}: {e}", root.path().join(&name).display()))
 }

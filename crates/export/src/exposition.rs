@@ -66,10 +66,31 @@ pub fn encode(registry: &Registry, format: Format) -> String {
     let mut openmetrics = String::with_capacity(16 * 1024);
     // Writing into a String cannot fail; an error here would be a bug in an encoder.
     text::encode(&mut openmetrics, registry).expect("encoding into a String never fails");
-    match format {
+    let text = match format {
         Format::OpenMetrics => openmetrics,
         Format::Prometheus => openmetrics_to_prometheus(&openmetrics),
+    };
+    without_controls(text)
+}
+
+/// `text` with every control character but the line feeds ending its lines replaced by
+/// U+FFFD. Label values come from JVMs and their logs (a main class, a GC cause); the
+/// encoder escapes only backslash, double quote and line feed in them, and a raw ESC or
+/// BEL would reach whoever reads the output in a terminal.
+fn without_controls(text: String) -> String {
+    let is_stray = |c: char| c.is_control() && c != '\n';
+    if !text.chars().any(is_stray) {
+        return text;
     }
+    text.chars()
+        .map(|c| {
+            if is_stray(c) {
+                char::REPLACEMENT_CHARACTER
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// `text` made safe for a `# HELP` line as `prometheus-client` writes it (unchanged):
@@ -152,6 +173,27 @@ mod tests {
             Format::negotiate(Some(prometheus_2_42)),
             Format::OpenMetrics
         );
+    }
+
+    #[test]
+    fn control_characters_in_label_values_become_replacement_characters() {
+        let mut registry = Registry::default();
+        let family = Family::<Vec<(&'static str, String)>, Gauge>::default();
+        registry.register("jvm", "A JVM", family.clone());
+        let hostile = "a\x1b[2Jb\x07c\x7fd\u{9b}e\tf\rg\nh\\i\"j";
+        family
+            .get_or_create(&vec![("main_class", hostile.to_string())])
+            .set(1);
+        for format in [Format::Prometheus, Format::OpenMetrics] {
+            let text = encode(&registry, format);
+            let expected =
+                "main_class=\"a\u{FFFD}[2Jb\u{FFFD}c\u{FFFD}d\u{FFFD}e\u{FFFD}f\u{FFFD}g\\nh\\\\i\\\"j\"";
+            assert!(text.contains(expected), "{format:?}: {text:?}");
+            assert!(
+                !text.chars().any(|c| c.is_control() && c != '\n'),
+                "{format:?}: {text:?}"
+            );
+        }
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Pause histograms from each JVM's own GC and safepoint log.
 //!
-//! The log is found from the JVM's options, opened through `/proc/<pid>/root` (or its
-//! working directory for a relative path) and followed with pauselab-gclog's
+//! The log is found from the JVM's options and followed with pauselab-gclog's
 //! [`GcLogFollower`]: every scrape parses only the lines appended since the previous one,
-//! through rotation. What a JVM's log said so far lives in a few fixed-size histograms per
+//! through rotation. The path is the JVM's user's choice: it is resolved inside the JVM's
+//! root (or beneath its working directory) and read with that user's credentials, through
+//! [`pauselab_host::trust`], so the exporter reads no file that user could not. What a JVM's log said so far lives in a few fixed-size histograms per
 //! label set, with a bounded number of label sets, so memory does not grow with the log.
 
 use std::collections::BTreeMap;
@@ -15,7 +16,9 @@ use pauselab_gclog::follow::GcLogFollower;
 use pauselab_gclog::parse::{Parsed, Record, StallKind};
 use pauselab_gclog::PauseType;
 use pauselab_host::jvm_options::{JvmOptions, LogTarget};
+use pauselab_host::trust::{OpenDir, ProcessFiles};
 use pauselab_hsperf::{glob_match, JvmProcess};
+use pauselab_pause::input::open_regular_file;
 use pauselab_pause::Collector;
 use prometheus_client::collector::Collector as EncodeCollector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
@@ -121,11 +124,18 @@ impl LogState {
 struct FollowedLog {
     /// The path as the JVM sees it (the label).
     shown: String,
-    /// Where this process opens it, with `%` placeholders still in it.
+    /// The path as the JVM names it (absolute, or relative to its working directory),
+    /// with `%` placeholders still in it.
     pattern: PathBuf,
     /// The lines read from it.
     tags: Tags,
+    /// The directory of the file being followed, opened as the JVM's user: the follower
+    /// reaches the file through it.
+    dir: Option<OpenDir>,
     follower: Option<GcLogFollower>,
+    /// `Enabled` for a log this exporter turned on, else `Following`: what `state` says
+    /// while the log is read.
+    read_state: LogState,
     state: LogState,
     /// The VM operation of the next stopped-time line (JDK 9-16 `Entering safepoint region`).
     next_operation: Option<String>,
@@ -133,9 +143,45 @@ struct FollowedLog {
     catching_up: bool,
 }
 
+/// The lines one poll of a log read.
+struct Read {
+    parsed: Vec<Parsed>,
+    /// More is waiting (the read budget ran out).
+    more: bool,
+}
+
+impl FollowedLog {
+    /// Finds the file if need be and reads what was appended to it; `None` when it cannot
+    /// be opened (missing, or not the JVM's user's to read: the two look the same). Runs
+    /// with the JVM's user's credentials.
+    fn read(&mut self, files: &ProcessFiles, ns_pid: u32) -> Option<Read> {
+        if self.follower.is_none() {
+            let (dir, file) = resolve(files, &self.pattern, ns_pid)?;
+            self.follower = Some(GcLogFollower::new(&file));
+            self.dir = Some(dir);
+        }
+        let follower = self.follower.as_mut()?;
+        let mut parsed = Vec::new();
+        match follower.poll(READ_BUDGET, |p| parsed.push(p)) {
+            Ok(progress) => Some(Read {
+                parsed,
+                more: progress.more,
+            }),
+            Err(_) => {
+                // Gone or not readable now: look for it afresh next time.
+                self.follower = None;
+                self.dir = None;
+                None
+            }
+        }
+    }
+}
+
 /// What the logs of one JVM said so far.
 #[derive(Default)]
 pub(crate) struct JvmPauses {
+    /// The JVM's pid on this host.
+    pid: u32,
     logs: Vec<FollowedLog>,
     /// The collector as the log announces it (`Using G1`).
     collector: Option<Collector>,
@@ -157,13 +203,16 @@ impl JvmPauses {
                 shown,
                 pattern,
                 tags,
+                dir: None,
                 follower: None,
+                read_state: LogState::Following,
                 state: LogState::Unreadable,
                 next_operation: None,
                 catching_up,
             })
             .collect();
         JvmPauses {
+            pid: jvm.pid,
             logs,
             ..JvmPauses::default()
         }
@@ -174,7 +223,9 @@ impl JvmPauses {
         !self.logs.is_empty()
     }
 
-    /// Follows a log this exporter turned on (`--enable-gc-log`), from its start.
+    /// Follows a log this exporter turned on (`--enable-gc-log`), from its start. The JVM
+    /// runs in this mount namespace, so `on_host` is also the path it writes to; it is
+    /// opened like any other log, inside the JVM's root and with its user's rights.
     pub(crate) fn follow_enabled(&mut self, shown: &str, on_host: &Path) {
         self.logs.push(FollowedLog {
             shown: shown.to_string(),
@@ -183,47 +234,36 @@ impl JvmPauses {
                 gc: true,
                 safepoint: true,
             },
-            follower: Some(GcLogFollower::new(on_host)),
+            dir: None,
+            follower: None,
+            read_state: LogState::Enabled,
             state: LogState::Enabled,
             next_operation: None,
             catching_up: false,
         });
     }
 
-    /// Reads what every log of the JVM appended since the previous scrape.
+    /// Reads what every log of the JVM appended since the previous scrape, with the JVM's
+    /// user's rights.
     pub(crate) fn poll(&mut self, ns_pid: u32) {
         self.max = [0.0; 3];
+        // Gone, or not ours to trace: nothing of its files is opened.
+        let files = ProcessFiles::of(self.pid).ok();
         for index in 0..self.logs.len() {
             let log = &mut self.logs[index];
-            if log.follower.is_none() {
-                match resolve(&log.pattern, ns_pid) {
-                    Some(path) => log.follower = Some(GcLogFollower::new(&path)),
-                    None => {
-                        log.state = LogState::Unreadable;
-                        continue;
-                    }
-                }
-            }
-            let mut records = Vec::new();
-            let Some(follower) = log.follower.as_mut() else {
+            let read = files
+                .as_ref()
+                .and_then(|files| files.as_process(|| log.read(files, ns_pid)).ok())
+                .flatten();
+            let Some(records) = read else {
+                log.state = LogState::Unreadable;
                 continue;
             };
-            match follower.poll(READ_BUDGET, |parsed| records.push(parsed)) {
-                Ok(progress) => {
-                    if log.state == LogState::Unreadable {
-                        log.state = LogState::Following;
-                    }
-                    let catching_up = log.catching_up;
-                    log.catching_up &= progress.more;
-                    for parsed in records {
-                        self.record(index, parsed, catching_up);
-                    }
-                }
-                Err(_) => {
-                    // Gone or not readable now: look for it afresh next time.
-                    log.follower = None;
-                    log.state = LogState::Unreadable;
-                }
+            log.state = log.read_state;
+            let catching_up = log.catching_up;
+            log.catching_up &= records.more;
+            for parsed in records.parsed {
+                self.record(index, parsed, catching_up);
             }
         }
     }
@@ -294,7 +334,7 @@ fn label_value(mut text: String) -> String {
 }
 
 /// Every `-Xlog` file output that logs `gc` or `safepoint` at info, and `-Xloggc`: the path
-/// as the JVM sees it, and the path this process opens (placeholders left in).
+/// as the JVM sees it (the label), and as it names it (placeholders left in).
 fn log_paths(jvm: &JvmProcess) -> Vec<(String, PathBuf, Tags)> {
     let pid = jvm.pid;
     let cmdline = pauselab_hsperf::read_cmdline(pid).unwrap_or_default();
@@ -338,15 +378,10 @@ fn log_paths(jvm: &JvmProcess) -> Vec<(String, PathBuf, Tags)> {
         if !(tags.gc || tags.safepoint) {
             continue;
         }
-        let (shown, on_host) = if path.is_absolute() {
-            let relative = path.strip_prefix("/").unwrap_or(&path);
-            (
-                path.clone(),
-                PathBuf::from(format!("/proc/{pid}/root")).join(relative),
-            )
+        let shown = if path.is_absolute() {
+            path.clone()
         } else {
-            let shown = cwd.as_ref().map_or(path.clone(), |cwd| cwd.join(&path));
-            (shown, PathBuf::from(format!("/proc/{pid}/cwd")).join(&path))
+            cwd.as_ref().map_or(path.clone(), |cwd| cwd.join(&path))
         };
         let shown = shown
             .display()
@@ -355,7 +390,7 @@ fn log_paths(jvm: &JvmProcess) -> Vec<(String, PathBuf, Tags)> {
         if paths.len() < MAX_LOGS && !paths.iter().any(|(s, _, _)| *s == shown) {
             taken.gc |= tags.gc;
             taken.safepoint |= tags.safepoint;
-            paths.push((shown, on_host, tags));
+            paths.push((shown, path, tags));
         }
     }
     paths
@@ -400,25 +435,30 @@ fn logs_tag(selection: &str, tag: &str) -> bool {
     })
 }
 
-/// The file a log path names now: `%p` is the JVM's pid in its own namespace; any other
+/// The file a log path names now, opened as the JVM's user: its directory, and the file's
+/// path through that directory. `%p` is the JVM's pid in its own namespace; any other
 /// placeholder (`%t`, `%hn`) matches any text, and the newest matching file is taken.
-fn resolve(pattern: &Path, ns_pid: u32) -> Option<PathBuf> {
-    let text = pattern.to_str()?.replace("%p", &ns_pid.to_string());
-    if !text.contains('%') {
-        let path = PathBuf::from(text);
-        return fs::metadata(&path).is_ok().then_some(path);
-    }
-    let path = PathBuf::from(&text);
-    let dir = path.parent()?;
+fn resolve(files: &ProcessFiles, pattern: &Path, ns_pid: u32) -> Option<(OpenDir, PathBuf)> {
+    let path = PathBuf::from(pattern.to_str()?.replace("%p", &ns_pid.to_string()));
     let name = path.file_name()?.to_str()?;
-    let glob = placeholders_as_stars(name);
-    fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| glob_match(&glob, n)))
-        .filter_map(|e| Some((e.metadata().ok()?.mtime(), e.path())))
-        .max()
-        .map(|(_, p)| p)
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let dir = files.open_dir(parent.unwrap_or(Path::new("."))).ok()?;
+    let inside = dir.path();
+    let file = if name.contains('%') {
+        let glob = placeholders_as_stars(name);
+        fs::read_dir(&inside)
+            .ok()?
+            .flatten()
+            .filter(|e| e.file_name().to_str().is_some_and(|n| glob_match(&glob, n)))
+            .filter_map(|e| Some((e.metadata().ok()?.mtime(), e.path())))
+            .max()
+            .map(|(_, p)| p)?
+    } else {
+        inside.join(name)
+    };
+    // Opened, not looked at: a file the JVM's user cannot read is as good as missing.
+    let opened = open_regular_file(&file, false).ok()?;
+    files.may_read(&opened).then_some((dir, file))
 }
 
 /// `gc-%t.log` -> `gc-*.log`: `%` and the letters after it become one `*`.
@@ -591,7 +631,9 @@ mod tests {
                     gc: true,
                     safepoint: true,
                 },
+                dir: None,
                 follower: None,
+                read_state: LogState::Following,
                 state: LogState::Following,
                 next_operation: None,
                 catching_up: false,
@@ -686,11 +728,18 @@ mod tests {
         fs::write(&old, "").unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
         fs::write(&new, "").unwrap();
-        let pattern = dir.path().join("gc-%t.log");
-        assert_eq!(resolve(&pattern, 1), Some(new));
+        let files = ProcessFiles::of(std::process::id()).unwrap();
+        let resolved = |pattern: &Path, pid: u32| {
+            resolve(&files, pattern, pid).map(|(_, file)| fs::read_to_string(file).unwrap())
+        };
+        fs::write(&new, "new").unwrap();
+        assert_eq!(
+            resolved(&dir.path().join("gc-%t.log"), 1).as_deref(),
+            Some("new")
+        );
         let by_pid = dir.path().join("gc-%p.log");
-        fs::write(dir.path().join("gc-77.log"), "").unwrap();
-        assert_eq!(resolve(&by_pid, 77), Some(dir.path().join("gc-77.log")));
-        assert_eq!(resolve(&by_pid, 78), None);
+        fs::write(dir.path().join("gc-77.log"), "77").unwrap();
+        assert_eq!(resolved(&by_pid, 77).as_deref(), Some("77"));
+        assert_eq!(resolved(&by_pid, 78), None);
     }
 }

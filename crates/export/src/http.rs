@@ -109,18 +109,41 @@ fn head_too_large() -> Response {
     )
 }
 
-/// Whether an `Accept-Encoding` value admits gzip (`gzip` or `*` without `q=0`).
+/// Whether an `Accept-Encoding` value admits gzip (RFC 9110 section 12.5.3): the weight of
+/// `gzip` (or its alias `x-gzip`) when listed, else that of `*`, must be above 0. An
+/// explicit `gzip;q=0` wins over `*`; a weight that is not a valid qvalue (`q=NaN`,
+/// `q=2`) admits nothing.
 fn admits_gzip(value: &str) -> bool {
-    value.split(',').any(|item| {
+    let mut gzip = None;
+    let mut any = None;
+    for item in value.split(',') {
         let mut parts = item.split(';').map(str::trim);
         let coding = parts.next().unwrap_or_default();
-        let refused = parts.any(|p| {
-            p.strip_prefix("q=")
-                .and_then(|q| q.parse::<f64>().ok())
-                .is_some_and(|q| q <= 0.0)
-        });
-        (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
-    })
+        let weight = parts
+            .find_map(|p| p.strip_prefix("q=").or_else(|| p.strip_prefix("Q=")))
+            .map_or(Some(1.0), qvalue)
+            .unwrap_or(0.0);
+        let slot = if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+            &mut gzip
+        } else if coding == "*" {
+            &mut any
+        } else {
+            continue;
+        };
+        // Listed twice: the lower weight is taken, so a refusal is never overridden.
+        *slot = Some(slot.map_or(weight, |w: f64| w.min(weight)));
+    }
+    gzip.or(any).is_some_and(|w| w > 0.0)
+}
+
+/// A qvalue: `0` to `1` with at most three decimals, nothing else.
+fn qvalue(text: &str) -> Option<f64> {
+    let (whole, decimals) = text.split_once('.').unwrap_or((text, ""));
+    let valid = matches!(whole, "0" | "1")
+        && decimals.len() <= 3
+        && decimals.bytes().all(|b| b.is_ascii_digit())
+        && (whole == "0" || decimals.bytes().all(|b| b == b'0'));
+    valid.then(|| text.parse().ok()).flatten()
 }
 
 /// A complete response; every connection is closed after its response.
@@ -257,6 +280,41 @@ mod tests {
         assert!(!admits_gzip("gzip;q=0"));
         assert!(!admits_gzip("identity"));
         assert!(!admits_gzip("br, deflate"));
+        assert!(admits_gzip("x-gzip"));
+        assert!(admits_gzip("gzip;q=0.001"));
+        assert!(admits_gzip("br, *;q=0.5"));
+    }
+
+    #[test]
+    fn an_explicit_refusal_of_gzip_wins_over_any() {
+        for value in [
+            "gzip;q=0, *",
+            "*, gzip;q=0",
+            "gzip;q=0.000, *;q=1",
+            "*;q=0",
+            "gzip, gzip;q=0",
+            "x-gzip;q=0, *",
+        ] {
+            assert!(!admits_gzip(value), "{value}");
+        }
+    }
+
+    #[test]
+    fn invalid_weights_admit_nothing() {
+        for value in [
+            "gzip;q=NaN",
+            "gzip;q=nan, *",
+            "gzip;q=inf",
+            "gzip;q=2",
+            "gzip;q=1.5",
+            "gzip;q=-1",
+            "gzip;q=0.0001",
+            "gzip;q=",
+            "gzip;q=1e0",
+            "*;q=NaN",
+        ] {
+            assert!(!admits_gzip(value), "{value}");
+        }
     }
 
     #[test]

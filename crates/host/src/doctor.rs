@@ -13,7 +13,8 @@ use crate::cgroup::{cpu_limits, CgroupVersion, CpuLimits};
 use crate::jvm_options::{JavaVersion, JvmOptions, LogTarget};
 use crate::kernel::{kernel_version, KernelVersion};
 use crate::mounts::{filesystem_of, PathFilesystem};
-use crate::probe::ProbeResult;
+use crate::probe::{ProbeResult, ProbeTarget};
+use crate::trust::ProcessFiles;
 use crate::vm::{dirty_settings, meminfo_kib, swap, transparent_huge_pages};
 
 /// The scale shared with `analyze`'s log findings.
@@ -580,21 +581,56 @@ fn host_path_of(pid: u32, path: &Path) -> PathBuf {
     PathBuf::from(format!("/proc/{pid}/root")).join(dir.strip_prefix("/").unwrap_or(&dir))
 }
 
-/// Directories a probe should test for this JVM: its perf data file's and its log files'.
-pub fn jvm_probe_directories(jvm: &JvmFacts) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let PerfDataPlace::File(path) = &jvm.perf_data {
-        dirs.extend(path.parent().map(Path::to_path_buf));
-    }
-    for log in &jvm.options.logs {
-        if let LogTarget::File(path) = &log.target {
-            let dir = host_path_of(jvm.pid, path);
-            if dir.is_dir() {
-                dirs.push(dir);
-            }
+/// Directories a probe should test for this JVM: its perf data file's and its log files',
+/// opened as the JVM's user inside its root and only where that user may write (the probe
+/// creates a file there: root never does so in a directory the user merely names, see
+/// [`crate::trust`]).
+pub fn jvm_probe_directories(jvm: &JvmFacts) -> Vec<ProbeTarget> {
+    let Ok(files) = ProcessFiles::of(jvm.pid) else {
+        return Vec::new();
+    };
+    let cwd = std::fs::read_link(format!("/proc/{}/cwd", jvm.pid)).ok();
+    let perf_data = match &jvm.perf_data {
+        PerfDataPlace::File(path) => Some(path),
+        _ => None,
+    };
+    let logs = jvm.options.logs.iter().filter_map(|log| match &log.target {
+        LogTarget::File(path) => Some(path),
+        LogTarget::Stdout | LogTarget::Stderr => None,
+    });
+    let mut targets: Vec<ProbeTarget> = Vec::new();
+    for path in perf_data.into_iter().chain(logs) {
+        let named = PathBuf::from(
+            path.display()
+                .to_string()
+                .replace("%p", &jvm.pid.to_string()),
+        );
+        let Some(parent) = named.parent() else {
+            continue;
+        };
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        let shown = match &cwd {
+            Some(cwd) if parent.is_relative() => cwd.join(parent),
+            _ => parent.to_path_buf(),
+        };
+        let known = targets
+            .iter()
+            .any(|t| matches!(t, ProbeTarget::Opened { shown: s, .. } if *s == shown));
+        if known {
+            continue;
+        }
+        if let Ok(dir) = files.open_writable_dir(parent) {
+            targets.push(ProbeTarget::Opened {
+                shown,
+                dir: std::sync::Arc::new(dir),
+            });
         }
     }
-    dirs
+    targets
 }
 
 fn gc_log_checks(jvm: &JvmFacts, kernel: Option<&KernelVersion>) -> Vec<Finding> {

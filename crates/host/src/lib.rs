@@ -12,6 +12,8 @@
 //! - [`threads`]: threads of a process in uninterruptible sleep, with `wchan`;
 //! - [`probe`]: the mmap store-latency probe;
 //! - [`watch`]: per-interval JVM and host deltas and the likely cause of stalled intervals;
+//! - [`trust`]: opening what another process names with its rights, inside its root, and
+//!   directories made for other users through descriptors (docs/ARCHITECTURE.md, Trust);
 //! - [`facts`]: all host-wide facts in one serializable snapshot ([`facts::HostFacts`]).
 
 pub mod cgroup;
@@ -23,6 +25,7 @@ pub mod mounts;
 pub mod pressure;
 pub mod probe;
 pub mod threads;
+pub mod trust;
 pub mod vm;
 pub mod vmstat;
 pub mod watch;

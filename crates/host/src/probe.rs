@@ -18,6 +18,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use crate::mounts::{filesystem_of, PathFilesystem};
+use crate::trust::OpenDir;
 use crate::{HostError, Result};
 
 /// File names start with this; the creator's pid follows so stale files of a killed probe
@@ -37,6 +38,13 @@ const MAX_STALLS_KEPT: usize = 1000;
 pub enum ProbeTarget {
     /// A file created in this directory (on the filesystem under test).
     Directory(PathBuf),
+    /// A directory another user controls (a JVM's log directory, opened as its user inside
+    /// its root; a `/tmp/hsperfdata_<user>`), reached through its descriptor
+    /// ([`crate::trust`]); `shown` is its path as the user sees it.
+    Opened {
+        shown: PathBuf,
+        dir: std::sync::Arc<OpenDir>,
+    },
     /// Anonymous memory: the floor of what a store costs on this host (timer, scheduling).
     Anonymous,
 }
@@ -45,7 +53,18 @@ impl ProbeTarget {
     pub fn label(&self) -> String {
         match self {
             ProbeTarget::Directory(dir) => dir.display().to_string(),
+            ProbeTarget::Opened { shown, .. } => shown.display().to_string(),
             ProbeTarget::Anonymous => "anonymous".to_string(),
+        }
+    }
+
+    /// Where the probe file goes; an opened directory through its descriptor, so nothing
+    /// above it is looked up again.
+    fn directory(&self) -> Option<PathBuf> {
+        match self {
+            ProbeTarget::Directory(dir) => Some(dir.clone()),
+            ProbeTarget::Opened { dir, .. } => Some(dir.path()),
+            ProbeTarget::Anonymous => None,
         }
     }
 }
@@ -453,13 +472,13 @@ pub fn run_mmap_probe(
     // Create everything first so a bad directory fails before any measuring starts.
     let mut prepared = Vec::new();
     for (index, target) in targets.iter().enumerate() {
-        let (mapping, filesystem) = match target {
-            ProbeTarget::Directory(dir) => {
-                remove_stale_files(dir);
-                let filesystem = filesystem_of(dir).ok();
-                (Mapping::file(dir, index, config.file_size)?, filesystem)
+        let (mapping, filesystem) = match target.directory() {
+            Some(dir) => {
+                remove_stale_files(&dir);
+                let filesystem = filesystem_of(&dir).ok();
+                (Mapping::file(&dir, index, config.file_size)?, filesystem)
             }
-            ProbeTarget::Anonymous => (Mapping::anonymous(config.file_size)?, None),
+            None => (Mapping::anonymous(config.file_size)?, None),
         };
         prepared.push((target, mapping, filesystem));
     }

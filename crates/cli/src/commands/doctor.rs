@@ -1,9 +1,9 @@
 //! `pauselab doctor`: audit this host and its JVMs for stall risks.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -13,6 +13,7 @@ use pauselab_host::doctor::{
 };
 use pauselab_host::jvm_options::JvmOptions;
 use pauselab_host::probe::{run_mmap_probe, ProbeConfig, ProbeTarget};
+use pauselab_host::trust::OpenDir;
 use pauselab_hsperf::{discover_jvms, inspect, JvmProcess, PerfData, Reader, Source};
 use pauselab_pause::input::escape_control;
 use pauselab_pause::Collector;
@@ -133,14 +134,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         findings.extend(jvm_checks(jvm));
     }
     if args.probe {
-        let mut dirs: Vec<PathBuf> = hsperf_directories()
+        // Each directory is reached through a descriptor: `/tmp/hsperfdata_<user>` belongs
+        // to that user, who could put a link there (docs/ARCHITECTURE.md, Trust).
+        let mut targets: Vec<ProbeTarget> = hsperf_directories()
             .into_iter()
-            .filter(|d| d.is_dir())
+            .filter_map(|shown| {
+                let dir = OpenDir::no_follow(&shown).ok()?;
+                Some(ProbeTarget::Opened {
+                    shown,
+                    dir: Arc::new(dir),
+                })
+            })
             .collect();
-        dirs.extend(facts.iter().flat_map(jvm_probe_directories));
-        dirs.sort();
-        dirs.dedup();
-        let mut targets: Vec<ProbeTarget> = dirs.into_iter().map(ProbeTarget::Directory).collect();
+        for target in facts.iter().flat_map(jvm_probe_directories) {
+            if !targets.iter().any(|t| t.label() == target.label()) {
+                targets.push(target);
+            }
+        }
         targets.push(ProbeTarget::Anonymous);
         let config = ProbeConfig {
             duration: args.probe_duration,

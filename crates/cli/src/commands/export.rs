@@ -91,15 +91,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The directory for `--enable-gc-log` as an absolute path: the JVMs resolve it, each from
-/// its own working directory.
+/// The directory for `--enable-gc-log` as an absolute path (the JVMs resolve it, each from
+/// its own working directory), created if missing. pauselab creates directories for other
+/// users in it: one that others can write, or reached through another user's link, is
+/// refused now rather than at the first JVM.
 fn absolute_dir(dir: &Path) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir)
-        .and_then(|_| std::fs::canonicalize(dir))
-        .with_context(|| {
-            format!(
-                "--enable-gc-log {}: cannot create the directory",
-                dir.display()
-            )
-        })
+    let absolute =
+        std::path::absolute(dir).with_context(|| format!("--enable-gc-log {}", dir.display()))?;
+    let private = pauselab_host::trust::PrivateDir::open_or_create(&absolute)
+        .map_err(|e| anyhow::anyhow!("--enable-gc-log {e}"))?;
+    Ok(private.path().to_path_buf())
 }

@@ -3,7 +3,9 @@
 
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
+use std::sync::OnceLock;
 
 /// A child process killed when dropped, also when the test fails.
 pub struct Running(pub Child);
@@ -39,4 +41,67 @@ pub fn pauselab_version() -> String {
         .strip_prefix("pauselab ")
         .unwrap()
         .to_string()
+}
+
+// Hostile processes: pauselab runs as root and reads what other users control.
+
+pub const NOBODY: &str = "65534";
+
+/// Runs `cmd` as uid/gid 65534 (nobody) with no supplementary groups.
+pub fn as_nobody(program: &str) -> Command {
+    let mut cmd = Command::new("setpriv");
+    cmd.args([
+        &format!("--reuid={NOBODY}"),
+        &format!("--regid={NOBODY}"),
+        "--clear-groups",
+        program,
+    ]);
+    cmd
+}
+
+/// The programs of tests/hsperf_hostile, built once with the system C compiler: a fake
+/// JVM, a faithful fake libjvm.so and one whose VMStructs layout is hostile.
+pub struct FakeBuild {
+    pub fake_jvm: PathBuf,
+    pub faithful_libjvm: PathBuf,
+    pub hostile_libjvm: PathBuf,
+}
+
+pub fn fake_build() -> &'static FakeBuild {
+    static BUILD: OnceLock<FakeBuild> = OnceLock::new();
+    BUILD.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hsperf_hostile");
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hsperf-hostile");
+        let build = FakeBuild {
+            fake_jvm: out.join("fake_jvm"),
+            faithful_libjvm: out.join("faithful/libjvm.so"),
+            hostile_libjvm: out.join("hostile/libjvm.so"),
+        };
+        let cc = |args: &[&str], output: &Path| {
+            std::fs::create_dir_all(output.parent().unwrap()).unwrap();
+            let status = Command::new("cc")
+                .args(["-O1", "-Wall", "-o"])
+                .arg(output)
+                .args(args)
+                .current_dir(&src)
+                .status()
+                .expect("cc runs");
+            assert!(status.success(), "cc {args:?} failed");
+        };
+        cc(&["fake_jvm.c", "-ldl"], &build.fake_jvm);
+        cc(
+            &["-shared", "-fPIC", "fake_libjvm.c"],
+            &build.faithful_libjvm,
+        );
+        cc(
+            &[
+                "-shared",
+                "-fPIC",
+                "-DTYPE_NAME_OFFSET=0xFFFFFFFFFFFFFFFCULL",
+                "fake_libjvm.c",
+            ],
+            &build.hostile_libjvm,
+        );
+        build
+    })
 }
