@@ -189,7 +189,7 @@ impl GcLogControl {
     /// not turn off stay in the journal for the next exporter.
     pub(crate) fn run(&self, stop: &AtomicBool) {
         let stopped = || stop.load(Ordering::Relaxed) || self.lock().stopping;
-        self.undo_left_on(Instant::now() + UNDO_DEADLINE);
+        self.undo_left_on(Instant::now() + UNDO_DEADLINE, &stopped);
         let mut last_undo = Instant::now();
         while !stopped() {
             let wanted = {
@@ -202,7 +202,7 @@ impl GcLogControl {
             };
             self.enable_cycle(wanted, &stopped);
             if last_undo.elapsed() >= RETRY && !self.lock().left_on.is_empty() {
-                self.undo_left_on(Instant::now() + CYCLE_BUDGET);
+                self.undo_left_on(Instant::now() + CYCLE_BUDGET, &stopped);
                 last_undo = Instant::now();
             }
         }
@@ -216,7 +216,7 @@ impl GcLogControl {
             all.append(&mut shared.unconfirmed);
             all
         };
-        let not_off = turn_off(everything.clone(), deadline);
+        let not_off = turn_off(everything.clone(), deadline, &|| false);
         if !not_off.is_empty() {
             eprintln!(
                 "pauselab export: {} GC log output(s) still on at exit (JVMs {}); the journal keeps them for the next start",
@@ -229,13 +229,14 @@ impl GcLogControl {
         }
     }
 
-    /// Turns off the outputs killed exporters left on, within `deadline`.
-    fn undo_left_on(&self, deadline: Instant) {
+    /// Turns off the outputs killed exporters left on, within `deadline`; on `stopped`,
+    /// what is left waits for the exit, which turns everything off.
+    fn undo_left_on(&self, deadline: Instant, stopped: &(dyn Fn() -> bool + Sync)) {
         let left_on = self.lock().left_on.clone();
         if left_on.is_empty() {
             return;
         }
-        let not_off = turn_off(left_on.clone(), deadline);
+        let not_off = turn_off(left_on.clone(), deadline, stopped);
         for entry in left_on.iter().filter(|e| !not_off.contains(e)) {
             eprintln!(
                 "pauselab export: turned off GC log output {} of JVM {}, left on by an exporter that was stopped without undoing it",
@@ -251,7 +252,7 @@ impl GcLogControl {
 
     /// Turns logs on in `wanted`, one user's JVMs in turn with the others' (so that one
     /// user's many JVMs cannot keep another's waiting), until the cycle's budget is spent.
-    fn enable_cycle(&self, wanted: BTreeMap<u32, Candidate>, stopped: &dyn Fn() -> bool) {
+    fn enable_cycle(&self, wanted: BTreeMap<u32, Candidate>, stopped: &(dyn Fn() -> bool + Sync)) {
         let Some(dir) = self.dir.as_deref() else {
             return;
         };
@@ -264,6 +265,10 @@ impl GcLogControl {
                 return;
             }
             let pid = candidate.jvm.pid;
+            // Asked for again while this cycle ran, and done since.
+            if self.lock().enabled.contains_key(&pid) {
+                continue;
+            }
             let output = format!("file={}", log_file(dir, pid).display());
             let entry = Entry {
                 pid,
@@ -383,8 +388,12 @@ fn sent_but_unanswered(error: &pauselab_hsperf::Error) -> bool {
 }
 
 /// Turns off every output of `entries` whose JVM still runs, in parallel, giving up at
-/// `deadline`. Returns those that are still on (or may be).
-fn turn_off(entries: Vec<Entry>, deadline: Instant) -> Vec<Entry> {
+/// `deadline` or once `give_up` says so. Returns those that are still on (or may be).
+fn turn_off(
+    entries: Vec<Entry>,
+    deadline: Instant,
+    give_up: &(dyn Fn() -> bool + Sync),
+) -> Vec<Entry> {
     let threads = entries.len().min(UNDO_THREADS);
     let queue = Mutex::new(entries.into_iter());
     let not_off = Mutex::new(Vec::new());
@@ -398,7 +407,7 @@ fn turn_off(entries: Vec<Entry>, deadline: Instant) -> Vec<Entry> {
     let work = || {
         while let Some(entry) = next() {
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            if left.is_zero() || give_up() {
                 keep(entry);
                 continue;
             }
