@@ -1362,7 +1362,8 @@ fn wait_for_exit(exporter: &mut Running, since: Instant, limit: Duration) -> Dur
 
 /// 20 fake JVMs of nobody that catch SIGQUIT but never open an attach socket, each an
 /// attach that runs into its 3 s timeout: with --enable-gc-log, every scrape still answers
-/// at once, and SIGTERM ends the exporter within its exit deadline (10 s).
+/// at once, and SIGTERM ends the exporter within its exit deadline (10 s), also when it
+/// has an output to turn off in each of them.
 #[test]
 fn attaches_that_never_answer_delay_neither_scrapes_nor_exit() {
     let dir = TempDir::new("export-attach");
@@ -1412,6 +1413,43 @@ fn attaches_that_never_answer_delay_neither_scrapes_nor_exit() {
     );
     // Nothing was turned on, so nothing is left in the journal.
     assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
+
+    // A killed exporter's journal names an output in each of them: the next exporter
+    // tries to turn them off (in parallel) and is stopped at once. It still exits within
+    // the deadline, and keeps in its own journal what it could not turn off.
+    let mut journal = String::from("pauselab export journal 1\nexporter 4194303 1\n");
+    for jvm in &jvms {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", jvm.pid())).unwrap();
+        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+        let start_ticks = after_name.split(' ').nth(19).unwrap();
+        let pid = jvm.pid();
+        journal.push_str(&format!(
+            "{pid} {start_ticks} file=/nonexistent/{pid}/gc.log\n"
+        ));
+    }
+    std::fs::write(state.join("export-4194303.journal"), journal).unwrap();
+    let (mut next, addr, said) = start_exporter_heard(&["--state-dir", state.to_str().unwrap()]);
+    let left_on = format!(
+        "pauselab_export_gc_log_left_on{{pid=\"{0}\",output=\"file=/nonexistent/{0}/gc.log\"}} 1",
+        jvms[0].pid()
+    );
+    let body = get(addr, "/metrics").body;
+    assert!(body.contains(&left_on), "no {left_on} in:\n{body}");
+    let signalled = Instant::now();
+    signal(next.pid(), "TERM");
+    let took = wait_for_exit(&mut next, signalled, Duration::from_secs(20));
+    eprintln!("exit after SIGTERM with 20 outputs to turn off that never answer: {took:?}");
+    assert!(took < Duration::from_secs(12), "exit took {took:?}");
+    let said = said.join().unwrap();
+    assert!(
+        said.iter()
+            .any(|l| l.contains("output(s) still on at exit")),
+        "{said:?}"
+    );
+    let kept =
+        std::fs::read_to_string(state.join(format!("export-{}.journal", next.pid()))).unwrap();
+    assert_eq!(kept.lines().count(), 2 + jvms.len(), "{kept}");
+    assert!(!state.join("export-4194303.journal").exists());
 }
 
 /// An exporter that turned logging on in a JDK 17 JVM is killed (SIGKILL: no chance to
