@@ -122,8 +122,19 @@ impl GcLogControl {
         self.dir.as_ref()?;
         let start_ticks = start_ticks?;
         let mut shared = self.lock();
-        if let Some(enabled) = shared.enabled.get(&jvm.pid) {
-            return (enabled.entry.start_ticks == start_ticks).then(|| enabled.log.clone());
+        match shared.enabled.get(&jvm.pid) {
+            Some(enabled) if enabled.entry.start_ticks == start_ticks => {
+                return Some(enabled.log.clone());
+            }
+            // The pid of a JVM that exited, reused by another one: nothing to turn off.
+            Some(_) => {
+                if let Some(stale) = shared.enabled.remove(&jvm.pid) {
+                    if let Some(journal) = shared.journal.as_mut() {
+                        journal.forget(|e| *e == stale.entry);
+                    }
+                }
+            }
+            None => {}
         }
         let recently_failed = shared
             .failed
