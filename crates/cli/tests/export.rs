@@ -1004,11 +1004,14 @@ fn pause_histograms_in_prometheus_agree_with_analyze_of_the_same_logs() {
     let unlogged = start_jvm_in(JDK25, &dir.0, &dir.0, &[]);
     let enabled_dir = dir.0.join("enabled");
     let enabled_arg = enabled_dir.display().to_string();
+    let state_arg = dir.0.join("state").display().to_string();
     let (mut exporter, exporter_addr) = start_exporter(&[
         "--enable-gc-log",
         &enabled_arg,
         "--enable-gc-log-for",
         "Safepoints",
+        "--state-dir",
+        &state_arg,
     ]);
     let (_prometheus, prometheus_addr) = start_prometheus(&dir.0, exporter_addr);
     wait_until_exported(exporter_addr, logged.pid());
@@ -1021,7 +1024,13 @@ fn pause_histograms_in_prometheus_agree_with_analyze_of_the_same_logs() {
             enabled_dir.join(unlogged.pid().to_string()).join("gc.log"),
         ),
     ];
-    let metrics = get(exporter_addr, "/metrics").body;
+    // Logs are turned on by the attach worker, outside the scrapes: a moment later.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut metrics = get(exporter_addr, "/metrics").body;
+    while !metrics.contains("state=\"enabled\"") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        metrics = get(exporter_addr, "/metrics").body;
+    }
     promtool_check(&metrics);
     for (pid, log) in &logs {
         let state = if *pid == logged.pid() {
@@ -1162,6 +1171,58 @@ fn fake_jvm_of_nobody(libjvm: &Path, java_tool_options: &str) -> Running {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut ready = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready, "ready\n", "fake_jvm did not start");
+    Running(child)
+}
+
+// Bounds per host and attach off the scrape path, against processes of other users.
+
+/// The fake JVM of tests/hsperf_hostile (maps a libjvm.so, catches SIGQUIT and never opens
+/// an attach socket) and its faithful libjvm.so, built once with the system C compiler.
+fn fake_jvm_build() -> &'static (PathBuf, PathBuf) {
+    static BUILD: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
+    BUILD.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hsperf_hostile");
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export-fake-jvm");
+        std::fs::create_dir_all(&out).unwrap();
+        let (fake, libjvm) = (out.join("fake_jvm"), out.join("libjvm.so"));
+        for (args, output) in [
+            (["fake_jvm.c", "-ldl", ""], &fake),
+            (["-shared", "-fPIC", "fake_libjvm.c"], &libjvm),
+        ] {
+            let status = Command::new("cc")
+                .args(["-O1", "-Wall", "-o"])
+                .arg(output)
+                .args(args.iter().filter(|a| !a.is_empty()))
+                .current_dir(&src)
+                .status()
+                .expect("cc runs");
+            assert!(status.success(), "cc {args:?} failed");
+        }
+        (fake, libjvm)
+    })
+}
+
+/// Starts a fake JVM as `uid` with `environment` and waits until it is ready.
+fn start_fake_jvm(uid: u32, environment: &[(&str, &str)]) -> Running {
+    let (fake, libjvm) = fake_jvm_build();
+    let mut child = Command::new("setpriv")
+        .args([
+            &format!("--reuid={uid}"),
+            &format!("--regid={uid}"),
+            "--clear-groups",
+        ])
+        .arg(fake)
+        .arg(libjvm)
+        .envs(environment.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("setpriv and cc");
     let mut ready = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut ready)
@@ -1352,4 +1413,326 @@ fn gc_logs_a_process_names_are_read_with_its_rights() {
         let own_state = state(&metrics, own_only.0.id(), &own);
         assert_eq!(own_state.as_deref(), Some("following"), "{metrics}");
     }
+}
+
+/// A GC and safepoint log with 64 pause causes and 64 VM operations of 120 bytes each:
+/// the most label sets and the longest values one JVM's histograms may have.
+fn widest_gc_log(path: &Path) {
+    let mut text = String::new();
+    for n in 0..64 {
+        let cause = format!("Cause {n:02} {}", "x".repeat(110));
+        let operation = format!("Operation{n:02}{}", "y".repeat(110));
+        text.push_str(&format!(
+            "[{n}.000s][info][gc] GC({n}) Pause Young (Normal) ({cause}) 12M->3M(64M) 4.123ms\n\
+             [{n}.001s][info][safepoint] Safepoint \"{operation}\", Time since last: 1000 ns, \
+             Reaching safepoint: 2000 ns, At safepoint: 3000 ns, Total: 5000 ns\n"
+        ));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// A TCP connection whose receive buffer is as small as the kernel allows, so that a
+/// response it does not read fills it at once.
+fn connect_with_small_receive_buffer(addr: SocketAddr) -> TcpStream {
+    use std::os::fd::FromRawFd;
+    let SocketAddr::V4(v4) = addr else {
+        panic!("IPv4 expected: {addr}")
+    };
+    // SAFETY: plain system calls on a socket owned here, handed to TcpStream at the end.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0);
+        let size: libc::c_int = 4096;
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            &size as *const libc::c_int as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+        let address = libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: v4.port().to_be(),
+            sin_addr: libc::in_addr {
+                s_addr: u32::from(*v4.ip()).to_be(),
+            },
+            sin_zero: [0; 8],
+        };
+        let connected = libc::connect(
+            fd,
+            &address as *const libc::sockaddr_in as *const libc::sockaddr,
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        );
+        assert_eq!(connected, 0, "{}", std::io::Error::last_os_error());
+        TcpStream::from_raw_fd(fd)
+    }
+}
+
+/// The body limit docs/export.md states.
+const MAX_BODY_BYTES: usize = 16 << 20;
+
+/// 30 fake JVMs of nobody whose logs have the widest histograms, and one of another user
+/// (uid 1) with the same log, started last: the scrape stays within the body budget, the
+/// other user's JVM is in it, and what was left out is counted. Two clients that ask for
+/// that body and never read it do not keep a third from its scrape.
+#[test]
+fn one_users_many_jvms_cannot_crowd_out_another_or_fill_the_scrape() {
+    let dir = TempDir::new("export-budget");
+    let log = dir.0.join("gc.log");
+    widest_gc_log(&log);
+    // The log is readable by anyone (mode 0644 in a 0755 directory), as nobody's would be.
+    let options = format!("-Xlog:gc,safepoint:file={}", log.display());
+    let environment = [("JAVA_TOOL_OPTIONS", options.as_str())];
+    let crowd: Vec<Running> = (0..30)
+        .map(|_| start_fake_jvm(65534, &environment))
+        .collect();
+    let other = start_fake_jvm(1, &environment);
+    let (_exporter, addr) = start_exporter(&[]);
+
+    let other_series = format!(
+        "pauselab_export_gc_log{{pid=\"{}\",path=\"{}\",state=\"following\"}} 1",
+        other.pid(),
+        log.display()
+    );
+    let crowd_series = |body: &str| {
+        crowd
+            .iter()
+            .filter(|jvm| body.contains(&format!("pauselab_export_gc_log{{pid=\"{}\"", jvm.pid())))
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let body = loop {
+        let body = get(addr, "/metrics").body_bytes;
+        let text = String::from_utf8_lossy(&body).into_owned();
+        assert!(
+            body.len() <= MAX_BODY_BYTES,
+            "a body of {} bytes",
+            body.len()
+        );
+        if text.contains(&other_series) || Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(
+        body.contains(&other_series),
+        "no {other_series} in a body of {} bytes",
+        body.len()
+    );
+    let kept = crowd_series(&body);
+    eprintln!("body {} bytes, {kept} of nobody's 30 JVMs kept", body.len());
+    assert!((10..30).contains(&kept), "{kept} of nobody's 30 JVMs kept");
+    let dropped = sample(&body, "pauselab_export_dropped_jvms{uid=\"65534\"}");
+    assert_eq!(dropped, Some((30 - kept) as f64), "dropped JVMs of nobody");
+    assert!(sample(&body, "pauselab_export_dropped_series{uid=\"65534\"}") > Some(1000.0));
+    assert_eq!(
+        sample(&body, "pauselab_export_dropped_jvms{uid=\"1\"}"),
+        None
+    );
+
+    // Two clients that never read a response of many MiB, then one that does: it waits for
+    // at most three scrapes and one write stall (1 s), where it waited for a send deadline
+    // of 10 s before.
+    let mut stalled: Vec<TcpStream> = (0..2)
+        .map(|_| connect_with_small_receive_buffer(addr))
+        .collect();
+    for client in &mut stalled {
+        client.write_all(b"GET /metrics HTTP/1.1\r\n\r\n").unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let started = Instant::now();
+    let answer = get(addr, "/metrics");
+    let took = started.elapsed();
+    eprintln!("scrape behind two clients that do not read: {took:?}");
+    assert_eq!(answer.status, 200);
+    assert!(
+        took < Duration::from_secs(8),
+        "a scrape behind two clients that do not read took {took:?}"
+    );
+}
+
+/// Starts `pauselab export` with `extra` and a thread that collects what it says on standard
+/// error until it exits (undrained, the pipe would fill and stall it).
+fn start_exporter_heard(
+    extra: &[&str],
+) -> (Running, SocketAddr, std::thread::JoinHandle<Vec<String>>) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pauselab"));
+    command
+        .args(["export", "--listen", "127.0.0.1:0"])
+        .args(extra);
+    let (exporter, addr, stderr) = start_listening(command);
+    let said = std::thread::spawn(move || stderr.lines().map_while(Result::ok).collect());
+    (exporter, addr, said)
+}
+
+/// Waits for the exporter to exit and returns how long that took after `since`.
+fn wait_for_exit(exporter: &mut Running, since: Instant, limit: Duration) -> Duration {
+    loop {
+        if let Some(status) = exporter.0.try_wait().unwrap() {
+            assert!(status.success(), "the exporter exited with {status}");
+            return since.elapsed();
+        }
+        assert!(
+            since.elapsed() < limit,
+            "the exporter did not exit within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// 20 fake JVMs of nobody that catch SIGQUIT but never open an attach socket, each an
+/// attach that runs into its 3 s timeout: with --enable-gc-log, every scrape still answers
+/// at once, and SIGTERM ends the exporter within its exit deadline (10 s), also when it
+/// has an output to turn off in each of them.
+#[test]
+fn attaches_that_never_answer_delay_neither_scrapes_nor_exit() {
+    let dir = TempDir::new("export-attach");
+    let jvms: Vec<Running> = (0..20).map(|_| start_fake_jvm(65534, &[])).collect();
+    let (_, libjvm) = fake_jvm_build();
+    let enabled = dir.0.join("enabled");
+    let state = dir.0.join("state");
+    let (mut exporter, addr, said) = start_exporter_heard(&[
+        "--enable-gc-log",
+        enabled.to_str().unwrap(),
+        // Only these JVMs: the main class of a fake JVM is its first argument.
+        "--enable-gc-log-for",
+        libjvm.to_str().unwrap(),
+        "--state-dir",
+        state.to_str().unwrap(),
+    ]);
+    let until = Instant::now() + Duration::from_secs(4);
+    let mut slowest = Duration::ZERO;
+    while Instant::now() < until {
+        let started = Instant::now();
+        let body = get(addr, "/metrics").body;
+        slowest = slowest.max(started.elapsed());
+        for jvm in &jvms {
+            let none = format!(
+                "pauselab_export_gc_log{{pid=\"{}\",path=\"\",state=\"none\"}} 1",
+                jvm.pid()
+            );
+            assert!(body.contains(&none), "no {none} in:\n{body}");
+        }
+    }
+    eprintln!("slowest scrape while attaches time out: {slowest:?}");
+    assert!(
+        slowest < Duration::from_secs(5),
+        "a scrape took {slowest:?}"
+    );
+
+    let signalled = Instant::now();
+    signal(exporter.pid(), "TERM");
+    let took = wait_for_exit(&mut exporter, signalled, Duration::from_secs(15));
+    eprintln!("exit after SIGTERM: {took:?}");
+    assert!(took < Duration::from_secs(11), "exit took {took:?}");
+    let said = said.join().unwrap();
+    assert!(
+        said.iter()
+            .any(|l| l.contains("cannot turn on the GC log of JVM")),
+        "{said:?}"
+    );
+    // Nothing was turned on, so nothing is left in the journal.
+    assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
+
+    // A killed exporter's journal names an output in each of them: the next exporter
+    // tries to turn them off (in parallel) and is stopped at once. It still exits within
+    // the deadline, and keeps in its own journal what it could not turn off.
+    let mut journal = String::from("pauselab export journal 1\nexporter 4194303 1\n");
+    for jvm in &jvms {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", jvm.pid())).unwrap();
+        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+        let start_ticks = after_name.split(' ').nth(19).unwrap();
+        let pid = jvm.pid();
+        journal.push_str(&format!(
+            "{pid} {start_ticks} file=/nonexistent/{pid}/gc.log\n"
+        ));
+    }
+    std::fs::write(state.join("export-4194303.journal"), journal).unwrap();
+    let (mut next, addr, said) = start_exporter_heard(&["--state-dir", state.to_str().unwrap()]);
+    let left_on = format!(
+        "pauselab_export_gc_log_left_on{{pid=\"{0}\",output=\"file=/nonexistent/{0}/gc.log\"}} 1",
+        jvms[0].pid()
+    );
+    let body = get(addr, "/metrics").body;
+    assert!(body.contains(&left_on), "no {left_on} in:\n{body}");
+    let signalled = Instant::now();
+    signal(next.pid(), "TERM");
+    let took = wait_for_exit(&mut next, signalled, Duration::from_secs(20));
+    eprintln!("exit after SIGTERM with 20 outputs to turn off that never answer: {took:?}");
+    assert!(took < Duration::from_secs(12), "exit took {took:?}");
+    let said = said.join().unwrap();
+    assert!(
+        said.iter()
+            .any(|l| l.contains("output(s) still on at exit")),
+        "{said:?}"
+    );
+    let kept =
+        std::fs::read_to_string(state.join(format!("export-{}.journal", next.pid()))).unwrap();
+    assert_eq!(kept.lines().count(), 2 + jvms.len(), "{kept}");
+    assert!(!state.join("export-4194303.journal").exists());
+}
+
+/// An exporter that turned logging on in a JDK 17 JVM is killed (SIGKILL: no chance to
+/// undo it); the next exporter, started without --enable-gc-log, turns that output off
+/// from the journal, says so, and removes the dead exporter's journal.
+#[test]
+fn a_log_left_on_by_a_killed_exporter_is_turned_off_by_the_next_start() {
+    let (dir, jvm) = workload_in("export-journal", JDK17, &[]);
+    let enabled = dir.0.join("enabled");
+    let state = dir.0.join("state");
+    let state_arg = state.to_str().unwrap();
+    let (mut killed, addr) = start_exporter(&[
+        "--enable-gc-log",
+        enabled.to_str().unwrap(),
+        "--enable-gc-log-for",
+        "Safepoints",
+        "--state-dir",
+        state_arg,
+    ]);
+    let output = enabled.join(jvm.pid().to_string()).join("gc.log");
+    let series = format!(
+        "pauselab_export_gc_log{{pid=\"{}\",path=\"{}\",state=\"enabled\"}} 1",
+        jvm.pid(),
+        output.display()
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !get(addr, "/metrics").body.contains(&series) {
+        assert!(Instant::now() < deadline, "no {series}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let outputs = || {
+        let list = Command::new(format!("{JDK17}/bin/jcmd"))
+            .args([&jvm.pid().to_string(), "VM.log", "list"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&list.stdout).into_owned()
+    };
+    let needle = output.display().to_string();
+    assert!(outputs().contains(&needle), "{}", outputs());
+    let journal = state.join(format!("export-{}.journal", killed.pid()));
+    assert!(journal.exists(), "no journal {}", journal.display());
+    signal(killed.pid(), "KILL");
+    let _ = killed.0.wait();
+    assert!(outputs().contains(&needle), "SIGKILL left nothing to undo");
+
+    let (mut next, addr, said) = start_exporter_heard(&["--state-dir", state_arg]);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while outputs().contains(&needle) {
+        assert!(Instant::now() < deadline, "still on:\n{}", outputs());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(
+        !journal.exists(),
+        "the killed exporter's journal is still there"
+    );
+    let body = get(addr, "/metrics").body;
+    assert!(!body.contains("pauselab_export_gc_log_left_on{"), "{body}");
+    signal(next.pid(), "TERM");
+    wait_for_exit(&mut next, Instant::now(), Duration::from_secs(15));
+    let said = said.join().unwrap();
+    let turned_off = format!(
+        "turned off GC log output file={needle} of JVM {}",
+        jvm.pid()
+    );
+    assert!(said.iter().any(|l| l.contains(&turned_off)), "{said:?}");
 }

@@ -16,12 +16,14 @@
 //! server.run().unwrap(); // serves /metrics, / and /healthz until the listener fails
 //! ```
 
+mod budget;
 mod counters;
 mod discovery;
 mod enable;
 mod exposition;
 mod gc_logs;
 mod http;
+mod journal;
 mod metrics;
 mod scrape;
 mod server;
@@ -42,4 +44,7 @@ pub enum Error {
     /// a service manager should restart it.
     #[error("stopped serving on {addr}: {reason} (raise the open file limit, e.g. LimitNOFILE= in the systemd unit)")]
     Listener { addr: SocketAddr, reason: String },
+    /// The state directory for the journal of GC logs turned on is not usable.
+    #[error("cannot keep the journal of GC logs turned on: {reason}")]
+    Journal { reason: String },
 }

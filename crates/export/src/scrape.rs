@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -12,17 +12,19 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pauselab_host::cgroup::{container_ids, ContainerIds};
 use pauselab_pause::Collector;
 
+use crate::budget::{self, Cost};
 use crate::counters::{self, CounterValues, JvmIdentity};
 use crate::discovery::{self, Discovery};
-use crate::enable::EnabledLogs;
+use crate::enable::GcLogControl;
 use crate::exposition::{self, Format};
 use crate::gc_logs::{JvmPauses, PauseFamilies};
 use crate::metrics::{AllCounters, JvmMetrics, Labels};
+use crate::Error;
 
 /// What a scrape reads and exposes.
 #[derive(Debug, Clone, Default)]
@@ -43,6 +45,9 @@ pub struct Options {
 pub struct Exporter {
     options: Options,
     state: Mutex<State>,
+    /// Logs turned on by `--enable-gc-log`, and what killed exporters left on: shared with
+    /// the attach worker, so a scrape never waits for an attach.
+    gc_logs: GcLogControl,
 }
 
 #[derive(Default)]
@@ -57,8 +62,6 @@ struct State {
     scrapes: u64,
     /// What each JVM's GC log said so far, and where it runs, by pid.
     tracked: HashMap<u32, Tracked>,
-    /// Logs turned on by `--enable-gc-log`.
-    enabled: Option<EnabledLogs>,
 }
 
 /// What is kept about one JVM between scrapes, besides its counters' reader.
@@ -117,23 +120,34 @@ enum Outcome {
 
 impl Exporter {
     pub fn new(options: Options) -> Exporter {
-        let state = State {
-            enabled: options.enable_gc_log.clone().map(EnabledLogs::new),
-            ..State::default()
-        };
         Exporter {
+            gc_logs: GcLogControl::new(options.enable_gc_log.clone()),
             options,
-            state: Mutex::new(state),
+            state: Mutex::new(State::default()),
         }
     }
 
-    /// Turns off the GC logs this exporter turned on (`--enable-gc-log`); the files stay.
-    /// Call it before exiting.
+    /// Journals every GC log output turned on (`--enable-gc-log`) in a file under
+    /// `state_dir` (created 0700; refused if another user owns it or others can write it),
+    /// and takes over what exporters that stopped without undoing it left on: the worker
+    /// ([`Exporter::run_gc_log_worker`]) turns those off first.
+    pub fn open_journal(&self, state_dir: &Path) -> Result<(), Error> {
+        self.gc_logs
+            .open_journal(state_dir)
+            .map_err(|reason| Error::Journal { reason })
+    }
+
+    /// The attach worker, on the calling thread: turns off what stopped exporters left on,
+    /// turns GC logs on as scrapes ask (`--enable-gc-log`), and once `stop` is set (or
+    /// [`Exporter::shutdown`] called) turns off everything within a deadline and returns.
+    pub fn run_gc_log_worker(&self, stop: &AtomicBool) {
+        self.gc_logs.run(stop);
+    }
+
+    /// Makes [`Exporter::run_gc_log_worker`] turn off the GC logs turned on and return;
+    /// the files stay.
     pub fn shutdown(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(enabled) = state.enabled.as_mut() {
-            enabled.disable_all();
-        }
+        self.gc_logs.stop();
     }
 
     /// Scrapes every JVM and encodes the result. Scrapes run one at a time: two clients
@@ -169,14 +183,84 @@ impl Exporter {
         let first_scrape = state.scrapes == 1;
         for jvm in &jvms {
             let enable_for = self.options.enable_gc_log_for.as_deref();
-            follow_gc_logs(&mut state, jvm, first_scrape, enable_for);
+            follow_gc_logs(&mut state, &self.gc_logs, jvm, first_scrape, enable_for);
         }
         let alive = |pid: u32| jvms.iter().any(|j| j.pid == pid);
         state.tracked.retain(|pid, _| alive(*pid));
-        if let Some(enabled) = state.enabled.as_mut() {
-            enabled.retain(alive);
-        }
+        self.gc_logs.retain(alive);
 
+        let mut read_by_route: BTreeMap<&'static str, i64> = BTreeMap::new();
+        let mut collectors = Vec::with_capacity(outcomes.len());
+        for (jvm, outcome) in &outcomes {
+            let from_counters = match outcome {
+                Outcome::Read(route, counters) => {
+                    *read_by_route.entry(route).or_default() += 1;
+                    counters::collector(counters)
+                }
+                Outcome::Failed(_) => None,
+            };
+            let known = state.tracked.get_mut(&jvm.pid).and_then(|t| {
+                t.collector = t.collector.or(from_counters);
+                t.collector.or(t.pauses.collector())
+            });
+            collectors.push(from_counters.or(known));
+        }
+        let all_counters = self.options.all_counters;
+        let add = |sink: &mut Sink, index: usize| {
+            let (jvm, outcome) = &outcomes[index];
+            sink.add(jvm, outcome, state.tracked.get(&jvm.pid), collectors[index]);
+        };
+        // Each JVM measured on its own first, so that nothing beyond the budget is built.
+        let costs: Vec<(u32, Cost)> = (0..outcomes.len())
+            .map(|index| {
+                let mut alone = Sink::new(all_counters);
+                add(&mut alone, index);
+                (
+                    outcomes[index].0.uid,
+                    budget::measure(&alone.into_registry()),
+                )
+            })
+            .collect();
+        let keep = budget::fair_share(&costs, budget::JVM_BUDGET);
+        let mut sink = Sink::new(all_counters);
+        let mut dropped: BTreeMap<u32, Dropped> = BTreeMap::new();
+        for (index, kept) in keep.iter().enumerate() {
+            if *kept {
+                add(&mut sink, index);
+            } else {
+                let (uid, cost) = costs[index];
+                let by_uid = dropped.entry(uid).or_default();
+                by_uid.jvms += 1;
+                by_uid.series += cost.series;
+            }
+        }
+        for &pid in &found.failed {
+            mark_unreadable(&sink.unreadable, pid, INTERNAL_ERROR);
+        }
+        let mut registry = sink.into_registry();
+        register_self_metrics(
+            &mut registry,
+            &state,
+            jvms.len() + found.failed.len(),
+            &read_by_route,
+            started.elapsed(),
+        );
+        register_limit_metrics(&mut registry, &dropped, &self.gc_logs.left_on());
+        registry
+    }
+}
+
+/// The series of some JVMs, in a registry of their own.
+struct Sink {
+    registry: Registry,
+    metrics: JvmMetrics,
+    unreadable: Family<Labels, Gauge<i64>>,
+    all_counters: Option<AllCounters>,
+    pauses: PauseFamilies,
+}
+
+impl Sink {
+    fn new(all_counters: bool) -> Sink {
         let mut registry = Registry::default();
         let metrics = JvmMetrics::register(&mut registry);
         let unreadable = Family::<Labels, Gauge<i64>>::default();
@@ -186,52 +270,90 @@ impl Exporter {
              while being read are only counted in pauselab_export_read_errors",
             unreadable.clone(),
         );
-        let mut all_counters = self.options.all_counters.then(AllCounters::default);
-        let mut read_by_route: BTreeMap<&'static str, i64> = BTreeMap::new();
-        let mut pause_families = PauseFamilies::default();
-        for (jvm, outcome) in &outcomes {
-            let from_counters = match outcome {
-                Outcome::Read(_, counters) => counters::collector(counters),
-                Outcome::Failed(_) => None,
-            };
-            let tracked = state.tracked.get_mut(&jvm.pid).map(|t| {
-                t.collector = t.collector.or(from_counters);
-                &*t
-            });
-            let known = tracked.and_then(|t| t.collector.or(t.pauses.collector()));
-            let collector = from_counters.or(known);
-            if let Some(tracked) = tracked {
-                pause_families.add(jvm.pid, &tracked.pauses, collector);
-            }
-            match outcome {
-                Outcome::Read(route, counters) => {
-                    let container = tracked.map(|t| t.container.clone()).unwrap_or_default();
-                    let identity = JvmIdentity::new(jvm, route, counters, collector, container);
-                    metrics.record(&identity, counters);
-                    if let Some(all) = all_counters.as_mut() {
-                        all.record(&mut registry, &identity, counters);
-                    }
-                    *read_by_route.entry(route).or_default() += 1;
-                }
-                // It is gone: a series for it would outlive it by a scrape for nothing.
-                Outcome::Failed("exited") => {}
-                Outcome::Failed(reason) => mark_unreadable(&unreadable, jvm.pid, reason),
-            }
+        Sink {
+            registry,
+            metrics,
+            unreadable,
+            all_counters: all_counters.then(AllCounters::default),
+            pauses: PauseFamilies::default(),
         }
-        for &pid in &found.failed {
-            mark_unreadable(&unreadable, pid, INTERNAL_ERROR);
-        }
-        registry.register_collector(Box::new(pause_families));
-
-        register_self_metrics(
-            &mut registry,
-            &state,
-            jvms.len() + found.failed.len(),
-            &read_by_route,
-            started.elapsed(),
-        );
-        registry
     }
+
+    /// Adds the series of one JVM; `collector` is its collector as best known.
+    fn add(
+        &mut self,
+        jvm: &JvmProcess,
+        outcome: &Outcome,
+        tracked: Option<&Tracked>,
+        collector: Option<Collector>,
+    ) {
+        if let Some(tracked) = tracked {
+            self.pauses.add(jvm.pid, &tracked.pauses, collector);
+        }
+        match outcome {
+            Outcome::Read(route, counters) => {
+                let container = tracked.map(|t| t.container.clone()).unwrap_or_default();
+                let identity = JvmIdentity::new(jvm, route, counters, collector, container);
+                self.metrics.record(&identity, counters);
+                if let Some(all) = self.all_counters.as_mut() {
+                    all.record(&mut self.registry, &identity, counters);
+                }
+            }
+            // It is gone: a series for it would outlive it by a scrape for nothing.
+            Outcome::Failed("exited") => {}
+            Outcome::Failed(reason) => mark_unreadable(&self.unreadable, jvm.pid, reason),
+        }
+    }
+
+    fn into_registry(mut self) -> Registry {
+        self.registry.register_collector(Box::new(self.pauses));
+        self.registry
+    }
+}
+
+/// What the per-host budget left out of a scrape, for one uid.
+#[derive(Default)]
+struct Dropped {
+    jvms: usize,
+    series: usize,
+}
+
+/// What the per-host budget left out, by uid, and the GC log outputs stopped exporters
+/// left on that are not turned off yet.
+fn register_limit_metrics(
+    registry: &mut Registry,
+    dropped: &BTreeMap<u32, Dropped>,
+    left_on: &[(u32, String)],
+) {
+    let jvms = Family::<Labels, Gauge<i64>>::default();
+    let series = Family::<Labels, Gauge<i64>>::default();
+    for (uid, left_out) in dropped {
+        let labels = vec![("uid", uid.to_string())];
+        jvms.get_or_create(&labels).set(left_out.jvms as i64);
+        series.get_or_create(&labels).set(left_out.series as i64);
+    }
+    registry.register(
+        "pauselab_export_dropped_jvms",
+        "JVMs of this uid whose series this scrape left out: the scrape's series or body \
+         budget was spent (each uid gets a fair share)",
+        jvms,
+    );
+    registry.register(
+        "pauselab_export_dropped_series",
+        "Series of this uid's JVMs left out of this scrape by the series or body budget",
+        series,
+    );
+    let left = Family::<Labels, Gauge<i64>>::default();
+    for (pid, output) in left_on {
+        left.get_or_create(&vec![("pid", pid.to_string()), ("output", output.clone())])
+            .set(1);
+    }
+    registry.register(
+        "pauselab_export_gc_log_left_on",
+        "A GC log output an exporter that was stopped without undoing it turned on, \
+         still on in this JVM (turning it off is retried every minute)",
+        left,
+    );
 }
 
 /// Reads what `jvm`'s GC logs appended since the previous scrape, finding them (or
@@ -239,14 +361,13 @@ impl Exporter {
 /// it starts afresh at the next scrape.
 fn follow_gc_logs(
     state: &mut State,
+    gc_logs: &GcLogControl,
     jvm: &JvmProcess,
     first_scrape: bool,
     enable_for: Option<&str>,
 ) {
     let start_ticks = discovery::start_ticks(jvm.pid);
-    let State {
-        tracked, enabled, ..
-    } = state;
+    let tracked = &mut state.tracked;
     let followed = panic::catch_unwind(AssertUnwindSafe(|| {
         let entry = tracked.entry(jvm.pid);
         let tracked = match entry {
@@ -277,7 +398,7 @@ fn follow_gc_logs(
                 .is_some_and(|main| pauselab_hsperf::glob_match(glob, main))
         });
         if wanted && !tracked.pauses.has_log() {
-            if let Some(log) = enabled.as_mut().and_then(|e| e.enable(jvm)) {
+            if let Some(log) = gc_logs.log_for(jvm, start_ticks) {
                 tracked.pauses.follow_enabled(&log.shown, &log.on_host);
             }
         }

@@ -35,6 +35,10 @@ const WORKERS: usize = 2;
 const QUEUED_SCRAPES: usize = 16;
 /// A response must be sent within this long, however slowly the client reads.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// A client that takes none of the response for this long is cut off: a client that never
+/// reads holds a worker no longer than this (the socket buffers hold a few MiB of a body
+/// of up to 16 MiB), so two of them cannot keep both workers from other clients.
+const SEND_STALL_TIMEOUT: Duration = Duration::from_secs(1);
 /// Connections accepted per wake-up before reading heads again.
 const ACCEPT_BATCH: usize = 64;
 /// After an `accept` failure (e.g. out of file descriptors), wait this long before the next.
@@ -367,7 +371,7 @@ fn answer_scrapes(queue: &Mutex<Receiver<Scrape>>, exporter: &Exporter) {
             .unwrap_or_else(|_| {
                 Response::text(500, "the scrape failed; the exporter's log says why\n")
             });
-        send_within(&stream, &response.to_bytes(request.head_only), SEND_TIMEOUT);
+        send_within(&stream, &response.to_bytes(request.head_only));
     }
 }
 
@@ -386,9 +390,10 @@ fn metrics(exporter: &Exporter, request: &Request) -> Response {
     }
 }
 
-/// Sends `bytes`, giving up once `limit` has passed, however the client trickles.
-fn send_within(stream: &TcpStream, bytes: &[u8], limit: Duration) {
-    let deadline = Instant::now() + limit;
+/// Sends `bytes`, giving up once [`SEND_TIMEOUT`] has passed, however the client trickles,
+/// or once the client took nothing for [`SEND_STALL_TIMEOUT`].
+fn send_within(stream: &TcpStream, bytes: &[u8]) {
+    let deadline = Instant::now() + SEND_TIMEOUT;
     let mut stream = stream;
     if stream.set_nonblocking(false).is_err() {
         return;
@@ -396,7 +401,8 @@ fn send_within(stream: &TcpStream, bytes: &[u8], limit: Duration) {
     let mut sent = 0;
     while sent < bytes.len() {
         let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() || stream.set_write_timeout(Some(left)).is_err() {
+        let timeout = left.min(SEND_STALL_TIMEOUT);
+        if left.is_zero() || stream.set_write_timeout(Some(timeout)).is_err() {
             return;
         }
         match stream.write(&bytes[sent..]) {

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
 use pauselab_export::{Exporter, Format, Options, Server, Source};
@@ -37,6 +36,15 @@ pub struct Args {
     /// With --enable-gc-log: only in JVMs whose main class, jar or module matches this glob
     #[arg(long, value_name = "GLOB", requires = "enable_gc_log")]
     enable_gc_log_for: Option<String>,
+    /// Directory (root's, mode 0700) of the journal of GC logs turned on, so that the next
+    /// start turns off what an exporter that was killed left on
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "/run/pauselab",
+        conflicts_with = "once"
+    )]
+    state_dir: PathBuf,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -44,6 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(dir) => Some(absolute_dir(&dir)?),
         None => None,
     };
+    let exporter_enables = enable_gc_log.is_some();
     let exporter = Exporter::new(Options {
         source: args.source,
         all_counters: args.all_counters,
@@ -64,6 +73,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .and_then(|_| stdout.flush())?;
         return Ok(ExitCode::SUCCESS);
     }
+    match exporter.open_journal(&args.state_dir) {
+        Ok(()) => {}
+        // Without a journal, a log turned on could outlive a killed exporter.
+        Err(e) if exporter_enables => return Err(e).context("pauselab export"),
+        // Nothing to turn on; only leftovers of earlier exporters go unchecked (e.g. an
+        // exporter run by a user who may not create the directory).
+        Err(e) if args.state_dir.exists() => eprintln!("pauselab export: {e}"),
+        Err(_) => {}
+    }
     let exporter = Arc::new(exporter);
     let server =
         Server::bind_shared(args.listen, Arc::clone(&exporter)).context("pauselab export")?;
@@ -71,22 +89,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "pauselab export: serving http://{}/metrics",
         server.local_addr()
     );
-    // On SIGTERM or SIGINT, undo what the exporter did to JVMs (--enable-gc-log), then exit.
+    // The attach worker also watches for SIGTERM and SIGINT: it undoes what the exporter
+    // did to JVMs (--enable-gc-log) within its deadline, then the process exits.
     let stop = stop_on_signals();
-    let watcher = Arc::clone(&exporter);
-    std::thread::Builder::new()
-        .name("export-signals".to_string())
+    let worker = Arc::clone(&exporter);
+    let attach = std::thread::Builder::new()
+        .name("export-attach".to_string())
         .spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
+            worker.run_gc_log_worker(stop);
+            if stop.load(Ordering::Relaxed) {
+                std::process::exit(0);
             }
-            watcher.shutdown();
-            std::process::exit(0);
         })
-        .context("pauselab export: cannot start the signal thread")?;
+        .context("pauselab export: cannot start the attach thread")?;
     // It only returns when it cannot serve any more: exit non-zero so that it is restarted.
     let served = server.run().context("pauselab export");
     exporter.shutdown();
+    let _ = attach.join();
     served?;
     Ok(ExitCode::SUCCESS)
 }
