@@ -34,9 +34,12 @@ dl.facts dt { color: #666; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: .9rem; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 8px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+th, td { padding: 4px 6px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
-td.text, th.text { text-align: left; white-space: normal; min-width: 12em; }
+/* Headers wrap ("safepoint p99.9"), so a table is as wide as its numbers, not its words. */
+thead th { white-space: normal; vertical-align: bottom; }
+table.variants td:first-child { white-space: normal; min-width: 9em; }
+td.text, th.text { text-align: left; white-space: normal; min-width: 10em; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: .85rem; font-weight: 600; }
 .v-stalls, .v-vulnerable, .v-breach { background: #fde2e1; color: #a4000f; }
 .v-no_stalls, .v-not_vulnerable, .v-met { background: #dff3e4; color: #0a6b2c; }
