@@ -77,7 +77,12 @@ pub fn fmt_ms(v: f64) -> String {
 
 /// A time axis ends at the data (a run of 300.2 s is not drawn to 400 s), ticks at nice steps.
 fn time_range(max_s: f64) -> (f64, f64) {
-    let (_, step) = nice_axis(max_s);
+    // Past 10 minutes the axis counts minutes (see time_axis): nice steps of minutes.
+    let step = if max_s >= 600.0 {
+        nice_axis(max_s / 60.0).1 * 60.0
+    } else {
+        nice_axis(max_s).1
+    };
     let end = if max_s > 0.0 && max_s.is_finite() {
         max_s
     } else {
@@ -451,9 +456,16 @@ pub fn percentile_chart(title: &str, series: &[Series], sla: &[(f64, f64)]) -> S
     axis.draw(&mut out, &f, "latency (ms)");
     for d in 0..=decades {
         let x = f.x(f64::from(d));
+        // The last label ends at the chart's edge: centred on its line, "99.999999%" would
+        // run off the chart.
+        let (anchor, label_x) = if d == decades {
+            ("end", WIDTH - 2.0)
+        } else {
+            ("middle", x)
+        };
         let _ = write!(
             out,
-            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{:.1}" y2="{:.1}" stroke="#e4e4e4"/><text class="x-label" x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#444">{}</text>"##,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{:.1}" y2="{:.1}" stroke="#e4e4e4"/><text class="x-label" x="{label_x:.1}" y="{:.1}" text-anchor="{anchor}" fill="#444">{}</text>"##,
             f.top,
             f.bottom_y(),
             f.bottom_y() + 16.0,
@@ -743,6 +755,9 @@ mod tests {
     fn axis_and_labels() {
         assert_eq!(nice_axis(1795.16), (2000.0, 500.0));
         assert_eq!(nice_axis(0.9), (1.0, 0.2));
+        // Minutes past 10 minutes step by whole minutes (50 min, not 83.3).
+        assert_eq!(time_range(10_000.0), (10_000.0, 3000.0));
+        assert_eq!(time_range(300.0), (300.0, 100.0));
         assert_eq!(decade_label(0), "0%");
         assert_eq!(decade_label(1), "90%");
         assert_eq!(decade_label(2), "99%");
