@@ -543,7 +543,7 @@ fn a_bundle_opens_with_its_verdict_and_findings() {
     let html = std::fs::read_to_string(&page).unwrap();
     let verdict = element(&html, r#"<div class="verdict">"#, r#"<dl class="facts">"#);
     for text in [
-        r#"Verdict: <span class="badge v-not_vulnerable">not vulnerable</span>"#,
+        r#"Verdict: <span class="badge v-not_vulnerable">not vulnerable</span> <span class="badge v-inconsistent">noisy</span>"#,
         noisy,
         "JDK jdk17",
         "no subject variant stalls",

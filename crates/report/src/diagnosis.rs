@@ -335,8 +335,13 @@ pub fn diagnosis_html(out: &mut String, diagnosis: &Diagnosis) {
 pub fn verdict_html(out: &mut String, verdict: &Verdict) {
     let _ = write!(
         out,
-        r#"<div class="verdict"><h3>Verdict: {}{}</h3>"#,
+        r#"<div class="verdict"><h3>Verdict: {}{}{}</h3>"#,
         crate::html::badge(verdict.result.as_str()),
+        if verdict.noisy.is_empty() {
+            ""
+        } else {
+            r#" <span class="badge v-inconsistent">noisy</span>"#
+        },
         if verdict.interrupted {
             r#" <span class="badge v-inconclusive">interrupted</span>"#
         } else {
