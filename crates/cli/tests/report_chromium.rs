@@ -1,7 +1,8 @@
 //! The HTML report in a real browser: headless Chromium (Debian's `chromium`, installed by
 //! `make test` through TEST_PACKAGES) loads it without console messages, its DOM holds the
-//! charts and tables, and screenshots at desktop and phone widths are kept as test artefacts
-//! in target/report-artifacts/.
+//! findings, the worst pauses, the charts and tables, nothing scrolls sideways at 1280 px, and
+//! screenshots at desktop and phone widths are kept as test artefacts in
+//! target/report-artifacts/.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -73,11 +74,15 @@ fn browse(page: &Path, profile: &str, extra: &[&str]) -> Browser {
 fn report_loads_in_chromium_without_console_messages() {
     let dir = artifacts();
     let page = dir.join("report.html");
-    let bundles = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bundles");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let bundles = fixtures.join("bundles");
+    // A GC log with findings (a swapped heap), beside two bundles.
+    let gc_log = fixtures.join("gclogs/parallel-swapped-jdk17.log");
     let out = Command::new(env!("CARGO_BIN_EXE_pauselab"))
         .args(["report", "--matrix"])
         .arg(bundles.join("c4-kernel3.2"))
         .arg(bundles.join("lab-kernel6.1"))
+        .arg(&gc_log)
         .args(["--sla", "p99.9=20ms,max=200ms", "--html"])
         .arg(&page)
         .output()
@@ -103,14 +108,74 @@ fn report_loads_in_chromium_without_console_messages() {
         control.console
     );
 
-    let dom = browse(&page, "chromium-dom", &["--dump-dom"]);
+    // The report has no script: a copy with one measures the laid-out page at 1280 px and
+    // writes into the title how wide it is and which tables are wider than their box.
+    let html = std::fs::read_to_string(&page).unwrap();
+    let measured = dir.join("report-measured.html");
+    std::fs::write(
+        &measured,
+        html.replacen(
+            "</head>",
+            r#"<script>addEventListener("load", () => { document.title = "width " + document.documentElement.scrollWidth + " of " + innerWidth + "; wider than their box: [" + [...document.querySelectorAll(".scroll")].filter(e => e.scrollWidth > e.clientWidth).map(e => e.closest("section").id).join(" ") + "]"; })</script></head>"#,
+            1,
+        ),
+    )
+    .unwrap();
+    let dom = browse(
+        &measured,
+        "chromium-dom",
+        &["--dump-dom", "--window-size=1280,2000"],
+    );
     assert!(
         dom.console.is_empty(),
         "console messages: {:?}",
         dom.console
     );
     assert!(dom.stdout.contains(r#"<table class="matrix">"#));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let title = dom.stdout.split("<title>").nth(1).unwrap();
+    let title = &title[..title.find("</title>").unwrap()];
+    let (width, rest) = title
+        .strip_prefix("width ")
+        .and_then(|t| t.split_once(" of "))
+        .unwrap_or_else(|| panic!("the page did not measure itself: {title}"));
+    let (viewport, wider) = rest.split_once("; ").unwrap();
+    assert!(
+        width.parse::<u32>().unwrap() <= viewport.parse::<u32>().unwrap(),
+        "the page scrolls sideways at 1280 px: {title}"
+    );
+    assert_eq!(wider, "wider than their box: []", "{title}");
+
+    // The GC log's findings, every one of `analyze --json`, and its worst pauses.
+    let analysis = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["analyze", "--json"])
+        .arg(&gc_log)
+        .output()
+        .unwrap();
+    let analysis: serde_json::Value = serde_json::from_slice(&analysis.stdout).unwrap();
+    let findings = analysis["findings"].as_array().unwrap();
+    assert!(!findings.is_empty());
+    assert_eq!(
+        dom.stdout.matches(r#"<article class="finding "#).count(),
+        findings.len()
+    );
+    for f in findings {
+        let rule = f["rule"].as_str().unwrap();
+        assert!(
+            dom.stdout.contains(&format!(r#"data-rule="{rule}""#)),
+            "{rule}"
+        );
+    }
+    // The GC log's, and that of the lab bundle's variant with a GC log (folded).
+    assert_eq!(dom.stdout.matches(r#"<table class="worst">"#).count(), 2);
+    // The charts: percentiles and timelines of each section, the GC log's heap and pauses.
+    assert_eq!(
+        dom.stdout
+            .matches(r#"<figure class="percentiles">"#)
+            .count(),
+        3
+    );
+    assert!(dom.stdout.matches(r#"<figure class="timeline""#).count() >= 3);
+    assert_eq!(dom.stdout.matches(r#"<figure class="gc">"#).count(), 2);
     assert_eq!(
         dom.stdout.matches("<svg").count(),
         html.matches("<svg").count(),

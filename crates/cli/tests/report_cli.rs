@@ -137,8 +137,11 @@ fn bundle_report_shows_each_variant_with_its_numbers() {
     }
     // Verdicts and host facts from the bundle.
     assert!(html.contains(r#"<span class="badge v-vulnerable">vulnerable</span>"#));
+    let table = &html[html.find(r#"<table class="variants">"#).unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
     assert_eq!(
-        html.matches(r#"<span class="badge v-stalls">stalls</span>"#)
+        table
+            .matches(r#"<span class="badge v-stalls">stalls</span>"#)
             .count(),
         2
     );
@@ -364,12 +367,193 @@ fn interval_logs_and_gc_logs_are_reported_directly() {
     // Heap after GC (one series) and pauses over time, one series per pause type.
     let gc_charts = figures(&html, "gc");
     assert_eq!(gc_charts.len(), 2);
-    assert!(gc_charts[0].contains("Heap after GC"));
-    assert_eq!(gc_charts[0].matches(r#"class="series""#).count(), 1);
+    assert!(gc_charts[0].contains("Heap before and after GC"));
+    assert_eq!(gc_charts[0].matches(r#"class="dots""#).count(), 2);
     let young = gc_text.contains(") Pause Young") as usize;
     let remark = gc_text.contains(") Pause Remark") as usize;
     assert!(young + remark > 0);
-    assert!(gc_charts[1].matches(r#"class="series""#).count() >= young + remark);
+    assert!(gc_charts[1].matches(r#"class="dots""#).count() >= young + remark);
+}
+
+/// `pauselab analyze --json FILE`.
+fn analyze_json(file: &str) -> serde_json::Value {
+    let out = pauselab(&["analyze", "--json", file]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The text of `html` from `start` to the end of the element it opens (`</tag>`).
+fn element<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+    let from = html
+        .find(start)
+        .unwrap_or_else(|| panic!("{start} missing"));
+    &html[from..from + html[from..].find(end).unwrap()]
+}
+
+#[test]
+fn a_gc_log_report_carries_its_diagnosis_and_honest_charts() {
+    // The same log under two directories: told apart by their directory.
+    let dir = out_dir("report-diagnosis");
+    let log = repo().join("fixtures/gclogs/parallel-swapped-jdk17.log");
+    let mut copies = Vec::new();
+    for name in ["a", "b"] {
+        std::fs::create_dir_all(dir.join(name)).unwrap();
+        let copy = dir.join(name).join("gc.log");
+        std::fs::copy(&log, &copy).unwrap();
+        copies.push(copy.display().to_string());
+    }
+    let page = dir.join("report.html");
+    let out = pauselab(&[
+        "report",
+        &copies[0],
+        &copies[1],
+        "--json",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let titles: Vec<&str> = doc["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["GC pauses: a/gc.log", "GC pauses: b/gc.log"]);
+
+    // Every finding of `analyze --json`, with its evidence, causes and fixes, in the JSON
+    // and on the page; the worst pauses with their source lines.
+    let analysis = analyze_json(&copies[0]);
+    let findings = analysis["findings"].as_array().unwrap();
+    assert!(findings.len() >= 3, "{findings:?}");
+    let variant = &doc["sections"][0]["variants"][0];
+    assert_eq!(variant["findings"], analysis["findings"]);
+    assert_eq!(variant["worst_pauses"], analysis["worst"]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let section = element(
+        &html,
+        r#"<section class="bundle" id="gc-a-gc-log""#,
+        "</section>",
+    );
+    let escape = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    for f in findings {
+        let rule = f["rule"].as_str().unwrap();
+        let article = element(section, &format!(r#"data-rule="{rule}""#), "</article>");
+        assert!(
+            article.contains(&escape(f["title"].as_str().unwrap())),
+            "{rule}"
+        );
+        for e in f["evidence"].as_array().unwrap() {
+            assert!(
+                article.contains(&format!(">gc.log:{}</span>", e["line"])),
+                "{rule}: evidence line {}",
+                e["line"]
+            );
+            assert!(article.contains(&escape(e["detail"].as_str().unwrap())));
+        }
+        for key in ["causes", "fixes"] {
+            let items = f[key].as_array().unwrap();
+            assert!(!items.is_empty(), "{rule} {key}");
+            for item in items {
+                // Plain text, or a ranked cause whose text is one of its fields.
+                let text = item
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| item.to_string());
+                let shown = item.as_str().is_none() || article.contains(&escape(&text));
+                assert!(shown, "{rule} {key}: {text}");
+            }
+        }
+    }
+    let worst = element(section, r#"<table class="worst">"#, "</table>");
+    let rows: Vec<&str> = worst.split("<tr>").skip(2).collect();
+    assert_eq!(rows.len(), analysis["worst"].as_array().unwrap().len());
+    for (row, w) in rows.iter().zip(analysis["worst"].as_array().unwrap()) {
+        assert!(
+            row.contains(&format!(">gc.log:{}</span>", w["source"]["line"])),
+            "{row}"
+        );
+        assert!(row.contains(&escape(w["name"].as_str().unwrap())), "{row}");
+    }
+
+    // Pauses as dots, never a line between two pauses; the heap before and after each
+    // collection with the capacity.
+    let gc_charts = figures(section, "gc");
+    let (heap, pauses) = (gc_charts[0], gc_charts[1]);
+    for series in ["before GC", "after GC"] {
+        assert!(
+            heap.contains(&format!(r#"class="dots" data-series="{series}""#)),
+            "{series}"
+        );
+    }
+    assert!(heap.contains(r#"data-series="capacity""#));
+    assert!(!pauses.contains("<polyline"));
+    assert_eq!(
+        // One dot per pause (the legend's are larger).
+        pauses.matches(r#" r="2.5"/>"#).count(),
+        analysis["pauses"]["count"].as_u64().unwrap() as usize
+    );
+    // Pauses from 1.1 s to 37.9 s span less than 100x: a linear axis from 0.
+    assert!(!pauses.contains("log scale"));
+    // The timeline draws each interval's longest pause as a bar.
+    let timeline = figures(section, "timeline")[0];
+    assert!(
+        timeline.contains(r#"class="series bars""#)
+            && !timeline.contains("<polyline class=\"series\"")
+    );
+}
+
+#[test]
+fn a_bundle_opens_with_its_verdict_and_findings() {
+    let noisy = "other processes used 97% of the CPUs for 40 s of the run";
+    let copy = edited_bundle("report-verdict", |_, v| {
+        v["noisy"] = serde_json::json!([noisy]);
+        v["notes"] = serde_json::json!(["the run was short"]);
+        v["per_jdk"] = serde_json::json!([{"jdk": "jdk17", "vulnerable": "not_vulnerable",
+            "reason": "no subject variant stalls", "baseline_max_ms": 1.6}]);
+        v["variants"][0]["gc_findings"] = serde_json::json!(["real_gt_cpu"]);
+    });
+    let page = copy.with_extension("html");
+    let out = pauselab(&[
+        "report",
+        copy.to_str().unwrap(),
+        "--json",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["sections"][0]["verdict"]["noisy"][0], noisy);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let verdict = element(&html, r#"<div class="verdict">"#, r#"<dl class="facts">"#);
+    for text in [
+        r#"Verdict: <span class="badge v-not_vulnerable">not vulnerable</span> <span class="badge v-inconsistent">noisy</span>"#,
+        noisy,
+        "JDK jdk17",
+        "no subject variant stalls",
+        "the run was short",
+        "<strong>default-jdk17</strong>: p99.9 0.8 ms and max 1.1 ms vs baseline 0.8 ms and 1.6 ms; GC log: real_gt_cpu",
+    ] {
+        assert!(verdict.contains(text), "{text} missing from {verdict}");
+    }
+    // At the top: before the host facts and the variants' table.
+    assert!(html.find(r#"<div class="verdict">"#) < html.find(r#"<table class="variants">"#));
 }
 
 #[test]
@@ -700,7 +884,7 @@ fn a_jfr_recording_is_charted_like_its_gc_log() {
     assert_eq!(timeline.matches(r#"class="marker""#).count(), pauses);
     let gc_charts = figures(&html, "gc");
     assert_eq!(gc_charts.len(), 4, "heap and pauses of each input");
-    assert!(gc_charts[0].contains("Heap after GC"));
+    assert!(gc_charts[0].contains("Heap before and after GC"));
 
     // The heap series has one point per collection with both summaries (min/max per
     // bucket may fold neighbours, never add points).

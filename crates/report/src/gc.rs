@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use hdrhistogram::Histogram;
-use pauselab_gclog::{Analyzer, HeapSample, Options, PauseSink};
+use pauselab_gclog::analysis::{Jvm, WorstPause};
+use pauselab_gclog::{Analyzer, HeapSample, Options, PauseSink, Report};
 use pauselab_pause::PauseEvent;
 
 use crate::summary::{IntervalPoint, LogSummary};
@@ -16,29 +17,78 @@ use crate::ReportError;
 /// Interval length used to turn a pause list into a timeline, seconds.
 pub const TIMELINE_INTERVAL_S: f64 = 5.0;
 
-/// Pauses of a GC log with their offsets (s) from `start_time_s` (seconds since epoch) when
-/// the log has wall-clock decorations, else from JVM start. Unreadable logs give no markers.
-pub fn pauses(path: &Path, start_time_s: Option<f64>) -> Vec<(f64, PauseEvent)> {
-    read_pauses(path)
-        .map(|events| with_offsets(events, start_time_s))
+/// What the analysis concluded about one GC log or recording: its findings, exactly as
+/// `pauselab analyze --json` writes them, its worst pauses and the JVM it names.
+#[derive(Debug, Clone)]
+pub struct Diagnosis {
+    /// Each finding in its JSON form: the report shows every field a finding carries
+    /// (evidence, causes, fixes, threads...) whatever the finding's type holds.
+    pub findings: Vec<serde_json::Value>,
+    /// The longest pauses, longest first, with their source line.
+    pub worst: Vec<WorstPause>,
+    pub jvm: Jvm,
+}
+
+impl Diagnosis {
+    fn of(report: Report) -> Diagnosis {
+        Diagnosis {
+            findings: report
+                .findings
+                .iter()
+                .filter_map(|f| serde_json::to_value(f).ok())
+                .collect(),
+            worst: report.worst,
+            jvm: report.jvm,
+        }
+    }
+
+    /// The exact longest pause (ms), as the log gives it (a histogram quantises it).
+    pub fn longest_ms(&self) -> Option<f64> {
+        self.worst.first().map(|w| w.event.duration_ms)
+    }
+}
+
+/// A bundle variant's GC pauses and their diagnosis.
+#[derive(Debug, Clone, Default)]
+pub struct VariantGc {
+    /// Pauses with their offsets (s) from the run's start.
+    pub pauses: Vec<(f64, PauseEvent)>,
+    pub diagnosis: Option<Diagnosis>,
+}
+
+impl VariantGc {
+    fn of(read: Result<GcRead, ReportError>, start_time_s: Option<f64>) -> VariantGc {
+        read.map(|r| VariantGc {
+            pauses: with_offsets(r.pauses, start_time_s),
+            diagnosis: Some(r.diagnosis),
+        })
         .unwrap_or_default()
+    }
+}
+
+/// Pauses of a GC log with their offsets (s) from `start_time_s` (seconds since epoch) when
+/// the log has wall-clock decorations, else from JVM start, and the log's diagnosis.
+/// Unreadable logs give no markers.
+pub fn variant_gc(path: &Path, start_time_s: Option<f64>) -> VariantGc {
+    VariantGc::of(read_gc(path), start_time_s)
 }
 
 /// Feeds the JFR recording at a path to the analysis (the `pauselab` binary's reader).
 pub type RecordingReader<'r> = &'r dyn Fn(&Path, &mut Analyzer<'_>) -> Result<(), ReportError>;
 
-/// [`pauses`] of a JFR recording, read through `read`. An unreadable recording gives no
-/// markers, as an unreadable log does.
-pub fn recording_pauses(
+/// [`variant_gc`] of a JFR recording, read through `read`. An unreadable recording gives
+/// no markers, as an unreadable log does.
+pub fn variant_recording(
     path: &Path,
     start_time_s: Option<f64>,
     read: RecordingReader<'_>,
-) -> Vec<(f64, PauseEvent)> {
-    read_fed(&path.display().to_string(), &mut |analyzer| {
-        read(path, analyzer)
-    })
-    .map(|(events, _)| with_offsets(events, start_time_s))
-    .unwrap_or_default()
+) -> VariantGc {
+    VariantGc::of(
+        read_fed(&path.display().to_string(), &mut |analyzer| {
+            read(path, analyzer)
+        }),
+        start_time_s,
+    )
 }
 
 fn with_offsets(events: Vec<PauseEvent>, start_time_s: Option<f64>) -> Vec<(f64, PauseEvent)> {
@@ -52,12 +102,6 @@ fn with_offsets(events: Vec<PauseEvent>, start_time_s: Option<f64>) -> Vec<(f64,
             (offset, e)
         })
         .collect()
-}
-
-/// The GC pauses of a log (any format pauselab-gclog reads: JDK 8 to 25, rotated, gzip, zip),
-/// in log order.
-pub fn read_pauses(path: &Path) -> Result<Vec<PauseEvent>, ReportError> {
-    read_gc(path).map(|(pauses, _)| pauses)
 }
 
 /// At most this many buckets per chart series: a chart shows no more points than it has
@@ -128,12 +172,16 @@ impl MinMaxSeries {
 /// Pause types charted on their own; the rest share "other".
 const MAX_PAUSE_TYPES: usize = 8;
 
-/// What the GC charts of a log show: heap after each collection and pause durations by type,
-/// seconds since JVM start on the x axis.
+/// What the GC charts of a log show: the heap before and after each collection with its
+/// capacity, and pause durations by type, seconds since JVM start on the x axis.
 #[derive(Debug, Clone, Default)]
 pub struct GcSeries {
     /// MiB.
+    pub heap_before: MinMaxSeries,
+    /// MiB.
     pub heap_after: MinMaxSeries,
+    /// MiB, when the log gives it.
+    pub heap_capacity: MinMaxSeries,
     /// ms, by pause name.
     pub pauses: Vec<(String, MinMaxSeries)>,
     /// Logs without uptime decorations are charted from their first wall-clock stamp.
@@ -152,8 +200,12 @@ impl GcSeries {
 
     fn heap(&mut self, sample: &HeapSample) {
         if let Some(t) = self.time_s(sample.uptime_ms, sample.wall_ms) {
-            let mib = sample.after_bytes as f64 / (1u64 << 20) as f64;
-            self.heap_after.push(t, mib);
+            let mib = |bytes: u64| bytes as f64 / (1u64 << 20) as f64;
+            self.heap_before.push(t, mib(sample.before_bytes));
+            self.heap_after.push(t, mib(sample.after_bytes));
+            if let Some(capacity) = sample.capacity_bytes {
+                self.heap_capacity.push(t, mib(capacity));
+            }
         }
     }
 
@@ -185,8 +237,16 @@ impl GcSeries {
 /// chart shows nothing more, and memory must stay bounded on any log.
 const MAX_CHARTED_PAUSES: usize = 500_000;
 
-/// The pauses of a log with its chart series.
-pub fn read_gc(path: &Path) -> Result<(Vec<PauseEvent>, GcSeries), ReportError> {
+/// What one GC log or recording gave the report: its pauses in log order, its chart series
+/// and its diagnosis.
+pub struct GcRead {
+    pub pauses: Vec<PauseEvent>,
+    pub series: GcSeries,
+    pub diagnosis: Diagnosis,
+}
+
+/// A GC log (any format pauselab-gclog reads: JDK 8 to 25, rotated, gzip, zip) read.
+pub fn read_gc(path: &Path) -> Result<GcRead, ReportError> {
     read_fed(&path.display().to_string(), &mut |analyzer| {
         let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
         pauselab_gclog::ensure_one_jvm(&inputs)?;
@@ -198,9 +258,9 @@ pub fn read_gc(path: &Path) -> Result<(Vec<PauseEvent>, GcSeries), ReportError> 
 /// Hands one source's records (a GC log's lines, a JFR recording's events) to the analysis.
 pub type Feed<'f> = &'f mut dyn FnMut(&mut Analyzer<'_>) -> Result<(), ReportError>;
 
-/// The pauses and chart series of whatever `feed` hands to the analysis: a GC log here, a
-/// JFR recording from the `pauselab` binary. `source` names it in errors.
-pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<(Vec<PauseEvent>, GcSeries), ReportError> {
+/// The pauses, chart series and diagnosis of whatever `feed` hands to the analysis: a GC
+/// log here, a JFR recording from the `pauselab` binary. `source` names it in errors.
+pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<GcRead, ReportError> {
     struct Collect(Vec<PauseEvent>, GcSeries, bool);
     impl PauseSink for Collect {
         fn pause(&mut self, event: &PauseEvent) {
@@ -218,7 +278,7 @@ pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<(Vec<PauseEvent>, GcSeri
     let mut sink = Collect(Vec::new(), GcSeries::default(), false);
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut sink);
     feed(&mut analyzer)?;
-    analyzer.finish();
+    let report = analyzer.finish();
     if sink.2 {
         return Err(ReportError::Input {
             source_name: source.to_string(),
@@ -227,39 +287,41 @@ pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<(Vec<PauseEvent>, GcSeri
             ),
         });
     }
-    Ok((sink.0, sink.1))
+    Ok(GcRead {
+        pauses: sink.0,
+        series: sink.1,
+        diagnosis: Diagnosis::of(report),
+    })
 }
 
-/// A GC log's pause histogram and timeline, its pauses with their offsets (s), and its chart
-/// series.
-pub type GcLogSummary = (LogSummary, Vec<(f64, PauseEvent)>, GcSeries);
+/// A GC log's or recording's pause histogram and timeline, its pauses with their offsets
+/// (s), its chart series and its diagnosis.
+pub struct GcLogSummary {
+    pub summary: LogSummary,
+    pub pauses: Vec<(f64, PauseEvent)>,
+    pub series: GcSeries,
+    pub diagnosis: Diagnosis,
+}
 
 /// A GC log as a pause histogram (ns) with a 5-second timeline of the longest pause.
 pub fn pause_summary(path: &Path) -> Result<GcLogSummary, ReportError> {
-    let (events, series) = read_gc(path)?;
     summarize(
         &path.display().to_string(),
-        events,
-        series,
+        read_gc(path)?,
         "no GC pause lines found (expected a JDK 9+ log written with -Xlog:gc or -Xlog:gc*)",
     )
 }
 
 /// What [`read_fed`] read as a pause histogram and timeline; `none` says why a source
 /// without pauses cannot be charted.
-pub fn summarize(
-    source: &str,
-    events: Vec<PauseEvent>,
-    series: GcSeries,
-    none: &str,
-) -> Result<GcLogSummary, ReportError> {
-    if events.is_empty() {
+pub fn summarize(source: &str, read: GcRead, none: &str) -> Result<GcLogSummary, ReportError> {
+    if read.pauses.is_empty() {
         return Err(ReportError::Input {
             source_name: source.to_string(),
             message: none.to_string(),
         });
     }
-    let pauses = with_offsets(events, None);
+    let pauses = with_offsets(read.pauses, None);
     let mut histogram =
         Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds");
     let mut intervals: Vec<IntervalPoint> = Vec::new();
@@ -290,7 +352,12 @@ pub fn summarize(
         histogram,
         tags_seen: Vec::new(),
     };
-    Ok((summary, pauses, series))
+    Ok(GcLogSummary {
+        summary,
+        pauses,
+        series: read.series,
+        diagnosis: read.diagnosis,
+    })
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ const STYLE: &str = r#"
 :root { color-scheme: light; }
 * { box-sizing: border-box; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1d1d1f; background: #fafafa; line-height: 1.4; }
-main { max-width: 1400px; margin: 0 auto; padding: 12px; }
+main { max-width: 1780px; margin: 0 auto; padding: 12px; }
 header h1 { font-size: 1.5rem; margin: 8px 0 4px; }
 section.bundle { background: #fff; border: 1px solid #e2e2e2; border-radius: 8px; padding: 12px 16px; margin: 16px 0; }
 h2 { font-size: 1.25rem; margin: 4px 0 8px; }
@@ -34,9 +34,12 @@ dl.facts dt { color: #666; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: .9rem; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 8px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+th, td { padding: 4px 6px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
-td.text { text-align: left; white-space: normal; min-width: 12em; }
+/* Headers wrap ("safepoint p99.9"), so a table is as wide as its numbers, not its words. */
+thead th { white-space: normal; vertical-align: bottom; }
+table.variants td:first-child { white-space: normal; min-width: 9em; }
+td.text, th.text { text-align: left; white-space: normal; min-width: 10em; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: .85rem; font-weight: 600; }
 .v-stalls, .v-vulnerable, .v-breach { background: #fde2e1; color: #a4000f; }
 .v-no_stalls, .v-not_vulnerable, .v-met { background: #dff3e4; color: #0a6b2c; }
@@ -44,13 +47,32 @@ td.text { text-align: left; white-space: normal; min-width: 12em; }
 .v-inconsistent { background: #fff1c2; color: #7a5200; }
 .v-inconclusive, .v-skipped, .v-failed, .v-unknown { background: #f1f1f1; color: #555; }
 figure { margin: 8px 0; }
-figure svg.chart { width: 100%; height: auto; display: block; border: 1px solid #eee; border-radius: 4px; }
+figure svg.chart { width: 100%; max-width: 1000px; height: auto; display: block; border: 1px solid #eee; border-radius: 4px; }
 .grid { display: grid; grid-template-columns: 1fr; gap: 12px; }
-@media (min-width: 1100px) { .grid.two { grid-template-columns: 1fr 1fr; } }
+/* Two chart columns only where each is drawn at least at its own size (820 px): smaller,
+   the charts' 12 px text shrinks below reading size. */
+@media (min-width: 1760px) { .grid.two { grid-template-columns: 1fr 1fr; } }
 table.matrix td { text-align: left; vertical-align: top; white-space: normal; }
 table.matrix a { color: inherit; text-decoration: none; display: block; }
 table.matrix ul { margin: 4px 0 0; padding-left: 1.1em; font-size: .85rem; }
 footer { color: #888; font-size: .8rem; margin: 24px 0; }
+.verdict, .diagnosis { margin: 8px 0 12px; }
+.verdict ul, .diagnosis ul, .diagnosis ol { margin: 4px 0; padding-left: 1.4em; }
+.noisy { background: #fff1c2; border-left: 4px solid #e0a800; padding: 6px 10px; margin: 6px 0; border-radius: 4px; }
+article.finding { border: 1px solid #e2e2e2; border-left: 4px solid #999; border-radius: 6px; padding: 6px 12px; margin: 8px 0; }
+article.finding.sev-critical { border-left-color: #c62828; }
+article.finding.sev-warning { border-left-color: #e0a800; }
+article.finding h4 { margin: 4px 0; font-size: 1rem; }
+article.finding h5 { margin: 8px 0 2px; font-size: .9rem; color: #444; }
+article.finding p { margin: 2px 0; }
+.sev-critical.badge { background: #fde2e1; color: #a4000f; }
+.sev-warning.badge { background: #fff1c2; color: #7a5200; }
+.sev-info.badge { background: #e6eefc; color: #1f4ea8; }
+table.evidence .text, table.worst .text { min-width: 8em; }
+table.worst td:last-child, table.evidence td:last-child { white-space: normal; }
+span.where { overflow-wrap: anywhere; }
+details.variant-diagnosis { margin: 6px 0; }
+details.variant-diagnosis summary { cursor: pointer; }
 @media print {
   body { background: #fff; }
   main { max-width: none; padding: 0; }
@@ -66,7 +88,8 @@ fn ms(v: u64, unit_ratio: f64) -> String {
     format!("{:.3}", v as f64 / unit_ratio)
 }
 
-fn badge(text: &str) -> String {
+/// A verdict word as a coloured badge (`no_stalls` reads "no stalls").
+pub(crate) fn badge(text: &str) -> String {
     format!(
         r#"<span class="badge v-{}">{}</span>"#,
         escape(text),
@@ -105,24 +128,57 @@ impl<'a> Styles<'a> {
     }
 }
 
+/// The log a variant is charted by: its hiccups, else its safepoints.
+struct Charted<'a> {
+    log: &'a crate::summary::LogSummary,
+    /// After the variant's name in a legend shared with other variants.
+    suffix: &'static str,
+    /// What the log measures, for a title.
+    what: &'static str,
+}
+
+impl<'a> Charted<'a> {
+    /// None when the variant recorded nothing (a failed run's empty log).
+    fn of(v: &'a VariantReport) -> Option<Charted<'a>> {
+        let recorded = |log: &&crate::summary::LogSummary| !log.histogram.is_empty();
+        match (
+            v.hiccups.as_ref().filter(recorded),
+            v.safepoints.as_ref().filter(recorded),
+        ) {
+            (Some(log), _) => Some(Charted {
+                log,
+                suffix: "",
+                what: "Hiccups",
+            }),
+            (None, Some(log)) => Some(Charted {
+                log,
+                suffix: " (safepoints)",
+                what: "Safepoints",
+            }),
+            (None, None) => None,
+        }
+    }
+}
+
 /// The charts of a section (shared scales across its variants).
 pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
     let styles = Styles::of(section);
-    let charted: Vec<(usize, &VariantReport)> = section
+    // A variant without a hiccup log (an experiment without the meter) is charted by its
+    // safepoints.
+    let charted: Vec<(&VariantReport, Charted)> = section
         .variants
         .iter()
-        .filter(|v| v.hiccups.is_some())
-        .enumerate()
+        .filter_map(|v| Charted::of(v).map(|c| (v, c)))
         .collect();
     let percentiles = (!charted.is_empty()).then(|| {
         let series: Vec<Series> = charted
             .iter()
-            .map(|(_, v)| Series {
-                name: v.label.clone(),
+            .map(|(v, c)| Series {
+                name: format!("{}{}", v.label, c.suffix),
                 color: styles.of_variant(v).0,
                 dash: styles.of_variant(v).1,
                 points: hgrm::percentile_points(
-                    &v.hiccups.as_ref().expect("charted").histogram,
+                    &c.log.histogram,
                     hgrm::DEFAULT_TICKS_PER_HALF_DISTANCE,
                 )
                 .iter()
@@ -139,13 +195,13 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
     let span = section.span_s();
     let y_max = charted
         .iter()
-        .flat_map(|(_, v)| v.hiccups.iter().chain(v.safepoints.iter()))
+        .flat_map(|(v, _)| v.hiccups.iter().chain(v.safepoints.iter()))
         .map(|s| s.histogram.max() as f64 / unit_ratio)
         .fold(0.0, f64::max);
     let timelines = charted
         .iter()
-        .map(|(_, v)| {
-            let h = v.hiccups.as_ref().expect("charted");
+        .map(|(v, c)| {
+            let h = c.log;
             let st = Stats::of(&h.histogram);
             let levels = [
                 ("p99", st.p99, "2 2"),
@@ -182,8 +238,17 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
             let longest = v.pauses.iter().map(|p| p.1.duration_ms).fold(0.0, f64::max);
             let markers_label =
                 format!("GC pauses: {} (longest {})", markers.len(), fmt_ms(longest));
+            let title = if section.gc.is_some() {
+                format!(
+                    "Longest GC pause per {} s: {}",
+                    crate::gc::TIMELINE_INTERVAL_S,
+                    v.label
+                )
+            } else {
+                format!("{} over time: {}", c.what, v.label)
+            };
             let chart = svg::timeline_chart(
-                &format!("Hiccups over time: {}", v.label),
+                &title,
                 &series,
                 &levels,
                 &markers,
@@ -191,7 +256,9 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
                 span,
                 y_max,
             );
-            let safepoints = v.safepoints.as_ref().map(|sp| {
+            // Beside the hiccups; a variant charted by its safepoints has them above.
+            let beside = v.hiccups.as_ref().and(v.safepoints.as_ref());
+            let safepoints = beside.map(|sp| {
                 let st = Stats::of(&sp.histogram);
                 let caption = format!(
                     "Safepoints: {} intervals, p99.9 {}, max {}",
@@ -311,7 +378,9 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
     }
 }
 
-/// Heap after each collection, and pause durations over time coloured by pause type.
+/// The heap before and after each collection with its capacity, and each pause over time
+/// coloured by pause type: dots, since a line between two pauses would draw pauses that
+/// never happened.
 fn gc_charts(gc: &crate::gc::GcSeries) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let x_max = |series: &[Series]| {
@@ -320,33 +389,51 @@ fn gc_charts(gc: &crate::gc::GcSeries) -> Vec<(&'static str, String)> {
             .flat_map(|s| s.points.last().map(|p| p.0))
             .fold(0.0, f64::max)
     };
+    let series =
+        |name: &str, color: &'static str, dash: &'static str, s: &crate::gc::MinMaxSeries| Series {
+            name: name.to_string(),
+            color,
+            dash,
+            points: s.points(),
+        };
     if !gc.heap_after.is_empty() {
-        let series = [Series {
-            name: "heap after GC (min and max per point)".to_string(),
-            color: svg::color(0),
-            dash: "",
-            points: gc.heap_after.points(),
-        }];
+        let dots = [
+            series("before GC", svg::color(4), "", &gc.heap_before),
+            series("after GC", svg::color(0), "", &gc.heap_after),
+        ];
+        let capacity: Vec<Series> = (!gc.heap_capacity.is_empty())
+            .then(|| series("capacity", "#555555", "6 3", &gc.heap_capacity))
+            .into_iter()
+            .collect();
         out.push((
             "heap",
-            svg::line_chart("Heap after GC", "MiB", &series, x_max(&series)),
+            svg::points_chart(
+                "Heap before and after GC",
+                "MiB",
+                &dots,
+                &capacity,
+                x_max(&dots),
+                false,
+            ),
         ));
     }
-    let series: Vec<Series> = gc
+    let dots: Vec<Series> = gc
         .pauses
         .iter()
         .enumerate()
-        .map(|(i, (name, s))| Series {
-            name: name.clone(),
-            color: svg::color(i),
-            dash: "",
-            points: s.points(),
-        })
+        .map(|(i, (name, s))| series(name, svg::color(i), "", s))
         .collect();
-    if !series.is_empty() {
+    if !dots.is_empty() {
         out.push((
             "pauses",
-            svg::line_chart("GC pauses by type", "ms", &series, x_max(&series)),
+            svg::points_chart(
+                "GC pauses over time, by type",
+                "pause (ms)",
+                &dots,
+                &[],
+                x_max(&dots),
+                true,
+            ),
         ));
     }
     out
@@ -433,6 +520,35 @@ fn variant_table(out: &mut String, section: &Section, sla: Option<&Sla>, unit_ra
         out.push_str("</tr>");
     }
     out.push_str("</tbody></table></div>");
+}
+
+/// Per variant of a bundle, what the analysis of its GC log found, folded: the summary
+/// names the rules that fired and the longest pause.
+fn variant_diagnoses(out: &mut String, section: &Section) {
+    for v in &section.variants {
+        let Some(d) = &v.diagnosis else { continue };
+        let rules: Vec<String> = d
+            .findings
+            .iter()
+            .filter_map(|f| f.get("rule").and_then(|r| r.as_str()).map(str::to_string))
+            .collect();
+        let _ = write!(
+            out,
+            r#"<details class="variant-diagnosis" data-variant="{}"><summary>GC log of {}: {}{}</summary>"#,
+            escape(&v.id),
+            escape(&v.label),
+            if rules.is_empty() {
+                "no findings".to_string()
+            } else {
+                escape(&format!("{} finding(s): {}", rules.len(), rules.join(", ")))
+            },
+            d.longest_ms()
+                .map(|ms| format!("; longest pause {} ms", crate::diagnosis::exact(ms)))
+                .unwrap_or_default()
+        );
+        crate::diagnosis::diagnosis_html(out, d);
+        out.push_str("</details>");
+    }
 }
 
 /// The experiment's chosen measurements (throughput, start-up, JMH scores...), one row
@@ -603,6 +719,9 @@ pub fn render(
             r#"</h2><p class="muted">{}</p>"#,
             escape(&section.source)
         );
+        if let Some(verdict) = &section.verdict {
+            crate::diagnosis::verdict_html(&mut out, verdict);
+        }
         if !section.facts.is_empty() {
             out.push_str(r#"<dl class="facts">"#);
             for (k, v) in &section.facts {
@@ -610,8 +729,17 @@ pub fn render(
             }
             out.push_str("</dl>");
         }
+        if section.verdict.is_none() {
+            // A GC log or recording: its findings come first.
+            for d in section.variants.iter().filter_map(|v| v.diagnosis.as_ref()) {
+                crate::diagnosis::diagnosis_html(&mut out, d);
+            }
+        }
         variant_table(&mut out, section, sla, unit_ratio);
         measurement_table(&mut out, section);
+        if section.verdict.is_some() {
+            variant_diagnoses(&mut out, section);
+        }
         let charts = charts(section, sla, unit_ratio);
         if let Some(p) = &charts.percentiles {
             let _ = write!(out, r#"<figure class="percentiles">{p}</figure>"#);

@@ -3,6 +3,7 @@
 //! HTML report per lab bundle, and a matrix across hosts and JDKs.
 
 pub mod bundle;
+pub mod diagnosis;
 pub mod gc;
 pub mod hgrm;
 pub mod html;

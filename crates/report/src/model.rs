@@ -9,7 +9,7 @@ use pauselab_pause::units::{parse_duration, TimeUnit};
 use pauselab_pause::PauseEvent;
 use serde::Serialize;
 
-use crate::bundle::{Bundle, HostSeries, VariantVerdict, Vulnerable};
+use crate::bundle::{Bundle, HostSeries, VariantVerdict, Verdict, Vulnerable};
 pub use crate::matrix::{matrix, Matrix, MatrixCell, MatrixColumn, MatrixRow, MatrixVariant};
 use crate::summary::{LogSummary, Stats};
 use crate::ReportError;
@@ -26,6 +26,8 @@ pub struct VariantReport {
     pub safepoints: Option<LogSummary>,
     /// Pauses from the variant's GC log, offsets in seconds since the section's start.
     pub pauses: Vec<(f64, PauseEvent)>,
+    /// What the analysis of the variant's GC log or recording found, when it has one.
+    pub diagnosis: Option<crate::gc::Diagnosis>,
     pub verdict: Option<VariantVerdict>,
     pub evidence: Option<String>,
     pub measurements: Vec<crate::bundle::Measurement>,
@@ -56,6 +58,8 @@ pub struct Section {
     /// Host and run facts, in display order.
     pub facts: Vec<(String, String)>,
     pub result: Option<Vulnerable>,
+    /// The bundle's verdict.json: its reasons per JDK, notes and what kept the host busy.
+    pub verdict: Option<Verdict>,
     pub default_variant: Option<String>,
     pub baseline_variant: Option<String>,
     pub kernel: Option<String>,
@@ -97,6 +101,37 @@ fn file_stem(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Names for inputs that tell them apart: each file's name, with as many parent directories
+/// as it takes to differ from every other input (`a/gc.log`, `b/gc.log`; `gc.log` alone).
+pub fn distinct_names(paths: &[PathBuf]) -> Vec<String> {
+    let parts: Vec<Vec<String>> = paths
+        .iter()
+        .map(|p| {
+            p.components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect()
+        })
+        .collect();
+    let tail = |i: usize, k: usize| {
+        let c = &parts[i];
+        c[c.len().saturating_sub(k)..]
+            .join("/")
+            .replacen("//", "/", 1)
+    };
+    (0..paths.len())
+        .map(|i| {
+            let mut k = 1;
+            while k < parts[i].len()
+                && (0..paths.len())
+                    .any(|j| j != i && parts[j] != parts[i] && tail(j, k) == tail(i, k))
+            {
+                k += 1;
+            }
+            tail(i, k)
+        })
+        .collect()
 }
 
 impl Section {
@@ -206,37 +241,41 @@ impl Section {
         let variants = bundle
             .variants
             .iter()
-            .map(|v| VariantReport {
-                id: v.entry.id.clone(),
-                label: v.label(),
-                variant: v.entry.variant.clone(),
-                jdk: v.entry.jdk.clone(),
-                description: v.entry.description.clone(),
-                hiccups: v.hiccups.clone(),
-                safepoints: v.safepoints.clone(),
-                pauses: match (&v.gc_log, &v.recording, recordings) {
-                    (Some(log), _, _) => crate::gc::pauses(log, start),
-                    (None, Some(rec), Some(read)) => crate::gc::recording_pauses(rec, start, read),
-                    _ => Vec::new(),
-                },
-                verdict: v.verdict.as_ref().map(|x| x.verdict),
-                evidence: v
-                    .verdict
-                    .as_ref()
-                    .map(|x| x.evidence.clone())
-                    .filter(|e| !e.is_empty()),
-                measurements: v
-                    .verdict
-                    .as_ref()
-                    .map(|x| x.measurements.clone())
-                    .unwrap_or_default(),
-                judged_max_ms: v.verdict.as_ref().and_then(|x| {
-                    x.stops
+            .map(|v| {
+                let gc = match (&v.gc_log, &v.recording, recordings) {
+                    (Some(log), _, _) => crate::gc::variant_gc(log, start),
+                    (None, Some(rec), Some(read)) => crate::gc::variant_recording(rec, start, read),
+                    _ => crate::gc::VariantGc::default(),
+                };
+                VariantReport {
+                    id: v.entry.id.clone(),
+                    label: v.label(),
+                    variant: v.entry.variant.clone(),
+                    jdk: v.entry.jdk.clone(),
+                    description: v.entry.description.clone(),
+                    hiccups: v.hiccups.clone(),
+                    safepoints: v.safepoints.clone(),
+                    pauses: gc.pauses,
+                    diagnosis: gc.diagnosis,
+                    verdict: v.verdict.as_ref().map(|x| x.verdict),
+                    evidence: v
+                        .verdict
                         .as_ref()
-                        .or(x.safepoints.as_ref())
-                        .or(x.hiccups.as_ref())
-                        .map(|s| s.max_ms)
-                }),
+                        .map(|x| x.evidence.clone())
+                        .filter(|e| !e.is_empty()),
+                    measurements: v
+                        .verdict
+                        .as_ref()
+                        .map(|x| x.measurements.clone())
+                        .unwrap_or_default(),
+                    judged_max_ms: v.verdict.as_ref().and_then(|x| {
+                        x.stops
+                            .as_ref()
+                            .or(x.safepoints.as_ref())
+                            .or(x.hiccups.as_ref())
+                            .map(|s| s.max_ms)
+                    }),
+                }
             })
             .collect();
         Section {
@@ -245,6 +284,7 @@ impl Section {
             source: bundle.dir.display().to_string(),
             facts,
             result: bundle.verdict.as_ref().map(|v| v.result),
+            verdict: bundle.verdict.clone(),
             default_variant: m.experiment.default_variant.clone(),
             baseline_variant: m.experiment.baseline_variant.clone(),
             kernel: h.kernel.clone(),
@@ -260,21 +300,22 @@ impl Section {
         }
     }
 
-    /// A section comparing interval logs side by side, one "variant" per file.
-    pub fn from_logs(paths: &[PathBuf], tag: &TagFilter) -> Result<Section, ReportError> {
+    /// A section comparing interval logs side by side, one "variant" per file, each labelled
+    /// with its name (from [`distinct_names`]).
+    pub fn from_logs(logs: &[(PathBuf, String)], tag: &TagFilter) -> Result<Section, ReportError> {
         let mut variants = Vec::new();
-        for path in paths {
+        for (path, name) in logs {
             let summary = LogSummary::read(path, tag.clone(), None, None)?;
-            let name = file_stem(path);
             variants.push(VariantReport {
-                id: slug(&name),
+                id: slug(name),
                 label: name.clone(),
-                variant: name,
+                variant: name.clone(),
                 jdk: None,
                 description: None,
                 hiccups: Some(summary),
                 safepoints: None,
                 pauses: Vec::new(),
+                diagnosis: None,
                 verdict: None,
                 evidence: None,
                 measurements: Vec::new(),
@@ -294,14 +335,13 @@ impl Section {
         }
         Ok(Section {
             id: "interval-logs".to_string(),
-            title: if paths.len() == 1 {
-                file_stem(&paths[0])
-            } else {
-                format!("{} interval logs", paths.len())
+            title: match logs {
+                [(_, name)] => name.clone(),
+                _ => format!("{} interval logs", logs.len()),
             },
-            source: paths
+            source: logs
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|(p, _)| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
             facts,
@@ -310,52 +350,67 @@ impl Section {
         })
     }
 
-    /// A GC log analysed on the fly: its pauses as one variant.
-    pub fn from_gc_log(path: &Path) -> Result<Section, ReportError> {
+    /// A GC log analysed on the fly: its pauses as one variant, labelled `name` (from
+    /// [`distinct_names`]).
+    pub fn from_gc_log(path: &Path, name: &str) -> Result<Section, ReportError> {
         let summary = crate::gc::pause_summary(path)?;
-        Ok(Self::gc_pauses(path, summary, "GC pauses"))
+        Ok(Self::gc_pauses(path, name, summary, "GC pauses"))
     }
 
     /// A JFR recording's GC pauses: the same charts as a GC log's. `feed` hands the
     /// recording's records to the analysis (this crate reads no recording itself).
-    pub fn from_recording(path: &Path, feed: crate::gc::Feed<'_>) -> Result<Section, ReportError> {
+    pub fn from_recording(
+        path: &Path,
+        name: &str,
+        feed: crate::gc::Feed<'_>,
+    ) -> Result<Section, ReportError> {
         let source = path.display().to_string();
-        let (events, series) = crate::gc::read_fed(&source, feed)?;
         let summary = crate::gc::summarize(
             &source,
-            events,
-            series,
+            crate::gc::read_fed(&source, feed)?,
             "no GC pauses in the recording (record with jdk.GCPhasePause and jdk.GarbageCollection enabled, see docs/jfr.md)",
         )?;
-        Ok(Self::gc_pauses(path, summary, "GC pauses (JFR)"))
+        Ok(Self::gc_pauses(path, name, summary, "GC pauses (JFR)"))
     }
 
-    fn gc_pauses(
-        path: &Path,
-        (summary, pauses, series): crate::gc::GcLogSummary,
-        what: &str,
-    ) -> Section {
-        let name = file_stem(path);
+    fn gc_pauses(path: &Path, name: &str, read: crate::gc::GcLogSummary, what: &str) -> Section {
+        let jvm = &read.diagnosis.jvm;
+        let mut facts = Vec::new();
+        if let Some(version) = &jvm.version {
+            facts.push(("JVM".to_string(), version.clone()));
+        }
+        if let Some(collector) = &jvm.collector {
+            facts.push(("collector".to_string(), collector.clone()));
+        }
+        facts.push(("pauses".to_string(), read.pauses.len().to_string()));
+        if let Some(longest) = read.diagnosis.longest_ms() {
+            // The table's max comes from a histogram (3 significant digits).
+            facts.push((
+                "longest pause".to_string(),
+                format!("{longest} ms (exact, from the log)"),
+            ));
+        }
         Section {
             id: slug(&format!("gc-{name}")),
             title: format!("{what}: {name}"),
             source: path.display().to_string(),
-            facts: vec![("pauses".to_string(), pauses.len().to_string())],
+            facts,
             variants: vec![VariantReport {
-                id: slug(&name),
+                id: slug(name),
                 label: format!("{name} (GC pauses)"),
-                variant: name,
+                variant: name.to_string(),
                 jdk: None,
                 description: None,
-                hiccups: Some(summary),
+                hiccups: Some(read.summary),
                 safepoints: None,
-                pauses,
+                pauses: read.pauses,
+                diagnosis: Some(read.diagnosis),
                 verdict: None,
                 evidence: None,
                 measurements: Vec::new(),
                 judged_max_ms: None,
             }],
-            gc: Some(series),
+            gc: Some(read.series),
             ..Section::default()
         }
     }
@@ -445,6 +500,11 @@ pub fn variant_json(v: &VariantReport, sla: Option<&Sla>, unit_ratio: f64) -> se
         "gc_pauses": v.pauses.len(),
         "gc_pause_max_ms": v.pauses.iter().map(|p| p.1.duration_ms).fold(None, |a: Option<f64>, d| Some(a.map_or(d, |a| a.max(d)))),
     });
+    if let Some(d) = &v.diagnosis {
+        // As `pauselab analyze --json` gives them.
+        doc["findings"] = serde_json::Value::Array(d.findings.clone());
+        doc["worst_pauses"] = serde_json::to_value(&d.worst).unwrap_or_default();
+    }
     if let (Some(sla), Some(h)) = (sla, &v.hiccups) {
         let breaches: Vec<_> = sla
             .breaches(h, unit_ratio)
@@ -468,6 +528,26 @@ mod tests {
         assert!(Sla::parse("p101=1ms").is_err());
         assert!(Sla::parse("p99=fast").is_err());
         assert!(Sla::parse("").is_err());
+    }
+
+    #[test]
+    fn distinct_names_add_directories_only_where_names_collide() {
+        let paths: Vec<PathBuf> = [
+            "runs/a/gc.log",
+            "runs/b/gc.log",
+            "x/other.log",
+            "/abs/b/gc.log",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(
+            distinct_names(&paths),
+            ["a/gc.log", "runs/b/gc.log", "other.log", "abs/b/gc.log"]
+        );
+        let same = [PathBuf::from("gc.log"), PathBuf::from("gc.log")];
+        assert_eq!(distinct_names(&same), ["gc.log", "gc.log"]);
+        assert_eq!(distinct_names(&[PathBuf::from("gc.log")]), ["gc.log"]);
     }
 
     #[test]

@@ -77,7 +77,12 @@ pub fn fmt_ms(v: f64) -> String {
 
 /// A time axis ends at the data (a run of 300.2 s is not drawn to 400 s), ticks at nice steps.
 fn time_range(max_s: f64) -> (f64, f64) {
-    let (_, step) = nice_axis(max_s);
+    // Past 10 minutes the axis counts minutes (see time_axis): nice steps of minutes.
+    let step = if max_s >= 600.0 {
+        nice_axis(max_s / 60.0).1 * 60.0
+    } else {
+        nice_axis(max_s).1
+    };
     let end = if max_s > 0.0 && max_s.is_finite() {
         max_s
     } else {
@@ -165,10 +170,120 @@ fn y_axis(out: &mut String, f: &Frame, step: f64, label: &str) {
     );
 }
 
+/// Values that span more than this ratio (largest over smallest positive) are drawn on a
+/// log axis: on a linear one a 5 ms line lies flat on the floor beside a 5 s stall.
+pub const LOG_SCALE_RATIO: f64 = 100.0;
+
+/// A value axis: linear from 0, or log10 over whole decades. A [`Frame`] is linear from 0;
+/// a log axis hands it exponents counted from its lowest decade.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ValueAxis {
+    /// Nice maximum and tick step.
+    Linear { max: f64, step: f64 },
+    /// Lowest and highest decade exponents (10^lo .. 10^hi).
+    Log { lo: i32, hi: i32 },
+}
+
+impl ValueAxis {
+    /// Log when `log_allowed` and the positive values span more than [`LOG_SCALE_RATIO`],
+    /// else linear from 0.
+    pub fn fit(values: impl Iterator<Item = f64>, log_allowed: bool) -> ValueAxis {
+        let (mut lo, mut hi) = (f64::INFINITY, 0.0_f64);
+        for v in values.filter(|v| v.is_finite()) {
+            hi = hi.max(v);
+            if v > 0.0 {
+                lo = lo.min(v);
+            }
+        }
+        if log_allowed && lo.is_finite() && hi / lo > LOG_SCALE_RATIO {
+            let lo_exp = lo.log10().floor() as i32;
+            let hi_exp = (hi.log10().ceil() as i32).max(lo_exp + 1);
+            return ValueAxis::Log {
+                lo: lo_exp,
+                hi: hi_exp,
+            };
+        }
+        let (max, step) = nice_axis(hi);
+        ValueAxis::Linear { max, step }
+    }
+
+    /// The top of the frame's 0-based scale.
+    fn frame_max(self) -> f64 {
+        match self {
+            ValueAxis::Linear { max, .. } => max,
+            ValueAxis::Log { lo, hi } => f64::from(hi - lo),
+        }
+    }
+
+    /// A value on the frame's scale (log: values at or below 0 sit on the floor).
+    fn to_frame(self, v: f64) -> f64 {
+        match self {
+            ValueAxis::Linear { .. } => v,
+            ValueAxis::Log { lo, .. } if v > 0.0 => (v.log10() - f64::from(lo)).max(0.0),
+            ValueAxis::Log { .. } => 0.0,
+        }
+    }
+
+    /// Grid lines and labels: linear ticks, or each decade with 2x and 5x between.
+    fn draw(self, out: &mut String, f: &Frame, label: &str) {
+        let (lo, hi) = match self {
+            ValueAxis::Linear { step, .. } => return y_axis(out, f, step, label),
+            ValueAxis::Log { lo, hi } => (lo, hi),
+        };
+        let x2 = WIDTH - RIGHT;
+        for e in lo..=hi {
+            for m in [1.0, 2.0, 5.0] {
+                let v = m * 10f64.powi(e);
+                let at = self.to_frame(v);
+                if at > f.y1 + 1e-9 {
+                    break;
+                }
+                let y = f.y(at);
+                let (stroke, text) = if m == 1.0 {
+                    ("#d0d0d0", fmt_num(v))
+                } else if hi - lo <= 3 {
+                    ("#f0f0f0", fmt_num(v))
+                } else {
+                    ("#f0f0f0", String::new())
+                };
+                let _ = write!(
+                    out,
+                    r##"<line x1="{LEFT}" x2="{x2:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{stroke}"/>"##
+                );
+                if !text.is_empty() {
+                    let _ = write!(
+                        out,
+                        r##"<text class="y-label" x="{tx}" y="{ty:.1}" text-anchor="end" fill="{}">{text}</text>"##,
+                        if m == 1.0 { "#444" } else { "#888" },
+                        tx = LEFT - 6.0,
+                        ty = y + 4.0
+                    );
+                }
+            }
+        }
+        let _ = write!(
+            out,
+            r##"<text transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle" fill="#444">{}, log scale</text>"##,
+            f.top + f.plot_h() / 2.0,
+            escape(label)
+        );
+    }
+}
+
 fn polyline(out: &mut String, f: &Frame, series: &Series, map_x: impl Fn(f64) -> f64) {
+    polyline_scaled(out, f, series, map_x, |y| y);
+}
+
+fn polyline_scaled(
+    out: &mut String,
+    f: &Frame,
+    series: &Series,
+    map_x: impl Fn(f64) -> f64,
+    map_y: impl Fn(f64) -> f64,
+) {
     let mut points = String::new();
     for (x, y) in &series.points {
-        let _ = write!(points, "{:.1},{:.1} ", f.x(map_x(*x)), f.y(*y));
+        let _ = write!(points, "{:.1},{:.1} ", f.x(map_x(*x)), f.y(map_y(*y)));
     }
     let _ = write!(
         out,
@@ -177,6 +292,36 @@ fn polyline(out: &mut String, f: &Frame, series: &Series, map_x: impl Fn(f64) ->
         series.color,
         series.dash,
         points.trim_end()
+    );
+}
+
+/// Each point (interval start s, its max) as a bar as wide as its interval (the gap to the
+/// next start, at most the usual gap, so a hole in the log stays a hole): the max belongs to
+/// the whole interval, and a line between two maxima would draw values nobody measured.
+fn bars(out: &mut String, f: &Frame, series: &Series) {
+    let mut gaps: Vec<f64> = series
+        .points
+        .windows(2)
+        .map(|w| w[1].0 - w[0].0)
+        .filter(|g| *g > 0.0)
+        .collect();
+    gaps.sort_by(f64::total_cmp);
+    let usual = gaps.get(gaps.len() / 2).copied().unwrap_or(1.0);
+    let base = f.bottom_y();
+    let mut path = String::new();
+    for (i, (t, v)) in series.points.iter().enumerate() {
+        let next = series.points.get(i + 1).map_or(t + usual, |n| n.0);
+        let (x0, x1) = (f.x(t.min(f.x1)), f.x((t + (next - t).min(usual)).min(f.x1)));
+        // At least a pixel wide, so a short interval on a long run stays visible.
+        let x1 = x1.max(x0 + 1.0);
+        let _ = write!(path, "M{x0:.1} {base:.1}V{:.1}H{x1:.1}V{base:.1}", f.y(*v));
+    }
+    let _ = write!(
+        out,
+        r##"<path class="series bars" data-series="{}" fill="{c}" fill-opacity="0.35" stroke="{c}" stroke-width="1" stroke-dasharray="{}" d="{path}"/>"##,
+        escape(&series.name),
+        series.dash,
+        c = series.color,
     );
 }
 
@@ -265,33 +410,62 @@ pub fn percentile_chart(title: &str, series: &[Series], sla: &[(f64, f64)]) -> S
             ..s.clone()
         })
         .collect();
+    // The axis ends at the data's last finite percentile (or the SLA's), not at 99.9999%.
     let max_x = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
+        .chain(
+            sla.iter()
+                .filter(|s| s.0 < 100.0)
+                .map(|s| 1.0 / (1.0 - s.0 / 100.0)),
+        )
         .fold(1.0, f64::max);
-    let decades = (max_x.log10().ceil() as u32).clamp(6, 9);
-    let max_y = series
+    let decades = ((max_x.log10() - 1e-9).ceil().max(0.0) as u32).clamp(1, 9);
+    let axis = ValueAxis::fit(
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .chain(sla.iter().map(|s| s.1)),
+        true,
+    );
+    let mut rows: Vec<(String, &str, Swatch)> = series
         .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .chain(sla.iter().map(|s| s.1))
-        .fold(0.0, f64::max);
-    let (y1, step) = nice_axis(max_y);
+        .map(|s| {
+            let max = s.points.iter().map(|p| p.1).fold(0.0, f64::max);
+            (
+                format!("{} (max {})", s.name, fmt_ms(max)),
+                s.color,
+                Swatch::Line(s.dash),
+            )
+        })
+        .collect();
+    if !sla.is_empty() {
+        rows.push(("SLA".to_string(), "#c00", Swatch::Line("6 3")));
+    }
+    let legend_h = legend_height(&rows);
     let f = Frame {
-        height: 420.0,
+        height: 420.0 + legend_h,
         top: 30.0,
-        bottom: 44.0,
+        bottom: 44.0 + legend_h,
         x0: 0.0,
         x1: f64::from(decades),
-        y1,
+        y1: axis.frame_max(),
     };
     let mut out = String::new();
     open_svg(&mut out, f.height, title, "percentiles");
-    y_axis(&mut out, &f, step, "latency (ms)");
+    axis.draw(&mut out, &f, "latency (ms)");
     for d in 0..=decades {
         let x = f.x(f64::from(d));
+        // The last label ends at the chart's edge: centred on its line, "99.999999%" would
+        // run off the chart.
+        let (anchor, label_x) = if d == decades {
+            ("end", WIDTH - 2.0)
+        } else {
+            ("middle", x)
+        };
         let _ = write!(
             out,
-            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{:.1}" y2="{:.1}" stroke="#e4e4e4"/><text class="x-label" x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#444">{}</text>"##,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{:.1}" y2="{:.1}" stroke="#e4e4e4"/><text class="x-label" x="{label_x:.1}" y="{:.1}" text-anchor="{anchor}" fill="#444">{}</text>"##,
             f.top,
             f.bottom_y(),
             f.bottom_y() + 16.0,
@@ -302,7 +476,7 @@ pub fn percentile_chart(title: &str, series: &[Series], sla: &[(f64, f64)]) -> S
         out,
         r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#444">percentile</text>"##,
         LEFT + f.plot_w() / 2.0,
-        f.height - 6.0
+        f.bottom_y() + 38.0
     );
     if !sla.is_empty() {
         // Step line: the limit at percentile p is that of the first SLA point at or above p.
@@ -314,14 +488,8 @@ pub fn percentile_chart(title: &str, series: &[Series], sla: &[(f64, f64)]) -> S
             } else {
                 (1.0 / (1.0 - pct / 100.0)).log10().min(f64::from(decades))
             };
-            let _ = write!(
-                points,
-                "{:.1},{:.1} {:.1},{:.1} ",
-                f.x(from),
-                f.y(*ms),
-                f.x(to),
-                f.y(*ms)
-            );
+            let y = f.y(axis.to_frame(*ms));
+            let _ = write!(points, "{:.1},{y:.1} {:.1},{y:.1} ", f.x(from), f.x(to),);
             from = to;
         }
         let _ = write!(
@@ -331,19 +499,9 @@ pub fn percentile_chart(title: &str, series: &[Series], sla: &[(f64, f64)]) -> S
         );
     }
     for s in &series {
-        polyline(&mut out, &f, s, f64::log10);
+        polyline_scaled(&mut out, &f, s, f64::log10, |y| axis.to_frame(y));
     }
-    let mut rows: Vec<(String, &str, &str)> = series
-        .iter()
-        .map(|s| {
-            let max = s.points.iter().map(|p| p.1).fold(0.0, f64::max);
-            (format!("{} (max {})", s.name, fmt_ms(max)), s.color, s.dash)
-        })
-        .collect();
-    if !sla.is_empty() {
-        rows.push(("SLA".to_string(), "#c00", "6 3"));
-    }
-    legend(&mut out, &f, &rows);
+    legend_below(&mut out, f.bottom_y() + 58.0, &rows);
     out.push_str("</svg>");
     out
 }
@@ -363,10 +521,17 @@ pub fn timeline_chart(
     let (x1, x_step) = time_range(x_max_s);
     let (y1, y_step) = nice_axis(y_max_ms);
     let strip = if markers.is_empty() { 0.0 } else { 46.0 };
+    let mut rows = vec![(series.name.clone(), series.color, Swatch::Line(series.dash))];
+    rows.extend(
+        levels
+            .iter()
+            .map(|l| (l.label.clone(), "#555", Swatch::Line(l.dash))),
+    );
+    let legend_h = legend_height(&rows);
     let f = Frame {
-        height: 300.0 + strip,
+        height: 300.0 + strip + legend_h,
         top: 30.0,
-        bottom: 44.0 + strip,
+        bottom: 44.0 + strip + legend_h,
         x0: 0.0,
         x1,
         y1,
@@ -385,9 +550,9 @@ pub fn timeline_chart(
             level.dash
         );
     }
-    polyline(&mut out, &f, series, |x| x);
+    bars(&mut out, &f, series);
     if !markers.is_empty() {
-        let base = f.height - 8.0;
+        let base = f.bottom_y() + 82.0;
         let longest = markers.iter().map(|m| m.duration_ms).fold(0.0, f64::max);
         let _ = write!(
             out,
@@ -407,9 +572,7 @@ pub fn timeline_chart(
             );
         }
     }
-    let mut rows = vec![(series.name.clone(), series.color, series.dash)];
-    rows.extend(levels.iter().map(|l| (l.label.clone(), "#555", l.dash)));
-    legend(&mut out, &f, &rows);
+    legend_below(&mut out, f.bottom_y() + 52.0 + strip, &rows);
     out.push_str("</svg>");
     out
 }
@@ -446,6 +609,144 @@ pub fn line_chart(title: &str, y_label: &str, series: &[Series], x_max_s: f64) -
     out
 }
 
+/// Values over time as dots, one per sample (a series kept as min and max per time
+/// bucket gives two), with `lines` (a capacity, say) drawn through their points; the legend
+/// below the plot. `log_allowed`: values spanning more than [`LOG_SCALE_RATIO`] go on a
+/// log axis.
+pub fn points_chart(
+    title: &str,
+    y_label: &str,
+    dots: &[Series],
+    lines: &[Series],
+    x_max_s: f64,
+    log_allowed: bool,
+) -> String {
+    let (x1, x_step) = time_range(x_max_s);
+    let axis = ValueAxis::fit(
+        dots.iter()
+            .chain(lines)
+            .flat_map(|s| s.points.iter().map(|p| p.1)),
+        log_allowed,
+    );
+    let rows: Vec<(String, &str, Swatch)> = dots
+        .iter()
+        .map(|s| (s.name.clone(), s.color, Swatch::Dot))
+        .chain(
+            lines
+                .iter()
+                .map(|s| (s.name.clone(), s.color, Swatch::Line(s.dash))),
+        )
+        .collect();
+    let legend_h = legend_height(&rows);
+    let f = Frame {
+        height: 260.0 + legend_h,
+        top: 30.0,
+        bottom: 52.0 + legend_h,
+        x0: 0.0,
+        x1,
+        y1: axis.frame_max(),
+    };
+    let mut out = String::new();
+    open_svg(&mut out, f.height, title, "points");
+    axis.draw(&mut out, &f, y_label);
+    time_axis(&mut out, &f, x_step);
+    for s in lines {
+        polyline_scaled(&mut out, &f, s, |x| x, |y| axis.to_frame(y));
+    }
+    for s in dots {
+        let _ = write!(
+            out,
+            r##"<g class="dots" data-series="{}" fill="{}">"##,
+            escape(&s.name),
+            s.color
+        );
+        for (t, v) in &s.points {
+            let _ = write!(
+                out,
+                r##"<circle cx="{:.1}" cy="{:.1}" r="2.5"/>"##,
+                f.x(t.clamp(0.0, x1)),
+                f.y(axis.to_frame(*v))
+            );
+        }
+        out.push_str("</g>");
+    }
+    legend_below(&mut out, f.bottom_y() + 52.0, &rows);
+    out.push_str("</svg>");
+    out
+}
+
+/// How a legend row shows its series.
+#[derive(Debug, Clone, Copy)]
+enum Swatch {
+    /// A line with this dash pattern.
+    Line(&'static str),
+    /// A dot, for series drawn as points.
+    Dot,
+}
+
+/// Width a legend entry takes, px (about 6.4 px a character at 12 px).
+fn legend_entry_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 6.4 + 40.0
+}
+
+/// Legend entries in lines that fit the chart's width: the indexes of each line's rows.
+fn legend_layout(rows: &[(String, &str, Swatch)]) -> Vec<Vec<usize>> {
+    let mut lines: Vec<Vec<usize>> = Vec::new();
+    let mut used = f64::INFINITY;
+    for (i, (text, _, _)) in rows.iter().enumerate() {
+        let w = legend_entry_width(text);
+        if used + w > WIDTH - LEFT - RIGHT {
+            lines.push(Vec::new());
+            used = 0.0;
+        }
+        lines.last_mut().expect("a line").push(i);
+        used += w;
+    }
+    lines
+}
+
+/// Height the legend's lines take under a plot, px.
+fn legend_height(rows: &[(String, &str, Swatch)]) -> f64 {
+    18.0 * legend_layout(rows).len() as f64
+}
+
+/// The legend in lines from `y` down (under the x axis's title), so it hides no data.
+fn legend_below(out: &mut String, mut y: f64, rows: &[(String, &str, Swatch)]) {
+    for line in legend_layout(rows) {
+        let mut x = LEFT;
+        for i in line {
+            let (text, color, swatch) = &rows[i];
+            match swatch {
+                Swatch::Dot => {
+                    let _ = write!(
+                        out,
+                        r##"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{color}"/>"##,
+                        x + 10.0,
+                        y - 4.0
+                    );
+                }
+                Swatch::Line(dash) => {
+                    let _ = write!(
+                        out,
+                        r##"<line x1="{x:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>"##,
+                        x + 20.0,
+                        y - 4.0,
+                        y - 4.0
+                    );
+                }
+            }
+            let _ = write!(
+                out,
+                r##"<text class="legend-item" x="{:.1}" y="{y:.1}" fill="#222">{}</text>"##,
+                x + 26.0,
+                escape(text)
+            );
+            x += legend_entry_width(text);
+        }
+        y += 18.0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,6 +755,9 @@ mod tests {
     fn axis_and_labels() {
         assert_eq!(nice_axis(1795.16), (2000.0, 500.0));
         assert_eq!(nice_axis(0.9), (1.0, 0.2));
+        // Minutes past 10 minutes step by whole minutes (50 min, not 83.3).
+        assert_eq!(time_range(10_000.0), (10_000.0, 3000.0));
+        assert_eq!(time_range(300.0), (300.0, 100.0));
         assert_eq!(decade_label(0), "0%");
         assert_eq!(decade_label(1), "90%");
         assert_eq!(decade_label(2), "99%");
@@ -463,6 +767,48 @@ mod tests {
         assert_eq!(fmt_num(0.0819), "0.0819");
         assert_eq!(fmt_num(12.5), "12.5");
         assert_eq!(escape("a<b&\"c\""), "a&lt;b&amp;&quot;c&quot;");
+    }
+
+    #[test]
+    fn values_spanning_more_than_100x_get_a_log_axis() {
+        let axis = |values: &[f64]| ValueAxis::fit(values.iter().copied(), true);
+        assert_eq!(
+            axis(&[0.0, 5.0, 400.0]),
+            ValueAxis::Linear {
+                max: 400.0,
+                step: 100.0
+            }
+        );
+        assert_eq!(axis(&[0.02, 5.0, 5000.0]), ValueAxis::Log { lo: -2, hi: 4 });
+        assert_eq!(axis(&[10.0, 10000.0]), ValueAxis::Log { lo: 1, hi: 4 });
+        assert!(matches!(
+            ValueAxis::fit([0.02, 5000.0].into_iter(), false),
+            ValueAxis::Linear { .. }
+        ));
+
+        // A mitigation at 5 ms beside a 5 s stall: its line stands well off the floor.
+        let series = |name: &str, max: f64| Series {
+            name: name.to_string(),
+            color: color(0),
+            dash: "",
+            points: vec![(1.0, max / 10.0), (10.0, max / 2.0), (100.0, max)],
+        };
+        let svg = percentile_chart(
+            "t",
+            &[series("stall", 5000.0), series("mitigation", 5.0)],
+            &[],
+        );
+        assert!(svg.contains("latency (ms), log scale"));
+        let line = svg.split(r#"data-series="mitigation""#).nth(1).unwrap();
+        let points = line.split(r#"points=""#).nth(1).unwrap();
+        let top_y = points
+            .split(['"', ' '])
+            .take_while(|p| p.contains(','))
+            .map(|p| p.split(',').nth(1).unwrap().parse::<f64>().unwrap())
+            .fold(f64::MAX, f64::min);
+        // The plot spans y 30..376 (346 px): on a linear axis 5 ms of 5000 would sit 0.3 px
+        // above the floor; here it is more than a quarter up.
+        assert!(top_y < 376.0 - 346.0 * 0.25, "{top_y}");
     }
 
     #[test]
@@ -483,7 +829,8 @@ mod tests {
         let svg = percentile_chart("t", &series, &[(99.0, 1.0), (100.0, 20.0)]);
         assert_eq!(svg.matches(r#"class="series""#).count(), 3);
         assert_eq!(svg.matches(r#"class="sla""#).count(), 1);
-        assert!(svg.contains(">99.9999%</text>"));
+        // The axis ends where the data does (1/(1-p) = 1000: 99.9%), not at 99.9999%.
+        assert!(svg.contains(">99.9%</text>") && !svg.contains(">99.99%</text>"));
         assert!(svg.contains("v2 (max 15 ms)"));
         assert!(!svg.contains("NaN") && !svg.contains("inf"));
     }

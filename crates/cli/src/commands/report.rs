@@ -121,10 +121,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut variants = 0usize;
 
     let mut sections: Vec<Section> = Vec::new();
-    let logs: Vec<PathBuf> = inputs
+    // Files are labelled by name, with directories where two share one (a/gc.log, b/gc.log).
+    let files: Vec<PathBuf> = inputs
         .iter()
         .filter_map(|i| match i {
-            Input::IntervalLog(p) => Some(p.clone()),
+            Input::IntervalLog(p) | Input::GcLog(p) | Input::Recording(p) => Some(p.clone()),
+            Input::Bundle(_) => None,
+        })
+        .collect();
+    let names = model::distinct_names(&files);
+    let name_of = |path: &PathBuf| {
+        let at = files.iter().position(|f| f == path).expect("a file input");
+        names[at].clone()
+    };
+    let logs: Vec<(PathBuf, String)> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::IntervalLog(p) => Some((p.clone(), name_of(p))),
             _ => None,
         })
         .collect();
@@ -143,10 +156,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     Some(&read_recording),
                 ));
             }
-            Input::GcLog(path) => sections.push(Section::from_gc_log(path)?),
+            Input::GcLog(path) => sections.push(Section::from_gc_log(path, &name_of(path))?),
             Input::Recording(path) => {
                 let mut feed = |analyzer: &mut Analyzer<'_>| read_recording(path, analyzer);
-                sections.push(Section::from_recording(path, &mut feed)?);
+                sections.push(Section::from_recording(path, &name_of(path), &mut feed)?);
             }
             Input::IntervalLog(_) => {}
         }
@@ -226,7 +239,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "sections": sections.iter().map(|s| serde_json::json!({
                 "id": s.id, "title": s.title, "source": s.source,
                 "facts": s.facts.iter().map(|(k, v)| serde_json::json!({"name": k, "value": v})).collect::<Vec<_>>(),
-                "result": s.result, "default_variant": s.default_variant, "baseline_variant": s.baseline_variant,
+                "result": s.result, "verdict": s.verdict, "default_variant": s.default_variant, "baseline_variant": s.baseline_variant,
                 "variants": s.variants.iter().map(|v| model::variant_json(v, sla.as_ref(), ratio)).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
             "matrix": matrix,
