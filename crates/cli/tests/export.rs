@@ -1311,13 +1311,24 @@ fn enable_gc_log_never_changes_a_file_through_a_planted_link() {
     let planted = private.join(&pid);
     std::os::unix::fs::symlink(&target, &planted).unwrap();
     let (_exporter, addr, _stderr) = exporter_with_logs_in(&private).unwrap();
-    get(addr, "/metrics");
-    assert_eq!(
-        owner_and_mode(&target),
-        before,
-        "changed through {planted:?}"
-    );
-    assert!(std::fs::symlink_metadata(&planted).unwrap().is_dir());
+    // A scrape only asks for the log; the attach worker makes the directory soon after.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        get(addr, "/metrics");
+        assert_eq!(
+            owner_and_mode(&target),
+            before,
+            "changed through {planted:?}"
+        );
+        if std::fs::symlink_metadata(&planted).is_ok_and(|m| m.is_dir()) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{planted:?} was not replaced by a directory"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     assert_eq!(owner_and_mode(&planted), (nobody, nobody, 0o750));
 }
 
