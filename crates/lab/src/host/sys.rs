@@ -171,26 +171,26 @@ pub fn loop_devices_backing(image: &Path) -> Vec<String> {
 
 pub fn detach_loop(device: &str) -> Result<(), String> {
     let path = format!("/dev/{device}");
-    let mut last = String::new();
     let attached = || Path::new(&format!("/sys/block/{device}/loop/backing_file")).exists();
-    // `losetup -d` on a device still in use (a mount of an exiting process, in another
-    // mount namespace) only marks it to clear itself: wait until it is really gone.
-    let done = wait_until(Duration::from_secs(10), || {
-        if !attached() {
-            return true;
+    let mut last = String::new();
+    let marked = wait_until(Duration::from_secs(10), || {
+        match run_tool("losetup", &["-d", &path]) {
+            Ok(_) => true,
+            Err(e) => {
+                last = e;
+                !attached()
+            }
         }
-        if let Err(e) = run_tool("losetup", &["-d", &path]) {
-            last = e;
-        }
-        !attached()
     });
-    if done {
-        Ok(())
-    } else if last.is_empty() {
-        Err(format!("{path} is still in use 10 s after it was detached"))
-    } else {
-        Err(last)
+    if !marked {
+        return Err(last);
     }
+    // `losetup -d` on a device still in use (a lazily unmounted filesystem flushing, the
+    // mount namespace of a process still exiting) only marks it to clear itself when the
+    // last user lets go. That is not a leftover, but give it the time to go, so the host is
+    // as it was when the run returns.
+    wait_until(Duration::from_secs(30), || !attached());
+    Ok(())
 }
 
 /// `MAJ:MIN` of a block device such as `loop3`.
