@@ -94,6 +94,8 @@ fn item_html(v: &Value) -> String {
     let rest: Vec<String> = map
         .iter()
         .filter(|(k, _)| main.is_none_or(|(m, _)| m != k.as_str()))
+        // A field the input gave nothing for says nothing, as in the terminal output.
+        .filter(|(_, v)| !v.is_null())
         .map(|(k, v)| {
             let value = match v {
                 Value::Array(items) => items.iter().map(scalar).collect::<Vec<_>>().join("; "),
