@@ -558,6 +558,11 @@ fn matrix_of_a_matrix_run_marks_repeats_that_disagree_and_draws_conclusions() {
     assert_eq!(cell("ext4")["consistent"], true);
     assert_eq!(variant("ext4", "default")["verdict"], "stalls");
     assert_eq!(variant("ext4", "default")["max_pause_ms"], 2900.0);
+    // Each variant's spread over its repeats: min, median and max of their longest pauses.
+    assert_eq!(
+        variant("ext4", "default")["spread"],
+        serde_json::json!({"repeats": 2, "min_ms": 2700.0, "median_ms": 2800.0, "max_ms": 2900.0})
+    );
     assert_eq!(cell("xfs")["consistent"], false);
     let xfs_default = variant("xfs", "default");
     assert_eq!(xfs_default["verdict"], "inconsistent");
