@@ -614,12 +614,16 @@ fn matrix_of_a_matrix_run_marks_repeats_that_disagree_and_draws_conclusions() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("inconsistent: stalls 2.8 s, no stalls 150 ms")
-            && text.contains("stalls (2.9 s)")
+            && text.contains("stalls (2.7 s / 2.8 s / 2.9 s)")
             && text.contains("Conclusions: "),
         "{text}"
     );
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("repeat 2: no stalls 150 ms") && html.contains("v-inconsistent"));
+    assert!(
+        html.contains("2.7 s / 2.8 s / 2.9 s"),
+        "the spread in the HTML too"
+    );
 }
 
 #[test]

@@ -381,10 +381,7 @@ pub fn pause_words(ms: f64) -> String {
 /// stalls 180 ms`; with repeats, the spread of their longest pauses: `no stalls (120 ms /
 /// 150 ms / 180 ms)`.
 pub fn variant_cell_words(v: &MatrixVariant) -> String {
-    let max = match &v.spread {
-        Some(spread) => Some(spread.words()),
-        None => v.max_pause_ms.map(pause_words),
-    };
+    let max = longest_pause_words(v);
     match v.verdict {
         Some(CellVerdict::Inconsistent) => {
             let each: Vec<String> = v
@@ -404,6 +401,15 @@ pub fn variant_cell_words(v: &MatrixVariant) -> String {
             Some(max) => format!("{} ({max})", cell_words(verdict)),
             None => cell_words(verdict),
         },
+    }
+}
+
+/// A variant's longest pause for people: the spread over its repeats (`120 ms / 150 ms /
+/// 180 ms`), else the one longest pause.
+pub fn longest_pause_words(v: &MatrixVariant) -> Option<String> {
+    match &v.spread {
+        Some(spread) => Some(spread.words()),
+        None => v.max_pause_ms.map(pause_words),
     }
 }
 
