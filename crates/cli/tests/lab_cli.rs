@@ -435,6 +435,14 @@ fn dry_run(args: &[&str], path: &str, state: &Path) -> Output {
 fn a_matrix_plan_expands_every_combination_and_changes_nothing() {
     let state = fresh_state_dir("plan");
     let path = std::env::var("PATH").unwrap();
+    // The plan names what each cell runs: its variants with their roles, and the JDKs.
+    let pretouch = dry_run(&["pretouch", "--duration", "20s"], &path, &state);
+    let text = String::from_utf8_lossy(&pretouch.stdout);
+    assert!(
+        text.contains("each cell runs 6 variant(s), one by one: 1g (baseline), 1g-pretouch (subject), 4g (mitigation)")
+            && text.contains(&format!("on jdk17: {JDK17} (openjdk version \"17")),
+        "{text}"
+    );
     let args = [
         "hsperf-mmap",
         "--gc",
