@@ -169,23 +169,17 @@ pub fn loop_devices_backing(image: &Path) -> Vec<String> {
     devices
 }
 
-/// Detaches loop device `device` and waits until it is gone: while something still holds
-/// it open (a filesystem unmounted lazily, a udev probe) `losetup -d` only marks it to be
-/// cleared on the last close, so success alone does not mean it is detached.
 pub fn detach_loop(device: &str) -> Result<(), String> {
     let path = format!("/dev/{device}");
-    let attached = || Path::new(&format!("/sys/block/{device}/loop/backing_file")).exists();
     let mut last = String::new();
     let done = wait_until(Duration::from_secs(10), || {
-        if attached() {
-            match run_tool("losetup", &["-d", &path]) {
-                Ok(_) => {
-                    last = format!("{path} is still in use (detached when its last user closes it)")
-                }
-                Err(e) => last = e,
+        match run_tool("losetup", &["-d", &path]) {
+            Ok(_) => true,
+            Err(e) => {
+                last = e;
+                !Path::new(&format!("/sys/block/{device}/loop/backing_file")).exists()
             }
         }
-        !attached()
     });
     if done {
         Ok(())
