@@ -82,10 +82,11 @@ pub fn measurement_label(name: &str, unit: &str) -> String {
         }
     }
     let text = words.join(" ");
-    if unit.is_empty() {
-        text
-    } else {
-        format!("{text} ({unit})")
+    match (text.is_empty(), unit.is_empty()) {
+        // The name was its unit (`mib_per_s`): the unit says it all.
+        (true, _) => unit.to_string(),
+        (false, true) => text,
+        (false, false) => format!("{text} ({unit})"),
     }
 }
 
@@ -109,6 +110,7 @@ mod tests {
             "gc.alloc.rate.norm (B/op)"
         );
         assert_eq!(label("gc.pauses", ""), "pauses");
+        assert_eq!(label("workload.mib_per_s", "MiB/s"), "MiB/s");
     }
 
     #[test]
