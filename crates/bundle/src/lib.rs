@@ -17,6 +17,6 @@ pub use manifest::{
 };
 pub use matrix::{combine_repeats, CellEntry, CellVerdict, MatrixRun, MATRIX_FORMAT};
 pub use verdict::{
-    JdkVerdict, Measurement, ReaderSummary, Role, VariantSummary, VariantVerdict, Verdict,
-    Vulnerable,
+    Compared, Comparison, JdkVerdict, Measurement, ReaderSummary, Role, VariantSummary,
+    VariantVerdict, Verdict, Vulnerable,
 };

@@ -229,6 +229,33 @@ pub struct Verdict<Rule = serde_json::Value> {
     /// processes' CPU during it); empty on a quiet host. Non-empty: the verdict is noisy.
     #[serde(default)]
     pub noisy: Vec<String>,
+    /// The experiment's conclusion in its own terms (its `[conclusion]`): each pair of
+    /// variants compared on its measurements, per JDK. Empty for experiments without one.
+    #[serde(default)]
+    pub conclusions: Vec<Comparison>,
+}
+
+/// One variant against another on one JDK, on the measurements the experiment concludes
+/// with (pretouch: start-up time against throughput; jfr-overhead: us/op and B/op).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The JDK's label.
+    pub jdk: String,
+    pub variant: String,
+    /// The variant it is compared with.
+    pub against: String,
+    pub measures: Vec<Compared>,
+}
+
+/// One measurement of a [`Comparison`]; a value is absent when that variant did not give it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compared {
+    pub name: String,
+    pub unit: String,
+    pub value: Option<f64>,
+    pub against: Option<f64>,
+    /// `value / against`, when both exist and `against` is not 0.
+    pub ratio: Option<f64>,
 }
 
 #[cfg(test)]

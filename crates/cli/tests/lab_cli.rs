@@ -149,50 +149,7 @@ fn without_root_an_experiment_on_the_host_tmp_runs_with_its_bundle_under_tmp() {
     }
     // Everything nobody reads or writes lives in one directory under /tmp, open to it.
     let dir = tempdir_under_tmp("nonroot-run");
-    let classes = dir.join("classes");
-    let javac = Command::new("javac")
-        .arg("-d")
-        .arg(&classes)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lab/Garbage.java"))
-        .status()
-        .expect("javac (a JDK) is needed for the lab tests");
-    assert!(javac.success());
-    let experiment = dir.join("host-tmp.toml");
-    std::fs::write(
-        &experiment,
-        r#"name = "test-host-tmp"
-description = "test: two variants on the host's /tmp"
-duration = "8s"
-baseline = "small"
-
-[workload]
-main = "Garbage"
-classpath = ["classes"]
-args = ["{duration_s}"]
-jvm_flags = ["-XX:+UseSerialGC"]
-hiccup_agent = false
-gc_log = "safepoint"
-jfr = true
-
-[[variant]]
-name = "small"
-flags = ["-Xmx64m"]
-tmp = "host"
-
-[[variant]]
-name = "large"
-flags = ["-Xmx128m"]
-tmp = "host"
-role = "subject"
-
-[verdict]
-metric = "safepoint"
-margin = 3.0
-floor_ms = 200.0
-noise_ms = 300.0
-"#,
-    )
-    .unwrap();
+    let experiment = host_tmp_experiment(&dir, "8s", true);
     let out = dir.join("bundle");
     let state = dir.join("state");
     chmod_recursive(&dir);
@@ -290,6 +247,156 @@ noise_ms = 300.0
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Two variants of the test workload `Garbage` on the host's `/tmp` (no root needed),
+/// compiled and written into `dir`; returns the experiment file.
+fn host_tmp_experiment(dir: &Path, duration: &str, jfr: bool) -> PathBuf {
+    let classes = dir.join("classes");
+    let javac = Command::new("javac")
+        .arg("-d")
+        .arg(&classes)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lab/Garbage.java"))
+        .status()
+        .expect("javac (a JDK) is needed for the lab tests");
+    assert!(javac.success());
+    let experiment = dir.join("host-tmp.toml");
+    std::fs::write(
+        &experiment,
+        format!(
+            r#"name = "test-host-tmp"
+description = "test: two variants on the host's /tmp"
+duration = "{duration}"
+baseline = "small"
+
+[workload]
+main = "Garbage"
+classpath = ["classes"]
+args = ["{{duration_s}}"]
+jvm_flags = ["-XX:+UseSerialGC"]
+hiccup_agent = false
+gc_log = "safepoint"
+jfr = {jfr}
+
+[[variant]]
+name = "small"
+flags = ["-Xmx64m"]
+tmp = "host"
+
+[[variant]]
+name = "large"
+flags = ["-Xmx128m"]
+tmp = "host"
+role = "subject"
+
+[verdict]
+metric = "safepoint"
+margin = 3.0
+floor_ms = 200.0
+noise_ms = 300.0
+"#
+        ),
+    )
+    .unwrap();
+    experiment
+}
+
+/// Busy time of all CPUs over one second, percent (from /proc/stat).
+fn host_busy_pct() -> f64 {
+    let ticks = || -> (u64, u64) {
+        let stat = std::fs::read_to_string("/proc/stat").unwrap();
+        let cpu: Vec<u64> = stat
+            .lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .skip(1)
+            .map(|f| f.parse().unwrap())
+            .collect();
+        let idle = cpu[3] + cpu[4];
+        (cpu.iter().sum::<u64>() - idle, cpu.iter().sum())
+    };
+    let (busy0, all0) = ticks();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let (busy1, all1) = ticks();
+    100.0 * (busy1 - busy0) as f64 / (all1 - all0).max(1) as f64
+}
+
+/// CPU-bound `yes` processes, killed when dropped.
+struct BusyLoops(Vec<std::process::Child>);
+
+impl Drop for BusyLoops {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// `noisy` of a 6 s run of the host-tmp experiment (verdict.json through --json).
+fn noisy_of_a_short_run(dir: &Path, name: &str) -> Vec<String> {
+    let out = pauselab()
+        .args(["lab", "run"])
+        .arg(dir.join("host-tmp.toml"))
+        .arg("--out")
+        .arg(dir.join(name))
+        .arg("--json")
+        .env("PAUSELAB_STATE_DIR", dir.join("state"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        matches!(out.status.code(), Some(0) | Some(3) | Some(4)),
+        "{stdout} {stderr}"
+    );
+    let verdict: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    verdict["noisy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_run_beside_busy_loops_is_noisy_and_names_them_the_same_run_on_a_quiet_host_is_not() {
+    let dir = tempdir_under_tmp("noise");
+    host_tmp_experiment(&dir, "6s", false);
+    // The quiet half first: pressure (a 10 s average) stays up a while after the loops.
+    // Its assertion needs a host that is quiet on its own, which a shared one may not be.
+    let busy = host_busy_pct();
+    if busy < 25.0 {
+        let noisy = noisy_of_a_short_run(&dir, "quiet");
+        assert!(noisy.is_empty(), "a quiet host was called busy: {noisy:?}");
+    } else {
+        eprintln!("quiet half skipped: the host was {busy:.0} % busy before it (limit 25 %)");
+    }
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let loops = BusyLoops(
+        (0..2 * cpus)
+            .map(|_| {
+                Command::new("sh")
+                    .args(["-c", "exec yes > /dev/null"])
+                    .spawn()
+                    .unwrap()
+            })
+            .collect(),
+    );
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let noisy = noisy_of_a_short_run(&dir, "busy");
+    drop(loops);
+    let during = noisy
+        .iter()
+        .find(|l| l.starts_with("during the run: other processes used"))
+        .unwrap_or_else(|| panic!("no busy seconds named: {noisy:?}"));
+    assert!(
+        during.contains("; busiest: ") && during.contains("yes "),
+        "{during}"
+    );
+    eprintln!("beside the loops: {during}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn tempdir_under_tmp(name: &str) -> PathBuf {
     let dir = Path::new("/tmp").join(format!("pauselab-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -328,6 +435,14 @@ fn dry_run(args: &[&str], path: &str, state: &Path) -> Output {
 fn a_matrix_plan_expands_every_combination_and_changes_nothing() {
     let state = fresh_state_dir("plan");
     let path = std::env::var("PATH").unwrap();
+    // The plan names what each cell runs: its variants with their roles, and the JDKs.
+    let pretouch = dry_run(&["pretouch", "--duration", "20s"], &path, &state);
+    let text = String::from_utf8_lossy(&pretouch.stdout);
+    assert!(
+        text.contains("each cell runs 6 variant(s), one by one: 1g (baseline), 1g-pretouch (subject), 4g (mitigation)")
+            && text.contains(&format!("on jdk17: {JDK17} (openjdk version \"17")),
+        "{text}"
+    );
     let args = [
         "hsperf-mmap",
         "--gc",

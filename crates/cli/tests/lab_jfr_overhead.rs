@@ -56,13 +56,27 @@ fn jfr_overhead_reports_time_and_bytes_per_write_for_every_setup() {
     let code = output.status.code();
     assert!(matches!(code, Some(0 | 3 | 4)), "exit {code:?}");
 
-    // The measurements table: a row per set-up with its time and bytes per operation.
+    // The measurements table: units in the header, a row per set-up with its time and
+    // bytes per operation; then the conclusion, each set-up against JFR off with the ratio.
+    assert!(
+        stdout.contains("score (us/op)") && stdout.contains("score error (us/op)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("gc.alloc.rate.norm (B/op)"), "{stdout}");
     for setup in SETUPS {
-        let row = stdout
-            .lines()
-            .find(|l| l.contains(&format!(" {setup} ")) && l.contains("us/op"))
-            .unwrap_or_else(|| panic!("no measurement row for {setup}"));
-        assert!(row.contains("B/op"), "{row}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("jdk") && l.contains(&format!(" {setup} "))),
+            "no measurement row for {setup}: {stdout}"
+        );
+    }
+    for setup in ["event-disabled", "event-enabled"] {
+        let line = format!("{setup} against jfr-off: score (us/op) ");
+        assert!(
+            stdout.contains(&line),
+            "no conclusion for {setup}: {stdout}"
+        );
     }
     assert!(stdout.contains("experiment jfr-overhead: "), "{stdout}");
 
@@ -103,6 +117,18 @@ fn jfr_overhead_reports_time_and_bytes_per_write_for_every_setup() {
     let (on_bytes, _) = measurement("event-enabled", "jmh.gc.alloc.rate.norm");
     assert!(off_bytes < 10.0, "JFR off: {off_bytes} B/op");
     assert!(on_bytes > 50.0, "event on: {on_bytes} B/op");
+
+    // The conclusion in --json: the ratio of bytes per operation, event on against off.
+    let enabled = verdict["conclusions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["variant"] == "event-enabled")
+        .unwrap();
+    let bytes = &enabled["measures"][1];
+    assert_eq!(bytes["name"], "jmh.gc.alloc.rate.norm");
+    assert_eq!(bytes["value"].as_f64(), Some(on_bytes));
+    assert_eq!(bytes["against"].as_f64(), Some(off_bytes));
 
     // The verdict compares the event with JFR off, with the numbers.
     let evidence = variant("event-enabled")["evidence"].as_str().unwrap();

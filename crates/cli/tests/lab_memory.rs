@@ -52,6 +52,17 @@ fn pretouched_heap_starts_slower_and_a_heap_without_room_is_skipped() {
         touched_start > plain_start,
         "pre-touched {touched_start} ms, plain {plain_start} ms"
     );
+    // The experiment's own conclusion: start-up against throughput, the pre-touched heap
+    // against the plain one, with the ratio; the skipped heap has none.
+    let conclusions = verdict["conclusions"].as_array().unwrap();
+    assert_eq!(conclusions.len(), 1, "{conclusions:?}");
+    let uptime = &conclusions[0]["measures"][0];
+    assert_eq!(
+        (conclusions[0]["variant"].as_str(), uptime["name"].as_str()),
+        (Some("2g-pretouch"), Some("workload.uptime_at_main_ms"))
+    );
+    assert_eq!(uptime["value"].as_f64(), Some(touched_start));
+    assert_eq!(uptime["ratio"].as_f64(), Some(touched_start / plain_start));
     for v in [plain, touched] {
         let rate = measurement(v, "workload.alloc_mib_per_s").expect("throughput measured");
         assert!(rate > 10.0 && rate < 100_000.0, "{v}");

@@ -742,6 +742,11 @@ fn matrix_of_a_matrix_run_marks_repeats_that_disagree_and_draws_conclusions() {
     assert_eq!(cell("ext4")["consistent"], true);
     assert_eq!(variant("ext4", "default")["verdict"], "stalls");
     assert_eq!(variant("ext4", "default")["max_pause_ms"], 2900.0);
+    // Each variant's spread over its repeats: min, median and max of their longest pauses.
+    assert_eq!(
+        variant("ext4", "default")["spread"],
+        serde_json::json!({"repeats": 2, "min_ms": 2700.0, "median_ms": 2800.0, "max_ms": 2900.0})
+    );
     assert_eq!(cell("xfs")["consistent"], false);
     let xfs_default = variant("xfs", "default");
     assert_eq!(xfs_default["verdict"], "inconsistent");
@@ -793,12 +798,16 @@ fn matrix_of_a_matrix_run_marks_repeats_that_disagree_and_draws_conclusions() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("inconsistent: stalls 2.8 s, no stalls 150 ms")
-            && text.contains("stalls (2.9 s)")
+            && text.contains("stalls (2.7 s / 2.8 s / 2.9 s)")
             && text.contains("Conclusions: "),
         "{text}"
     );
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("repeat 2: no stalls 150 ms") && html.contains("v-inconsistent"));
+    assert!(
+        html.contains("2.7 s / 2.8 s / 2.9 s"),
+        "the spread in the HTML too"
+    );
 }
 
 #[test]

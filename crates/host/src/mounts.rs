@@ -327,7 +327,13 @@ fn describe_mount(
             .super_options
             .split(',')
             .find_map(|option| option.strip_prefix("upperdir="))
-            .and_then(|upper| filesystem_of(&root_prefix.join(upper.trim_start_matches('/'))).ok())
+            .map(|upper| root_prefix.join(upper.trim_start_matches('/')))
+            // The upper directory is often not visible here (a container's root overlay,
+            // a root switched away from it): describing its nearest existing parent would
+            // describe the overlay itself, again and again.
+            .filter(|upper| upper.is_dir())
+            .and_then(|upper| filesystem_of(&upper).ok())
+            .filter(|upper| upper.mount_point != entry.mount_point || upper.fs_type != "overlay")
             .map(Box::new)
     } else {
         None
@@ -411,6 +417,29 @@ pub fn block_device(device: DeviceNumber) -> Result<Option<BlockDevice>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_overlay_whose_upper_directory_is_not_visible_has_no_upper() {
+        let entry = super::MountEntry {
+            mount_id: 1,
+            parent_id: 0,
+            device: super::DeviceNumber::from_dev_t(0),
+            root: "/".into(),
+            mount_point: "/".into(),
+            mount_options: "rw".into(),
+            fs_type: "overlay".into(),
+            source: "overlay".into(),
+            super_options: "rw,lowerdir=/l,upperdir=/no-such-dir/upper,workdir=/no-such-dir/w"
+                .into(),
+        };
+        let described = super::describe_mount(
+            std::path::Path::new("/"),
+            std::path::Path::new("/proc/self/mountinfo"),
+            std::path::Path::new("/"),
+            &entry,
+        );
+        assert!(described.overlay_upper.is_none(), "{described:?}");
+    }
+
     use super::*;
 
     const SAMPLE: &str = "\

@@ -260,6 +260,15 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
         .iter()
         .filter_map(|j| j.baseline_max_ms)
         .reduce(f64::max);
+    let conclusions = finished
+        .experiment
+        .conclusion
+        .as_ref()
+        .map(|c| {
+            let all: Vec<&VariantSummary> = summaries.iter().map(|(s, _)| s).collect();
+            crate::judge::compare(c, &all)
+        })
+        .unwrap_or_default();
     let outcome = Outcome {
         format_version: FORMAT_VERSION,
         experiment: finished.experiment.name.clone(),
@@ -271,6 +280,7 @@ pub fn write(finished: &Finished) -> Result<Outcome, LabError> {
         interrupted: finished.interrupted,
         notes: finished.notes.clone(),
         noisy: finished.noise.clone(),
+        conclusions,
     };
     write_json(&out.join(MANIFEST), &manifest(finished))?;
     write_json(&out.join(VERDICT), &outcome)?;

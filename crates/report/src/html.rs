@@ -639,8 +639,8 @@ fn matrix_variant_html(out: &mut String, v: &crate::model::MatrixVariant) {
         escape(anchor),
         badge_text(class, &crate::matrix::cell_words(v.verdict))
     );
-    if let Some(ms) = v.max_pause_ms {
-        let _ = write!(out, " {}", escape(&crate::matrix::pause_words(ms)));
+    if let Some(longest) = crate::matrix::longest_pause_words(v) {
+        let _ = write!(out, " {}", escape(&longest));
     }
     out.push_str("</a>");
     if v.verdict == Some(pauselab_bundle::CellVerdict::Inconsistent) {

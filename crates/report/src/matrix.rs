@@ -42,7 +42,53 @@ pub struct MatrixVariant {
     pub verdict: Option<CellVerdict>,
     /// The longest pause of any repeat (safepoint max when recorded, else hiccup max).
     pub max_pause_ms: Option<f64>,
+    /// With two or more repeats that measured one: how far the repeats' longest pauses
+    /// spread.
+    pub spread: Option<Spread>,
     pub repeats: Vec<MatrixRepeat>,
+}
+
+/// The spread of the repeats' longest pauses: how much one run of a cell can be trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    /// Repeats that measured a longest pause.
+    pub repeats: usize,
+    pub min_ms: f64,
+    pub median_ms: f64,
+    pub max_ms: f64,
+}
+
+impl Spread {
+    /// The spread of `values` (any order); none below two values.
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        if values.len() < 2 {
+            return None;
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median_ms = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        Some(Spread {
+            repeats: n,
+            min_ms: sorted[0],
+            median_ms,
+            max_ms: sorted[n - 1],
+        })
+    }
+
+    /// `2.7 s / 2.8 s / 2.9 s`: min / median / max.
+    pub fn words(&self) -> String {
+        format!(
+            "{} / {} / {}",
+            pause_words(self.min_ms),
+            pause_words(self.median_ms),
+            pause_words(self.max_ms)
+        )
+    }
 }
 
 /// A cell: one place (row) and one JDK and collector (column), all its repeats.
@@ -266,13 +312,12 @@ fn cell_of(repeats: &[Repeat]) -> MatrixCell {
                 })
                 .collect();
             let verdicts: Vec<VariantVerdict> = runs.iter().filter_map(|r| r.verdict).collect();
+            let longest: Vec<f64> = runs.iter().filter_map(|r| r.max_pause_ms).collect();
             MatrixVariant {
                 variant: name.clone(),
                 verdict: combine_repeats(&verdicts),
-                max_pause_ms: runs
-                    .iter()
-                    .filter_map(|r| r.max_pause_ms)
-                    .fold(None, |a: Option<f64>, m| Some(a.map_or(m, |a| a.max(m)))),
+                max_pause_ms: longest.iter().copied().reduce(f64::max),
+                spread: Spread::of(&longest),
                 repeats: runs,
             }
         })
@@ -333,9 +378,10 @@ pub fn pause_words(ms: f64) -> String {
 }
 
 /// One variant's cell for people: `stalls (2.9 s)`, `inconsistent: stalls 2.9 s, no
-/// stalls 180 ms`.
+/// stalls 180 ms`; with repeats, the spread of their longest pauses: `no stalls (120 ms /
+/// 150 ms / 180 ms)`.
 pub fn variant_cell_words(v: &MatrixVariant) -> String {
-    let max = v.max_pause_ms.map(pause_words);
+    let max = longest_pause_words(v);
     match v.verdict {
         Some(CellVerdict::Inconsistent) => {
             let each: Vec<String> = v
@@ -355,6 +401,15 @@ pub fn variant_cell_words(v: &MatrixVariant) -> String {
             Some(max) => format!("{} ({max})", cell_words(verdict)),
             None => cell_words(verdict),
         },
+    }
+}
+
+/// A variant's longest pause for people: the spread over its repeats (`120 ms / 150 ms /
+/// 180 ms`), else the one longest pause.
+pub fn longest_pause_words(v: &MatrixVariant) -> Option<String> {
+    match &v.spread {
+        Some(spread) => Some(spread.words()),
+        None => v.max_pause_ms.map(pause_words),
     }
 }
 
@@ -559,4 +614,54 @@ fn conclusions(m: &Matrix) -> Vec<String> {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn variant(verdicts: &[(VariantVerdict, f64)]) -> MatrixVariant {
+        let repeats: Vec<MatrixRepeat> = verdicts
+            .iter()
+            .map(|(verdict, ms)| MatrixRepeat {
+                section_id: String::new(),
+                anchor: String::new(),
+                verdict: Some(*verdict),
+                max_pause_ms: Some(*ms),
+                measurements: Vec::new(),
+            })
+            .collect();
+        let longest: Vec<f64> = verdicts.iter().map(|(_, ms)| *ms).collect();
+        let only: Vec<VariantVerdict> = verdicts.iter().map(|(v, _)| *v).collect();
+        MatrixVariant {
+            variant: "default".into(),
+            verdict: combine_repeats(&only),
+            max_pause_ms: longest.iter().copied().reduce(f64::max),
+            spread: Spread::of(&longest),
+            repeats,
+        }
+    }
+
+    #[test]
+    fn repeats_show_the_spread_of_their_longest_pauses() {
+        assert_eq!(Spread::of(&[180.0]), None);
+        let odd = Spread::of(&[180.0, 120.0, 150.0]).unwrap();
+        assert_eq!(
+            (odd.min_ms, odd.median_ms, odd.max_ms),
+            (120.0, 150.0, 180.0)
+        );
+        let even = Spread::of(&[2900.0, 100.0, 2700.0, 300.0]).unwrap();
+        assert_eq!((even.repeats, even.median_ms), (4, 1500.0));
+        let quiet = variant(&[
+            (VariantVerdict::NoStalls, 180.0),
+            (VariantVerdict::NoStalls, 120.0),
+            (VariantVerdict::NoStalls, 150.0),
+        ]);
+        assert_eq!(
+            variant_cell_words(&quiet),
+            "no stalls (120 ms / 150 ms / 180 ms)"
+        );
+        let once = variant(&[(VariantVerdict::Stalls, 2900.0)]);
+        assert_eq!(variant_cell_words(&once), "stalls (2.9 s)");
+    }
 }

@@ -60,8 +60,59 @@ pub fn measurement_header(name: &str) -> &str {
     name.split_once('.').map(|(_, rest)| rest).unwrap_or(name)
 }
 
+/// A measurement's header for people, with its unit: `workload.uptime_at_main_ms` in
+/// `ms` -> `uptime at main (ms)`, `workload.alloc_mib_per_s_from_start` in `MiB/s` ->
+/// `alloc from start (MiB/s)`, `jmh.score` in `us/op` -> `score (us/op)`. The unit's words
+/// are taken out of the name where it spells them; an empty `unit` adds none.
+pub fn measurement_label(name: &str, unit: &str) -> String {
+    let mut words: Vec<&str> = measurement_header(name).split('_').collect();
+    let unit_words: Vec<String> = unit
+        .to_lowercase()
+        .replace('/', "_per_")
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    if !unit_words.is_empty() {
+        if let Some(at) = words
+            .windows(unit_words.len())
+            .rposition(|w| w.iter().zip(&unit_words).all(|(a, b)| a == b))
+        {
+            words.drain(at..at + unit_words.len());
+        }
+    }
+    let text = words.join(" ");
+    match (text.is_empty(), unit.is_empty()) {
+        // The name was its unit (`mib_per_s`): the unit says it all.
+        (true, _) => unit.to_string(),
+        (false, true) => text,
+        (false, false) => format!("{text} ({unit})"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn labels_carry_the_unit_once() {
+        use super::measurement_label as label;
+        assert_eq!(
+            label("workload.uptime_at_main_ms", "ms"),
+            "uptime at main (ms)"
+        );
+        assert_eq!(
+            label("workload.alloc_mib_per_s_from_start", "MiB/s"),
+            "alloc from start (MiB/s)"
+        );
+        assert_eq!(label("workload.touch_s", "s"), "touch (s)");
+        assert_eq!(label("jmh.score", "us/op"), "score (us/op)");
+        assert_eq!(
+            label("jmh.gc.alloc.rate.norm", "B/op"),
+            "gc.alloc.rate.norm (B/op)"
+        );
+        assert_eq!(label("gc.pauses", ""), "pauses");
+        assert_eq!(label("workload.mib_per_s", "MiB/s"), "MiB/s");
+    }
+
     #[test]
     fn aligns_columns() {
         let text = super::render(

@@ -108,7 +108,7 @@ pub fn render(
 /// then the conclusions as one paragraph.
 pub fn matrix_text(m: &Matrix) -> String {
     let mut out =
-        String::from("Matrix (each cell: the verdict over its repeats and the longest pause)\n");
+        String::from("Matrix (each cell: the verdict over its repeats and the longest pause; with repeats, min / median / max of their longest pauses)\n");
     let mut header: Vec<String> = [
         "kernel",
         "host",

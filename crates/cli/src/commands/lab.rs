@@ -9,12 +9,15 @@ use anyhow::Context;
 use clap::Subcommand;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use pauselab_lab::bundle::Outcome;
+use pauselab_lab::experiment::Conclusion;
 use pauselab_lab::experiment::{Experiment, FaultUse, BUILTIN};
 use pauselab_lab::experiment::{Filesystem, Gc, MountOptions};
 use pauselab_lab::runner::{Observer, Progress, RunState, VariantProgress};
+use pauselab_lab::verdict::VariantSummary;
 use pauselab_lab::verdict::{VariantVerdict, Vulnerable};
 use pauselab_lab::{journal, units, RunOptions};
-use pauselab_report::table::{format_measurement, measurement_header as short_name};
+use pauselab_pause::Summary;
+use pauselab_report::table::{format_measurement, measurement_label};
 
 mod matrix;
 
@@ -219,16 +222,23 @@ fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
             needs_root.join(", ")
         );
     }
-    let plan =
+    let (plan, jdks) =
         matrix::plan(&args, &experiment).with_context(|| format!("lab run {}", args.experiment))?;
     if args.dry_run {
-        matrix::print_plan(&mut io::stdout().lock(), &experiment, &plan, args.json)?;
+        matrix::print_plan(
+            &mut io::stdout().lock(),
+            &experiment,
+            &plan,
+            &jdks,
+            args.json,
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     if matrix::is_matrix(&args) {
-        return matrix::run(args, experiment, text, plan);
+        return matrix::run(args, experiment, text, plan, &jdks);
     }
     let measurement_columns = experiment.measurements.clone();
+    let conclusion = experiment.conclusion.clone();
     let bundle_dir = args.out.unwrap_or_else(|| {
         PathBuf::from(format!("pauselab-lab-{}-{}", experiment.name, timestamp()))
     });
@@ -257,7 +267,12 @@ fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
         for note in &outcome.notes {
             writeln!(out, "note: {note}")?;
         }
-        print_table(&mut out, &outcome, &measurement_columns)?;
+        print_table(
+            &mut out,
+            &outcome,
+            &measurement_columns,
+            conclusion.as_ref(),
+        )?;
         writeln!(out, "bundle: {}", bundle_dir.display())?;
     }
     if interrupted {
@@ -305,84 +320,141 @@ fn ms(v: Option<f64>) -> String {
     }
 }
 
-fn print_table(out: &mut dyn Write, outcome: &Outcome, columns: &[String]) -> io::Result<()> {
-    if outcome
-        .variants
+/// A group of the pause table: its title, column headers and each variant's cells (none
+/// when the variant has no such log).
+struct PauseGroup {
+    title: &'static str,
+    headers: [&'static str; 5],
+    summary: fn(&VariantSummary) -> Option<&Summary>,
+    /// The statistics after the count, in the order of `headers`.
+    stats: fn(&Summary) -> [f64; 4],
+}
+
+const PAUSE_GROUPS: [PauseGroup; 3] = [
+    PauseGroup {
+        title: "hiccups (ms)",
+        headers: ["count", "p99", "p99.9", "p99.99", "max"],
+        summary: |v| v.hiccups.as_ref(),
+        stats: |s| [s.p99_ms, s.p99_9_ms, s.p99_99_ms, s.max_ms],
+    },
+    PauseGroup {
+        title: "safepoints (ms)",
+        headers: ["count", "p99", "p99.9", "p99.99", "max"],
+        summary: |v| v.safepoints.as_ref(),
+        stats: |s| [s.p99_ms, s.p99_9_ms, s.p99_99_ms, s.max_ms],
+    },
+    PauseGroup {
+        title: "request latency (ms)",
+        headers: ["requests", "p50", "p99", "p99.9", "max"],
+        summary: |v| v.latency.as_ref(),
+        stats: |s| [s.p50_ms, s.p99_ms, s.p99_9_ms, s.max_ms],
+    },
+];
+
+/// Width of a pause table column.
+const PAUSE_COLUMN: usize = 8;
+
+/// The table of a run: pauses where pauses are the question (and some variant has a pause
+/// log), the experiment's measurements, its conclusion in its own terms, the verdicts.
+fn print_table(
+    out: &mut dyn Write,
+    outcome: &Outcome,
+    columns: &[String],
+    conclusion: Option<&Conclusion>,
+) -> io::Result<()> {
+    let groups: Vec<&PauseGroup> = PAUSE_GROUPS
         .iter()
-        .all(|v| v.hiccups.is_none() && v.safepoints.is_none() && v.latency.is_none())
-    {
-        // No pause logs (e.g. a JMH experiment): the verdicts with their evidence.
-        print_measurements(out, outcome, columns)?;
-        return print_verdicts(out, outcome);
+        .filter(|g| outcome.variants.iter().any(|v| (g.summary)(v).is_some()))
+        .collect();
+    let pauses = conclusion.is_none_or(|c| c.pauses) && !groups.is_empty();
+    if pauses {
+        print_pauses(out, outcome, &groups)?;
     }
-    // Request latencies (open-loop workloads) get their own group of columns.
-    let with_latency = outcome.variants.iter().any(|v| v.latency.is_some());
+    print_measurements(out, outcome, columns)?;
+    print_conclusions(out, outcome)?;
+    if pauses {
+        print_verdicts_of_jdks(out, outcome)
+    } else {
+        // No pause table to carry them: each variant's verdict with its evidence.
+        print_verdicts(out, outcome)
+    }
+}
+
+/// One group of columns per pause log some variant has (a group empty in every row is
+/// left out), then each variant's verdict.
+fn print_pauses(out: &mut dyn Write, outcome: &Outcome, groups: &[&PauseGroup]) -> io::Result<()> {
     let w = variant_width(outcome);
-    let mut header = format!(
-        "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} |",
-        "jdk",
-        "variant",
-        "hiccups",
-        "p99",
-        "p99.9",
-        "p99.99",
-        "max",
-        "safep",
-        "p99",
-        "p99.9",
-        "p99.99",
-        "max"
-    );
-    let mut groups = format!(
-        "{:<8} {:<w$} | {:^39} | {:^37} |",
-        "", "", "hiccups (ms)", "safepoints (ms)"
-    );
-    if with_latency {
-        header.push_str(&format!(
-            " {:>7} {:>7} {:>7} {:>7} |",
-            "reqs", "p50", "p99", "max"
-        ));
-        groups.push_str(&format!(" {:^31} |", "request latency (ms)"));
+    let c = PAUSE_COLUMN;
+    let group_width = 5 * (c + 1) - 1;
+    let mut header = format!("{:<8} {:<w$} |", "jdk", "variant");
+    let mut titles = format!("{:<8} {:<w$} |", "", "");
+    for g in groups {
+        for h in g.headers {
+            header.push_str(&format!(" {h:>c$}"));
+        }
+        header.push_str(" |");
+        titles.push_str(&format!(" {:^group_width$} |", g.title));
     }
     writeln!(out, "{header} verdict")?;
-    writeln!(out, "{groups}")?;
+    writeln!(out, "{titles}")?;
     for v in &outcome.variants {
-        let h = v.hiccups.as_ref();
-        let s = v.safepoints.as_ref();
         let verdict = match (&v.skipped, &v.early_exit) {
             (Some(reason), _) => format!("skipped: {reason}"),
             (None, Some(exit)) => format!("{} ({exit})", verdict_word(v.verdict)),
             _ => verdict_word(v.verdict).to_string(),
         };
-        let mut row = format!(
-            "{:<8} {:<w$} | {:>7} {:>7} {:>7} {:>7} {:>7} | {:>5} {:>7} {:>7} {:>7} {:>7} |",
-            v.jdk,
-            v.variant,
-            h.map(|h| h.count.to_string()).unwrap_or("-".into()),
-            ms(h.map(|h| h.p99_ms)),
-            ms(h.map(|h| h.p99_9_ms)),
-            ms(h.map(|h| h.p99_99_ms)),
-            ms(h.map(|h| h.max_ms)),
-            s.map(|s| s.count.to_string()).unwrap_or("-".into()),
-            ms(s.map(|s| s.p99_ms)),
-            ms(s.map(|s| s.p99_9_ms)),
-            ms(s.map(|s| s.p99_99_ms)),
-            ms(s.map(|s| s.max_ms)),
-        );
-        if with_latency {
-            let l = v.latency.as_ref();
-            row.push_str(&format!(
-                " {:>7} {:>7} {:>7} {:>7} |",
-                l.map(|l| l.count.to_string()).unwrap_or("-".into()),
-                ms(l.map(|l| l.p50_ms)),
-                ms(l.map(|l| l.p99_ms)),
-                ms(l.map(|l| l.max_ms)),
-            ));
+        let mut row = format!("{:<8} {:<w$} |", v.jdk, v.variant);
+        for g in groups {
+            match (g.summary)(v) {
+                Some(s) => {
+                    row.push_str(&format!(" {:>c$}", s.count));
+                    for value in (g.stats)(s) {
+                        row.push_str(&format!(" {:>c$}", ms(Some(value))));
+                    }
+                }
+                None => row.push_str(&format!(" {:>c$}", "-").repeat(5)),
+            }
+            row.push_str(" |");
         }
         writeln!(out, "{row} {verdict}")?;
     }
-    print_measurements(out, outcome, columns)?;
-    print_verdicts_of_jdks(out, outcome)
+    Ok(())
+}
+
+/// The experiment's pairs compared on its own measurements (`[conclusion]`), one line per
+/// pair and JDK: `jdk17 4g-pretouch against 4g: uptime at main (ms) 1300 against 100
+/// (x13.00), ...`.
+fn print_conclusions(out: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
+    if outcome.conclusions.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "conclusion:")?;
+    for c in &outcome.conclusions {
+        let measures: Vec<String> = c
+            .measures
+            .iter()
+            .map(|m| {
+                let value =
+                    |v: Option<f64>| v.map_or("-".to_string(), |v| format_measurement(v, ""));
+                let ratio = m.ratio.map(|r| format!(" (x{r:.2})")).unwrap_or_default();
+                format!(
+                    "{} {} against {}{ratio}",
+                    measurement_label(&m.name, &m.unit),
+                    value(m.value),
+                    value(m.against)
+                )
+            })
+            .collect();
+        writeln!(
+            out,
+            "  {} {} against {}: {}",
+            c.jdk,
+            c.variant,
+            c.against,
+            measures.join(", ")
+        )?;
+    }
+    writeln!(out)
 }
 
 fn print_verdicts(out: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
@@ -427,35 +499,51 @@ fn print_verdicts_of_jdks(out: &mut dyn Write, outcome: &Outcome) -> io::Result<
     Ok(())
 }
 
-/// The experiment's chosen measurements, one row per variant (summary.json has them all).
+/// The experiment's chosen measurements, one row per variant (summary.json has them all):
+/// a column no variant has a value for is left out; the unit is in the header.
 fn print_measurements(
     out: &mut dyn Write,
     outcome: &Outcome,
     columns: &[String],
 ) -> io::Result<()> {
-    if columns.is_empty() {
+    let find = |v: &VariantSummary, column: &str| -> Option<(f64, String)> {
+        v.measurements
+            .iter()
+            .find(|m| m.name == column)
+            .map(|m| (m.value, m.unit.clone()))
+    };
+    // (name, the unit of its first value)
+    let shown: Vec<(&String, String)> = columns
+        .iter()
+        .filter_map(|c| {
+            let unit = outcome.variants.iter().find_map(|v| find(v, c))?.1;
+            Some((c, unit))
+        })
+        .collect();
+    if shown.is_empty() {
         return Ok(());
     }
     let w = variant_width(outcome);
-    let mut header = format!("{:<8} {:<w$} |", "jdk", "variant");
-    let widths: Vec<usize> = columns
+    let labels: Vec<String> = shown
         .iter()
-        .map(|c| short_name(c).len().max(12))
+        .map(|(c, unit)| measurement_label(c, unit))
         .collect();
-    for (column, width) in columns.iter().zip(&widths) {
-        header.push_str(&format!(" {:>width$}", short_name(column)));
+    let widths: Vec<usize> = labels.iter().map(|l| l.len().max(8)).collect();
+    let mut header = format!("{:<8} {:<w$} |", "jdk", "variant");
+    for (label, width) in labels.iter().zip(&widths) {
+        header.push_str(&format!(" {label:>width$}"));
     }
     writeln!(out)?;
     writeln!(out, "{header}")?;
     for v in &outcome.variants {
         let mut row = format!("{:<8} {:<w$} |", v.jdk, v.variant);
-        for (column, width) in columns.iter().zip(&widths) {
-            let cell = v
-                .measurements
-                .iter()
-                .find(|m| &m.name == column)
-                .map(|m| format_measurement(m.value, &m.unit))
-                .unwrap_or_else(|| "-".into());
+        for ((column, unit), width) in shown.iter().zip(&widths) {
+            let cell = match find(v, column) {
+                // The header carries the column's unit; a value in another one says so.
+                Some((value, own)) if &own == unit => format_measurement(value, ""),
+                Some((value, own)) => format_measurement(value, &own),
+                None => "-".into(),
+            };
             row.push_str(&format!(" {cell:>width$}"));
         }
         writeln!(out, "{row}")?;
@@ -612,4 +700,84 @@ fn timestamp() -> String {
         "{:04}{:02}{:02}-{:02}{:02}{:02}",
         t.year, t.month, t.day, t.hour, t.minute, t.second
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-by-one run with safepoint logs and no hiccup agent, as pretouch's bundle has.
+    fn outcome() -> Outcome {
+        let stats = serde_json::json!({
+            "count": 7, "total_ms": 70.0, "mean_ms": 10.0, "min_ms": 1.0, "p50_ms": 5.0,
+            "p90_ms": 9.0, "p99_ms": 12.0, "p99_9_ms": 14.0, "p99_99_ms": 15.0, "max_ms": 15.0,
+            "at_least_100ms": 0, "at_least_1s": 0,
+        });
+        let variant = |name: &str, uptime: f64| {
+            serde_json::json!({
+                "id": format!("{name}-jdk17"), "jdk": "jdk17", "variant": name,
+                "safepoints": stats, "verdict": "no_stalls", "evidence": "max 15 ms",
+                "measurements": [
+                    {"name": "workload.uptime_at_main_ms", "value": uptime, "unit": "ms"},
+                    {"name": "workload.alloc_mib_per_s", "value": 90.25, "unit": "MiB/s"},
+                ],
+            })
+        };
+        serde_json::from_value(serde_json::json!({
+            "experiment": "pretouch", "result": "not_vulnerable",
+            "rule": {"metric": "safepoint", "margin": 3.0, "floor_ms": 5000.0, "noise_ms": 5000.0},
+            "variants": [variant("4g", 100.0), variant("4g-pretouch", 1300.0)],
+            "per_jdk": [{"jdk": "jdk17", "vulnerable": "not_vulnerable", "reason": "none stalls", "baseline_max_ms": 15.0}],
+            "conclusions": [{"jdk": "jdk17", "variant": "4g-pretouch", "against": "4g", "measures": [
+                {"name": "workload.uptime_at_main_ms", "unit": "ms", "value": 1300.0, "against": 100.0, "ratio": 13.0},
+            ]}],
+        }))
+        .unwrap()
+    }
+
+    fn table(conclusion: Option<&Conclusion>) -> String {
+        let columns = [
+            "workload.uptime_at_main_ms".to_string(),
+            "workload.alloc_mib_per_s".to_string(),
+            "workload.touch_s".to_string(),
+        ];
+        let mut out = Vec::new();
+        print_table(&mut out, &outcome(), &columns, conclusion).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn each_experiment_concludes_in_its_own_terms_without_empty_columns() {
+        let pauses = table(None);
+        // Where pauses are the question: the safepoint group, and no hiccup group that
+        // would be `-` in every row.
+        assert!(pauses.contains("safepoints (ms)"), "{pauses}");
+        assert!(!pauses.contains("hiccups"), "{pauses}");
+        // Units in the headers, values without them; no column without any value.
+        assert!(
+            pauses.contains("uptime at main (ms) alloc (MiB/s)"),
+            "{pauses}"
+        );
+        assert!(
+            pauses.contains(" 1300 ") && pauses.contains(" 90.25"),
+            "{pauses}"
+        );
+        assert!(!pauses.contains("touch ("), "{pauses}");
+        assert!(
+            pauses.contains(
+                "jdk17 4g-pretouch against 4g: uptime at main (ms) 1300 against 100 (x13.00)"
+            ),
+            "{pauses}"
+        );
+        // Where they are not: no pause table, each variant's verdict with its evidence.
+        let conclusion = Conclusion {
+            pauses: false,
+            measurements: vec!["workload.uptime_at_main_ms".into()],
+            pairs: vec![["4g-pretouch".into(), "4g".into()]],
+        };
+        let trade_off = table(Some(&conclusion));
+        assert!(!trade_off.contains("safepoints"), "{trade_off}");
+        assert!(trade_off.contains("no stalls: max 15 ms"), "{trade_off}");
+        assert!(trade_off.contains("4g-pretouch against 4g"), "{trade_off}");
+    }
 }

@@ -194,8 +194,16 @@ impl TestEnv {
         stdout
     }
 
+    /// Nothing of the run is left. A loop device whose filesystem was still held open
+    /// when it was detached goes away when its last user closes it, a moment later: that
+    /// moment is waited for (up to 10 s), anything else left would still be there.
     pub fn assert_clean(&self) {
-        let left = self.leftovers();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut left = self.leftovers();
+        while !left.is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+            left = self.leftovers();
+        }
         assert!(left.is_empty(), "left behind: {left:#?}");
     }
 }

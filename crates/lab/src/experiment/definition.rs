@@ -82,6 +82,23 @@ pub struct Experiment {
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
     pub verdict: VerdictRule,
+    /// How the experiment concludes in its own terms, beside the verdict on pauses.
+    #[serde(default)]
+    pub conclusion: Option<Conclusion>,
+}
+
+/// `[conclusion]`: pairs of variants compared on the measurements the experiment is about
+/// (start-up time against throughput, cost per operation), one line per pair and JDK.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Conclusion {
+    /// Whether the table of pauses is shown: false where pauses are not the question.
+    #[serde(default = "yes")]
+    pub pauses: bool,
+    /// Measurement names (as in `measurements`) each pair is compared on.
+    pub measurements: Vec<String>,
+    /// `[variant, the variant it is compared with]`.
+    pub pairs: Vec<[String; 2]>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -414,6 +431,21 @@ impl Experiment {
                 .check()
                 .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
         }
+        if let Some(c) = &self.conclusion {
+            if c.measurements.is_empty() || c.pairs.is_empty() {
+                return bad("conclusion: needs measurements and pairs".into());
+            }
+            if let Some(name) = c
+                .pairs
+                .iter()
+                .flatten()
+                .find(|name| !self.variants.iter().any(|v| &&v.name == name))
+            {
+                return bad(format!(
+                    "conclusion: pair names {name:?}, which is not a variant"
+                ));
+            }
+        }
         validate_steps(&self.prepare)
             .map_err(|e| LabError::Experiment(format!("{origin}: {e}")))?;
         if let Some(swap) = &self.swap {
@@ -575,6 +607,21 @@ mod tests {
             .any(|v| v.role == Role::Subject && v.tmp == TmpLocation::Stressed));
         assert!(e.variants.iter().any(|v| v.tmp == TmpLocation::Tmpfs));
         assert!(e.variants.iter().any(|v| !v.companions.is_empty()));
+    }
+
+    #[test]
+    fn a_conclusion_names_variants_of_the_experiment() {
+        let (_, text) = Experiment::load("pretouch").unwrap();
+        let e = Experiment::parse(&text, "p.toml").unwrap();
+        let c = e.conclusion.unwrap();
+        assert!(!c.pauses);
+        assert_eq!(c.pairs[1], ["4g-pretouch".to_string(), "4g".to_string()]);
+        let typo = text.replacen("[\"4g-pretouch\", \"4g\"]", "[\"4g-pretouch\", \"4G\"]", 1);
+        let err = Experiment::parse(&typo, "p.toml").unwrap_err().to_string();
+        assert!(
+            err.contains("p.toml: conclusion: pair names \"4G\""),
+            "{err}"
+        );
     }
 
     #[test]

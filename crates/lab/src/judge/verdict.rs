@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::experiment::{Role, VerdictRule};
 use pauselab_pause::Summary;
 
-pub use pauselab_bundle::{VariantVerdict, Vulnerable};
+pub use pauselab_bundle::{VariantSummary, VariantVerdict, Vulnerable};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Judgement {

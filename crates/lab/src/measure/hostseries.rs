@@ -184,6 +184,12 @@ fn process_ticks(pid: u32) -> Option<u64> {
     Some(user + system)
 }
 
+/// Every tick of every CPU so far (busy and idle), from /proc/stat: the whole of the
+/// host's CPU time, in the unit of a process's utime and stime.
+pub(crate) fn all_cpu_ticks() -> Option<u64> {
+    read_cpu().map(|cpu| cpu.iter().sum())
+}
+
 /// user, nice, system, idle, iowait, irq, softirq, steal (jiffies, all CPUs).
 fn read_cpu() -> Option<[u64; 8]> {
     let text = fs::read_to_string("/proc/stat").ok()?;

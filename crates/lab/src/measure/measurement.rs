@@ -11,11 +11,12 @@ use serde::Serialize;
 
 pub use pauselab_bundle::Measurement;
 
-/// Unit of a workload field, from its name's suffix.
+/// Unit of a workload field, from its name's suffix (a rate keeps its unit before a
+/// qualifier: `alloc_mib_per_s_from_start`).
 pub fn unit_of(field: &str) -> &'static str {
-    if field.ends_with("mib_per_s") {
+    if field.contains("mib_per_s") {
         "MiB/s"
-    } else if field.ends_with("_per_s") {
+    } else if field.contains("_per_s") {
         "1/s"
     } else if field.ends_with("_ms") {
         "ms"
@@ -150,6 +151,7 @@ mod tests {
     #[test]
     fn units_follow_the_field_names() {
         assert_eq!(unit_of("mib_per_s"), "MiB/s");
+        assert_eq!(unit_of("alloc_mib_per_s_from_start"), "MiB/s");
         assert_eq!(unit_of("classes_per_s"), "1/s");
         assert_eq!(unit_of("max_gap_ms"), "ms");
         assert_eq!(unit_of("elapsed_s"), "s");

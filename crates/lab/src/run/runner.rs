@@ -443,6 +443,7 @@ pub fn run(
         stop: &stop,
         warmup_s: experiment.warmup.get().as_secs_f64(),
         other_cpu: Vec::new(),
+        processes_at_start: crate::measure::noise::ProcessTimes::read(),
     };
     let mut interrupted = false;
     let mut cleanup_failures = Vec::new();
@@ -479,7 +480,15 @@ pub fn run(
         }
     }
     observer.finished();
-    noise.extend(crate::measure::noise::busy_during(&watch.other_cpu));
+    let busiest = crate::measure::noise::busiest(
+        &watch.processes_at_start,
+        &crate::measure::noise::ProcessTimes::read(),
+        std::process::id(),
+    );
+    noise.extend(crate::measure::noise::busy_during(
+        &watch.other_cpu,
+        &busiest,
+    ));
     crate::run::testpoint::hit("stopping", &stop);
     stressors.stop();
     drop(stressors);
@@ -552,6 +561,8 @@ struct Watch<'a> {
     warmup_s: f64,
     /// Every second: (seconds since the start, CPU of processes outside the run, percent).
     other_cpu: Vec<(f64, f64)>,
+    /// Every process's CPU time when the run started: names the busiest other commands.
+    processes_at_start: crate::measure::noise::ProcessTimes,
 }
 
 enum TurnEnd {

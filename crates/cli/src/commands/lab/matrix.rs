@@ -9,7 +9,8 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::Context;
-use pauselab_lab::experiment::{Experiment, FaultUse};
+use pauselab_lab::experiment::{Experiment, FaultUse, Role, Schedule};
+use pauselab_lab::java::Jdk;
 use pauselab_lab::matrix::{MatrixRequest, Plan};
 use pauselab_lab::verdict::Vulnerable;
 use pauselab_lab::{journal, LabError, RunOptions};
@@ -28,9 +29,9 @@ pub(super) fn is_matrix(args: &RunArgs) -> bool {
         || args.repeat > 1
 }
 
-/// The plan of the command line; refuses, in one line and before any change, what this
-/// host cannot run.
-pub(super) fn plan(args: &RunArgs, experiment: &Experiment) -> anyhow::Result<Plan> {
+/// The plan of the command line and the JDKs it runs on; refuses, in one line and before
+/// any change, what this host cannot run.
+pub(super) fn plan(args: &RunArgs, experiment: &Experiment) -> anyhow::Result<(Plan, Vec<Jdk>)> {
     let duration = args.duration.unwrap_or_else(|| experiment.duration.get());
     let jdks = pauselab_lab::java::resolve_jdks(&args.jdks)?;
     let fault = if !args.disks.is_empty() || args.no_fault {
@@ -51,21 +52,34 @@ pub(super) fn plan(args: &RunArgs, experiment: &Experiment) -> anyhow::Result<Pl
         no_fault: args.no_fault || !args.disks.is_empty(),
         can_inject: fault == FaultUse::Inject && pauselab_lab::sys::is_root(),
     };
-    Ok(pauselab_lab::matrix::plan(
-        experiment, &request, &jdks, duration,
-    )?)
+    let plan = pauselab_lab::matrix::plan(experiment, &request, &jdks, duration)?;
+    Ok((plan, jdks))
 }
 
-/// The plan for people (or as JSON): cells, order, expected duration.
+/// The plan for people (or as JSON): cells, the variants and JDKs each runs, order,
+/// expected duration.
 pub(super) fn print_plan(
     out: &mut dyn Write,
     experiment: &Experiment,
     plan: &Plan,
+    jdks: &[Jdk],
     json: bool,
 ) -> anyhow::Result<()> {
     if json {
         let doc = serde_json::json!({
             "experiment": experiment.name,
+            "schedule": experiment.schedule,
+            "variants": experiment.variants.iter().map(|v| serde_json::json!({
+                "name": v.name,
+                "role": v.role,
+                "flags": v.flags,
+            })).collect::<Vec<_>>(),
+            "jdks": jdks.iter().map(|j| serde_json::json!({
+                "label": j.label,
+                "major": j.major,
+                "home": j.home,
+                "version": j.version,
+            })).collect::<Vec<_>>(),
             "cells": plan.cells.iter().map(|c| serde_json::json!({
                 "label": c.label(),
                 "gc": c.gc.map(|g| g.name()),
@@ -117,12 +131,44 @@ pub(super) fn print_plan(
             parts.join(", ")
         )?;
     }
+    let variants: Vec<String> = experiment
+        .variants
+        .iter()
+        .map(|v| format!("{} ({})", v.name, role_word(v.role)))
+        .collect();
+    let schedule = match experiment.schedule {
+        Schedule::Together => "together",
+        Schedule::OneByOne => "one by one",
+    };
+    writeln!(
+        out,
+        "  each cell runs {} variant(s), {schedule}: {}",
+        variants.len(),
+        variants.join(", ")
+    )?;
+    for jdk in jdks {
+        writeln!(
+            out,
+            "  on {}: {} ({})",
+            jdk.label,
+            jdk.home.display(),
+            jdk.version
+        )?;
+    }
     if plan.repeats > 1 {
         let order: Vec<String> = plan.runs.iter().map(|r| plan.bundle_name(*r)).collect();
         writeln!(out, "  order: {}", order.join(", "))?;
     }
     writeln!(out, "expected duration: {}", human_duration(plan.expected))?;
     Ok(())
+}
+
+fn role_word(role: Role) -> &'static str {
+    match role {
+        Role::Subject => "subject",
+        Role::Mitigation => "mitigation",
+        Role::Baseline => "baseline",
+    }
 }
 
 /// Runs every cell of the plan in its order, each an ordinary run with its own journal
@@ -133,6 +179,7 @@ pub(super) fn run(
     experiment: Experiment,
     text: String,
     plan: Plan,
+    jdks: &[Jdk],
 ) -> anyhow::Result<ExitCode> {
     let dir = args.out.clone().unwrap_or_else(|| {
         PathBuf::from(format!(
@@ -142,7 +189,7 @@ pub(super) fn run(
         ))
     });
     prepare_matrix_dir(&dir)?;
-    print_plan(&mut io::stderr().lock(), &experiment, &plan, false)?;
+    print_plan(&mut io::stderr().lock(), &experiment, &plan, jdks, false)?;
     let default_gc = experiment.gc();
     let mut record = MatrixRun {
         format: MATRIX_FORMAT.to_string(),
