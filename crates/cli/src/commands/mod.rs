@@ -10,6 +10,7 @@
 //!   status `cat` and `grep` end with; nothing is printed.
 
 pub mod analyze;
+mod analyze_events;
 pub mod analyze_jfr;
 pub mod doctor;
 pub mod export;
