@@ -206,6 +206,7 @@ impl Summary {
         let mut critical_checks: Vec<CriticalCheck> = Vec::new();
         for f in findings.iter().filter(|f| f.severity == Severity::Critical) {
             match critical_checks.iter_mut().find(|c| c.check == f.check) {
+                Some(c) if c.subjects.contains(&f.subject) => {}
                 Some(c) => c.subjects.push(f.subject.clone()),
                 None => critical_checks.push(CriticalCheck {
                     check: f.check,
@@ -247,6 +248,19 @@ struct Folded<'a> {
     findings: Vec<&'a Finding>,
 }
 
+impl Folded<'_> {
+    /// The JVMs, once each (one JVM may have several alike, e.g. one per log file).
+    fn jvms(&self) -> Vec<&str> {
+        let mut jvms: Vec<&str> = Vec::new();
+        for f in &self.findings {
+            if !jvms.contains(&f.subject.as_str()) {
+                jvms.push(&f.subject);
+            }
+        }
+        jvms
+    }
+}
+
 /// Splits the findings into those alike on several JVMs and the rest, both in their order.
 fn fold<'a>(
     findings: &'a [Finding],
@@ -268,7 +282,7 @@ fn fold<'a>(
         }
     }
     let (folded, alone): (Vec<Folded>, Vec<Folded>) =
-        groups.into_iter().partition(|g| g.findings.len() > 1);
+        groups.into_iter().partition(|g| g.jvms().len() > 1);
     single.extend(alone.into_iter().flat_map(|g| g.findings));
     single.sort_by_key(|f| findings.iter().position(|g| std::ptr::eq(*f, g)));
     (folded, single)
@@ -303,6 +317,11 @@ fn render_folded(out: &mut String, group: &Folded) {
         .iter()
         .map(|f| escape_control(&f.subject).into_owned())
         .collect();
+    let jvms: Vec<String> = group
+        .jvms()
+        .into_iter()
+        .map(|jvm| escape_control(jvm).into_owned())
+        .collect();
     let same_title = group.findings.iter().all(|f| f.title == first.title);
     if same_title {
         out.push_str(&format!(
@@ -310,14 +329,14 @@ fn render_folded(out: &mut String, group: &Folded) {
             severity_label(first.severity),
             escape_control(&first.title),
             first.check,
-            subjects.len(),
-            subjects.join(", ")
+            jvms.len(),
+            jvms.join(", ")
         ));
     } else {
         out.push_str(&format!(
             "{} on {} JVMs  [{}]\n",
             severity_label(first.severity),
-            subjects.len(),
+            jvms.len(),
             first.check
         ));
         for (f, subject) in group.findings.iter().zip(&subjects) {
