@@ -215,7 +215,7 @@ impl EventRows {
                 }
             }
         }
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        out.flush()?;
         Ok(rows.len() as u64)
     }
 }
