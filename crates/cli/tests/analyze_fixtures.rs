@@ -7,7 +7,7 @@ mod analyze_support;
 
 use std::io::Read;
 
-use analyze_support::{analyze_json, fixtures};
+use analyze_support::{analyze_json, export_events, fixtures, fresh_dir, run};
 
 struct Expected {
     pauses: u64,
@@ -184,4 +184,105 @@ fn flate2_free_gunzip(path: &std::path::Path) -> impl Read {
         .unwrap();
     assert!(out.status.success());
     std::io::Cursor::new(out.stdout)
+}
+
+/// Pauses and safepoints as `analyze --json` counts them.
+fn counted(log: &std::path::Path) -> (u64, u64) {
+    let json = analyze_json(&[log.to_path_buf()]);
+    (
+        json["pauses"]["count"].as_u64().unwrap(),
+        json["safepoints"]["count"].as_u64().unwrap(),
+    )
+}
+
+/// `analyze --events`: one row per pause and safepoint the report counts, as CSV that
+/// Python's csv module reads back (a file name with a comma, a quote and a line break
+/// quoted as RFC 4180 says) and as JSON lines; JDK 8 safepoint statistics only when the
+/// report counts them; other extensions and links refused.
+#[test]
+fn events_export_has_a_row_per_counted_pause_and_safepoint() {
+    let dir = fresh_dir("events", "gclog");
+    let log = dir.join("gc, \"demo\"\n17.log");
+    std::fs::copy(fixtures().join("demo-g1-jdk17.log"), &log).unwrap();
+    let (pauses, safepoints) = counted(&log);
+    assert!(pauses > 0 && safepoints > 0);
+    let log_arg = log.to_str().unwrap();
+
+    let rows = export_events(&log, &dir.join("events.csv"));
+    assert_eq!((rows.gc_pauses, rows.safepoints), (pauses, safepoints));
+    assert_eq!(rows.rows, pauses + safepoints);
+    // The file as the report names it (control characters escaped), its comma and quotes
+    // quoted for CSV.
+    let named = analyze_json(std::slice::from_ref(&log))["inputs"][0]["file"].clone();
+    assert_eq!(rows.source_files, vec![named.as_str().unwrap().to_string()]);
+    assert!(
+        rows.source_files[0].ends_with("gc, \"demo\"\\n17.log"),
+        "{named}"
+    );
+    assert_eq!(rows.rows_with_line, rows.rows);
+    assert_eq!(rows.rows_with_event_index, 0);
+    assert_eq!(
+        rows.rows_with_heap, pauses,
+        "every G1 pause line has its heap"
+    );
+
+    let jsonl = dir.join("events.JSONL");
+    let out = run(&["--events", jsonl.to_str().unwrap(), log_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len() as u64, pauses + safepoints);
+    let young = lines.iter().find(|l| l["kind"] == "gc_pause").unwrap();
+    assert_eq!(young["collector"], "G1");
+    assert_eq!(young["pause_type"], "young");
+    assert!(young["duration_ms"].as_f64().unwrap() > 0.0, "{young}");
+
+    // JDK 8 -XX:+PrintSafepointStatistics rows are the safepoints only without stopped-time
+    // lines; with them, the report counts the lines and the rows follow.
+    let statistics = "0.084: ParallelGCFailedAllocation       [      10          0              0    ]      [     0     0     2     1     5    ]  0   \n\
+        0.090: [GC (Allocation Failure) [PSYoungGen: 1024K->512K(2048K)] 1024K->600K(4096K), 0.0050000 secs] [Times: user=0.01 sys=0.00, real=0.01 secs] \n\
+        0.300: RevokeBias                       [      10          0              0    ]      [     0     0     1     0     3    ]  0   \n";
+    let stopped = "0.400: Total time for which application threads were stopped: 0.0123450 seconds, Stopping threads took: 0.0001230 seconds\n";
+    for (name, text, want) in [
+        ("statistics.log", statistics.to_string(), (1, 2)),
+        ("both.log", format!("{statistics}{stopped}"), (1, 1)),
+    ] {
+        let log = dir.join(name);
+        std::fs::write(&log, text).unwrap();
+        assert_eq!(counted(&log), want, "{name}");
+        let rows = export_events(&log, &dir.join(format!("{name}.csv")));
+        assert_eq!((rows.gc_pauses, rows.safepoints), want, "{name}");
+    }
+
+    // Another extension: a usage error naming the accepted ones, nothing written.
+    let txt = dir.join("events.txt");
+    let out = run(&["--events", txt.to_str().unwrap(), log_arg]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines()
+            .next()
+            .unwrap()
+            .contains("FILE.csv or FILE.jsonl"),
+        "{err}"
+    );
+    assert!(!txt.exists());
+    // A link is not followed: one line naming the file, the target untouched.
+    let target = dir.join("target.csv");
+    std::fs::write(&target, "keep\n").unwrap();
+    let link = dir.join("link.csv");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = run(&["--events", link.to_str().unwrap(), log_arg]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("link.csv"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
 }

@@ -9,7 +9,7 @@ mod jfr_support;
 use std::path::Path;
 use std::process::Command;
 
-use analyze_support::{analyze_json, bin, run, CpuHogs};
+use analyze_support::{analyze_json, bin, export_events, run, CpuHogs};
 use jfr_support::{jfr_print, record, record_for, record_repository, record_with, JDK25};
 
 /// How many events of each of `types` the recording has, per `jfr print --json`.
@@ -73,6 +73,17 @@ fn recordings_get_the_gc_log_report_and_hostile_files_a_clear_error() {
         hlog_text.lines().any(|l| l.starts_with("Tag=gc,")),
         "{hlog_text}"
     );
+
+    // --events: a row per pause and safepoint counted, cited by event index, with the heap
+    // of the recording's own heap events.
+    let rows = export_events(jfr, &jfr.with_extension("csv"));
+    assert_eq!((rows.gc_pauses, rows.safepoints), (pauses, safepoints));
+    assert_eq!(rows.rows, pauses + safepoints);
+    assert_eq!(
+        (rows.rows_with_line, rows.rows_with_event_index),
+        (0, rows.rows)
+    );
+    assert!(rows.rows_with_heap > 0);
 
     // A recording and the GC log of the same JVM are not added up.
     let out = run(&[jfr.to_str().unwrap(), run_.log.to_str().unwrap()]);

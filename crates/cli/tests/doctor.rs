@@ -30,6 +30,22 @@ fn doctor(args: &[&str]) -> (Option<i32>, Value) {
     )
 }
 
+/// `doctor`'s text report (exit 0 or 3).
+fn doctor_text(args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .arg("doctor")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        matches!(output.status.code(), Some(0) | Some(3)),
+        "{}{text}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text
+}
+
 /// Findings about one JVM as (check, severity).
 fn jvm_findings(report: &Value, pid: u32) -> Vec<(String, String)> {
     let prefix = format!("pid {pid}");
@@ -76,11 +92,29 @@ fn hsperf_directory_on_tmpfs_versus_disk() {
         return;
     }
     let disk = disk_dir("disk-tmp");
-    let on_tmpfs = TestJvm::start(Tmp::Tmpfs, &["-Xmx64m"], 60);
-    let on_disk = TestJvm::start(Tmp::Bind(&disk), &["-Xmx64m"], 60);
-    let (_, tmpfs_report) = doctor(&["--pid", &on_tmpfs.pid.to_string()]);
-    let (_, disk_report) = doctor(&["--pid", &on_disk.pid.to_string()]);
+    // A large -Xmx (reserved, not used) without -Xms: the same heap-grows warning on both.
+    let on_tmpfs = TestJvm::start(Tmp::Tmpfs, &["-Xmx2g"], 60);
+    let on_disk = TestJvm::start(Tmp::Bind(&disk), &["-Xmx2g"], 60);
+    let (tmpfs_pid, disk_pid) = (on_tmpfs.pid.to_string(), on_disk.pid.to_string());
+    let (_, tmpfs_report) = doctor(&["--pid", &tmpfs_pid]);
+    let (_, disk_report) = doctor(&["--pid", &disk_pid]);
+    let both = doctor_text(&["--pid", &tmpfs_pid, "--pid", &disk_pid]);
     drop((on_tmpfs, on_disk));
+
+    // The warning both JVMs share is printed once, naming both.
+    let lines: Vec<&str> = both.lines().collect();
+    let heads: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].ends_with("[heap-grows]"))
+        .collect();
+    assert_eq!(heads.len(), 1, "{both}");
+    let jvms = lines[heads[0] + 1];
+    assert!(
+        jvms.contains("on 2 JVMs: ")
+            && jvms.contains(&format!("pid {tmpfs_pid} (Garbage)"))
+            && jvms.contains(&format!("pid {disk_pid} (Garbage)")),
+        "{both}"
+    );
+    assert!(lines[heads[0]].starts_with("WARNING "), "{both}");
     std::fs::remove_dir_all(&disk).unwrap();
 
     let tmpfs = jvm_findings(
@@ -88,7 +122,7 @@ fn hsperf_directory_on_tmpfs_versus_disk() {
         tmpfs_report["jvms"][0]["pid"].as_u64().unwrap() as u32,
     );
     assert!(has(&tmpfs, "hsperf-on-disk", "ok"), "{tmpfs:?}");
-    let disk_pid = disk_report["jvms"][0]["pid"].as_u64().unwrap() as u32;
+    let disk_pid: u32 = disk_pid.parse().unwrap();
     let on_disk = jvm_findings(&disk_report, disk_pid);
     assert!(has(&on_disk, "hsperf-on-disk", "info"), "{on_disk:?}");
     let finding = disk_report["findings"]
@@ -149,6 +183,7 @@ fn slow_device_risks_are_found_and_measured() {
         "4s",
     ]);
     let (_, careful_report) = doctor(&["--pid", &careful_jvm.pid.to_string()]);
+    let sync_text = doctor_text(&["--pid", &sync_jvm.pid.to_string()]);
     let (sync_pid, careful_pid) = (sync_jvm.pid, careful_jvm.pid);
     drop((sync_jvm, careful_jvm));
     drop(device);
@@ -157,6 +192,30 @@ fn slow_device_risks_are_found_and_measured() {
     assert!(has(&risky, "hsperf-stable-pages", "critical"), "{risky:?}");
     assert!(has(&risky, "gc-log-sync-write", "critical"), "{risky:?}");
     assert_eq!(sync_code, Some(3));
+    // The closing line names the critical findings and where they were found.
+    let closing = sync_text.lines().last().unwrap();
+    for check in ["hsperf-stable-pages", "gc-log-sync-write"] {
+        assert!(
+            closing.contains(&format!("{check} (pid {sync_pid} (Garbage))")),
+            "{closing}"
+        );
+    }
+    let critical: Vec<&str> = sync_report["summary"]["critical_checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["check"].as_str().unwrap())
+        .collect();
+    assert!(critical.contains(&"hsperf-stable-pages"), "{critical:?}");
+    assert_eq!(
+        sync_report["summary"]["critical"],
+        sync_report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == "critical")
+            .count()
+    );
     // The probe measured the slow directory, not just guessed.
     let probe = sync_report["findings"]
         .as_array()

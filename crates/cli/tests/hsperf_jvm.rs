@@ -316,6 +316,7 @@ fn compare_with_jdk_tools(jdk: &str) {
             (vm_structs.address, vm_structs.size)
         );
     }
+    assert_rates_are_changes_per_second(&p);
     drop(busy);
 
     // A JVM that does not allocate answers GC.heap_info identically twice in a row.
@@ -336,6 +337,86 @@ fn compare_with_jdk_tools(jdk: &str) {
     } else {
         assert_one_line_error(&v2, pid, "does not speak attach protocol 2");
     }
+}
+
+/// `perf -i --rate`: each monotonic counter's change since the sample before, per second of
+/// the interval; ticks counters in seconds per second through sun.os.hrt.frequency.
+fn assert_rates_are_changes_per_second(p: &str) {
+    let json = ok(&[
+        "perf",
+        p,
+        "-i",
+        "300",
+        "-n",
+        "2",
+        "--rate",
+        "--json",
+        "sun.rt.safepoint*",
+        "sun.gc.collector.0.*",
+        "sun.os.hrt.frequency",
+    ]);
+    let docs: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(docs.len(), 2, "-n counts intervals: {json}");
+    let value = |doc: &serde_json::Value, name: &str| {
+        doc["counters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not in {doc}"))["value"]
+            .as_i64()
+            .unwrap()
+    };
+    let frequency = value(&docs[0], "sun.os.hrt.frequency") as f64;
+    let (before, doc) = (&docs[0], &docs[1]);
+    let seconds = doc["interval_seconds"].as_f64().unwrap();
+    assert!(seconds > 0.0, "{doc}");
+    let mut ticks = 0;
+    for c in doc["counters"].as_array().unwrap() {
+        let name = c["name"].as_str().unwrap();
+        if c["variability"] != "monotonic" || !c["value"].is_i64() {
+            assert!(c.get("delta").is_none() && c.get("rate").is_none(), "{c}");
+            continue;
+        }
+        let delta = c["value"].as_i64().unwrap() - value(before, name);
+        assert_eq!(c["delta"].as_i64(), Some(delta), "{c}");
+        let (expected, unit) = match c["units"].as_str().unwrap() {
+            "ticks" => (delta as f64 / frequency / seconds, "s/s"),
+            _ => (delta as f64 / seconds, "/s"),
+        };
+        ticks += usize::from(unit == "s/s");
+        let rate = c["rate"].as_f64().unwrap();
+        assert!(
+            (rate - expected).abs() <= 1e-9 * expected.abs().max(1.0),
+            "{c}"
+        );
+        assert_eq!(c["rate_unit"], unit, "{c}");
+    }
+    // sun.rt.safepointTime, safepointSyncTime, sun.gc.collector.0.time.
+    assert!(ticks >= 3, "{doc}");
+    let text = ok(&[
+        "perf",
+        p,
+        "-i",
+        "100",
+        "-n",
+        "1",
+        "--rate",
+        "sun.rt.safepoints",
+    ]);
+    let words: Vec<&str> = text.trim_end().split(' ').collect();
+    assert!(
+        text.lines().count() == 1
+            && words.len() == 4
+            && words[0].starts_with("sun.rt.safepoints=")
+            && words[1].starts_with('+')
+            && words[2].parse::<f64>().is_ok()
+            && words[3] == "/s",
+        "{text}"
+    );
 }
 
 #[test]
@@ -560,6 +641,25 @@ fn fake_libjvm_with_hostile_vm_structs_gets_one_line_errors() {
     let me = listed_by_jvms(pid);
     let error = me["error"].as_str().unwrap_or_default();
     assert!(error.contains("implausible VMStructs layout"), "{me}");
+    // In the text, the row says the counters are unreadable and the error follows the
+    // table, where its length cannot push the columns apart.
+    let text = ok(&["jvms"]);
+    let (table, below) = text.split_once("\n\n").unwrap_or((&text, ""));
+    let row = table
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(&p))
+        .unwrap_or_else(|| panic!("pid {pid} not in the table: {text}"));
+    assert!(
+        row.ends_with("unreadable (error below)") && !row.contains("VMStructs"),
+        "{text}"
+    );
+    let header = table.lines().next().unwrap();
+    assert_eq!(row.find("unreadable"), header.find("PERF DATA"), "{text}");
+    assert!(
+        below.lines().any(|l| l.starts_with(&format!("pid {pid}: "))
+            && l.contains("implausible VMStructs layout")),
+        "{text}"
+    );
 }
 
 /// Runs pauselab and returns (exit code, stderr, peak RSS in KiB, seconds).

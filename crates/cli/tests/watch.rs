@@ -1,5 +1,6 @@
 //! `pauselab watch` on real JVMs: under the slow-disk injection it marks the stalled
-//! intervals and names writeback or I/O; on tmpfs it marks none.
+//! intervals and names writeback or I/O; on tmpfs it marks none; its text lines up under a
+//! header with units.
 
 mod probe_slowdev;
 
@@ -147,13 +148,58 @@ fn slow_disk_stalls_are_marked_with_writeback_and_tmpfs_is_not() {
     );
 }
 
+/// Where the units line puts the right edge of each right-aligned column: every place a
+/// word ends, but the first (the left-aligned time) and the last (free text).
+fn right_edges(units: &str) -> Vec<usize> {
+    let bytes = units.as_bytes();
+    let ends: Vec<usize> = (1..=bytes.len())
+        .filter(|&e| bytes[e - 1] != b' ' && (e == bytes.len() || bytes[e] == b' '))
+        .collect();
+    ends[1..ends.len() - 1].to_vec()
+}
+
+/// `watch`'s text: a line of names, a line of units, and every row's cells ending exactly
+/// under their headers.
+fn assert_text_columns_line_up(pid: u32) {
+    let output = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .args(["watch", &pid.to_string(), "-i", "200", "--count", "3"])
+        .args(["--threshold", "10000"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    let (names, units) = (lines[0], lines[1]);
+    for (name, unit) in [
+        ("time", "UTC"),
+        ("stopped", "ms"),
+        ("heap", "%"),
+        ("dirty", "pages"),
+    ] {
+        assert!(names.contains(name) && units.contains(unit), "{text}");
+    }
+    let edges = right_edges(units);
+    assert!(edges.len() >= 20, "{units}");
+    for line in [names].into_iter().chain(lines[2..].iter().copied()) {
+        let bytes = line.as_bytes();
+        for &edge in &edges {
+            assert!(
+                bytes[edge - 1] != b' ' && bytes[edge] == b' ',
+                "column ending at {edge} out of line:\n{text}"
+            );
+        }
+    }
+}
+
 #[test]
-fn memory_route_works_for_perf_disable_shared_mem() {
+fn perf_disable_shared_mem_jvm_is_watched_in_json_and_aligned_text() {
     if !probe_slowdev::jvm::available() {
         return;
     }
     let jvm = TestJvm::start(Tmp::Tmpfs, &["-Xmx64m", "-XX:+PerfDisableSharedMem"], 30);
     let (_, lines) = watch(jvm.pid, 2, 10_000);
+    assert_text_columns_line_up(jvm.pid);
     drop(jvm);
     assert_eq!(lines.len(), 2);
     let safepoints: i64 = lines

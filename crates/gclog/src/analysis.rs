@@ -43,8 +43,18 @@ impl Default for Options {
 /// Receives every GC pause, in log order, once its CPU times and safepoint are known.
 pub trait PauseSink {
     fn pause(&mut self, event: &PauseEvent);
+    /// The same pause with the record it was counted from (its GC id, its heap change),
+    /// for sinks that need more than the pause model holds.
+    fn gc_pause(&mut self, event: &PauseEvent, _pause: &GcPause) {
+        self.pause(event)
+    }
     /// The heap around a collection (pause or cycle), in log order.
     fn heap(&mut self, _sample: &HeapSample) {}
+    /// A safepoint as counted, named by its VM operation (`GC` or `(not a GC)` when the
+    /// line does not say). `statistics`: a JDK 8 `-XX:+PrintSafepointStatistics` row, a
+    /// second view of the stopped-time lines' safepoints; the report counts one of the two
+    /// series (`safepoints.source`).
+    fn safepoint(&mut self, _event: &PauseEvent, _statistics: bool) {}
 }
 
 /// Heap occupancy around one collection, for charts.
@@ -59,6 +69,8 @@ pub struct HeapSample {
     pub capacity_bytes: Option<u64>,
     /// The pause or cycle.
     pub name: String,
+    /// Its `GC(N)` id, when the source numbers collections.
+    pub gc_id: Option<u64>,
 }
 
 /// A GC pause waiting for its `gc+cpu` line or its safepoint line.
@@ -736,8 +748,8 @@ impl<'s> Analyzer<'s> {
                 if let Some(pause) = pause {
                     pause.heap = Some(heap);
                     pause.young = Some(young);
-                    let (start, name) = (pause.start, pause.name.clone());
-                    self.heap_sample(&start, heap, &name);
+                    let (start, name, gc_id) = (pause.start, pause.name.clone(), pause.gc_id);
+                    self.heap_sample(&start, heap, &name, gc_id);
                     // A mixed collection frees old regions too: what it promoted is unknown.
                     if !name.contains("mixed") {
                         self.memory.young(clock_ns(&start), young, heap);
@@ -816,7 +828,7 @@ impl<'s> Analyzer<'s> {
             }
             Record::Cycle(cycle) => {
                 if let Some(heap) = cycle.heap {
-                    self.heap_sample(&p.stamp, heap, &cycle.name);
+                    self.heap_sample(&p.stamp, heap, &cycle.name, Some(cycle.gc_id));
                 }
                 if let Some(ns) = cycle.duration_ns {
                     self.memory.cycle(&cycle.name, ns);
@@ -897,7 +909,7 @@ impl<'s> Analyzer<'s> {
     fn count_pause(&mut self, mut pause: GcPause, stamp: Stamp, format: Format, line: u64) {
         let fi = self.files.len() - 1;
         if let Some(heap) = pause.heap {
-            self.heap_sample(&stamp, heap, &pause.name);
+            self.heap_sample(&stamp, heap, &pause.name, pause.gc_id);
             // A young collection that failed and was upgraded promoted nothing it can tell.
             if let Some(young) = pause.young.filter(|_| !pause.upgraded_to_full) {
                 self.memory.young(clock_ns(&stamp), young, heap);
@@ -970,7 +982,7 @@ impl<'s> Analyzer<'s> {
         })
     }
 
-    fn heap_sample(&mut self, stamp: &Stamp, heap: HeapChange, name: &str) {
+    fn heap_sample(&mut self, stamp: &Stamp, heap: HeapChange, name: &str, gc_id: Option<u64>) {
         self.memory.heap(clock_ns(stamp), heap);
         if let Some(sink) = self.sink.as_deref_mut() {
             sink.heap(&HeapSample {
@@ -980,6 +992,7 @@ impl<'s> Analyzer<'s> {
                 after_bytes: heap.after,
                 capacity_bytes: heap.capacity,
                 name: name.to_string(),
+                gc_id,
             });
         }
     }
@@ -1065,6 +1078,23 @@ impl<'s> Analyzer<'s> {
                     )
                 });
             }
+        }
+        if let Some(sink) = self.sink.as_deref_mut() {
+            let event = PauseEvent {
+                start_ms: sp.start.uptime_ns.map_or(0.0, |u| u as f64 / 1e6),
+                wall_start_ms: sp.start.wall_ms.map(|w| w as f64),
+                duration_ms: sp.total_ns as f64 / 1e6,
+                kind: PauseKind::Safepoint,
+                name: op_name.clone(),
+                cause: None,
+                cpu: None,
+                ttsp_ms: sp.ttsp_ns.map(|t| t as f64 / 1e6),
+                source: Some(SourceLine {
+                    file: file.clone(),
+                    line,
+                }),
+            };
+            sink.safepoint(&event, statistics);
         }
         if statistics {
             return;
@@ -1249,7 +1279,7 @@ impl<'s> Analyzer<'s> {
             }
         }
         if let Some(sink) = self.sink.as_deref_mut() {
-            sink.pause(&to_event(&pp, &self.files[pp.file].file));
+            sink.gc_pause(&to_event(&pp, &self.files[pp.file].file), &pp.pause);
         }
     }
 

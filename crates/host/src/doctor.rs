@@ -93,7 +93,8 @@ impl SafepointCounters {
 }
 
 impl JvmFacts {
-    fn subject(&self) -> String {
+    /// What its findings are about: `pid N (main class)`.
+    pub fn subject(&self) -> String {
         match &self.name {
             Some(name) => format!("pid {} ({name})", self.pid),
             None => format!("pid {}", self.pid),

@@ -30,6 +30,7 @@ pub mod jstat;
 mod memory;
 mod pages;
 mod process;
+mod rate;
 mod read_at;
 mod reader;
 mod select;
@@ -44,5 +45,6 @@ pub use format::{
 pub use memory::{locate_region, AddressSource, RemoteRegion};
 pub use pages::{CounterWrites, PageMap, PageMapper, PageWrites, PAGE_SIZE};
 pub use process::{read_cmdline, read_environ, read_status, ProcStatus, ProcessHandle};
+pub use rate::CounterRate;
 pub use reader::{Reader, Route, Source};
 pub use select::{glob_match, CounterFilter};

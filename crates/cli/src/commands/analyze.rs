@@ -8,10 +8,16 @@ use std::time::Duration;
 use anyhow::Context as _;
 use pauselab_gclog::condition::{parse_conditions, Condition};
 use pauselab_gclog::hlog::{HlogMode, HlogSink};
-use pauselab_gclog::{analyze_inputs, group_by_jvm, input, render, Analyzer, JvmInputs, Options};
+use pauselab_gclog::parse::GcPause;
+use pauselab_gclog::{
+    analyze_inputs, group_by_jvm, input, render, Analyzer, HeapSample, JvmInputs, Options,
+    PauseSink,
+};
 use pauselab_pause::input::escape_control;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
+use pauselab_pause::PauseEvent;
 
+use super::analyze_events::{self, parse_events_file, EventRows, EventsFile};
 use super::EXIT_CONDITION;
 
 /// `--hlog-interval`: at least a millisecond, the resolution of the log's time stamps; a
@@ -28,6 +34,7 @@ const HLOG_INTERVAL: DurationSyntax =
   pauselab analyze --json gc.log | jq .pauses.p99_ms
   pauselab analyze --fail-on 'p99.9>200ms,finding:real_gt_cpu' gc.log   # exit 3 when it holds
   pauselab analyze --fail-on 'alloc_stall.max>100ms,gc_share.1m>20' gc.log
+  pauselab analyze --events pauses.csv gc.log   # one row per pause and safepoint (.csv, .jsonl)
   pauselab analyze a/gc.log b/gc.log            # logs of different JVMs: one report each")]
 pub struct Args {
     /// GC or safepoint logs: files, rotated sets (base name), .gz, .zip, or - for stdin;
@@ -60,6 +67,46 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", default_value = "5", requires = "hlog",
           value_parser = |text: &str| HLOG_INTERVAL.parse(text))]
     pub hlog_interval: Duration,
+    /// Also write one row per GC pause and per safepoint (start, duration, kind, cause,
+    /// collector, time to safepoint, heap, source) to FILE.csv or FILE.jsonl, the format
+    /// following the extension
+    #[arg(long, value_name = "FILE", value_parser = parse_events_file)]
+    pub events: Option<EventsFile>,
+}
+
+/// The analysis's one sink: each pause to the interval log and to the events file.
+struct Sinks<'a> {
+    hlog: Option<&'a mut dyn PauseSink>,
+    events: Option<&'a mut EventRows>,
+}
+
+impl Sinks<'_> {
+    fn each(&mut self, mut give: impl FnMut(&mut dyn PauseSink)) {
+        if let Some(hlog) = self.hlog.as_deref_mut() {
+            give(hlog);
+        }
+        if let Some(events) = self.events.as_deref_mut() {
+            give(events);
+        }
+    }
+}
+
+impl PauseSink for Sinks<'_> {
+    fn pause(&mut self, event: &PauseEvent) {
+        self.each(|sink| sink.pause(event));
+    }
+
+    fn gc_pause(&mut self, event: &PauseEvent, pause: &GcPause) {
+        self.each(|sink| sink.gc_pause(event, pause));
+    }
+
+    fn heap(&mut self, sample: &HeapSample) {
+        self.each(|sink| sink.heap(sample));
+    }
+
+    fn safepoint(&mut self, event: &PauseEvent, statistics: bool) {
+        self.each(|sink| sink.safepoint(event, statistics));
+    }
 }
 
 /// The `--fail-on` conditions, parsed with the arguments.
@@ -98,13 +145,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
+    let events_file = args
+        .events
+        .as_ref()
+        .map(analyze_events::create)
+        .transpose()?;
+    let mut events = args
+        .events
+        .as_ref()
+        .map(|_| EventRows::new(recordings.is_some()));
     let options = Options {
         top: args.top,
         ..Options::default()
     };
-    // One analysis per JVM: pauses of different JVMs do not add up. The interval log holds
-    // one JVM's pauses, so it refuses several.
-    let groups = if recordings.is_some() || sink.is_some() {
+    // One analysis per JVM: pauses of different JVMs do not add up. The interval log and
+    // the events file hold one JVM's pauses, so they refuse several.
+    let groups = if recordings.is_some() || sink.is_some() || events.is_some() {
         pauselab_gclog::ensure_one_jvm(&inputs)?;
         vec![JvmInputs {
             inputs,
@@ -120,9 +176,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut kept_groups = Vec::with_capacity(groups.len());
     let mut jfr = None;
     for group in groups {
-        let mut analyzer = match sink.as_mut() {
-            Some(s) => Analyzer::new(options.clone()).with_sink(s),
-            None => Analyzer::new(options.clone()),
+        let mut sinks = Sinks {
+            hlog: sink.as_mut().map(|s| s as &mut dyn PauseSink),
+            events: events.as_mut(),
+        };
+        let mut analyzer = match (&sinks.hlog, &sinks.events) {
+            (None, None) => Analyzer::new(options.clone()),
+            _ => Analyzer::new(options.clone()).with_sink(&mut sinks),
         };
         let read = match &recordings {
             Some(paths) => {
@@ -161,6 +221,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let (Some(sink), Some(path)) = (sink, &args.hlog) {
         sink.finish()
             .with_context(|| format!("{}: writing the interval log", path.display()))?;
+    }
+    if let (Some(rows), Some(file), Some(to)) = (events, events_file, &args.events) {
+        rows.write(file, to.format, &reports[0])
+            .with_context(|| format!("{}: writing the events", to.path.display()))?;
     }
 
     // Warnings quote file names and their text: one line each, whatever they hold.

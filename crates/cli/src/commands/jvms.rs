@@ -10,6 +10,8 @@ use pauselab_pause::input::escape_control;
 use pauselab_pause::Collector;
 use serde::Serialize;
 
+use super::table::Table;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// A JSON array, one object per JVM
@@ -73,9 +75,24 @@ fn perf_column(l: &Listed) -> String {
         (PerfData::File { .. }, Some(src), _) => format!("shared, read from {src}"),
         (PerfData::MemoryOnly, Some(src), _) => format!("not shared, read from {src}"),
         (PerfData::Disabled, _, _) => "none (-XX:-UsePerfData)".into(),
-        (_, _, Some(e)) => format!("unreadable: {e}"),
-        (PerfData::Unknown { reason }, _, _) => format!("unknown: {reason}"),
+        (_, _, Some(_)) => "unreadable (error below)".into(),
+        (PerfData::Unknown { .. }, _, _) => "unknown (reason below)".into(),
         _ => "-".into(),
+    }
+}
+
+/// Why a JVM's counters could not be read, or where they are is unknown: one line, below
+/// the table.
+fn problem(l: &Listed) -> Option<String> {
+    let pid = l.process.pid;
+    match (&l.error, &l.process.perf_data) {
+        // Without perf data there is nothing to read: the row says so.
+        (_, PerfData::Disabled) => None,
+        (Some(error), _) => Some(format!("pid {pid}: counters unreadable: {error}")),
+        (None, PerfData::Unknown { reason }) => {
+            Some(format!("pid {pid}: perf data place unknown: {reason}"))
+        }
+        _ => None,
     }
 }
 
@@ -86,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", serde_json::to_string_pretty(&listed)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let rows: Vec<[String; 7]> = listed
+    let rows: Vec<Vec<String>> = listed
         .iter()
         .map(|l| {
             let p = &l.process;
@@ -114,29 +131,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ]
             // Command lines and user names come from other processes: one line each.
             .map(|cell| escape_control(&cell).into_owned())
+            .to_vec()
         })
         .collect();
-    let header = ["PID", "USER", "JDK", "GC", "UPTIME", "MAIN", "PERF DATA"];
-    let mut widths = header.map(str::len);
+    let table = Table::fitted(
+        &["PID", "USER", "JDK", "GC", "UPTIME", "MAIN", "PERF DATA"],
+        &rows,
+        2,
+    );
+    writeln!(out, "{}", table.header())?;
     for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.len());
-        }
+        writeln!(out, "{}", table.row(row))?;
     }
-    let line = |cells: &[&str]| {
-        let mut s = String::new();
-        for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                s.push_str(&format!("{c:<w$}  "));
-            }
+    // Errors are as long as they need to be: below the table, so its columns stay narrow.
+    let errors: Vec<String> = listed.iter().filter_map(problem).collect();
+    if !errors.is_empty() {
+        writeln!(out)?;
+        for error in errors {
+            writeln!(out, "{}", escape_control(&error))?;
         }
-        s
-    };
-    writeln!(out, "{}", line(&header))?;
-    for row in &rows {
-        writeln!(out, "{}", line(&row.each_ref().map(String::as_str)))?;
     }
     if rows.is_empty() {
         eprintln!("no HotSpot JVM found (processes of other users are only visible to root)");

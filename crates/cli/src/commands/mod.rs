@@ -10,6 +10,7 @@
 //!   status `cat` and `grep` end with; nothing is printed.
 
 pub mod analyze;
+mod analyze_events;
 pub mod analyze_jfr;
 pub mod doctor;
 pub mod export;
@@ -23,6 +24,7 @@ pub mod perf;
 mod perf_pages;
 pub mod probe;
 pub mod report;
+mod table;
 pub mod watch;
 
 pub const EXIT_ERROR: u8 = 1;

@@ -2,13 +2,15 @@
 //! `jcmd PID PerfCounter.print` (sorted, with its six `sun.perfdata.*` counters), read from
 //! the hsperfdata file or straight from the JVM's memory.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use pauselab_hsperf::{Counter, CounterFilter, Reader, Snapshot, Source};
+use pauselab_hsperf::{Counter, CounterFilter, CounterRate, Reader, Snapshot, Source, Value};
 use pauselab_pause::input::escape_control;
+use serde::Serialize;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -34,6 +36,11 @@ pub struct Args {
     /// One JSON object per sample (name, value, units, variability of each counter)
     #[arg(long)]
     json: bool,
+    /// With -i: print each interval's change of the monotonic counters and their rate per
+    /// second (ticks counters as seconds per second, with sun.os.hrt.frequency); -n then
+    /// counts intervals
+    #[arg(long, requires = "interval", conflicts_with_all = ["pages", "time_snapshots"])]
+    rate: bool,
     /// Map which 4 KiB pages of the region the JVM writes: sample every INTERVAL (default
     /// 10ms) for --duration, then print per page its counters, how often it was written and
     /// whether in intervals holding a safepoint, and the pages per second written as laid
@@ -69,15 +76,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let samples = args
         .count
         .unwrap_or(if args.interval.is_some() { u64::MAX } else { 1 });
+    // With --rate a sample is printed once there is one before it: COUNT intervals take
+    // COUNT + 1 snapshots.
+    let snapshots = if args.rate {
+        samples.saturating_add(1)
+    } else {
+        samples
+    };
     let interval = args.interval.unwrap_or_default();
     let stdout = std::io::stdout();
     let mut snapshot = reader.snapshot()?;
-    let mut next = Instant::now();
-    for sample in 0..samples {
+    let mut taken = Instant::now();
+    let mut next = taken;
+    let mut previous: Option<(Instant, HashMap<String, i64>)> = None;
+    let mut printed = 0u64;
+    for sample in 0..snapshots {
         if sample > 0 {
             next += interval;
             std::thread::sleep(next.saturating_duration_since(Instant::now()));
             reader.snapshot_into(&mut snapshot)?;
+            taken = Instant::now();
         }
         let mut counters = selected(&snapshot, &filter);
         if sample == 0 && counters.is_empty() && !args.patterns.is_empty() {
@@ -88,14 +106,50 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
         counters.sort_by(|a, b| a.name.cmp(b.name));
+        let interval_rates = if args.rate {
+            let values: HashMap<String, i64> = counters
+                .iter()
+                .filter_map(|c| match c.value {
+                    Value::Long(v) => Some((c.name.to_string(), v)),
+                    _ => None,
+                })
+                .collect();
+            let Some((before, before_values)) = previous.replace((taken, values)) else {
+                continue;
+            };
+            let elapsed = taken.duration_since(before);
+            let frequency = snapshot.tick_frequency();
+            let rates: Vec<Option<CounterRate>> = counters
+                .iter()
+                .map(|c| {
+                    let was = *before_values.get(c.name)?;
+                    CounterRate::since(c, was, elapsed, frequency)
+                })
+                .collect();
+            Some((elapsed, rates))
+        } else {
+            None
+        };
         let mut out = stdout.lock();
         let written = if args.json {
-            write_json(&mut out, &reader, &snapshot, &counters)
+            write_json(
+                &mut out,
+                &reader,
+                &snapshot,
+                &counters,
+                interval_rates.as_ref(),
+            )
         } else {
-            write_text(&mut out, sample > 0, &counters)
+            write_text(
+                &mut out,
+                printed > 0,
+                &counters,
+                interval_rates.as_ref().map(|(_, rates)| rates.as_slice()),
+            )
         };
         // A closed pipe goes up as it is: main ends quietly with status 141.
         written.and_then(|_| out.flush())?;
+        printed += 1;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -108,16 +162,42 @@ fn selected<'a>(snapshot: &'a Snapshot, filter: &CounterFilter) -> Vec<Counter<'
         .collect()
 }
 
-fn write_text(out: &mut impl Write, separate: bool, counters: &[Counter]) -> std::io::Result<()> {
+/// `name=value` lines; with rates, a monotonic counter's line goes on with its change and
+/// rate: `sun.rt.safepoints=812 +4 4.000 /s`, `sun.rt.safepointTime=... +2000000 0.002000 s/s`.
+fn write_text(
+    out: &mut impl Write,
+    separate: bool,
+    counters: &[Counter],
+    rates: Option<&[Option<CounterRate>]>,
+) -> std::io::Result<()> {
     if separate {
         writeln!(out)?;
     }
     // Names and string values are the JVM's (or whatever process wrote the file).
-    for c in counters {
+    for (index, c) in counters.iter().enumerate() {
         let value = c.value.to_string();
-        writeln!(out, "{}={}", escape_control(c.name), escape_control(&value))?;
+        write!(out, "{}={}", escape_control(c.name), escape_control(&value))?;
+        if let Some(rate) = rates.and_then(|r| r[index]) {
+            // Seconds per second need more places than events per second to show a 1 ms stop.
+            let places = if rate.rate_unit == "s/s" { 6 } else { 3 };
+            write!(
+                out,
+                " {:+} {:.places$} {}",
+                rate.delta, rate.rate, rate.rate_unit
+            )?;
+        }
+        writeln!(out)?;
     }
     Ok(())
+}
+
+/// A counter with, under --rate, how it changed in the interval.
+#[derive(Serialize)]
+struct CounterLine<'a> {
+    #[serde(flatten)]
+    counter: &'a Counter<'a>,
+    #[serde(flatten)]
+    rate: Option<CounterRate>,
 }
 
 fn write_json(
@@ -125,18 +205,30 @@ fn write_json(
     reader: &Reader,
     snapshot: &Snapshot,
     counters: &[Counter],
+    rates: Option<&(Duration, Vec<Option<CounterRate>>)>,
 ) -> std::io::Result<()> {
     let taken_at = snapshot
         .taken_at()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
-    let doc = serde_json::json!({
+    let lines: Vec<CounterLine> = counters
+        .iter()
+        .enumerate()
+        .map(|(index, counter)| CounterLine {
+            counter,
+            rate: rates.and_then(|(_, r)| r[index]),
+        })
+        .collect();
+    let mut doc = serde_json::json!({
         "pid": reader.pid(),
         "route": reader.route(),
         "timestamp": taken_at,
-        "counters": counters,
+        "counters": lines,
     });
+    if let Some((elapsed, _)) = rates {
+        doc["interval_seconds"] = serde_json::json!(elapsed.as_secs_f64());
+    }
     serde_json::to_writer(&mut *out, &doc)?;
     writeln!(out)
 }

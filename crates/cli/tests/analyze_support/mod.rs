@@ -85,3 +85,75 @@ impl Drop for CpuHogs {
         }
     }
 }
+
+/// An `analyze --events` CSV file read back with Python's csv module (strict RFC 4180
+/// parsing, independent of the writer): rows per `kind`, the set of `source_file`s, and
+/// whether every row has the header's number of fields.
+pub struct EventsCsv {
+    pub gc_pauses: u64,
+    pub safepoints: u64,
+    pub rows: u64,
+    pub source_files: Vec<String>,
+    pub rows_with_heap: u64,
+    pub rows_with_line: u64,
+    pub rows_with_event_index: u64,
+}
+
+pub fn read_events_csv(path: &Path) -> EventsCsv {
+    let script = r#"
+import csv, json, sys
+with open(sys.argv[1], newline='') as f:
+    rows = list(csv.reader(f, strict=True))
+header, body = rows[0], rows[1:]
+assert all(len(r) == len(header) for r in body), "ragged rows"
+d = [dict(zip(header, r)) for r in body]
+print(json.dumps({
+    "gc_pause": sum(r["kind"] == "gc_pause" for r in d),
+    "safepoint": sum(r["kind"] == "safepoint" for r in d),
+    "rows": len(d),
+    "files": sorted({r["source_file"] for r in d}),
+    "heap": sum(r["heap_after_bytes"] != "" for r in d),
+    "line": sum(r["source_line"] != "" for r in d),
+    "index": sum(r["source_event_index"] != "" for r in d),
+}))
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "python3 could not read {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let n = |k: &str| v[k].as_u64().unwrap();
+    EventsCsv {
+        gc_pauses: n("gc_pause"),
+        safepoints: n("safepoint"),
+        rows: n("rows"),
+        source_files: v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect(),
+        rows_with_heap: n("heap"),
+        rows_with_line: n("line"),
+        rows_with_event_index: n("index"),
+    }
+}
+
+/// `pauselab analyze --events CSV INPUT`, which must succeed, read back with
+/// [`read_events_csv`].
+pub fn export_events(input: &Path, csv: &Path) -> EventsCsv {
+    let out = run(&["--events", csv.to_str().unwrap(), input.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    read_events_csv(csv)
+}
