@@ -726,7 +726,10 @@ fn hostile_clients_leave_the_exporter_serving_within_bounds() {
     );
     assert_eq!(status_of(&answer), "408", "{answer:?}");
 
-    // A thousand idle connections, held open, under a limit of 1,024 open files.
+    // A thousand idle connections, held open, under a limit of 1,024 open files. The
+    // exporter's own descriptors (hsperf files and GC logs of every JVM on the host, which
+    // other work may be running) are counted first: the connections add at most 256.
+    let (_, open_before, _) = usage(pid);
     let idle: Vec<TcpStream> = (0..1_000)
         .map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(2)).unwrap())
         .collect();
@@ -734,7 +737,10 @@ fn hostile_clients_leave_the_exporter_serving_within_bounds() {
     let (threads, open_files, peak_kb) = usage(pid);
     eprintln!("with 1,000 idle connections: {threads} threads, {open_files} open files, VmHWM {peak_kb} kB");
     assert!(threads <= 4, "{threads} threads");
-    assert!(open_files <= 300, "{open_files} open files");
+    assert!(
+        open_files <= open_before + 256 + 8,
+        "{open_files} open files, {open_before} before the idle connections"
+    );
     assert_scrape_answers_promptly(addr, "while 1,000 idle connections are open");
     assert_eq!(get(addr, "/healthz").body, "ok\n");
 
