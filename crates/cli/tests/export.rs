@@ -1170,65 +1170,32 @@ fn rotated_logs_are_followed_without_losing_or_repeating_a_pause() {
 /// A fake JVM (tests/hsperf_hostile) of user nobody with `JAVA_TOOL_OPTIONS` set. Its
 /// "main class" is the path of the `libjvm` it loads.
 fn fake_jvm_of_nobody(libjvm: &Path, java_tool_options: &str) -> Running {
-    let mut command = as_nobody(fake_build().fake_jvm.to_str().unwrap());
-    let mut child = command
-        .arg(libjvm)
-        .env("JAVA_TOOL_OPTIONS", java_tool_options)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut ready = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut ready)
-        .unwrap();
-    assert_eq!(ready, "ready\n", "fake_jvm did not start");
-    Running(child)
+    spawn_fake_jvm(65534, libjvm, &[("JAVA_TOOL_OPTIONS", java_tool_options)])
 }
 
 // Bounds per host and attach off the scrape path, against processes of other users.
 
-/// The fake JVM of tests/hsperf_hostile (maps a libjvm.so, catches SIGQUIT and never opens
-/// an attach socket) and its faithful libjvm.so, built once with the system C compiler.
-fn fake_jvm_build() -> &'static (PathBuf, PathBuf) {
-    static BUILD: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
-    BUILD.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hsperf_hostile");
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export-fake-jvm");
-        std::fs::create_dir_all(&out).unwrap();
-        let (fake, libjvm) = (out.join("fake_jvm"), out.join("libjvm.so"));
-        for (args, output) in [
-            (["fake_jvm.c", "-ldl", ""], &fake),
-            (["-shared", "-fPIC", "fake_libjvm.c"], &libjvm),
-        ] {
-            let status = Command::new("cc")
-                .args(["-O1", "-Wall", "-o"])
-                .arg(output)
-                .args(args.iter().filter(|a| !a.is_empty()))
-                .current_dir(&src)
-                .status()
-                .expect("cc runs");
-            assert!(status.success(), "cc {args:?} failed");
-        }
-        (fake, libjvm)
-    })
+/// Starts the fake JVM (maps a libjvm.so, catches SIGQUIT and never opens an attach
+/// socket) with the faithful libjvm.so as `uid` with `environment`.
+fn start_fake_jvm(uid: u32, environment: &[(&str, &str)]) -> Running {
+    spawn_fake_jvm(uid, &fake_build().faithful_libjvm, environment)
 }
 
-/// Starts a fake JVM as `uid` with `environment` and waits until it is ready.
-fn start_fake_jvm(uid: u32, environment: &[(&str, &str)]) -> Running {
-    let (fake, libjvm) = fake_jvm_build();
+/// Starts the fake JVM as `uid` and waits until it says it is ready.
+fn spawn_fake_jvm(uid: u32, libjvm: &Path, environment: &[(&str, &str)]) -> Running {
     let mut child = Command::new("setpriv")
         .args([
             &format!("--reuid={uid}"),
             &format!("--regid={uid}"),
             "--clear-groups",
         ])
-        .arg(fake)
+        .arg(&fake_build().fake_jvm)
         .arg(libjvm)
         .envs(environment.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()
-        .expect("setpriv and cc");
+        .expect("setpriv runs");
     let mut ready = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut ready)
@@ -1605,7 +1572,7 @@ fn wait_for_exit(exporter: &mut Running, since: Instant, limit: Duration) -> Dur
 fn attaches_that_never_answer_delay_neither_scrapes_nor_exit() {
     let dir = TempDir::new("export-attach");
     let jvms: Vec<Running> = (0..20).map(|_| start_fake_jvm(65534, &[])).collect();
-    let (_, libjvm) = fake_jvm_build();
+    let libjvm = &fake_build().faithful_libjvm;
     let enabled = dir.0.join("enabled");
     let state = dir.0.join("state");
     let (mut exporter, addr, said) = start_exporter_heard(&[
