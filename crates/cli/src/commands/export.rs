@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use anyhow::Context;
-use pauselab_export::{Exporter, Format, Options, Server, Source};
+use pauselab_export::{Exporter, Format, Options, Server, Source, WebConfig};
 
 use super::probe::stop_on_signals;
 
@@ -45,9 +45,19 @@ pub struct Args {
         conflicts_with = "once"
     )]
     state_dir: PathBuf,
+    /// TLS and basic auth, in the Prometheus exporter-toolkit's web configuration format
+    /// (YAML: tls_server_config, basic_auth_users), as node_exporter's --web.config.file
+    #[arg(long = "web.config.file", value_name = "FILE", conflicts_with = "once")]
+    web_config_file: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // Read before anything else happens: a file that is wrong stops the start, never
+    // leaves an exporter serving plain HTTP to anyone.
+    let web_config = match &args.web_config_file {
+        Some(path) => Some(WebConfig::load(path).context("pauselab export")?),
+        None => None,
+    };
     let enable_gc_log = match args.enable_gc_log {
         Some(dir) => Some(absolute_dir(&dir)?),
         None => None,
@@ -83,12 +93,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(_) => {}
     }
     let exporter = Arc::new(exporter);
-    let server =
+    let mut server =
         Server::bind_shared(args.listen, Arc::clone(&exporter)).context("pauselab export")?;
+    let (scheme, protection) = match &web_config {
+        Some(web) => (
+            if web.tls() { "https" } else { "http" },
+            format!(" ({})", web.describe()),
+        ),
+        None => ("http", String::new()),
+    };
     eprintln!(
-        "pauselab export: serving http://{}/metrics",
+        "pauselab export: serving {scheme}://{}/metrics{protection}",
         server.local_addr()
     );
+    if let Some(web) = web_config {
+        server = server.with_web_config(web);
+    }
     // The attach worker also watches for SIGTERM and SIGINT: it undoes what the exporter
     // did to JVMs (--enable-gc-log) within its deadline, then the process exits.
     let stop = stop_on_signals();
