@@ -1856,6 +1856,11 @@ fn web_config_serves_tls_with_basic_auth() {
     .unwrap();
     let (_exporter, addr) = start_exporter(&["--web.config.file", config.to_str().unwrap()]);
     let url = format!("https://{addr}/metrics");
+    // A handshake that stalls (a TLS record header announcing 512 bytes, then nothing)
+    // holds no worker: the scrapes below are answered meanwhile, and the exporter closes
+    // it at the head deadline.
+    let mut stalled = TcpStream::connect(addr).unwrap();
+    stalled.write_all(b"\x16\x03\x01\x02\x00").unwrap();
 
     for attempt in ["verified by bcrypt", "remembered"] {
         let (exit, status, answer) = curl(&dir.0, &["-u", "prometheus:s3cret"], &url);
@@ -1895,6 +1900,18 @@ fn web_config_serves_tls_with_basic_auth() {
         &url,
     );
     assert_ne!(exit, 0, "{answer}");
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = stalled.read_to_end(&mut rest);
+    assert!(
+        closed.is_ok()
+            || closed
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "a stalled handshake stays open: {closed:?}"
+    );
 }
 
 /// With client_auth_type RequireAndVerifyClientCert, only a client certificate signed by
@@ -2015,4 +2032,51 @@ fn a_bad_web_config_is_one_line_and_exit_1() {
         );
         assert!(stderr.contains(reason), "{name}: {stderr}");
     }
+}
+
+/// The sum of the samples of `family` (e.g. `hotspot_gc_pause_seconds_count`) of one JVM.
+fn sum_of(metrics: &str, family: &str, pid: u32) -> f64 {
+    let pid_label = format!("pid=\"{pid}\"");
+    metrics
+        .lines()
+        .filter_map(|l| l.strip_prefix(family)?.strip_prefix('{'))
+        .filter(|l| l.contains(&pid_label))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum()
+}
+
+/// `--names otel`: a JDK 17 JVM's GC pauses also as OpenTelemetry's
+/// `jvm_gc_duration_seconds{jvm_gc_name, jvm_gc_action}`, with as many pauses as
+/// `hotspot_gc_pause_seconds` in the same scrape; without it, only pauselab's names.
+#[test]
+fn otel_names_count_the_same_gc_pauses() {
+    let (_dir, jvm) = workload_in("export-otel", JDK17, &["-Xlog:gc:file=gc.log"]);
+    let pid = jvm.pid();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let metrics = loop {
+        let metrics = scrape_once(false, &["--names", "otel"]);
+        if sum_of(&metrics, "hotspot_gc_pause_seconds_count", pid) >= 3.0 {
+            break metrics;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no GC pauses of {pid}:\n{metrics}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let hotspot = sum_of(&metrics, "hotspot_gc_pause_seconds_count", pid);
+    let otel = sum_of(&metrics, "jvm_gc_duration_seconds_count", pid);
+    assert_eq!(otel, hotspot, "{metrics}");
+    // System.gc() in G1 is a full collection: reported by the "G1 Old Generation" bean.
+    let full = format!(
+        "jvm_gc_duration_seconds_count{{pid=\"{pid}\",jvm_gc_name=\"G1 Old Generation\",jvm_gc_action=\"end of major GC\"}}"
+    );
+    assert!(
+        sample(&metrics, &full).is_some_and(|n| n >= 1.0),
+        "{metrics}"
+    );
+    assert!(metrics.contains("# TYPE jvm_gc_duration_seconds histogram\n"));
+    promtool_check(&metrics);
+    let plain = scrape_once(false, &[]);
+    assert!(!plain.contains("jvm_gc_duration"), "{plain}");
 }

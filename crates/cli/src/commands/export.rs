@@ -23,6 +23,10 @@ pub struct Args {
     /// Also expose every numeric hsperf counter as hsperf_<name>
     #[arg(long)]
     all_counters: bool,
+    /// Metric names: hotspot (pauselab's own), or otel to add the GC pause histogram under
+    /// OpenTelemetry's name too (jvm_gc_duration_seconds{jvm_gc_name, jvm_gc_action})
+    #[arg(long, value_name = "hotspot|otel", default_value = "hotspot")]
+    names: Names,
     /// Print one scrape to standard output and exit (e.g. for node_exporter's textfile collector)
     #[arg(long)]
     once: bool,
@@ -51,6 +55,15 @@ pub struct Args {
     web_config_file: Option<PathBuf>,
 }
 
+/// Which naming conventions the metrics follow; pauselab's own names are always there.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Names {
+    /// pauselab's names only (`hotspot_*`, `pauselab_export_*`).
+    Hotspot,
+    /// Also OpenTelemetry's semantic-convention names where pauselab has the data.
+    Otel,
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Read before anything else happens: a file that is wrong stops the start, never
     // leaves an exporter serving plain HTTP to anyone.
@@ -66,6 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let exporter = Exporter::new(Options {
         source: args.source,
         all_counters: args.all_counters,
+        otel_names: args.names == Names::Otel,
         enable_gc_log,
         enable_gc_log_for: args.enable_gc_log_for,
     });
