@@ -72,6 +72,8 @@ impl Connection {
         let Some(tls) = self.tls.as_mut() else {
             return (&self.stream).read(buf);
         };
+        // What the socket did not take before (poll woke us for writability).
+        flush_nonblocking(tls, &self.stream);
         loop {
             match tls.reader().read(buf) {
                 Ok(n) => return Ok(n),
