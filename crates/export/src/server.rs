@@ -4,6 +4,8 @@
 //! request heads from all of them at once (non-blocking sockets and `poll`), two workers
 //! answer `/metrics`. Every resource a client can make the server hold is bounded: open
 //! connections, bytes and time per request head, queued scrapes, time to send a response.
+//! With `--web.config.file`, connections are TLS (the handshake read by the same `poll`
+//! loop, under the head deadline) and requests need a password.
 //! A general-purpose HTTP stack would bring an async runtime or a thread per connection for
 //! three read-only paths; docs/export.md says why this one is written out.
 
