@@ -140,10 +140,14 @@ fn try_start_listening(
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
+    // `serving http://ADDR/metrics`, or with --web.config.file
+    // `serving https://ADDR/metrics (TLS, basic auth)`.
     let addr = line
         .trim()
-        .strip_prefix("pauselab export: serving http://")
-        .and_then(|rest| rest.strip_suffix("/metrics"));
+        .strip_prefix("pauselab export: serving ")
+        .and_then(|rest| rest.split_once("://"))
+        .and_then(|(_, rest)| rest.split_once("/metrics"))
+        .map(|(addr, _)| addr);
     match addr {
         Some(addr) => Ok((Running(child), addr.parse().unwrap(), stderr)),
         None => {
@@ -1719,4 +1723,344 @@ fn a_log_left_on_by_a_killed_exporter_is_turned_off_by_the_next_start() {
         jvm.pid()
     );
     assert!(said.iter().any(|l| l.contains(&turned_off)), "{said:?}");
+}
+
+/// Runs openssl with `args` in `dir`; fails the test if it fails.
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("openssl");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A P-256 key `NAME.key` and a certificate `NAME.crt` for it, signed by `ca` (`ca.crt`,
+/// `ca.key`) with the extensions `extensions`, or self-signed (a CA) when `ca` is None.
+fn certificate(dir: &Path, name: &str, ca: Option<&str>, extensions: &str) {
+    let (key, crt) = (format!("{name}.key"), format!("{name}.crt"));
+    let subject = format!("/CN=pauselab-test-{name}");
+    let new_key = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let Some(ca) = ca else {
+        let mut args = vec!["req", "-x509", "-days", "2", "-subj", &subject];
+        args.extend(new_key);
+        args.extend(["-keyout", &key, "-out", &crt]);
+        openssl(dir, &args);
+        return;
+    };
+    let csr = format!("{name}.csr");
+    let ext = format!("{name}.ext");
+    std::fs::write(dir.join(&ext), extensions).unwrap();
+    let mut args = vec!["req", "-subj", &subject];
+    args.extend(new_key);
+    args.extend(["-keyout", &key, "-out", &csr]);
+    openssl(dir, &args);
+    let (ca_crt, ca_key) = (format!("{ca}.crt"), format!("{ca}.key"));
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-days",
+            "2",
+            "-in",
+            &csr,
+            "-CA",
+            &ca_crt,
+            "-CAkey",
+            &ca_key,
+            "-CAcreateserial",
+            "-extfile",
+            &ext,
+            "-out",
+            &crt,
+        ],
+    );
+}
+
+/// curl against the exporter: (exit status, HTTP status, headers and body). `--cacert` of
+/// the test CA, so the server certificate is checked as a Prometheus would.
+fn curl(dir: &Path, args: &[&str], url: &str) -> (i32, u16, String) {
+    let out = Command::new("curl")
+        .current_dir(dir)
+        .args(["-s", "-i", "--max-time", "10", "--cacert", "ca.crt"])
+        .args(["-w", "\n%{http_code}"])
+        .args(args)
+        .arg(url)
+        .output()
+        .expect("curl");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (answer, code) = text.rsplit_once('\n').unwrap_or(("", &text));
+    (
+        out.status.code().unwrap_or(-1),
+        code.trim().parse().unwrap_or(0),
+        answer.to_string(),
+    )
+}
+
+/// The test CA, a server certificate for 127.0.0.1 and a client certificate, both signed
+/// by it, and a client certificate signed by nobody the exporter knows.
+fn test_certificates(dir: &Path) {
+    certificate(dir, "ca", None, "");
+    certificate(
+        dir,
+        "server",
+        Some("ca"),
+        "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    );
+    certificate(dir, "client", Some("ca"), "extendedKeyUsage=clientAuth\n");
+    certificate(dir, "stranger", None, "");
+}
+
+/// --web.config.file with TLS and basic auth: only the right password over TLS gets the
+/// metrics; a wrong one, none, or plain HTTP against the TLS port do not.
+#[test]
+fn web_config_serves_tls_with_basic_auth() {
+    let dir = TempDir::new("export-tls-auth");
+    test_certificates(&dir.0);
+    let hash = bcrypt::hash("s3cret", 4).unwrap();
+    let config = dir.0.join("web.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  \
+             min_version: TLS12\nbasic_auth_users:\n  prometheus: '{hash}'\n"
+        ),
+    )
+    .unwrap();
+    let (_exporter, addr) = start_exporter(&["--web.config.file", config.to_str().unwrap()]);
+    let url = format!("https://{addr}/metrics");
+    // A handshake that stalls (a TLS record header announcing 512 bytes, then nothing)
+    // holds no worker: the scrapes below are answered meanwhile, and the exporter closes
+    // it at the head deadline.
+    let mut stalled = TcpStream::connect(addr).unwrap();
+    stalled.write_all(b"\x16\x03\x01\x02\x00").unwrap();
+
+    for attempt in ["verified by bcrypt", "remembered"] {
+        let (exit, status, answer) = curl(&dir.0, &["-u", "prometheus:s3cret"], &url);
+        assert_eq!((exit, status), (0, 200), "{attempt}: {answer}");
+        assert!(answer.contains("pauselab_export_scrapes_total"), "{answer}");
+    }
+    for (what, args) in [
+        ("wrong password", &["-u", "prometheus:wrong"][..]),
+        ("unknown user", &["-u", "root:s3cret"]),
+        ("no credentials", &[]),
+    ] {
+        let (exit, status, answer) = curl(&dir.0, args, &url);
+        assert_eq!((exit, status), (0, 401), "{what}: {answer}");
+        assert!(
+            answer.contains("WWW-Authenticate: Basic"),
+            "{what}: {answer}"
+        );
+        assert!(!answer.contains("pauselab_export"), "{what}: {answer}");
+    }
+    let healthz = curl(&dir.0, &[], &format!("https://{addr}/healthz"));
+    assert_eq!(healthz.1, 401, "{}", healthz.2);
+    // Plain HTTP with the right password: a 400 saying why, never the metrics.
+    let (_, status, answer) = curl(
+        &dir.0,
+        &["-u", "prometheus:s3cret"],
+        &format!("http://{addr}/metrics"),
+    );
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        answer.contains("HTTP request to an HTTPS server"),
+        "{answer}"
+    );
+    // TLS 1.1 and older are not offered.
+    let (exit, _, answer) = curl(
+        &dir.0,
+        &["-u", "prometheus:s3cret", "--tlsv1.0", "--tls-max", "1.1"],
+        &url,
+    );
+    assert_ne!(exit, 0, "{answer}");
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = stalled.read_to_end(&mut rest);
+    assert!(
+        closed.is_ok()
+            || closed
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "a stalled handshake stays open: {closed:?}"
+    );
+}
+
+/// With client_auth_type RequireAndVerifyClientCert, only a client certificate signed by
+/// client_ca_file gets in.
+#[test]
+fn web_config_requires_a_client_certificate_signed_by_its_ca() {
+    let dir = TempDir::new("export-tls-client");
+    test_certificates(&dir.0);
+    let config = dir.0.join("web.yml");
+    std::fs::write(
+        &config,
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  \
+         client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n",
+    )
+    .unwrap();
+    let (_exporter, addr) = start_exporter(&["--web.config.file", config.to_str().unwrap()]);
+    let url = format!("https://{addr}/metrics");
+
+    let (exit, status, answer) = curl(
+        &dir.0,
+        &["--cert", "client.crt", "--key", "client.key"],
+        &url,
+    );
+    assert_eq!((exit, status), (0, 200), "{answer}");
+    assert!(answer.contains("pauselab_export_scrapes_total"), "{answer}");
+    for (what, args) in [
+        ("no client certificate", &[][..]),
+        (
+            "a certificate of another CA",
+            &["--cert", "stranger.crt", "--key", "stranger.key"],
+        ),
+    ] {
+        let (exit, status, answer) = curl(&dir.0, args, &url);
+        assert!(
+            exit != 0 && status == 0,
+            "{what}: exit {exit}, {status}: {answer}"
+        );
+    }
+}
+
+/// A web configuration that cannot be used stops the start: exit status 1 and one line
+/// naming the file, never an exporter serving plain HTTP.
+#[test]
+fn a_bad_web_config_is_one_line_and_exit_1() {
+    let dir = TempDir::new("export-tls-bad");
+    test_certificates(&dir.0);
+    let tls = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
+    let cases = [
+        ("missing.yml", None, "No such file"),
+        ("empty.yml", Some(""), "sets neither"),
+        ("broken.yml", Some("tls_server_config: [\n"), "not YAML"),
+        (
+            "plain-password.yml",
+            Some("basic_auth_users:\n  prometheus: s3cret\n"),
+            "not a bcrypt hash",
+        ),
+        (
+            "typo.yml",
+            Some("tls_server_config:\n  cert: server.crt\n"),
+            "not supported",
+        ),
+        (
+            "no-cert.yml",
+            Some("tls_server_config:\n  cert_file: nothere.crt\n  key_file: server.key\n"),
+            "nothere.crt",
+        ),
+        (
+            "wrong-key.yml",
+            Some("tls_server_config:\n  cert_file: server.crt\n  key_file: client.key\n"),
+            "key_file",
+        ),
+        (
+            "ca-without-auth.yml",
+            Some(&format!("{tls}  client_ca_file: ca.crt\n")),
+            "client_auth_type",
+        ),
+        (
+            "tls10.yml",
+            Some(&format!("{tls}  min_version: TLS10\n")),
+            "TLS10",
+        ),
+    ];
+    for (name, content, reason) in cases {
+        let path = dir.0.join(name);
+        if let Some(content) = content {
+            std::fs::write(&path, content).unwrap();
+        }
+        let mut exporter = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+            .args(["export", "--listen", "127.0.0.1:0", "--web.config.file"])
+            .arg(&path)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = exporter.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = exporter.kill();
+                panic!("{name}: the exporter started instead of refusing");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        exporter
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        assert_eq!(status.code(), Some(1), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(
+            stderr.contains(&path.display().to_string()),
+            "{name}: {stderr}"
+        );
+        assert!(stderr.contains(reason), "{name}: {stderr}");
+    }
+}
+
+/// The sum of the samples of `family` (e.g. `hotspot_gc_pause_seconds_count`) of one JVM.
+fn sum_of(metrics: &str, family: &str, pid: u32) -> f64 {
+    let pid_label = format!("pid=\"{pid}\"");
+    metrics
+        .lines()
+        .filter_map(|l| l.strip_prefix(family)?.strip_prefix('{'))
+        .filter(|l| l.contains(&pid_label))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum()
+}
+
+/// `--names otel`: a JDK 17 JVM's GC pauses also as OpenTelemetry's
+/// `jvm_gc_duration_seconds{jvm_gc_name, jvm_gc_action}`, with as many pauses as
+/// `hotspot_gc_pause_seconds` in the same scrape; without it, only pauselab's names.
+#[test]
+fn otel_names_count_the_same_gc_pauses() {
+    let (_dir, jvm) = workload_in("export-otel", JDK17, &["-Xlog:gc:file=gc.log"]);
+    let pid = jvm.pid();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let metrics = loop {
+        let metrics = scrape_once(false, &["--names", "otel"]);
+        if sum_of(&metrics, "hotspot_gc_pause_seconds_count", pid) >= 3.0 {
+            break metrics;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no GC pauses of {pid}:\n{metrics}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let hotspot = sum_of(&metrics, "hotspot_gc_pause_seconds_count", pid);
+    let otel = sum_of(&metrics, "jvm_gc_duration_seconds_count", pid);
+    assert_eq!(otel, hotspot, "{metrics}");
+    // System.gc() in G1 is a full collection: reported by the "G1 Old Generation" bean.
+    let full = format!(
+        "jvm_gc_duration_seconds_count{{pid=\"{pid}\",jvm_gc_name=\"G1 Old Generation\",jvm_gc_action=\"end of major GC\"}}"
+    );
+    assert!(
+        sample(&metrics, &full).is_some_and(|n| n >= 1.0),
+        "{metrics}"
+    );
+    assert!(metrics.contains("# TYPE jvm_gc_duration_seconds histogram\n"));
+    promtool_check(&metrics);
+    let plain = scrape_once(false, &[]);
+    assert!(!plain.contains("jvm_gc_duration"), "{plain}");
 }

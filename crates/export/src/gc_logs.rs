@@ -64,6 +64,13 @@ impl Histogram {
         self.counts.iter().sum()
     }
 
+    fn add(&mut self, other: &Histogram) {
+        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+            *mine += theirs;
+        }
+        self.sum += other.sum;
+    }
+
     fn encode(&self, encoder: prometheus_client::encoding::MetricEncoder) -> std::fmt::Result {
         // The encoder adds the buckets up itself: it takes the count of each bucket.
         let buckets: Vec<(f64, u64)> = BUCKETS
@@ -476,11 +483,47 @@ fn placeholders_as_stars(name: &str) -> String {
     out
 }
 
+/// The `GarbageCollectorMXBean` name and GC action that report a pause of this kind, as
+/// OpenTelemetry's `jvm.gc.duration` labels it (`jvm.gc.name`, `jvm.gc.action`: the JVM's
+/// GC notification, which the OpenTelemetry Java agent and Micrometer pass on as they are).
+/// Generational ZGC's minor and major
+/// pauses are not told apart in the log: both are `ZGC Pauses`, as JDK 17's ZGC names them.
+fn otel_gc_name_and_action(
+    collector: Option<Collector>,
+    pause: PauseType,
+) -> (&'static str, &'static str) {
+    const MINOR: &str = "end of minor GC";
+    const MAJOR: &str = "end of major GC";
+    const PAUSE: &str = "end of GC pause";
+    let full = pause == PauseType::Full;
+    match collector {
+        Some(Collector::G1) => match pause {
+            PauseType::Full => ("G1 Old Generation", MAJOR),
+            PauseType::Remark | PauseType::Cleanup => {
+                ("G1 Concurrent GC", "end of concurrent GC pause")
+            }
+            _ => ("G1 Young Generation", MINOR),
+        },
+        Some(Collector::Parallel) if full => ("PS MarkSweep", MAJOR),
+        Some(Collector::Parallel) => ("PS Scavenge", MINOR),
+        Some(Collector::Serial) if full => ("MarkSweepCompact", MAJOR),
+        Some(Collector::Serial) => ("Copy", MINOR),
+        Some(Collector::Cms) if pause == PauseType::Young => ("ParNew", MINOR),
+        Some(Collector::Cms) => ("ConcurrentMarkSweep", MAJOR),
+        Some(Collector::Zgc) => ("ZGC Pauses", PAUSE),
+        Some(Collector::Shenandoah) => ("Shenandoah Pauses", PAUSE),
+        _ if full => ("unknown", MAJOR),
+        _ => ("unknown", PAUSE),
+    }
+}
+
 /// One scrape's pause series of every JVM, encoded as whole families (a family appears
 /// once, whatever the number of JVMs).
 #[derive(Debug, Default)]
 pub(crate) struct PauseFamilies {
     gc: Vec<(Labels, Histogram)>,
+    /// The GC pauses again under OpenTelemetry's names (`--names otel`), when asked for.
+    otel_gc: Option<Vec<(Labels, Histogram)>>,
     safepoint: Vec<(Labels, Histogram)>,
     ttsp: Vec<(Labels, Histogram)>,
     stalls: Vec<(Labels, Histogram)>,
@@ -489,18 +532,43 @@ pub(crate) struct PauseFamilies {
 }
 
 impl PauseFamilies {
+    /// No series yet; with `otel_names`, GC pauses also as `jvm_gc_duration_seconds`.
+    pub(crate) fn new(otel_names: bool) -> PauseFamilies {
+        PauseFamilies {
+            otel_gc: otel_names.then(Vec::new),
+            ..PauseFamilies::default()
+        }
+    }
+
     /// Adds the series of one JVM. `collector` is its collector as best known.
     pub(crate) fn add(&mut self, pid: u32, pauses: &JvmPauses, collector: Option<Collector>) {
         let pid = pid.to_string();
-        let collector = collector.map_or("unknown", Collector::name).to_string();
+        let collector_name = collector.map_or("unknown", Collector::name).to_string();
         for ((kind, cause), h) in &pauses.gc.by_key {
             let labels = vec![
                 ("pid", pid.clone()),
-                ("collector", collector.clone()),
+                ("collector", collector_name.clone()),
                 ("pause", kind.as_str().to_string()),
                 ("cause", cause.clone()),
             ];
             self.gc.push((labels, h.clone()));
+        }
+        if let Some(otel_gc) = self.otel_gc.as_mut() {
+            let mut by_bean: BTreeMap<(&str, &str), Histogram> = BTreeMap::new();
+            for ((kind, _), h) in &pauses.gc.by_key {
+                by_bean
+                    .entry(otel_gc_name_and_action(collector, *kind))
+                    .or_default()
+                    .add(h);
+            }
+            for ((name, action), h) in by_bean {
+                let labels = vec![
+                    ("pid", pid.clone()),
+                    ("jvm_gc_name", name.to_string()),
+                    ("jvm_gc_action", action.to_string()),
+                ];
+                otel_gc.push((labels, h));
+            }
         }
         for (series, by_operation) in [
             (&mut self.safepoint, &pauses.safepoint),
@@ -512,7 +580,7 @@ impl PauseFamilies {
             }
         }
         let following = pauses.logs.iter().any(|l| l.state != LogState::Unreadable);
-        if pauses.stalls.count() > 0 || (following && collector == "ZGC") {
+        if pauses.stalls.count() > 0 || (following && collector == Some(Collector::Zgc)) {
             self.stalls
                 .push((vec![("pid", pid.clone())], pauses.stalls.clone()));
         }
@@ -567,7 +635,15 @@ impl EncodeCollector for PauseFamilies {
                 &self.stalls,
             ),
         ];
-        for (name, help, series) in histograms {
+        let otel = self.otel_gc.iter().map(|series| {
+            (
+                "jvm_gc_duration",
+                "Duration of JVM garbage collection actions: the stop-the-world GC pauses of \
+                 hotspot_gc_pause_seconds under OpenTelemetry's name (jvm.gc.duration)",
+                series,
+            )
+        });
+        for (name, help, series) in histograms.into_iter().chain(otel) {
             if series.is_empty() {
                 continue;
             }
@@ -682,6 +758,61 @@ mod tests {
         assert!(
             text.contains("# TYPE hotspot_gc_pause_seconds histogram\n"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn otel_names_merge_pauses_by_the_bean_that_reports_them() {
+        let mut pauses = JvmPauses::default();
+        for (kind, cause, ms) in [
+            (PauseType::Young, "G1 Evacuation Pause", 2.0),
+            (PauseType::Mixed, "G1 Evacuation Pause", 3.0),
+            (PauseType::ConcurrentStart, "G1 Humongous Allocation", 4.0),
+            (PauseType::Remark, "none", 1.0),
+            (PauseType::Full, "System.gc()", 30.0),
+        ] {
+            pauses
+                .gc
+                .observe((kind, cause.to_string()), || unreachable!(), ms / 1e3);
+        }
+        let text = |otel: bool| {
+            let mut families = PauseFamilies::new(otel);
+            families.add(7, &pauses, Some(Collector::G1));
+            let mut registry = prometheus_client::registry::Registry::default();
+            registry.register_collector(Box::new(families));
+            crate::exposition::encode(&registry, crate::exposition::Format::Prometheus)
+        };
+        assert!(!text(false).contains("jvm_gc_duration"));
+        let text = text(true);
+        let series = |name: &str, action: &str| {
+            let prefix = format!("jvm_gc_duration_seconds_count{{pid=\"7\",jvm_gc_name=\"{name}\",jvm_gc_action=\"{action}\"}} ");
+            let line = text.lines().find(|l| l.starts_with(&prefix));
+            line.and_then(|l| l[prefix.len()..].parse::<u64>().ok())
+        };
+        assert_eq!(
+            series("G1 Young Generation", "end of minor GC"),
+            Some(3),
+            "{text}"
+        );
+        assert_eq!(
+            series("G1 Old Generation", "end of major GC"),
+            Some(1),
+            "{text}"
+        );
+        assert_eq!(
+            series("G1 Concurrent GC", "end of concurrent GC pause"),
+            Some(1),
+            "{text}"
+        );
+        assert!(text.contains("# TYPE jvm_gc_duration_seconds histogram\n"));
+        assert!(text.contains("hotspot_gc_pause_seconds_count{"), "{text}");
+        assert_eq!(
+            otel_gc_name_and_action(Some(Collector::Parallel), PauseType::Young),
+            ("PS Scavenge", "end of minor GC")
+        );
+        assert_eq!(
+            otel_gc_name_and_action(Some(Collector::Zgc), PauseType::MarkEnd),
+            ("ZGC Pauses", "end of GC pause")
         );
     }
 

@@ -33,6 +33,39 @@ pub(crate) struct Request {
     pub accept: Option<String>,
     /// Whether `Accept-Encoding` admits gzip.
     pub accepts_gzip: bool,
+    /// `Authorization: Basic` user and password, if sent and well-formed.
+    pub credentials: Option<Credentials>,
+}
+
+/// The user and password of an `Authorization: Basic` header (RFC 7617).
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Credentials {
+    pub user: String,
+    pub password: Vec<u8>,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Credentials({:?}, password hidden)", self.user)
+    }
+}
+
+/// `Basic <base64 of user:password>`; None for another scheme or a malformed value.
+fn basic_credentials(value: &str) -> Option<Credentials> {
+    use base64::Engine as _;
+    let (scheme, encoded) = value.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("Basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let colon = decoded.iter().position(|&b| b == b':')?;
+    let user = String::from_utf8(decoded[..colon].to_vec()).ok()?;
+    Some(Credentials {
+        user,
+        password: decoded[colon + 1..].to_vec(),
+    })
 }
 
 /// Parses the bytes received so far on a connection.
@@ -49,6 +82,7 @@ pub(crate) fn parse(head: &[u8]) -> Parsed {
         Ok(httparse::Status::Complete(_)) => {
             let mut accept = None;
             let mut accepts_gzip = false;
+            let mut credentials = None;
             for header in request.headers.iter() {
                 let name = header.name;
                 if name.eq_ignore_ascii_case("Transfer-Encoding") {
@@ -73,6 +107,8 @@ pub(crate) fn parse(head: &[u8]) -> Parsed {
                     accept = Some(value.to_string());
                 } else if name.eq_ignore_ascii_case("Accept-Encoding") {
                     accepts_gzip |= admits_gzip(value);
+                } else if name.eq_ignore_ascii_case("Authorization") {
+                    credentials = basic_credentials(value);
                 }
             }
             let head_only = match request.method {
@@ -95,6 +131,7 @@ pub(crate) fn parse(head: &[u8]) -> Parsed {
                 path,
                 accept,
                 accepts_gzip,
+                credentials,
             })
         }
     }
@@ -206,6 +243,7 @@ impl Response {
 fn reason_phrase(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        401 => "Unauthorized",
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
@@ -242,6 +280,7 @@ mod tests {
                 path: "/metrics".to_string(),
                 accept: Some("application/openmetrics-text".to_string()),
                 accepts_gzip: true,
+                credentials: None,
             }
         );
         assert!(matches!(parse(&head[..20]), Parsed::Partial));
@@ -270,6 +309,19 @@ mod tests {
             .collect();
         assert_eq!(refused_status(with(&many).as_bytes()), Some(431));
         assert_eq!(refused_status(b"\x16\x03\x01\x02\x00\x01\x00"), Some(400));
+    }
+
+    #[test]
+    fn basic_credentials_are_decoded() {
+        // "prometheus:pa:ss" (a password may hold colons)
+        let sent = basic_credentials("Basic cHJvbWV0aGV1czpwYTpzcw==").unwrap();
+        assert_eq!(sent.user, "prometheus");
+        assert_eq!(sent.password, b"pa:ss");
+        assert!(!format!("{sent:?}").contains("pa:ss"));
+        assert!(basic_credentials("Bearer cHJvbWV0aGV1czpwYTpzcw==").is_none());
+        assert!(basic_credentials("Basic !!!").is_none());
+        // no colon
+        assert!(basic_credentials("Basic cHJvbWV0aGV1cw==").is_none());
     }
 
     #[test]

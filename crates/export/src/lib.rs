@@ -17,6 +17,7 @@
 //! ```
 
 mod budget;
+mod connection;
 mod counters;
 mod discovery;
 mod enable;
@@ -27,6 +28,7 @@ mod journal;
 mod metrics;
 mod scrape;
 mod server;
+mod web_config;
 
 use std::net::SocketAddr;
 
@@ -34,6 +36,7 @@ pub use exposition::{encode, openmetrics_to_prometheus, Format};
 pub use pauselab_hsperf::Source;
 pub use scrape::{Exporter, Options};
 pub use server::Server;
+pub use web_config::WebConfig;
 
 /// Errors of the exporter itself (a JVM that cannot be read is a metric, not an error).
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +48,12 @@ pub enum Error {
     #[error("stopped serving on {addr}: {reason} (raise the open file limit, e.g. LimitNOFILE= in the systemd unit)")]
     Listener { addr: SocketAddr, reason: String },
     /// The state directory for the journal of GC logs turned on is not usable.
+    /// `--web.config.file` cannot be read or is not valid.
+    #[error("--web.config.file {}: {reason}", path.display())]
+    WebConfig {
+        path: std::path::PathBuf,
+        reason: String,
+    },
     #[error("cannot keep the journal of GC logs turned on: {reason}")]
     Journal { reason: String },
 }

@@ -33,6 +33,9 @@ pub struct Options {
     pub source: Source,
     /// Also expose every numeric counter as `hsperf_<sanitised name>`.
     pub all_counters: bool,
+    /// Also expose the GC pause histogram under OpenTelemetry's semantic-convention name,
+    /// `jvm_gc_duration_seconds{jvm_gc_name, jvm_gc_action}`, beside `hotspot_gc_pause_seconds`.
+    pub otel_names: bool,
     /// Turn GC and safepoint logging on, into this directory, in JVMs that log neither
     /// (off again at [`Exporter::shutdown`]).
     pub enable_gc_log: Option<PathBuf>,
@@ -205,7 +208,7 @@ impl Exporter {
             });
             collectors.push(from_counters.or(known));
         }
-        let all_counters = self.options.all_counters;
+        let options = &self.options;
         let add = |sink: &mut Sink, index: usize| {
             let (jvm, outcome) = &outcomes[index];
             sink.add(jvm, outcome, state.tracked.get(&jvm.pid), collectors[index]);
@@ -213,7 +216,7 @@ impl Exporter {
         // Each JVM measured on its own first, so that nothing beyond the budget is built.
         let costs: Vec<(u32, Cost)> = (0..outcomes.len())
             .map(|index| {
-                let mut alone = Sink::new(all_counters);
+                let mut alone = Sink::new(options);
                 add(&mut alone, index);
                 (
                     outcomes[index].0.uid,
@@ -222,7 +225,7 @@ impl Exporter {
             })
             .collect();
         let keep = budget::fair_share(&costs, budget::JVM_BUDGET);
-        let mut sink = Sink::new(all_counters);
+        let mut sink = Sink::new(options);
         let mut dropped: BTreeMap<u32, Dropped> = BTreeMap::new();
         for (index, kept) in keep.iter().enumerate() {
             if *kept {
@@ -260,7 +263,7 @@ struct Sink {
 }
 
 impl Sink {
-    fn new(all_counters: bool) -> Sink {
+    fn new(options: &Options) -> Sink {
         let mut registry = Registry::default();
         let metrics = JvmMetrics::register(&mut registry);
         let unreadable = Family::<Labels, Gauge<i64>>::default();
@@ -274,8 +277,8 @@ impl Sink {
             registry,
             metrics,
             unreadable,
-            all_counters: all_counters.then(AllCounters::default),
-            pauses: PauseFamilies::default(),
+            all_counters: options.all_counters.then(AllCounters::default),
+            pauses: PauseFamilies::new(options.otel_names),
         }
     }
 

@@ -4,12 +4,14 @@
 //! request heads from all of them at once (non-blocking sockets and `poll`), two workers
 //! answer `/metrics`. Every resource a client can make the server hold is bounded: open
 //! connections, bytes and time per request head, queued scrapes, time to send a response.
+//! With `--web.config.file`, connections are TLS (the handshake read by the same `poll`
+//! loop, under the head deadline) and requests need a password.
 //! A general-purpose HTTP stack would bring an async runtime or a thread per connection for
 //! three read-only paths; docs/export.md says why this one is written out.
 
 use std::collections::VecDeque;
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::io::{self, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
@@ -17,15 +19,18 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::connection::{Connection, PlainHttpOnTls};
 use crate::exposition::Format;
 use crate::http::{self, Parsed, Request, Response, MAX_HEAD_BYTES};
+use crate::web_config::{BasicAuth, Remembered, WebConfig};
 use crate::{Error, Exporter};
 
 /// Connections still sending their request head. One more evicts the oldest, so a client
 /// holding many idle connections cannot lock out a scraper, and file descriptors stay far
 /// below the usual limit of 1,024.
 const MAX_CONNECTIONS: usize = 256;
-/// A request head must be complete this long after the connection was accepted.
+/// A request head must be complete this long after the connection was accepted (with TLS,
+/// the handshake too).
 const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
 /// Threads answering `/metrics`. Scrapes run one at a time (the exporter serialises them),
 /// so more would only wait; the second one sends a finished response while the next
@@ -52,6 +57,7 @@ pub struct Server {
     listener: TcpListener,
     exporter: Arc<Exporter>,
     local_addr: SocketAddr,
+    web: Arc<Option<WebConfig>>,
 }
 
 impl Server {
@@ -74,7 +80,14 @@ impl Server {
             listener,
             exporter,
             local_addr,
+            web: Arc::new(None),
         })
+    }
+
+    /// Serves with TLS and/or basic authentication as `--web.config.file` says.
+    pub fn with_web_config(mut self, config: WebConfig) -> Server {
+        self.web = Arc::new(Some(config));
+        self
     }
 
     /// The address actually bound.
@@ -90,12 +103,18 @@ impl Server {
         for n in 0..WORKERS {
             let queue = Arc::clone(&queue);
             let exporter = Arc::clone(&self.exporter);
+            let web = Arc::clone(&self.web);
             thread::Builder::new()
                 .name(format!("export-worker-{n}"))
-                .spawn(move || answer_scrapes(&queue, &exporter))
+                .spawn(move || answer_scrapes(&queue, &exporter, web_auth(&web)))
                 .map_err(|e| self.listener_error(format!("cannot start a worker thread: {e}")))?;
         }
-        let mut heads = Heads::default();
+        let mut heads = Heads {
+            pending: VecDeque::new(),
+            poll_fds: Vec::new(),
+            tls: self.web.as_ref().as_ref().and_then(|web| web.tls.clone()),
+        };
+        let auth = web_auth(&self.web);
         let mut accept_failing_since: Option<Instant> = None;
         let mut accept_paused_until: Option<Instant> = None;
         loop {
@@ -109,7 +128,7 @@ impl Server {
             let ready = heads.wait(&self.listener, listening, wake_at);
             let listener_ready = ready.map_err(|e| self.listener_error(format!("poll: {e}")))?;
 
-            heads.read_ready(&scrapes);
+            heads.read_ready(&scrapes, auth);
             heads.expire(Instant::now());
 
             if listening {
@@ -163,25 +182,32 @@ fn is_passing_accept_error(e: &io::Error) -> bool {
     )
 }
 
-/// A `/metrics` request handed to a worker.
+fn web_auth(web: &Option<WebConfig>) -> Option<&BasicAuth> {
+    web.as_ref().and_then(|web| web.basic_auth.as_ref())
+}
+
+/// A request handed to a worker: `/metrics`, or any request whose password needs bcrypt.
 struct Scrape {
-    stream: TcpStream,
+    connection: Connection,
     request: Request,
+    /// The credentials were not verified yet.
+    verify: bool,
 }
 
 /// A connection whose request head is still arriving.
 struct PendingHead {
-    stream: TcpStream,
+    connection: Connection,
     deadline: Instant,
     received: Vec<u8>,
 }
 
 /// Every connection still sending its head, oldest first.
-#[derive(Default)]
 struct Heads {
     pending: VecDeque<PendingHead>,
     /// Reused between wake-ups: one entry per pending connection, then the listener.
     poll_fds: Vec<libc::pollfd>,
+    /// Set on a TLS port.
+    tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Heads {
@@ -203,9 +229,18 @@ impl Heads {
             events: libc::POLLIN,
             revents: 0,
         };
+        // A TLS handshake may have records the socket did not take yet.
+        let waited_for = |c: &PendingHead| libc::pollfd {
+            events: libc::POLLIN
+                | if c.connection.wants_write() {
+                    libc::POLLOUT
+                } else {
+                    0
+                },
+            ..readable(c.connection.fd())
+        };
         self.poll_fds.clear();
-        self.poll_fds
-            .extend(self.pending.iter().map(|c| readable(c.stream.as_raw_fd())));
+        self.poll_fds.extend(self.pending.iter().map(waited_for));
         // A negative descriptor is skipped by poll: the listener waits out its back-off.
         let listener_fd = if listening { listener.as_raw_fd() } else { -1 };
         self.poll_fds.push(readable(listener_fd));
@@ -234,7 +269,7 @@ impl Heads {
 
     /// Reads from every connection `wait` found readable; a complete head is answered or
     /// handed to a worker, and the connection leaves the pending set.
-    fn read_ready(&mut self, scrapes: &SyncSender<Scrape>) {
+    fn read_ready(&mut self, scrapes: &SyncSender<Scrape>, auth: Option<&BasicAuth>) {
         let mut index = 0;
         let mut kept = VecDeque::with_capacity(self.pending.len());
         while let Some(mut connection) = self.pending.pop_front() {
@@ -249,10 +284,10 @@ impl Heads {
                 HeadState::Closed => {}
                 HeadState::Complete(Parsed::Partial) => kept.push_back(connection),
                 HeadState::Complete(Parsed::Refused(response)) => {
-                    send_now(&connection.stream, &response, false)
+                    connection.connection.send_now(&response.to_bytes(false))
                 }
                 HeadState::Complete(Parsed::Request(request)) => {
-                    route(connection.stream, request, scrapes)
+                    route(connection.connection, request, scrapes, auth)
                 }
             }
         }
@@ -264,20 +299,20 @@ impl Heads {
         while self.pending.front().is_some_and(|c| c.deadline <= now) {
             if let Some(late) = self.pending.pop_front() {
                 let response = Response::text(408, "request head not received in time\n");
-                send_now(&late.stream, &response, false);
+                late.connection.send_now(&response.to_bytes(false));
             }
         }
     }
 
     fn admit(&mut self, stream: TcpStream) {
-        if stream.set_nonblocking(true).is_err() {
+        let Ok(connection) = Connection::new(stream, self.tls.as_ref()) else {
             return;
-        }
+        };
         if self.pending.len() >= MAX_CONNECTIONS {
             self.evict_oldest();
         }
         self.pending.push_back(PendingHead {
-            stream,
+            connection,
             deadline: Instant::now() + HEAD_TIMEOUT,
             received: Vec::new(),
         });
@@ -304,7 +339,7 @@ impl PendingHead {
         let mut chunk = [0u8; CHUNK];
         loop {
             let room = MAX_HEAD_BYTES - self.received.len();
-            match (&self.stream).read(&mut chunk[..room.min(CHUNK)]) {
+            match self.connection.read(&mut chunk[..room.min(CHUNK)]) {
                 Ok(0) => return HeadState::Closed,
                 Ok(n) => {
                     self.received.extend_from_slice(&chunk[..n]);
@@ -321,57 +356,98 @@ impl PendingHead {
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return HeadState::Incomplete,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.get_ref().is_some_and(|e| e.is::<PlainHttpOnTls>()) => {
+                    let response =
+                        Response::text(400, "Client sent an HTTP request to an HTTPS server.\n");
+                    return HeadState::Complete(Parsed::Refused(response));
+                }
                 Err(_) => return HeadState::Closed,
             }
         }
     }
 }
 
-/// Answers a complete request: `/metrics` goes to a worker, the rest is answered at once.
-fn route(stream: TcpStream, request: Request, scrapes: &SyncSender<Scrape>) {
-    let response = match request.path.as_str() {
-        "/metrics" => {
-            let scrape = Scrape { stream, request };
-            match scrapes.try_send(scrape) {
-                Ok(()) => return,
-                Err(TrySendError::Full(scrape) | TrySendError::Disconnected(scrape)) => {
-                    let busy = Response::text(503, "too many scrapes waiting; retry later\n")
-                        .with_header("Retry-After", "1");
-                    send_now(&scrape.stream, &busy, scrape.request.head_only);
-                    return;
-                }
-            }
+/// Answers a complete request: `/metrics` goes to a worker, and so does a password that
+/// needs bcrypt (tens of milliseconds: this thread reads every client's request); the rest
+/// is answered at once.
+fn route(
+    connection: Connection,
+    request: Request,
+    scrapes: &SyncSender<Scrape>,
+    auth: Option<&BasicAuth>,
+) {
+    let verify = match (auth, &request.credentials) {
+        (None, _) => false,
+        (Some(_), None) => {
+            connection.send_now(&unauthorized().to_bytes(request.head_only));
+            return;
         }
+        (Some(auth), Some(sent)) => {
+            auth.remembered(&sent.user, &sent.password) == Remembered::Unknown
+        }
+    };
+    if verify || request.path == "/metrics" {
+        let scrape = Scrape {
+            connection,
+            request,
+            verify,
+        };
+        if let Err(TrySendError::Full(scrape) | TrySendError::Disconnected(scrape)) =
+            scrapes.try_send(scrape)
+        {
+            let busy = Response::text(503, "too many scrapes waiting; retry later\n")
+                .with_header("Retry-After", "1");
+            let bytes = busy.to_bytes(scrape.request.head_only);
+            scrape.connection.send_now(&bytes);
+        }
+        return;
+    }
+    connection.send_now(&page(&request.path).to_bytes(request.head_only));
+}
+
+/// What every path but `/metrics` answers.
+fn page(path: &str) -> Response {
+    match path {
         "/healthz" => Response::text(200, "ok\n"),
         "/" => Response::new(200, "text/html; charset=utf-8", index_page().into_bytes()),
         _ => Response::text(404, "not found: try /metrics, /healthz or /\n"),
-    };
-    send_now(&stream, &response, request.head_only);
+    }
 }
 
-/// Sends a small response on a non-blocking socket as far as the socket takes it at once,
-/// then closes: a fresh connection's send buffer holds far more than these few hundred
-/// bytes, and a client that does not read gets nothing more.
-fn send_now(stream: &TcpStream, response: &Response, head_only: bool) {
-    let bytes = response.to_bytes(head_only);
-    let mut stream = stream;
-    let _ = stream.write(&bytes);
-    let _ = stream.shutdown(Shutdown::Write);
+/// No credentials, or wrong ones: the same answer, so it does not tell which was wrong.
+fn unauthorized() -> Response {
+    Response::text(401, "Unauthorized\n").with_header("WWW-Authenticate", "Basic")
 }
 
-/// A worker: runs scrapes from the queue and sends their responses.
-fn answer_scrapes(queue: &Mutex<Receiver<Scrape>>, exporter: &Exporter) {
+/// A worker: verifies passwords, runs scrapes from the queue and sends their responses.
+fn answer_scrapes(queue: &Mutex<Receiver<Scrape>>, exporter: &Exporter, auth: Option<&BasicAuth>) {
     loop {
         let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
-        let Ok(Scrape { stream, request }) = next else {
+        let Ok(Scrape {
+            connection,
+            request,
+            verify,
+        }) = next
+        else {
             return; // The server stopped.
         };
-        // A bug in one scrape must not stop the server: that request gets a 500.
-        let response = panic::catch_unwind(AssertUnwindSafe(|| metrics(exporter, &request)))
-            .unwrap_or_else(|_| {
-                Response::text(500, "the scrape failed; the exporter's log says why\n")
-            });
-        send_within(&stream, &response.to_bytes(request.head_only));
+        let allowed = match (verify, auth, &request.credentials) {
+            (false, _, _) => true,
+            (true, Some(auth), Some(sent)) => auth.verify(&sent.user, &sent.password),
+            (true, _, _) => false,
+        };
+        let response = if !allowed {
+            unauthorized()
+        } else if request.path == "/metrics" {
+            // A bug in one scrape must not stop the server: that request gets a 500.
+            panic::catch_unwind(AssertUnwindSafe(|| metrics(exporter, &request))).unwrap_or_else(
+                |_| Response::text(500, "the scrape failed; the exporter's log says why\n"),
+            )
+        } else {
+            page(&request.path)
+        };
+        let bytes = response.to_bytes(request.head_only);
+        connection.send_within(&bytes, SEND_TIMEOUT, SEND_STALL_TIMEOUT);
     }
 }
 
@@ -388,31 +464,6 @@ fn metrics(exporter: &Exporter, request: &Request) -> Response {
             .with_header("Content-Encoding", "gzip"),
         None => vary(Response::new(200, format.content_type(), body.into_bytes())),
     }
-}
-
-/// Sends `bytes`, giving up once [`SEND_TIMEOUT`] has passed, however the client trickles,
-/// or once the client took nothing for [`SEND_STALL_TIMEOUT`].
-fn send_within(stream: &TcpStream, bytes: &[u8]) {
-    let deadline = Instant::now() + SEND_TIMEOUT;
-    let mut stream = stream;
-    if stream.set_nonblocking(false).is_err() {
-        return;
-    }
-    let mut sent = 0;
-    while sent < bytes.len() {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let timeout = left.min(SEND_STALL_TIMEOUT);
-        if left.is_zero() || stream.set_write_timeout(Some(timeout)).is_err() {
-            return;
-        }
-        match stream.write(&bytes[sent..]) {
-            Ok(0) => return,
-            Ok(n) => sent += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return,
-        }
-    }
-    let _ = stream.shutdown(Shutdown::Write);
 }
 
 /// The body gzip-compressed; None if compression fails (the plain body is sent then).

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use anyhow::Context;
-use pauselab_export::{Exporter, Format, Options, Server, Source};
+use pauselab_export::{Exporter, Format, Options, Server, Source, WebConfig};
 
 use super::probe::stop_on_signals;
 
@@ -23,6 +23,10 @@ pub struct Args {
     /// Also expose every numeric hsperf counter as hsperf_<name>
     #[arg(long)]
     all_counters: bool,
+    /// Metric names: hotspot (pauselab's own), or otel to add the GC pause histogram under
+    /// OpenTelemetry's name too (jvm_gc_duration_seconds{jvm_gc_name, jvm_gc_action})
+    #[arg(long, value_name = "hotspot|otel", default_value = "hotspot")]
+    names: Names,
     /// Print one scrape to standard output and exit (e.g. for node_exporter's textfile collector)
     #[arg(long)]
     once: bool,
@@ -45,9 +49,28 @@ pub struct Args {
         conflicts_with = "once"
     )]
     state_dir: PathBuf,
+    /// TLS and basic auth, in the Prometheus exporter-toolkit's web configuration format
+    /// (YAML: tls_server_config, basic_auth_users), as node_exporter's --web.config.file
+    #[arg(long = "web.config.file", value_name = "FILE", conflicts_with = "once")]
+    web_config_file: Option<PathBuf>,
+}
+
+/// Which naming conventions the metrics follow; pauselab's own names are always there.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Names {
+    /// pauselab's names only (`hotspot_*`, `pauselab_export_*`).
+    Hotspot,
+    /// Also OpenTelemetry's semantic-convention names where pauselab has the data.
+    Otel,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // Read before anything else happens: a file that is wrong stops the start, never
+    // leaves an exporter serving plain HTTP to anyone.
+    let web_config = match &args.web_config_file {
+        Some(path) => Some(WebConfig::load(path).context("pauselab export")?),
+        None => None,
+    };
     let enable_gc_log = match args.enable_gc_log {
         Some(dir) => Some(absolute_dir(&dir)?),
         None => None,
@@ -56,6 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let exporter = Exporter::new(Options {
         source: args.source,
         all_counters: args.all_counters,
+        otel_names: args.names == Names::Otel,
         enable_gc_log,
         enable_gc_log_for: args.enable_gc_log_for,
     });
@@ -83,12 +107,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(_) => {}
     }
     let exporter = Arc::new(exporter);
-    let server =
+    let mut server =
         Server::bind_shared(args.listen, Arc::clone(&exporter)).context("pauselab export")?;
+    let (scheme, protection) = match &web_config {
+        Some(web) => (
+            if web.tls() { "https" } else { "http" },
+            format!(" ({})", web.describe()),
+        ),
+        None => ("http", String::new()),
+    };
     eprintln!(
-        "pauselab export: serving http://{}/metrics",
+        "pauselab export: serving {scheme}://{}/metrics{protection}",
         server.local_addr()
     );
+    if let Some(web) = web_config {
+        server = server.with_web_config(web);
+    }
     // The attach worker also watches for SIGTERM and SIGINT: it undoes what the exporter
     // did to JVMs (--enable-gc-log) within its deadline, then the process exits.
     let stop = stop_on_signals();
