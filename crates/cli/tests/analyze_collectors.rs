@@ -176,7 +176,7 @@ fn collectors_under_pressure_match_an_independent_count() {
     assert_eq!(finding_count(&json, "allocation_stalls") as f64, stalls[0]);
     // Stalls are not pauses: the pause total is the pause lines' alone (checked above).
     assert!(json["memory"]["heap_samples"].as_u64().unwrap() > 0);
-    assert!(json["memory"]["allocation_rate_mb_s"].as_f64().unwrap() > 0.0);
+    assert!(json["memory"]["allocation_rate_mib_s"].as_f64().unwrap() > 0.0);
     let fail = Command::new(bin())
         .args(["analyze", "--fail-on"])
         .arg(format!("alloc_stall.max>{}ms", stalls[2] - 0.01))
@@ -415,10 +415,164 @@ fn full_collections_in_or_after_a_young_one_match_an_independent_count() {
             "pause total",
         );
         assert_eq!(finding_count(&json, "full_gc") as f64, full, "{what}");
+        // The same JVM as `-Xlog:gc` alone would have logged it (the `[gc]` lines): no
+        // start lines tell the nesting, the order of the lines does; the same stops.
+        let only_gc = log.with_extension("gc-only.log");
+        let text = std::fs::read_to_string(log).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| l.contains("][gc ") || l.contains("][gc]"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&only_gc, kept).unwrap();
+        let json = analyze_json(std::slice::from_ref(&only_gc));
+        assert_eq!(
+            json["pauses"]["count"].as_f64().unwrap(),
+            count,
+            "{what} (-Xlog:gc)"
+        );
+        close(
+            json["pauses"]["total_ms"].as_f64().unwrap(),
+            sum,
+            "pause total (-Xlog:gc)",
+        );
+        assert_eq!(
+            finding_count(&json, "full_gc") as f64,
+            full,
+            "{what} (-Xlog:gc)"
+        );
     }
     assert!(
         nested_seen >= 3.0,
         "the JDK 9 samples nest 3 full collections"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Allocates after a line on stdin, so the JVM starts at full speed and only its
+/// collections run on a saturated CPU. Args: live KiB, 8 KiB arrays to allocate.
+const SATURATED: &str = r#"
+import java.util.*;
+public class Saturated {
+  public static void main(String[] a) throws Exception {
+    byte[][] live = new byte[Integer.parseInt(a[0]) / 8][];
+    long replacements = Long.parseLong(a[1]);
+    Random r = new Random(1);
+    System.out.println("ready");
+    System.out.flush();
+    new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+    for (long i = 0; i < replacements; i++) live[r.nextInt(live.length)] = new byte[8 * 1024];
+  }
+}
+"#;
+
+/// What `real_gt_cpu` ranks its causes by, summed by awk over the pauses it takes (real >
+/// user + sys + 50 ms, from `gc+cpu` lines): pauses, real, user, sys (ms).
+const OFF_CPU_AWK: &str = r#"
+/gc,cpu/ && /User=/ {
+  for (i = 1; i <= NF; i++) {
+    if ($i ~ /^User=/) u = substr($i, 6) + 0
+    if ($i ~ /^Sys=/) s = substr($i, 5) + 0
+    if ($i ~ /^Real=/) r = substr($i, 6) + 0
+  }
+  if (r > u + s + 0.05) { n++; R += r; U += u; S += s }
+}
+END { printf "%d %.0f %.0f %.0f\n", n, R * 1000, U * 1000, S * 1000 }
+"#;
+
+#[test]
+fn on_a_saturated_cpu_descheduling_ranks_first_and_no_option_the_jvm_has_is_advised() {
+    let dir = analyze_support::fresh_dir("analyze-collectors", "saturated");
+    std::fs::write(dir.join("Saturated.java"), SATURATED).unwrap();
+    let status = Command::new(format!("{JDK17}/bin/javac"))
+        .args(["--release", "17", "-d"])
+        .arg(&dir)
+        .arg(dir.join("Saturated.java"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for (jdk, label) in [(JDK17, "17"), (JDK25, "25")] {
+        let log = dir.join(format!("gc-{label}.log"));
+        run_saturated(jdk, &dir, &log);
+        // The ranking's inputs, counted without pauselab: off-CPU pauses whose real time
+        // is over twice their CPU time, with sys at most a fifth of the time off-CPU.
+        let [n, real, user, sys] = awk(OFF_CPU_AWK, &log)[..] else {
+            panic!("awk on {}", log.display())
+        };
+        let off = real - user - sys;
+        assert!(
+            n >= 1.0,
+            "no pause off-CPU beside busy loops: {}",
+            log.display()
+        );
+        assert!(
+            real >= 2.0 * (user + sys) && 5.0 * sys <= off,
+            "{real} {user} {sys}"
+        );
+
+        let json = analyze_json(std::slice::from_ref(&log));
+        let finding = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "real_gt_cpu")
+            .expect("real_gt_cpu");
+        assert_eq!(finding["count"].as_f64().unwrap(), n);
+        let first = finding["causes"][0]["cause"].as_str().unwrap();
+        assert!(first.starts_with("descheduling"), "{}", finding["causes"]);
+        let text = Command::new(bin())
+            .arg("analyze")
+            .arg(&log)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&text.stdout);
+        assert!(text.contains("causes: 1. descheduling"), "{text}");
+        // JDK 25 writes the JVM's arguments (`-Xlog:arguments`) into the log file; JDK 17
+        // only to stdout, so its log cannot tell.
+        let fixes = finding["fixes"].to_string();
+        if label == "25" {
+            assert!(!fixes.contains("PerfDisableSharedMem"), "{fixes}");
+            assert!(
+                text.contains("already runs with -XX:+PerfDisableSharedMem"),
+                "{text}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `Saturated` on `jdk`, niced, with busy loops on every core while it allocates, so
+/// the loops take the CPU from its GC thread. It already runs with
+/// -XX:+PerfDisableSharedMem.
+fn run_saturated(jdk: &str, dir: &Path, log: &Path) {
+    use std::io::{BufRead, BufReader, Write};
+    let mut jvm = Command::new("nice")
+        .args(["-n", "10"])
+        .arg(format!("{jdk}/bin/java"))
+        .args([
+            "-XX:+UseG1GC",
+            "-XX:ParallelGCThreads=1",
+            "-XX:+PerfDisableSharedMem",
+            "-Xmx32m",
+        ])
+        .arg(format!(
+            "-Xlog:gc*,safepoint,arguments:file={}",
+            log.display()
+        ))
+        .arg("-cp")
+        .arg(dir)
+        .args(["Saturated", "8192", "1500"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    BufReader::new(jvm.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready.trim(), "ready");
+    let busy = analyze_support::CpuHogs::start();
+    jvm.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    assert!(jvm.wait().unwrap().success());
+    drop(busy);
 }

@@ -249,7 +249,14 @@ fn two_jvms_interleaved_in_one_file_are_reported() {
 fn fail_on_exits_3_only_when_the_condition_holds() {
     let log = fixtures().join("g1-jdk25.log.gz");
     let log = log.to_str().unwrap();
-    assert_eq!(run(&["--fail-on", "max>1ns", log]).status.code(), Some(3));
+    let out = run(&["--fail-on", "max>1ns", log]);
+    assert_eq!(out.status.code(), Some(3));
+    // The value holding the condition has its unit.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("max = ") && stderr.contains(" ms"),
+        "{stderr}"
+    );
     assert_eq!(run(&["--fail-on", "max>60m", log]).status.code(), Some(0));
     assert_eq!(
         run(&["--fail-on", "p99.9>200ms,count>1000000", log])
@@ -263,9 +270,16 @@ fn fail_on_exits_3_only_when_the_condition_holds() {
             .code(),
         Some(0)
     );
-    let out = run(&["--fail-on", "max>200", log]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not a duration"));
+    // A condition that does not parse is bad usage: exit 2, as for any bad argument.
+    for bad in ["max>200", "p42>1ms", "finding:nope", "max"] {
+        let out = run(&["--fail-on", bad, log]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("bad --fail-on condition"));
+    }
+    assert!(
+        String::from_utf8_lossy(&run(&["--fail-on", "max>200", log]).stderr)
+            .contains("not a duration")
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@ mod jfr_support;
 use std::path::Path;
 use std::process::Command;
 
-use analyze_support::{analyze_json, bin, run};
+use analyze_support::{analyze_json, bin, run, CpuHogs};
 use jfr_support::{jfr_print, record, record_for, record_repository, record_with, JDK25};
 
 /// How many events of each of `types` the recording has, per `jfr print --json`.
@@ -48,6 +48,15 @@ fn recordings_get_the_gc_log_report_and_hostile_files_a_clear_error() {
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("G1New"), "{text}");
     assert!(text.contains("Recording  "), "{text}");
+    // Worst pauses are located by event number: a recording has no lines.
+    let name = jfr.display().to_string();
+    assert!(text.contains(&format!("{name} event ")), "{text}");
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.contains(&format!("{name}:")) && !l.starts_with("Recording")),
+        "{text}"
+    );
 
     // --fail-on and --hlog work as for logs.
     let hlog = jfr.with_extension("hlog");
@@ -243,34 +252,6 @@ fn a_recording_as_its_repository_gzipped_or_zipped_gives_the_same_pauses() {
         err.contains("of 2 JVMs") && err.trim_end().lines().count() == 1,
         "{err}"
     );
-}
-
-/// Processes that keep every core busy until dropped.
-struct CpuHogs(Vec<std::process::Child>);
-
-impl CpuHogs {
-    fn start() -> CpuHogs {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        CpuHogs(
-            (0..2 * cores)
-                .map(|_| {
-                    Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
-                        .spawn()
-                        .unwrap()
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Drop for CpuHogs {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
 }
 
 /// Full collections of a JVM competing with busy loops on every core: the recording's

@@ -10,7 +10,7 @@ use pauselab_pause::{
 use serde::Serialize;
 
 use crate::busy_cpu::BusyCpu;
-use crate::findings::{Context, Evidence, Finding, Rules, Thresholds};
+use crate::findings::{Context, Evidence, Finding, JvmFlags, Rules, Thresholds};
 use crate::health::{
     MemorySection, MemoryStats, SlidingShare, StallSection, StallStats, WindowShare,
 };
@@ -186,8 +186,10 @@ pub struct SafepointSection {
     pub source: Option<&'static str>,
     #[serde(flatten)]
     pub summary: Summary,
-    pub ttsp_max_ms: f64,
-    pub ttsp_p99_ms: f64,
+    /// Time to safepoint; null when the input recorded none (no safepoint lines, or a
+    /// recording without safepoint-begin events).
+    pub ttsp_max_ms: Option<f64>,
+    pub ttsp_p99_ms: Option<f64>,
     /// Share of the covered time the application was stopped, percent.
     pub stopped_share_pct: Option<f64>,
     pub non_gc_count: u64,
@@ -351,22 +353,68 @@ pub struct Analyzer<'s> {
     open_pauses: OpenPauses,
     /// A pause that ended inside another's, waiting for the outer pause's line.
     nested: Option<NestedPause>,
+    /// Per file: it has `gc,start` lines (`GC(N) Pause Young (...)` without a duration),
+    /// which tell nested pauses by their ids.
+    files_pause_starts: Vec<bool>,
+    /// The JVM's options, when the input states them.
+    flags: JvmFlags,
 }
 
 /// A pause line whose pause began after another pause began and before it ended.
 struct NestedPause {
-    /// The GC id of the pause it lies in.
-    outer: u64,
+    /// The GC id of the pause it lies in: known from `gc,start` lines, or, in a log
+    /// without them, any earlier id whose pause line follows and covers it ([`Outer::Earlier`]).
+    outer: Outer,
     pause: GcPause,
     stamp: Stamp,
     format: Format,
     line: u64,
 }
 
+/// Which pause a nested pause lies in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outer {
+    /// The pause of this GC id (its start line came before the nested pause's).
+    Id(u64),
+    /// No start lines to tell (`-Xlog:gc` on JDK 9-11): JDK 9-11 Serial and CMS print a
+    /// young collection upgraded to a full one as `GC(6) Pause Full ...` then `GC(5) Pause
+    /// Young ...` at the same stamp, the outer one a little longer; so a full pause line is
+    /// held until the next pause line says whether it is that shape.
+    Earlier,
+}
+
+/// Stamp resolution of the coarsest unified decoration (`uptime`, `time`: milliseconds).
+const STAMP_RESOLUTION_NS: u64 = 1_000_000;
+
 /// GC ids of pauses begun and not ended, oldest first; a few at most (one pause nests in
 /// another), so a start line whose pause line never comes is dropped in time.
 #[derive(Default)]
 struct OpenPauses(Vec<u64>);
+
+impl NestedPause {
+    /// Whether `outer`, a pause line ending at `end`, is the pause this one lies in.
+    fn lies_in(&self, outer: &GcPause, end: &Stamp) -> bool {
+        match self.outer {
+            Outer::Id(id) => outer.gc_id == Some(id),
+            Outer::Earlier => {
+                let earlier =
+                    matches!((outer.gc_id, self.pause.gc_id), (Some(o), Some(i)) if o < i);
+                let longer = outer.duration_ns >= self.pause.duration_ns;
+                // Began no later and ended no earlier, to the stamps' resolution.
+                let covers = match (clock_ns(end), clock_ns(&self.stamp)) {
+                    (Some(outer_end), Some(inner_end)) => {
+                        outer_end + STAMP_RESOLUTION_NS >= inner_end
+                            && outer_end.saturating_sub(outer.duration_ns)
+                                <= inner_end.saturating_sub(self.pause.duration_ns)
+                                    + STAMP_RESOLUTION_NS
+                    }
+                    _ => *end == self.stamp,
+                };
+                earlier && longer && covers
+            }
+        }
+    }
+}
 
 impl OpenPauses {
     const MAX: usize = 4;
@@ -441,6 +489,8 @@ impl<'s> Analyzer<'s> {
             busy_cpu: BusyCpu::default(),
             open_pauses: OpenPauses::default(),
             nested: None,
+            files_pause_starts: Vec::new(),
+            flags: JvmFlags::default(),
         }
     }
 
@@ -474,6 +524,7 @@ impl<'s> Analyzer<'s> {
         self.clocks.push(Clock::default());
         self.format_counts.push([0, 0]);
         self.header_lines.push(0);
+        self.files_pause_starts.push(false);
         self.pending_operation = None;
         self.last_gc_id = None;
     }
@@ -592,6 +643,12 @@ impl<'s> Analyzer<'s> {
         self.parsed(parsed, number);
     }
 
+    /// The JVM's options, from a source other than a log line (a recording's
+    /// `jdk.JVMInformation`): findings never advise what the JVM already does.
+    pub fn jvm_flags(&mut self, options: &str) {
+        self.flags.add(options);
+    }
+
     /// Closes the pauses waiting for their safepoint: the next safepoint fed is not theirs
     /// (for sources that know which safepoint a pause ran in).
     pub fn close_pauses(&mut self) {
@@ -632,7 +689,7 @@ impl<'s> Analyzer<'s> {
         let fi = self.files.len() - 1;
         if matches!(
             p.record,
-            Record::Version(_) | Record::Collector(_) | Record::RegionSize(_)
+            Record::Version(_) | Record::Collector(_) | Record::Flags(_) | Record::RegionSize(_)
         ) {
             self.header_lines[fi] += 1;
         }
@@ -649,7 +706,10 @@ impl<'s> Analyzer<'s> {
                 }
                 self.pause_line(pause, p.stamp, p.format, line);
             }
-            Record::PauseStart { gc_id } => self.open_pauses.begin(gc_id),
+            Record::PauseStart { gc_id } => {
+                self.files_pause_starts[fi] = true;
+                self.open_pauses.begin(gc_id);
+            }
             Record::Cpu { gc_id, cpu } => {
                 // The nested pause's own CPU line: kept in case its outer pause never ends.
                 if let Some(nested) = self.nested.as_mut().filter(|n| n.pause.gc_id == gc_id) {
@@ -706,6 +766,13 @@ impl<'s> Analyzer<'s> {
                 if self.collector.is_none() {
                     self.collector = Some(c);
                 }
+            }
+            Record::Flags(options) => {
+                if self.collector.is_none() {
+                    self.collector =
+                        crate::parse::collector_from_flags(&options).map(str::to_string);
+                }
+                self.flags.add(&options);
             }
             Record::Version(v) => {
                 if self.version.is_none() {
@@ -771,8 +838,8 @@ impl<'s> Analyzer<'s> {
     /// as upgraded to a full collection when the nested one was full.
     fn pause_line(&mut self, mut pause: GcPause, stamp: Stamp, format: Format, line: u64) {
         if let Some(nested) = self.nested.take() {
-            if pause.gc_id == Some(nested.outer) {
-                self.open_pauses.forget(nested.outer);
+            if nested.lies_in(&pause, &stamp) {
+                self.forget_outer(nested.outer);
                 let inner = &nested.pause;
                 pause.upgraded_to_full |= inner.upgraded_to_full || is_full_collection(&inner.name);
                 for failure in [
@@ -787,10 +854,19 @@ impl<'s> Analyzer<'s> {
                 return self.count_pause(pause, stamp, format, line);
             }
             // The outer pause's line never came: the nested one was a pause of its own.
-            self.open_pauses.forget(nested.outer);
+            self.forget_outer(nested.outer);
             self.count_pause(nested.pause, nested.stamp, nested.format, nested.line);
         }
-        if let Some(outer) = pause.gc_id.and_then(|id| self.open_pauses.end(id)) {
+        let outer = match pause.gc_id {
+            Some(id) if self.files_pause_starts[self.files.len() - 1] => {
+                self.open_pauses.end(id).map(Outer::Id)
+            }
+            Some(_) if format == Format::Unified && is_full_collection(&pause.name) => {
+                Some(Outer::Earlier)
+            }
+            _ => None,
+        };
+        if let Some(outer) = outer {
             self.nested = Some(NestedPause {
                 outer,
                 pause,
@@ -803,10 +879,16 @@ impl<'s> Analyzer<'s> {
         self.count_pause(pause, stamp, format, line);
     }
 
+    fn forget_outer(&mut self, outer: Outer) {
+        if let Outer::Id(id) = outer {
+            self.open_pauses.forget(id);
+        }
+    }
+
     /// Counts a pause held as nested whose outer pause did not follow.
     fn release_nested(&mut self) {
         if let Some(nested) = self.nested.take() {
-            self.open_pauses.forget(nested.outer);
+            self.forget_outer(nested.outer);
             self.count_pause(nested.pause, nested.stamp, nested.format, nested.line);
         }
     }
@@ -988,22 +1070,51 @@ impl<'s> Analyzer<'s> {
             return;
         }
         if had_gc {
-            let excess = sp.total_ns.saturating_sub(gc_ns);
-            if excess > t.stopped_excess_ns && sp.total_ns >= gc_ns + gc_ns / 2 {
+            // Time to safepoint is spent before the stop's work (long_ttsp reports it).
+            let ttsp_ns = sp.ttsp_ns.unwrap_or(0);
+            let excess = sp.total_ns.saturating_sub(gc_ns).saturating_sub(ttsp_ns);
+            let at_safepoint = sp.total_ns.saturating_sub(ttsp_ns);
+            if excess > t.stopped_excess_ns && at_safepoint >= gc_ns + gc_ns / 2 {
                 let names: Vec<&str> = self
                     .pending
                     .iter()
                     .map(|pp| pp.pause.name.as_str())
                     .collect();
                 let what = names.join(" + ");
+                // The stop's own operation when it is not a collection (a heap dump
+                // collects first: `HeapDumper`, cause `Heap Dump Initiated GC`).
+                let operation = sp
+                    .operation
+                    .clone()
+                    .filter(|op| !is_gc_operation(op))
+                    .or_else(|| {
+                        self.pending
+                            .iter()
+                            .find_map(|pp| pp.pause.cause.as_deref().and_then(operation_of_cause))
+                            .map(str::to_string)
+                    });
+                if let Some(op) = &operation {
+                    series.rules.stopped_operation(op);
+                }
                 series.rules.stopped_gt_gc.hit(excess, keep, || {
+                    let ttsp = if ttsp_ns > 0 {
+                        format!(
+                            ", time to safepoint {}",
+                            crate::render::dur(ttsp_ns as f64 / 1e6)
+                        )
+                    } else {
+                        String::new()
+                    };
+                    let op = operation
+                        .as_ref()
+                        .map_or(String::new(), |op| format!(", in VM operation {op}"));
                     evidence(
                         what,
                         format!(
-                            "stopped {:.1} ms, GC {:.1} ms: {:.1} ms outside the collector",
-                            sp.total_ns as f64 / 1e6,
-                            gc_ns as f64 / 1e6,
-                            excess as f64 / 1e6
+                            "stopped {}, GC {}{ttsp}: {} outside the collector{op}",
+                            crate::render::dur(sp.total_ns as f64 / 1e6),
+                            crate::render::dur(gc_ns as f64 / 1e6),
+                            crate::render::dur(excess as f64 / 1e6)
                         ),
                         excess,
                     )
@@ -1163,6 +1274,7 @@ impl<'s> Analyzer<'s> {
         let (timeouts, unmatched_timeouts) = self.timeouts.finish(self.opts.evidence);
         let mut rules = self.rules.clone();
         rules.stopped_gt_gc = series.rules.stopped_gt_gc.clone();
+        rules.stopped_operations = series.rules.stopped_operations.clone();
         // Without safepoint lines (a stdout capture), each timeout report is the evidence
         // of a long time to safepoint.
         rules.long_ttsp = if series.stats.count() == 0 {
@@ -1215,6 +1327,7 @@ impl<'s> Analyzer<'s> {
             },
             safepoint_timeouts: timeouts.threads.clone(),
             long_pauses_cpu_sampled: self.busy_cpu.long_pauses_sampled,
+            flags: self.flags.clone(),
         };
         let findings = rules.findings(&ctx);
         let mut by_name: Vec<NameTotals> =
@@ -1223,8 +1336,9 @@ impl<'s> Analyzer<'s> {
         let safepoints = SafepointSection {
             source,
             summary: series.stats.summary(),
-            ttsp_max_ms: series.ttsp.max_ns() as f64 / 1e6,
-            ttsp_p99_ms: series.ttsp.percentile_ns(99.0) as f64 / 1e6,
+            ttsp_max_ms: (series.ttsp.count() > 0).then(|| series.ttsp.max_ns() as f64 / 1e6),
+            ttsp_p99_ms: (series.ttsp.count() > 0)
+                .then(|| series.ttsp.percentile_ns(99.0) as f64 / 1e6),
             stopped_share_pct: if series.stats.count() > 0 {
                 share(series.stats.total_ns())
             } else {
@@ -1341,6 +1455,10 @@ fn check_cpu(
     let on_cpu = cpu.user_ns + cpu.sys_ns;
     if cpu.real_ns > on_cpu + t.off_cpu_ns {
         let excess = cpu.real_ns - on_cpu;
+        let sums = &mut rules.off_cpu;
+        sums.user_ns += u128::from(cpu.user_ns);
+        sums.sys_ns += u128::from(cpu.sys_ns);
+        sums.real_ns += u128::from(cpu.real_ns);
         rules.real_gt_cpu.hit(excess, keep, || {
             evidence(
                 format!(
@@ -1408,6 +1526,15 @@ fn upgrade_reason(p: &GcPause) -> Option<&'static str> {
         Some("promotion failed")
     } else {
         Some("a full collection ran inside it")
+    }
+}
+
+/// The VM operation a collection's cause says it ran in, when that is not a collection.
+fn operation_of_cause(cause: &str) -> Option<&'static str> {
+    match cause {
+        "Heap Dump Initiated GC" => Some("HeapDumper"),
+        "Heap Inspection Initiated GC" => Some("HeapInspection"),
+        _ => None,
     }
 }
 

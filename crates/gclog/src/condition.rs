@@ -53,7 +53,7 @@ const PLAIN: [&str; 10] = [
     "full_gc.count",
     "gc_share.1m",
     "gc_share.10m",
-    "allocation_rate_mb_s",
+    "allocation_rate_mib_s",
     "safepoint.count",
     "stopped_share",
     "gc_share",
@@ -126,23 +126,37 @@ impl Condition {
                 }
             }
             Condition::Compare { metric, op, value } => {
-                let actual = metric_value(report, metric);
+                // What the input did not record (time to safepoint without safepoint
+                // lines) holds no condition.
+                let Some(actual) = metric_value(report, metric) else {
+                    return (false, format!("{metric} = n/a (not in the input)"));
+                };
                 let holds = match op {
                     Op::Gt => actual > *value,
                     Op::Ge => actual >= *value,
                     Op::Lt => actual < *value,
                     Op::Le => actual <= *value,
                 };
-                (holds, format!("{metric} = {actual:.3}"))
+                (holds, format!("{metric} = {actual:.3}{}", unit(metric)))
             }
         }
     }
 }
 
-fn metric_value(r: &Report, metric: &str) -> f64 {
+/// The unit a metric's value is printed in, with its leading space.
+fn unit(metric: &str) -> &'static str {
+    match metric {
+        m if DURATIONS.contains(&m) => " ms",
+        "stopped_share" | "gc_share" | "gc_share.1m" | "gc_share.10m" => " %",
+        "allocation_rate_mib_s" => " MiB/s",
+        _ => "",
+    }
+}
+
+fn metric_value(r: &Report, metric: &str) -> Option<f64> {
     let p = &r.pauses.summary;
     let s = &r.safepoints.summary;
-    match metric {
+    Some(match metric {
         "p50" => p.p50_ms,
         "p90" => p.p90_ms,
         "p99" => p.p99_ms,
@@ -155,8 +169,8 @@ fn metric_value(r: &Report, metric: &str) -> f64 {
         "safepoint.total" => s.total_ms,
         "safepoint.p99" => s.p99_ms,
         "safepoint.count" => s.count as f64,
-        "ttsp" => r.safepoints.ttsp_max_ms,
-        "ttsp.p99" => r.safepoints.ttsp_p99_ms,
+        "ttsp" => r.safepoints.ttsp_max_ms?,
+        "ttsp.p99" => r.safepoints.ttsp_p99_ms?,
         "stopped_share" => r.safepoints.stopped_share_pct.unwrap_or(0.0),
         "gc_share" => r.pauses.share_pct.unwrap_or(0.0),
         "unparsed" => r.unparsed_lines as f64,
@@ -174,10 +188,10 @@ fn metric_value(r: &Report, metric: &str) -> f64 {
                 .find(|w| w.window_s == window_s)
                 .map_or(0.0, |w| w.share_pct)
         }
-        "allocation_rate_mb_s" => r.memory.allocation_rate_mb_s.unwrap_or(0.0),
+        "allocation_rate_mib_s" => r.memory.allocation_rate_mib_s.unwrap_or(0.0),
         "cycle.max" => r.memory.cycles.iter().map(|c| c.max_ms).fold(0.0, f64::max),
-        _ => f64::NAN,
-    }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -218,18 +218,18 @@ pub struct MemorySection {
     /// Bytes allocated between collections (heap before a collection minus heap after the
     /// previous one), summed.
     pub allocated_bytes: Option<u64>,
-    pub allocation_rate_mb_s: Option<f64>,
+    pub allocation_rate_mib_s: Option<f64>,
     /// Bytes moved from the young to the old generation by young collections: JDK 8 events
     /// that print both transitions, unified logs with `gc+heap` (the old generation's growth
     /// in each young collection; G1 in whole regions).
     pub promoted_bytes: Option<u64>,
-    pub promotion_rate_mb_s: Option<f64>,
+    pub promotion_rate_mib_s: Option<f64>,
     /// Collection cycles with a duration (G1 concurrent mark, ZGC minor and major
     /// collections): they run beside the application, they are not pauses.
     pub cycles: Vec<NameTotals>,
 }
 
-fn mb_per_s(bytes: u128, ns: u64) -> Option<f64> {
+fn mib_per_s(bytes: u128, ns: u64) -> Option<f64> {
     (ns >= SECOND_NS / 10).then(|| bytes as f64 / (1u64 << 20) as f64 / (ns as f64 / 1e9))
 }
 
@@ -294,9 +294,9 @@ impl MemoryStats {
             heap_before_gc_max_bytes: self.before_max,
             heap_capacity_max_bytes: self.capacity_max,
             allocated_bytes: (self.allocation_ns > 0).then(|| clamp(self.allocated)),
-            allocation_rate_mb_s: mb_per_s(self.allocated, self.allocation_ns),
+            allocation_rate_mib_s: mib_per_s(self.allocated, self.allocation_ns),
             promoted_bytes: self.last_young_at.map(|_| clamp(self.promoted)),
-            promotion_rate_mb_s: mb_per_s(self.promoted, self.promotion_ns),
+            promotion_rate_mib_s: mib_per_s(self.promoted, self.promotion_ns),
             cycles: self.cycles.iter().map(|(n, t)| t.named(n)).collect(),
         }
     }

@@ -176,6 +176,11 @@ fn probe(input: &Input) -> Result<Identity, Error> {
             Record::Collector(c) => {
                 id.collector.get_or_insert(c);
             }
+            Record::Flags(flags) => {
+                if let Some(c) = crate::parse::collector_from_flags(&flags) {
+                    id.collector.get_or_insert(c.to_string());
+                }
+            }
             _ => {}
         }
         if id.version.is_some() && id.collector.is_some() && id.start_ms.is_some() {

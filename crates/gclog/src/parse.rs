@@ -214,6 +214,9 @@ pub enum Record {
     /// "Entering safepoint region: OP" (JDK 9-16): names the next stopped-time line.
     SafepointBegin(String),
     Collector(String),
+    /// The JVM's options: JDK 6-8 `CommandLine flags: ...`, unified `jvm_args: ...` and
+    /// `jvm_flags: ...` (`-Xlog:arguments`). Names the collector when they select one.
+    Flags(String),
     Version(String),
     /// A ZGC allocation or relocation stall.
     Stall(Stall),
@@ -417,8 +420,7 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
     if let Some(rest) = msg.strip_prefix(b"Safepoint \"") {
         return parse_safepoint_fields(rest);
     }
-    if let Some(rest) = msg.strip_prefix(b"Total time for which application threads were stopped: ")
-    {
+    if let Some(rest) = msg.strip_prefix(STOPPED_TIME) {
         return parse_stopped_time(rest).map(Record::Safepoint);
     }
     if let Some(op) = msg.strip_prefix(b"Entering safepoint region: ") {
@@ -437,11 +439,46 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
             return Ok(Record::RegionSize(bytes));
         }
     }
+    // `-Xlog:arguments`: the JVM's options as given (`jvm_args`) and from flag files.
+    if let Some(flags) = msg
+        .strip_prefix(b"jvm_args: ")
+        .or_else(|| msg.strip_prefix(b"jvm_flags: "))
+    {
+        return Ok(Record::Flags(lossy(trim_spaces(flags))));
+    }
     if let Some(v) = msg.strip_prefix(b"Version: ") {
         let v = v.strip_suffix(b" (release)").unwrap_or(v);
         return Ok(Record::Version(lossy(v)));
     }
-    Ok(timeout::timeout_line(msg).unwrap_or(Record::Other))
+    if let Some(record) = timeout::timeout_line(msg) {
+        return Ok(record);
+    }
+    // A stopped-time line with another thread's text glued in front of it is a safepoint
+    // that could not be read, not a line to skip.
+    if memchr::memmem::find(msg, STOPPED_TIME).is_some() {
+        return Err(Unparsed::Malformed);
+    }
+    Ok(Record::Other)
+}
+
+/// The text of a JDK 8-16 stopped-time line (`-XX:+PrintGCApplicationStoppedTime`,
+/// `-Xlog:safepoint`).
+const STOPPED_TIME: &[u8] = b"Total time for which application threads were stopped: ";
+
+/// The collector the JVM's options select, if they name one.
+pub fn collector_from_flags(flags: &str) -> Option<&'static str> {
+    [
+        ("-XX:+UseG1GC", Collector::G1),
+        ("-XX:+UseConcMarkSweepGC", Collector::Cms),
+        ("-XX:+UseParallelOldGC", Collector::Parallel),
+        ("-XX:+UseParallelGC", Collector::Parallel),
+        ("-XX:+UseSerialGC", Collector::Serial),
+        ("-XX:+UseShenandoahGC", Collector::Shenandoah),
+        ("-XX:+UseZGC", Collector::Zgc),
+    ]
+    .into_iter()
+    .find(|(flag, _)| flags.split_whitespace().any(|f| f == *flag))
+    .map(|(_, collector)| collector.name())
 }
 
 fn collector_name(using: &[u8]) -> Option<&'static str> {
@@ -643,7 +680,11 @@ fn parse_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
 // JDK 8 -XX:+PrintGCDetails
 
 fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
-    let (stamp, rest) = jdk8_prefix(line);
+    let (mut stamp, mut rest) = jdk8_prefix(line);
+    if let Some((ns, after)) = glued_uptime(rest) {
+        stamp.uptime_ns = Some(ns);
+        rest = after;
+    }
     let parsed = |record| {
         Ok(Parsed {
             format: Format::Jdk8,
@@ -790,9 +831,19 @@ fn jdk8_stamps(line: &[u8]) -> (Stamp, &[u8]) {
 const DATE_STAMP_LEN: usize = 28;
 
 /// `2016-10-12T09:53:38.901+0200: ` (or two run together before the `: `) and what follows.
+/// Another thread's stamp can also be glued to the text of a line with no `: ` after it
+/// (`2023-07-25T13:18:04.900+0000Total time for which ...`): the stamp is taken and the
+/// text after it read.
 fn date_stamp(s: &[u8]) -> Option<(i64, &[u8])> {
     if s.len() <= 24 || s[4] != b'-' || !s[0].is_ascii_digit() {
         return None;
+    }
+    if let Some((stamp, after)) = s.split_at_checked(DATE_STAMP_LEN) {
+        let glued_to_text =
+            after.first().is_some_and(u8::is_ascii_alphabetic) || after.first() == Some(&b'[');
+        if glued_to_text {
+            return iso_timestamp_ms(stamp).map(|ms| (ms, after));
+        }
     }
     let colon_sp = find_colon_space(s)?;
     let text = &s[..colon_sp];
@@ -802,6 +853,20 @@ fn date_stamp(s: &[u8]) -> Option<(i64, &[u8])> {
         iso_timestamp_ms(first).and(iso_timestamp_ms(second))
     })?;
     Some((ms, &s[colon_sp + 2..]))
+}
+
+/// An uptime glued to the event after it by another thread's output (`517.850[GC ...`,
+/// the stitcher hands such a line on as it is) and what follows.
+fn glued_uptime(s: &[u8]) -> Option<(u64, &[u8])> {
+    let number = s
+        .iter()
+        .take(32)
+        .take_while(|c| c.is_ascii_digit() || matches!(c, b'.' | b','))
+        .count();
+    if number == 0 || s.get(number) != Some(&b'[') {
+        return None;
+    }
+    secs_to_ns(&s[..number]).map(|ns| (ns, &s[number..]))
 }
 
 /// `298.027: ` (or two run together, `79244.87279244.872: `) and what follows.
@@ -836,7 +901,7 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
             return parsed(record);
         }
     }
-    if let Some(r) = rest.strip_prefix(b"Total time for which application threads were stopped: ") {
+    if let Some(r) = rest.strip_prefix(STOPPED_TIME) {
         return parse_stopped_time(r).map(|sp| Parsed {
             format: Format::Jdk8,
             stamp,
@@ -847,19 +912,7 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         return parsed(Record::Other);
     }
     if let Some(flags) = rest.strip_prefix(b"CommandLine flags: ") {
-        for (flag, collector) in [
-            (&b"-XX:+UseG1GC"[..], Collector::G1),
-            (b"-XX:+UseConcMarkSweepGC", Collector::Cms),
-            (b"-XX:+UseParallelOldGC", Collector::Parallel),
-            (b"-XX:+UseParallelGC", Collector::Parallel),
-            (b"-XX:+UseSerialGC", Collector::Serial),
-            (b"-XX:+UseShenandoahGC", Collector::Shenandoah),
-        ] {
-            if memchr::memmem::find(flags, flag).is_some() {
-                return parsed(Record::Collector(collector.name().to_string()));
-            }
-        }
-        return parsed(Record::Other);
+        return parsed(Record::Flags(lossy(trim_spaces(flags))));
     }
     if rest.starts_with(b"Java HotSpot") || rest.starts_with(b"OpenJDK") {
         // `... VM (25.151-b12) for linux-amd64 JRE (1.8.0_151-b12), built on ...`
@@ -891,7 +944,14 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         if let Some(sp) = parse_safepoint_statistics(rest) {
             return parsed(Record::SafepointStatistics(sp));
         }
-        return parsed(Record::Other);
+        // What is left of a line whose event the stitcher cut out (`0.204: #4: `) says
+        // nothing; any other text after a stamp is a line not understood, never dropped.
+        if rest
+            .iter()
+            .all(|&c| c.is_ascii_digit() || matches!(c, b'#' | b':' | b' '))
+        {
+            return parsed(Record::Other);
+        }
     }
     Err(Unparsed::Unknown)
 }

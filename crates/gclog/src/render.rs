@@ -4,7 +4,8 @@ use std::fmt::Write as _;
 
 use crate::analysis::Report;
 
-fn dur(ms: f64) -> String {
+/// A duration in ms as the terminal shows it.
+pub(crate) fn dur(ms: f64) -> String {
     if ms >= 10_000.0 {
         format!("{:.1} s", ms / 1000.0)
     } else if ms >= 1000.0 {
@@ -16,8 +17,20 @@ fn dur(ms: f64) -> String {
     }
 }
 
+/// `n/a` for what the input did not record (never 0).
 fn opt_dur(ms: Option<f64>) -> String {
-    ms.map_or_else(|| "-".to_string(), dur)
+    ms.map_or_else(|| "n/a".to_string(), dur)
+}
+
+/// A CPU time of `[Times:]` or `gc+cpu`, which HotSpot prints to 10 ms: `110 ms`, not
+/// `110.0 ms`; finer values (a recording's) keep their precision.
+fn cpu_dur(ms: f64) -> String {
+    let tens = ms / 10.0;
+    if (tens - tens.round()).abs() < 1e-9 && ms < 10_000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        dur(ms)
+    }
 }
 
 /// Uptime when the log has it, else the wall-clock time of day (UTC).
@@ -149,8 +162,8 @@ pub fn render_text(r: &Report) -> String {
                 dur(s.summary.total_ms),
                 dur(s.summary.p99_ms),
                 dur(s.summary.max_ms),
-                dur(s.ttsp_p99_ms),
-                dur(s.ttsp_max_ms),
+                opt_dur(s.ttsp_p99_ms),
+                opt_dur(s.ttsp_max_ms),
                 s.stopped_share_pct
                     .map_or("-".into(), |v| format!("{v:.2}%"))
             );
@@ -201,13 +214,13 @@ pub fn render_text(r: &Report) -> String {
                 what
             };
             let (u, sy, re) = match e.cpu {
-                Some(c) => (dur(c.user_ms), dur(c.sys_ms), dur(c.real_ms)),
-                None => ("-".into(), "-".into(), "-".into()),
+                Some(c) => (cpu_dur(c.user_ms), cpu_dur(c.sys_ms), cpu_dur(c.real_ms)),
+                None => ("n/a".into(), "n/a".into(), "n/a".into()),
             };
             let at = e
                 .source
                 .as_ref()
-                .map(|s| format!("{}:{}", s.file, s.line))
+                .map(|s| place(r, &s.file, s.line))
                 .unwrap_or_default();
             let _ = writeln!(
                 o,
@@ -245,37 +258,26 @@ pub fn render_text(r: &Report) -> String {
                 let at = e.uptime_s.map_or(String::new(), |u| format!(" at {u:.3}s"));
                 let _ = writeln!(
                     o,
-                    "      - {}{at}: {} ({}:{})",
-                    e.what, e.detail, e.file, e.line
+                    "      - {}{at}: {} ({})",
+                    e.what,
+                    e.detail,
+                    place(r, &e.file, e.line)
                 );
             }
             if !f.threads.is_empty() {
                 let _ = writeln!(o, "      threads: {}", culprits(&f.threads));
             }
-            if let Some(c) = f.causes.first() {
-                let _ = writeln!(
-                    o,
-                    "      likely: {}",
-                    f.causes
-                        .iter()
-                        .take(2)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                );
-                let _ = c;
+            // Every cause, the best supported first, with what supports it.
+            for (i, c) in f.causes.iter().enumerate() {
+                let label = if i == 0 { "causes:" } else { "" };
+                let _ = match &c.evidence {
+                    Some(e) => writeln!(o, "      {label:<8}{}. {} [{e}]", i + 1, c.cause),
+                    None => writeln!(o, "      {label:<8}{}. {}", i + 1, c.cause),
+                };
             }
-            if !f.fixes.is_empty() {
-                let _ = writeln!(
-                    o,
-                    "      fix:    {}",
-                    f.fixes
-                        .iter()
-                        .take(2)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                );
+            for (i, fix) in f.fixes.iter().enumerate() {
+                let label = if i == 0 { "fix:" } else { "" };
+                let _ = writeln!(o, "      {label:<8}- {fix}");
             }
         }
     }
@@ -293,6 +295,20 @@ pub fn render_text(r: &Report) -> String {
         }
     }
     o
+}
+
+/// Where a pause or safepoint came from: `gc.log:120` for a log line, `rec.jfr event 202`
+/// for a recording, whose inputs have no line format and number their events instead.
+fn place(r: &Report, file: &str, number: u64) -> String {
+    let recording = r
+        .inputs
+        .iter()
+        .any(|i| i.file == file && i.format.is_none());
+    if recording {
+        format!("{file} event {number}")
+    } else {
+        format!("{file}:{number}")
+    }
 }
 
 fn mib(bytes: u64) -> String {
@@ -339,14 +355,14 @@ fn render_stalls_and_memory(o: &mut String, r: &Report) {
             opt_mib(m.heap_capacity_max_bytes)
         );
     }
-    if let Some(rate) = m.allocation_rate_mb_s {
+    if let Some(rate) = m.allocation_rate_mib_s {
         let _ = writeln!(
             o,
             "Allocation {rate:.1} MiB/s ({} between collections)",
             opt_mib(m.allocated_bytes)
         );
     }
-    if let Some(rate) = m.promotion_rate_mb_s {
+    if let Some(rate) = m.promotion_rate_mib_s {
         let _ = writeln!(
             o,
             "Promotion  {rate:.1} MiB/s ({} into the old generation)",

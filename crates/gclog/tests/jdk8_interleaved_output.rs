@@ -62,7 +62,7 @@ fn interleaved_stamps_lose_no_full_gc_and_jdk7_g1_kinds_stay_apart() {
         .collect();
     assert_eq!(causes, [("Metadata GC Threshold", 3)]);
     // The last line is the tail of an event whose opening is not in the log.
-    assert_eq!(report.unparsed_lines, 1);
+    assert_eq!(report.unparsed_lines, 1, "{:?}", report.first_unparsed);
     assert_eq!(report.first_unparsed.as_ref().unwrap().line, 21);
 }
 
@@ -91,4 +91,23 @@ fn cms_remark_without_details_is_one_pause_with_the_remark_duration() {
         ]
     );
     assert_eq!(report.unparsed_lines, 0);
+}
+
+#[test]
+fn a_stopped_time_line_with_a_date_stamp_glued_in_front_is_a_safepoint() {
+    // JDK 8 G1 with -XX:+PrintGCApplicationStoppedTime: another thread's date stamp lands
+    // before the stopped-time text with no `: ` after it.
+    let report = analyze(
+        "\
+CommandLine flags: -XX:+PrintGCApplicationStoppedTime -XX:+PrintGCDateStamps -XX:+PrintGCDetails -XX:+UseG1GC
+2023-07-25T13:18:04.730+0000: 985162.173: [GC pause (G1 Evacuation Pause) (young), 0.1650000 secs]
+ [Times: user=0.30 sys=0.01, real=0.17 secs]
+2023-07-25T13:18:04.900+0000: 985162.343: 2023-07-25T13:18:04.900+0000Total time for which application threads were stopped: 0.1701451 seconds, Stopping threads took: 0.0001789 seconds
+2023-07-25T13:18:05.900+0000: 985163.343: Total time for which application threads were stopped: 0.0001451 seconds, Stopping threads took: 0.0000789 seconds
+",
+    );
+    assert_eq!(report.unparsed_lines, 0, "{:?}", report.first_unparsed);
+    assert_eq!(report.safepoints.summary.count, 2);
+    assert!((report.safepoints.summary.max_ms - 170.1451).abs() < 1e-9);
+    assert_eq!(report.worst[0].stopped_ms, Some(170.1451));
 }

@@ -25,6 +25,18 @@ fn finding<'a>(r: &'a Report, rule: &str) -> &'a pauselab_gclog::findings::Findi
         .unwrap_or_else(|| panic!("no {rule} finding: {:?}", rules(r)))
 }
 
+/// The log's one full collection is a young one upgraded, named after the young one.
+fn assert_one_young_collection_upgraded_to_full(r: &Report) {
+    assert_eq!(r.pauses.by_name[0].name, "Pause Young");
+    let full = finding(r, "full_gc");
+    assert_eq!(full.count, 1);
+    assert!(
+        full.evidence[0].detail.contains("upgraded"),
+        "{:?}",
+        full.evidence
+    );
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-6
 }
@@ -97,14 +109,7 @@ fn a_full_collection_nested_in_a_young_one_is_one_stop() {
     ]);
     assert_eq!(r.pauses.summary.count, 2, "{:?}", r.pauses.by_name);
     assert!(close(r.pauses.summary.total_ms, 6.0));
-    assert_eq!(r.pauses.by_name[0].name, "Pause Young");
-    let full = finding(&r, "full_gc");
-    assert_eq!(full.count, 1);
-    assert!(
-        full.evidence[0].detail.contains("upgraded"),
-        "{:?}",
-        full.evidence
-    );
+    assert_one_young_collection_upgraded_to_full(&r);
     assert_eq!(r.pauses.full_gc_causes[0].name, "Allocation Failure");
     // The stop's own CPU line and safepoint.
     assert_eq!(r.worst[0].event.duration_ms, 5.0);
@@ -114,6 +119,45 @@ fn a_full_collection_nested_in_a_young_one_is_one_stop() {
     assert_eq!(r.memory.promoted_bytes, Some(500 << 10));
     // Heap samples: the nested collection's transition is inside the stop, not another one.
     assert_eq!(r.memory.heap_samples, 2);
+}
+
+#[test]
+fn without_start_lines_a_full_collection_printed_before_its_young_one_is_one_stop() {
+    // JDK 9-11 Serial/CMS with `-Xlog:gc` only: the full collection (higher id) first, at
+    // the same stamp, a little shorter than the young collection it ran in.
+    let r = analyze(&[
+        "[2023-03-01T10:00:00.000+0000][info][gc] Using Concurrent Mark Sweep",
+        "[2023-03-01T10:00:05.000+0000][info][gc] GC(4) Pause Young (Allocation Failure) 700M->650M(970M) 20.000ms",
+        "[2023-03-01T10:00:10.200+0000][info][gc] GC(6) Pause Full (Allocation Failure) 834M->594M(970M) 141.054ms",
+        "[2023-03-01T10:00:10.200+0000][info][gc] GC(5) Pause Young (Allocation Failure) 834M->594M(970M) 141.110ms",
+        "[2023-03-01T10:00:15.000+0000][info][gc] GC(7) Pause Young (Allocation Failure) 700M->650M(970M) 10.000ms",
+    ]);
+    assert_eq!(r.pauses.summary.count, 3, "{:?}", r.pauses.by_name);
+    assert!(
+        close(r.pauses.summary.total_ms, 171.110),
+        "{}",
+        r.pauses.summary.total_ms
+    );
+    assert_one_young_collection_upgraded_to_full(&r);
+    assert_eq!(r.memory.heap_samples, 3);
+
+    // JDK 17: the full collection after the young one, the next id: two collections.
+    let r = analyze(&[
+        "[0.300s][info][gc] Using Serial",
+        "[0.310s][info][gc] GC(2) Pause Young (Allocation Failure) 7M->7M(8M) 1.000ms",
+        "[0.318s][info][gc] GC(3) Pause Full (Allocation Failure) 7M->2M(8M) 8.000ms",
+        "[0.400s][info][gc] GC(4) Pause Young (Allocation Failure) 6M->3M(8M) 1.000ms",
+    ]);
+    assert_eq!(r.pauses.summary.count, 3);
+    // A full collection held back, then the log ends: still counted.
+    let r = analyze(&["[0.318s][info][gc] GC(3) Pause Full (System.gc()) 7M->2M(8M) 8.000ms"]);
+    assert_eq!(r.pauses.summary.count, 1);
+    // An earlier id that does not cover it (ended before it began) is a pause of its own.
+    let r = analyze(&[
+        "[0.318s][info][gc] GC(3) Pause Full (System.gc()) 7M->2M(8M) 8.000ms",
+        "[0.330s][info][gc] GC(2) Pause Young (Allocation Failure) 7M->7M(8M) 9.000ms",
+    ]);
+    assert_eq!(r.pauses.summary.count, 2);
 }
 
 #[test]
@@ -206,4 +250,141 @@ fn stamps_and_durations_at_the_end_of_the_range_do_not_overflow() {
         "[2262-04-11T23:47:16.854+0000][info][gc] GC(1) Pause Young (Normal) 1M->0M(2M) 99999999999999.000ms",
     ]);
     assert!(r.pauses.share_pct.unwrap_or(0.0) <= 100.0);
+}
+
+fn causes(r: &Report, rule: &str) -> Vec<&'static str> {
+    finding(r, rule).causes.iter().map(|c| c.cause).collect()
+}
+
+#[test]
+fn off_cpu_pauses_on_a_saturated_host_rank_descheduling_first_and_no_fix_the_jvm_has() {
+    // JDK 17 G1 beside busy loops on every core: the GC threads were runnable, not running
+    // (real several times user + sys, almost no sys), and the JVM already runs with
+    // -XX:+PerfDisableSharedMem (`-Xlog:arguments`).
+    let r = analyze(&[
+        "[0.010s][info][arguments] jvm_args: -XX:+UseG1GC -XX:+PerfDisableSharedMem -Xmx64m",
+        "[0.012s][info][gc] Using G1",
+        "[1.300s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(64M) 180.512ms",
+        "[1.300s][info][gc,cpu] GC(0) User=0.03s Sys=0.00s Real=0.18s",
+        "[2.500s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 28M->5M(64M) 120.118ms",
+        "[2.500s][info][gc,cpu] GC(1) User=0.02s Sys=0.01s Real=0.12s",
+    ]);
+    let f = finding(&r, "real_gt_cpu");
+    assert!(
+        causes(&r, "real_gt_cpu")[0].starts_with("descheduling"),
+        "{:?}",
+        f.causes
+    );
+    assert!(
+        f.causes[0].evidence.as_deref().unwrap().contains("sys"),
+        "{:?}",
+        f.causes
+    );
+    assert!(f.causes.len() >= 5, "every cause is listed: {:?}", f.causes);
+    assert!(
+        !f.fixes.iter().any(|x| x.contains("PerfDisableSharedMem")),
+        "{:?}",
+        f.fixes
+    );
+    let hsperf = f
+        .causes
+        .iter()
+        .find(|c| c.cause.contains("hsperf"))
+        .unwrap();
+    assert!(hsperf
+        .evidence
+        .as_deref()
+        .unwrap()
+        .contains("already runs with -XX:+PerfDisableSharedMem"));
+    // The text shows every cause with its evidence.
+    let text = pauselab_gclog::render::render_text(&r);
+    for c in &f.causes {
+        assert!(text.contains(c.cause), "{text}");
+    }
+
+    // The same pauses with sys as high as user: not the descheduling shape.
+    let r = analyze(&[
+        "[1.300s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(64M) 180.512ms",
+        "[1.300s][info][gc,cpu] GC(0) User=0.05s Sys=0.06s Real=0.18s",
+    ]);
+    let first = &finding(&r, "real_gt_cpu").causes[0];
+    assert!(!first.cause.starts_with("descheduling"), "{first:?}");
+    assert!(finding(&r, "real_gt_cpu")
+        .fixes
+        .iter()
+        .any(|x| x.contains("PerfDisableSharedMem")));
+}
+
+#[test]
+fn stopped_gt_gc_leaves_out_time_to_safepoint_and_names_the_vm_operation() {
+    // JDK 8 CMS: 75.7 s of the stop went to reaching the safepoint (long_ttsp), not after GC.
+    let r = analyze(&[
+        "2020-01-01T00:00:00.000+0000: 10.000: [GC (Allocation Failure) 10.000: [ParNew: 90000K->9000K(90000K), 0.1094000 secs] 300000K->220000K(900000K), 0.1094000 secs] [Times: user=0.20 sys=0.00, real=0.11 secs]",
+        "2020-01-01T00:01:15.836+0000: 85.836: Total time for which application threads were stopped: 75.8366000 seconds, Stopping threads took: 75.7264152 seconds",
+    ]);
+    assert!(!rules(&r).contains(&"stopped_gt_gc"), "{:?}", rules(&r));
+    assert!(rules(&r).contains(&"long_ttsp"));
+    // JDK 17: a heap dump's collection, then the dump, in one stop.
+    let r = analyze(&[
+        "[5.000s][info][gc] GC(3) Pause Full (Heap Dump Initiated GC) 40M->10M(64M) 30.000ms",
+        "[5.900s][info][safepoint] Safepoint \"HeapDumper\", Time since last: 1000000 ns, Reaching safepoint: 100000 ns, Cleanup: 1000 ns, At safepoint: 899000000 ns, Total: 899101000 ns",
+    ]);
+    let f = finding(&r, "stopped_gt_gc");
+    assert!(
+        f.evidence[0].detail.contains("HeapDumper"),
+        "{:?}",
+        f.evidence
+    );
+    assert!(f.causes[0].cause.contains("heap dump"), "{:?}", f.causes);
+    assert!(f.causes[0]
+        .evidence
+        .as_deref()
+        .unwrap()
+        .contains("HeapDumper"));
+}
+
+#[test]
+fn numbers_not_recorded_are_null_and_cpu_times_keep_the_logs_precision() {
+    // JDK 7: stopped-time lines without `Stopping threads took`; `[Times:]` to 10 ms.
+    let r = analyze(&[
+        "5.123: [GC (Allocation Failure) 5.123: [ParNew: 78656K->8704K(78656K), 0.1102345 secs] 100000K->40000K(253440K), 0.1102345 secs] [Times: user=0.00 sys=0.00, real=0.11 secs]",
+        "5.234: Total time for which application threads were stopped: 0.1109000 seconds",
+    ]);
+    assert_eq!(r.safepoints.summary.count, 1);
+    assert_eq!(
+        (r.safepoints.ttsp_max_ms, r.safepoints.ttsp_p99_ms),
+        (None, None)
+    );
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(
+        json["safepoints"]["ttsp_p99_ms"].is_null(),
+        "{}",
+        json["safepoints"]
+    );
+    assert!(json["memory"].get("allocation_rate_mib_s").is_some());
+    let text = pauselab_gclog::render::render_text(&r);
+    let safepoints = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Safepoints"))
+        .nth(1)
+        .unwrap();
+    assert_eq!(safepoints.matches("n/a").count(), 2, "{text}");
+    let worst = text
+        .lines()
+        .find(|l| l.contains("ParNew (Allocation Failure)"))
+        .unwrap();
+    assert!(
+        worst.contains(" 110 ms ") && worst.contains(" 0 ms "),
+        "{worst}"
+    );
+    assert!(!worst.contains("110.0 ms"), "{worst}");
+    // A condition on what was not recorded does not hold, and says so; others give units.
+    let ttsp =
+        &pauselab_gclog::condition::parse_conditions("ttsp.p99<1s,p99>1ms,gc_share>0").unwrap();
+    assert_eq!(
+        ttsp[0].holds(&r),
+        (false, "ttsp.p99 = n/a (not in the input)".to_string())
+    );
+    assert_eq!(ttsp[1].holds(&r).1, "p99 = 110.234 ms");
+    assert!(ttsp[2].holds(&r).1.ends_with(" %"));
 }

@@ -65,6 +65,8 @@ pub enum Item {
     Jvm {
         /// Version string.
         version: Option<String>,
+        /// The options the JVM was started with (`jvmArguments`).
+        arguments: Option<String>,
         /// Start, ms since the Unix epoch.
         start_epoch_ms: i64,
     },
@@ -434,11 +436,13 @@ impl Assembler {
                 }
                 EventData::JvmInformation {
                     version,
+                    arguments,
                     start_epoch_ms,
                 } => {
                     if !std::mem::replace(&mut self.jvm_seen, true) {
                         items.push(Item::Jvm {
                             version: version.clone(),
+                            arguments: arguments.clone(),
                             start_epoch_ms: *start_epoch_ms,
                         });
                     }

@@ -68,8 +68,12 @@ impl Header {
             ticks_per_second: long(56),
             compressed_ints: b[67] & 1 != 0,
         };
-        if !(1..=2).contains(&header.major) {
-            return Err(Malformed::Version(header.major, header.minor));
+        match header.major {
+            2 => {}
+            // JDK 9 and 10 name their events `com.oracle.jdk.*` and lay them out otherwise:
+            // read with the `jdk.*` names, such a recording would look empty.
+            1 => return Err(Malformed::Jdk9Version(header.major, header.minor)),
+            _ => return Err(Malformed::Version(header.major, header.minor)),
         }
         if header.size < HEADER_SIZE
             || header.metadata_offset < HEADER_SIZE

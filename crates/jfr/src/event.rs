@@ -155,6 +155,8 @@ pub enum EventData {
     JvmInformation {
         /// `jvmVersion`, e.g. `OpenJDK 64-Bit Server VM (17.0.9+9) ...`.
         version: Option<String>,
+        /// `jvmArguments`: the options the JVM was started with.
+        arguments: Option<String>,
         /// JVM start, ms since the Unix epoch.
         start_epoch_ms: i64,
     },
@@ -210,7 +212,7 @@ fn slots(
         Kind::CpuLoad => (&[], &["jvmUser", "jvmSystem", "machineTotal"], &[]),
         Kind::PhysicalMemory => (&["totalSize", "usedSize"], &[], &[]),
         Kind::GcCpuTime => (&["gcId", "userTime", "systemTime", "realTime"], &[], &[]),
-        Kind::JvmInformation => (&["jvmStartTime"], &[], &["jvmVersion"]),
+        Kind::JvmInformation => (&["jvmStartTime"], &[], &["jvmVersion", "jvmArguments"]),
         Kind::GcConfiguration => (&[], &[], &["youngCollector", "oldCollector"]),
     }
 }
@@ -395,6 +397,7 @@ impl RawEvent {
             },
             Kind::JvmInformation => EventData::JvmInformation {
                 version: text(0),
+                arguments: text(1),
                 start_epoch_ms: self.ints[0],
             },
             Kind::GcConfiguration => EventData::GcConfiguration {

@@ -71,6 +71,9 @@ pub enum Malformed {
     /// A format version this reader does not know.
     #[error("format version {0}.{1} is not supported (JDK 11 to 25 write 2.0 and 2.1)")]
     Version(u16, u16),
+    /// Chunk format 1.x: a JDK 9 or 10 recording, events named `com.oracle.jdk.*`.
+    #[error("format version {0}.{1} is a JDK 9 or 10 recording (events com.oracle.jdk.*), which pauselab does not read; record on JDK 11 or later (format 2.x), or analyze that JVM's GC log")]
+    Jdk9Version(u16, u16),
     /// Inconsistent header fields.
     #[error("inconsistent chunk header (size, metadata offset or tick frequency)")]
     Header,

@@ -38,6 +38,18 @@ fn truncations_and_byte_flips_of_a_real_recording() {
     let bytes = std::fs::read(&run.jfr).unwrap();
     let whole = read_all(&bytes).expect("the untouched recording reads");
     assert!(whole > 0);
+    // The same recording stamped with JDK 9's chunk format (1.0, events named
+    // `com.oracle.jdk.*`): refused in one line naming the version, never read as 0 events.
+    let mut jdk9 = bytes.clone();
+    jdk9[4..8].copy_from_slice(&[0, 1, 0, 0]);
+    let refused = read_all(&jdk9).unwrap_err().to_string();
+    assert!(
+        refused.starts_with("rec.jfr: ")
+            && refused.contains("format version 1.0")
+            && refused.contains("JDK 9"),
+        "{refused}"
+    );
+    assert!(!refused.contains('\n'), "{refused}");
     // Two recordings back to back are one recording of two chunks.
     assert_eq!(read_all(&bytes.repeat(2)).unwrap(), 2 * whole);
     // Cut inside the second chunk: an error naming the chunk.

@@ -45,8 +45,8 @@ pub struct Args {
     /// full_gc.total ... with a unit; count, stopped_share, gc_share, gc_share.1m,
     /// full_gc.count, alloc_stall.count, unparsed as numbers) or finding:RULE / finding:any;
     /// with several JVMs, it holds when it holds for any of them
-    #[arg(long, value_name = "EXPR")]
-    pub fail_on: Option<String>,
+    #[arg(long, value_name = "EXPR", value_parser = |text: &str| parse_conditions(text).map(FailOn))]
+    pub fail_on: Option<FailOn>,
     /// Also write the GC pauses as an HdrHistogram interval log (V2, readable by Java's
     /// HistogramLogProcessor), tagged `gc`
     #[arg(long, value_name = "FILE")]
@@ -62,6 +62,10 @@ pub struct Args {
     pub hlog_interval: Duration,
 }
 
+/// The `--fail-on` conditions, parsed with the arguments.
+#[derive(Clone, Debug)]
+pub struct FailOn(Vec<Condition>);
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum HlogModeArg {
     Pauses,
@@ -69,10 +73,8 @@ pub enum HlogModeArg {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let conditions: Vec<Condition> = match &args.fail_on {
-        Some(text) => parse_conditions(text)?,
-        None => Vec::new(),
-    };
+    // A condition that does not parse is bad usage (exit 2), refused by clap before this.
+    let conditions: Vec<Condition> = args.fail_on.clone().map(|f| f.0).unwrap_or_default();
     // JFR recordings take their own reader; GC logs are expanded (rotated sets, stdin).
     let recordings = super::analyze_jfr::recordings(&args.logs)?;
     let inputs = match recordings {

@@ -370,8 +370,12 @@ impl Feed {
         match item {
             Item::Jvm {
                 version,
+                arguments,
                 start_epoch_ms,
             } => {
+                if let Some(options) = arguments {
+                    analyzer.jvm_flags(&options);
+                }
                 if start_epoch_ms > 0 {
                     self.origin_ns = Some(start_epoch_ms.saturating_mul(1_000_000));
                 }

@@ -57,3 +57,31 @@ pub fn analyze_json(files: &[PathBuf]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// Processes that keep every core busy until dropped.
+pub struct CpuHogs(Vec<std::process::Child>);
+
+impl CpuHogs {
+    pub fn start() -> CpuHogs {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        CpuHogs(
+            (0..2 * cores)
+                .map(|_| {
+                    Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .unwrap()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for CpuHogs {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //! causes, failed evacuations and promotions, humongous allocations, Shenandoah's
 //! degenerated cycles, ZGC's allocation stalls.
 
+use super::causes::{listed, rank, Candidate};
 use super::{Context, Finding, Rules, Severity};
 
 fn pct(part: f64, whole: f64) -> f64 {
@@ -152,11 +153,22 @@ impl Rules {
                 excess_total_ms: pause_ms,
                 confidence: "high: the sum of the pause lines over the time the log covers",
                 evidence: Vec::new(),
-                causes: vec![
-                    "the heap is too small for the live data and the allocation rate: collections run back to back",
-                    "a burst of allocation (a batch job, a cache reload) in the worst window",
-                    "full collections (see full_gc) or failed evacuations",
-                ],
+                causes: rank(
+                    vec![
+                        Candidate::new("the heap is too small for the live data and the allocation rate: collections run back to back"),
+                        Candidate::new("a burst of allocation (a batch job, a cache reload) in the worst window"),
+                        Candidate::new("full collections (see full_gc) or failed evacuations").weigh_if(
+                            self.full_gc.count + self.evacuation_failure.count > 0,
+                            1,
+                            || format!(
+                                "{} full collections, {} failed evacuations in the log",
+                                self.full_gc.count, self.evacuation_failure.count
+                            ),
+                        ),
+                    ],
+                    &ctx.flags,
+                )
+                .0,
                 fixes: vec![
                     "raise -Xmx (and -Xms with it), or lower the live set",
                     "find the allocation hot spots (async-profiler -e alloc, JFR ObjectAllocationSample)",
@@ -191,11 +203,49 @@ impl Rules {
             );
             f.confidence = "high: the log names each full collection and its cause";
             let has = |c: &str| ctx.full_gc_causes.iter().any(|(x, _, _)| x.contains(c));
-            f.causes = vec![
-                "the old generation filled up: live data or promotion outgrew the heap",
-                "explicit System.gc() calls (RMI's distributed GC, NIO direct buffers, application code)",
-                "metaspace reached its high-water mark (Metadata GC Threshold)",
-            ];
+            let counted = |names: &[&str]| -> (bool, u32, String) {
+                let hits: Vec<&(String, u64, f64)> = ctx
+                    .full_gc_causes
+                    .iter()
+                    .filter(|(c, _, _)| names.iter().any(|n| c.contains(n)))
+                    .collect();
+                let n: u64 = hits.iter().map(|(_, n, _)| n).sum();
+                let named = hits
+                    .iter()
+                    .map(|(c, n, _)| format!("{c} x{n}"))
+                    .collect::<Vec<_>>();
+                (
+                    n > 0,
+                    u32::try_from(n).unwrap_or(u32::MAX),
+                    format!("the log gives the cause {}", named.join(", ")),
+                )
+            };
+            let weighed = |c: Candidate, names: &[&str]| {
+                let (holds, n, evidence) = counted(names);
+                c.weigh_if(holds, n, || evidence)
+            };
+            f.causes = rank(
+                vec![
+                    weighed(
+                        Candidate::new("the old generation filled up: live data or promotion outgrew the heap"),
+                        &["Allocation Failure", "Ergonomics", "Evacuation", "promotion failed", "concurrent mode failure", "a full collection ran inside it", "Humongous"],
+                    ),
+                    weighed(
+                        Candidate::new("explicit System.gc() calls (RMI's distributed GC, NIO direct buffers, application code)"),
+                        &["System.gc()"],
+                    ),
+                    weighed(
+                        Candidate::new("metaspace reached its high-water mark (Metadata GC Threshold)"),
+                        &["Metadata GC Threshold"],
+                    ),
+                    weighed(
+                        Candidate::new("a heap dump or heap inspection (jmap, jcmd GC.heap_dump, GC.class_histogram)"),
+                        &["Heap Inspection", "Heap Dump"],
+                    ),
+                ],
+                &ctx.flags,
+            )
+            .0;
             let mut fixes = Vec::new();
             if has("System.gc()") {
                 fixes.push("System.gc(): -XX:+DisableExplicitGC, or -XX:+ExplicitGCInvokesConcurrent on G1 and CMS");
@@ -241,7 +291,7 @@ impl Rules {
                 ),
             );
             f.confidence = rule.confidence;
-            f.causes = rule.causes.to_vec();
+            f.causes = listed(rule.causes);
             f.fixes = rule.fixes.to_vec();
             out.push(f);
         }
@@ -264,10 +314,10 @@ impl Rules {
             f.count = count;
             f.excess_total_ms = total_ms;
             f.confidence = "high: ZGC logs every stalled allocation with its thread and duration";
-            f.causes = vec![
+            f.causes = listed(&[
                 "the heap is too small for the allocation rate: collections could not free memory in time",
                 "too few concurrent GC threads for the allocation rate",
-            ];
+            ]);
             f.fixes = vec![
                 "raise -Xmx (ZGC needs headroom: it collects while the application allocates)",
                 "-XX:ConcGCThreads higher; on JDK 21-22 use generational ZGC (-XX:+ZGenerational)",

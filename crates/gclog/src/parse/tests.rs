@@ -375,6 +375,38 @@ fn jdk8_stamps_of_two_threads_written_at_once() {
 }
 
 #[test]
+fn jdk8_stopped_time_with_another_threads_date_stamp_glued_in_front() {
+    // JDK 8 G1 with -XX:+PrintGCApplicationStoppedTime: the other thread's date stamp has
+    // no `: ` after it.
+    let line = "2023-07-25T13:18:04.900+0000: 985162.343: 2023-07-25T13:18:04.900+0000Total time for which application threads were stopped: 0.1701451 seconds, Stopping threads took: 0.0001789 seconds";
+    let sp = safepoint(line);
+    assert_eq!((sp.total_ns, sp.ttsp_ns), (170_145_100, Some(178_900)));
+    let stamp = parse_line(line.as_bytes()).unwrap().stamp;
+    assert_eq!(stamp.uptime_ns, Some(985_162_343 * MS));
+    // The same glued in front of an event.
+    let (p, _) = pause("2023-07-25T13:18:04.900+0000: 985162.343: 2023-07-25T13:18:04.900+0000[GC pause (G1 Evacuation Pause) (young) 600M->590M(4096M), 0.1500000 secs]");
+    assert_eq!(p.duration_ns, 150 * MS);
+}
+
+#[test]
+fn stamped_text_not_understood_is_unparsed_never_skipped() {
+    for line in [
+        // A stopped-time line whose text is mangled beyond the glued stamp.
+        "2023-07-25T13:18:04.900+0000: 985162.343: 2023-07-25T13:18Total time for which application threads were stopped: 0.1701451 seconds",
+        "985162.343: something the JVM printed that is not a GC line",
+    ] {
+        assert_eq!(parse_line(line.as_bytes()).map(|p| p.record), Err(Unparsed::Unknown), "{line}");
+    }
+    // Unified: a stopped-time line after other text.
+    assert_eq!(
+        parse_line(b"[2.001s][info][safepoint] xyz Total time for which application threads were stopped: 0.1701451 seconds").map(|p| p.record),
+        Err(Unparsed::Malformed)
+    );
+    // What the stitcher leaves of a line whose concurrent phase it cut out.
+    other("2022-08-01T17:17:33.415+0000: 0.204: #4: ");
+}
+
+#[test]
 fn jdk8_event_tail_alone_is_unparsed() {
     // The end of an event whose first line was not recognised: a pause lost, never "known".
     for line in [
