@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use pauselab_pause::input::{escape_control, open_file, Peeked};
 
-use crate::lines::LineReader;
+use crate::lines::{LineReader, MAX_LINE};
 use crate::parse::parse_line;
 use crate::Error;
 
@@ -217,6 +217,32 @@ fn first_stamp_of(reader: impl Read) -> (Option<i64>, Option<u64>) {
 /// A readable input, decompressed; `Send` so that one thread can read and parse lines while
 /// another analyses them.
 pub type Reader = Box<dyn Read + Send>;
+
+/// An input that several threads can read at once (see `crate::chunks`): a regular file,
+/// neither gzip nor zip, at least `min_size` bytes long, whose first line ends in `\n`
+/// within [`MAX_LINE`] bytes without a lone CR before it (so one thread would not read it
+/// as a log of CR-terminated lines). The file and its size; None for any other input,
+/// which is read by one thread (and its errors reported there).
+pub(crate) fn open_splittable(input: &Input, min_size: u64) -> Option<(File, u64)> {
+    use std::os::unix::fs::FileExt;
+    let path = input.path.as_ref().filter(|_| input.zip_entry.is_none())?;
+    let file = File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() < min_size {
+        return None;
+    }
+    let mut head = vec![0; MAX_LINE];
+    let n = file.read_at(&mut head, 0).ok()?;
+    let head = &head[..n];
+    if head.starts_with(&[0x1f, 0x8b]) || head.starts_with(b"PK\x03\x04") {
+        return None;
+    }
+    let first_line = &head[..memchr::memchr(b'\n', head)?];
+    let first_line = first_line.strip_suffix(b"\r").unwrap_or(first_line);
+    memchr::memchr(b'\r', first_line)
+        .is_none()
+        .then_some((file, meta.len()))
+}
 
 /// Opens an input for reading, decompressing gzip and zip.
 pub fn open(input: &Input) -> Result<Reader, Error> {

@@ -110,6 +110,24 @@ impl Stitcher {
         self.overflows
     }
 
+    /// Holds nothing: no open event, no stamps left open by the previous line. Two
+    /// stitchers that are both idle after the same line hand on the same lines from there
+    /// on, whatever came before (what lets a log be stitched in pieces; see `chunks`).
+    pub fn is_idle(&self) -> bool {
+        self.pending.is_empty() && self.held.lines.is_empty() && self.orphan_stamps.is_empty()
+    }
+
+    /// This stitcher, fed a piece of a log numbered from 1, continuing after `lines_before`
+    /// lines, having made `overflows_before` of its overflows before the lines it now
+    /// stands for.
+    pub(crate) fn rebase(&mut self, lines_before: u64, overflows_before: u64) {
+        self.first_line += lines_before;
+        for (_, number) in &mut self.held.lines {
+            *number += lines_before;
+        }
+        self.overflows -= overflows_before;
+    }
+
     /// Feeds one physical line; `emit(line, number)` receives each complete logical line
     /// (a whole event, a concurrent phase cut out of one, or an unrelated line as it is).
     pub fn push(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
