@@ -78,6 +78,27 @@ perl "$root/bench/jdk8-log.pl" "$target_mb" \
 against_grep "$work/jdk8.log" "JDK 8 CMS multi-line $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
 rm -f "$work/jdk8.log"
 
+# A recording of the same size: 10 s of an allocating G1 JVM (as bench/jfr.sh records it)
+# repeated (a recording is a sequence of self-contained chunks), against `jfr summary`.
+jdk=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
+"$jdk/bin/java" -XX:+UseG1GC -Xmx256m \
+  "-XX:StartFlightRecording:filename=$work/base.jfr,settings=profile,+jdk.SafepointStateSynchronization#enabled=true,+jdk.SafepointEnd#enabled=true" \
+  "$root/crates/jfr/tests/Alloc.java" 10000 > /dev/null 2>&1
+jfr_base=$(stat -c %s "$work/base.jfr")
+for _ in $(seq $(( (target_mb * 1000000 + jfr_base - 1) / jfr_base ))); do cat "$work/base.jfr"; done > "$work/big.jfr"
+rm -f "$work/base.jfr"
+jfr_size=$(stat -c %s "$work/big.jfr")
+cat "$work/big.jfr" > /dev/null
+read -r csecs _ _ < <(best_of_3 sh -c 'cat "$1" > /dev/null' cat "$work/big.jfr")
+read -r jsecs jrss_kb jcpu < <(best_of_3 "$jdk/bin/jfr" summary "$work/big.jfr")
+label="recording $((jfr_size / 1000000)) MB"
+echo "$label: cat > /dev/null ${csecs} s; jfr summary ${jsecs} s (CPU ${jcpu} s, max RSS $((jrss_kb / 1024)) MB)"
+for threads in 1 2 "$(nproc)"; do
+  read -r secs rss_kb cpu < <(best_of_3 "$bin" analyze --json --threads "$threads" "$work/big.jfr")
+  echo "$label: pauselab analyze --threads $threads ${secs} s (CPU ${cpu} s), max RSS $((rss_kb / 1024)) MB; jfr summary's wall / ours: $(awk -v a="$jsecs" -v b="$secs" 'BEGIN { printf "%.2f", a / b }') (goal >= 3)"
+done
+rm -f "$work/big.jfr"
+
 [ "${GCTOOLKIT:-1}" = 0 ] && exit 0
 
 # GCToolKit 3.5.0 from Maven Central, driven by a tiny Java program, on a slice.

@@ -30,13 +30,21 @@ use crate::stitch::Stitcher;
 use crate::Error;
 
 /// Bytes per chunk: large enough that the edges cost nothing, small enough that the
-/// chunks in flight (their lines parsed, a few bytes each) keep memory flat.
-pub(crate) const CHUNK: u64 = 2 << 20;
-/// Chunks read ahead of the one being analysed, per thread.
-const AHEAD_PER_THREAD: usize = 2;
+/// chunks in flight keep memory flat.
+pub(crate) const CHUNK: u64 = 1 << 20;
+/// Chunks read ahead of the one being analysed, besides one per thread.
+const AHEAD: usize = 2;
+/// Most chunks read and not yet analysed (each holds its lines parsed: up to 2 MiB for a
+/// unified log of short lines), whatever the number of threads: what bounds memory.
+const MAX_IN_FLIGHT: usize = 12;
 /// Idle points a chunk remembers for meeting the log's stitcher (a real log meets on its
 /// first lines).
 const MAX_IDLE_POINTS: usize = 4096;
+
+std::thread_local! {
+    /// The line reader's buffer of this thread's previous chunk.
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
 
 /// Where a chunk's stitcher was idle: after `lines` of its lines, having handed on
 /// `emitted` lines and counted `overflows`.
@@ -47,12 +55,15 @@ struct IdlePoint {
     overflows: u64,
 }
 
+/// A logical line parsed, and its number.
+type ParsedLine = (ClassifiedLine, u64);
+
 /// A chunk read and parsed.
 struct Chunk {
     /// Offset of its first line (None: no line starts in it).
     start: Option<u64>,
     /// Its logical lines, parsed, numbered from 1 at the chunk's first line.
-    lines: Vec<(ClassifiedLine, u64)>,
+    lines: Vec<ParsedLine>,
     idle: Vec<IdlePoint>,
     /// Physical lines.
     count: u64,
@@ -76,6 +87,7 @@ pub(crate) fn read(
     analyzer: &mut Analyzer<'_>,
 ) -> Result<Option<ReadSummary>, Error> {
     let chunks = size.div_ceil(chunk).max(1) as usize;
+    let threads = threads.min(MAX_IN_FLIGHT);
     let shared = Shared {
         file,
         chunk,
@@ -83,20 +95,24 @@ pub(crate) fn read(
         name,
         next: AtomicUsize::new(0),
         applied: AtomicUsize::new(0),
-        window: threads * AHEAD_PER_THREAD,
+        window: (threads + AHEAD).min(MAX_IN_FLIGHT),
         stop: AtomicBool::new(false),
         done: Mutex::new(BTreeMap::new()),
+        spare: Mutex::new(Vec::new()),
         ready: Condvar::new(),
     };
     std::thread::scope(|scope| {
         for _ in 1..threads.min(chunks) {
             scope.spawn(|| while shared.work_one(true) {});
         }
-        let result = merge(&shared, analyzer);
-        shared.stop();
-        result
+        // The other threads stop however this one leaves, also by a panic.
+        let _stop = StopOnDrop(&shared);
+        merge(&shared, analyzer)
     })
 }
+
+/// Chunks read, by index.
+type Done = BTreeMap<usize, std::thread::Result<io::Result<Chunk>>>;
 
 /// What the threads share: which chunk is next, and the chunks read.
 struct Shared<'a> {
@@ -110,7 +126,11 @@ struct Shared<'a> {
     applied: AtomicUsize,
     window: usize,
     stop: AtomicBool,
-    done: Mutex<BTreeMap<usize, io::Result<Chunk>>>,
+    /// Chunks read (or the panic of the thread that read one, passed on to the caller).
+    done: Mutex<Done>,
+    /// Vectors of analysed chunks, emptied, for the next chunks' lines (allocating them
+    /// anew costs page faults on every chunk).
+    spare: Mutex<Vec<Vec<ParsedLine>>>,
     ready: Condvar,
 }
 
@@ -130,7 +150,9 @@ impl Shared<'_> {
             if next < self.applied.load(Ordering::SeqCst) + self.window {
                 self.next.store(next + 1, Ordering::SeqCst);
                 drop(done);
-                let chunk = read_chunk(self, next);
+                let chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    read_chunk(self, next)
+                }));
                 self.lock().insert(next, chunk);
                 self.ready.notify_all();
                 return true;
@@ -150,7 +172,7 @@ impl Shared<'_> {
             let next = self.next.load(Ordering::SeqCst);
             let mut done = done;
             if let Some(chunk) = done.remove(&index) {
-                return chunk;
+                return chunk.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             }
             if next > index && next >= self.applied.load(Ordering::SeqCst) + self.window {
                 // Another thread reads it and there is nothing else to read.
@@ -184,8 +206,22 @@ impl Shared<'_> {
         self.ready.notify_all();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<usize, io::Result<Chunk>>> {
-        self.done.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, Done> {
+        lock(&self.done)
+    }
+}
+
+/// A lock that a panic elsewhere does not poison for good (the panic is passed on anyway).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Stops the reading threads when dropped.
+struct StopOnDrop<'a, 'b>(&'a Shared<'b>);
+
+impl Drop for StopOnDrop<'_, '_> {
+    fn drop(&mut self) {
+        self.0.stop();
     }
 }
 
@@ -238,10 +274,13 @@ fn join(
         .filter(|p| p.lines == 0 && stitcher.is_idle())
         .copied();
     if meet.is_none() {
-        let mut reader = LineReader::continuing(At {
-            file: shared.file,
-            pos: start,
-        });
+        let mut reader = LineReader::continuing(
+            At {
+                file: shared.file,
+                pos: start,
+            },
+            Vec::new(),
+        );
         let end = shared.chunk_end(index);
         let mut idle = chunk.idle.iter().peekable();
         while let Some(line) = reader.next_line()? {
@@ -266,14 +305,17 @@ fn join(
         }
     }
     // Not met: the log's stitcher stitched the whole chunk and goes on.
+    let mut lines = chunk.lines;
     if let Some(point) = meet {
-        for (line, number) in chunk.lines.into_iter().skip(point.emitted) {
+        for (line, number) in lines.drain(..).skip(point.emitted) {
             analyzer.apply(line, before + number);
         }
         summary.overflows += stitcher.overflows();
         *stitcher = chunk.stitcher;
         stitcher.rebase(before, point.overflows);
     }
+    lines.clear();
+    lock(&shared.spare).push(lines);
     Ok(())
 }
 
@@ -289,7 +331,9 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
     };
     let mut chunk = Chunk {
         start,
-        lines: Vec::with_capacity((shared.chunk / 64) as usize),
+        lines: lock(&shared.spare)
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity((shared.chunk / 128) as usize)),
         idle: vec![IdlePoint {
             lines: 0,
             emitted: 0,
@@ -309,7 +353,7 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
     let mut reader = if index == 0 {
         LineReader::new(at)
     } else {
-        LineReader::continuing(at)
+        LineReader::continuing(at, BUFFER.take())
     };
     let mut recognised = 0u64;
     while let Some(line) = reader.next_line()? {
@@ -346,6 +390,7 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
     }
     chunk.read_to = start + reader.bytes_read();
     chunk.recognised = recognised > 0;
+    BUFFER.set(reader.into_buffer());
     Ok(chunk)
 }
 

@@ -177,7 +177,7 @@ fn analyze_input_in(
     let summary = match summary {
         Some(summary) => summary,
         None => {
-            let reader = input::open(input)?;
+            let reader = input::open_for_reading(input, threads)?;
             if split.is_none() {
                 analyzer.begin_file(&input.name);
             }
