@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use pauselab_pause::input::{escape_control, open_file, Peeked};
 
-use crate::lines::LineReader;
+use crate::lines::{LineReader, MAX_LINE};
 use crate::parse::parse_line;
 use crate::Error;
 
@@ -218,12 +218,133 @@ fn first_stamp_of(reader: impl Read) -> (Option<i64>, Option<u64>) {
 /// another analyses them.
 pub type Reader = Box<dyn Read + Send>;
 
+/// An input that several threads can read at once (see `crate::chunks`): a regular file,
+/// neither gzip nor zip, at least `min_size` bytes long, whose first line ends in `\n`
+/// within [`MAX_LINE`] bytes without a lone CR before it (so one thread would not read it
+/// as a log of CR-terminated lines). The file and its size; None for any other input,
+/// which is read by one thread (and its errors reported there).
+pub(crate) fn open_splittable(input: &Input, min_size: u64) -> Option<(File, u64)> {
+    use std::os::unix::fs::FileExt;
+    let path = input.path.as_ref().filter(|_| input.zip_entry.is_none())?;
+    let file = File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() < min_size {
+        return None;
+    }
+    let mut head = vec![0; MAX_LINE];
+    let n = file.read_at(&mut head, 0).ok()?;
+    let head = &head[..n];
+    if head.starts_with(&[0x1f, 0x8b]) || head.starts_with(b"PK\x03\x04") {
+        return None;
+    }
+    let first_line = &head[..memchr::memchr(b'\n', head)?];
+    let first_line = first_line.strip_suffix(b"\r").unwrap_or(first_line);
+    memchr::memchr(b'\r', first_line)
+        .is_none()
+        .then_some((file, meta.len()))
+}
+
 /// Opens an input for reading, decompressing gzip and zip.
 pub fn open(input: &Input) -> Result<Reader, Error> {
     match (&input.path, input.zip_entry) {
         (None, _) => decompress(Box::new(io::stdin()), &input.name),
         (Some(p), Some(member)) => open_zip_member(p, member, &input.name),
         (Some(p), None) => open_path(p),
+    }
+}
+
+/// [`open`], decompressing on a thread of its own when the input is compressed (gzip,
+/// zip) and `threads` > 1: inflating costs about as much as parsing.
+pub(crate) fn open_for_reading(input: &Input, threads: usize) -> Result<Reader, Error> {
+    let compressed = compressed(input);
+    let reader = open(input)?;
+    Ok(if threads > 1 && compressed {
+        Box::new(ReadAhead::spawn(reader))
+    } else {
+        reader
+    })
+}
+
+/// Whether a file input starts with the gzip or zip magic (stdin and pipes: not looked at,
+/// they cannot be read twice).
+fn compressed(input: &Input) -> bool {
+    if input.zip_entry.is_some() {
+        return true;
+    }
+    let Some(path) = input.path.as_ref() else {
+        return false;
+    };
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = [0u8; 4];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head.starts_with(&[0x1f, 0x8b]) || head == *b"PK\x03\x04")
+}
+
+/// Blocks read ahead by the decompressing thread.
+const READ_AHEAD_BLOCKS: usize = 4;
+/// Bytes per block read ahead.
+const READ_AHEAD_BLOCK: usize = 256 * 1024;
+
+/// A reader whose reading (decompressing) runs on a thread of its own, a few blocks ahead.
+struct ReadAhead {
+    blocks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    block: Vec<u8>,
+    at: usize,
+}
+
+impl ReadAhead {
+    fn spawn(mut inner: Reader) -> Self {
+        let (send, blocks) = std::sync::mpsc::sync_channel(READ_AHEAD_BLOCKS);
+        std::thread::spawn(move || loop {
+            let mut block = vec![0; READ_AHEAD_BLOCK];
+            let mut filled = 0;
+            let result = loop {
+                match inner.read(&mut block[filled..]) {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => {
+                        filled += n;
+                        if filled == block.len() {
+                            break Ok(());
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            };
+            block.truncate(filled);
+            let last = filled == 0 || result.is_err();
+            // A closed channel: the reading side stopped; so does this thread.
+            if send.send(result.map(|()| block)).is_err() || last {
+                return;
+            }
+        });
+        ReadAhead {
+            blocks,
+            block: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.block.len() {
+            match self.blocks.recv() {
+                Ok(block) => {
+                    self.block = block?;
+                    self.at = 0;
+                }
+                // The thread ended after the last block.
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.block.len() - self.at);
+        out[..n].copy_from_slice(&self.block[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
     }
 }
 
@@ -412,6 +533,40 @@ fn open_zip_entry(mut r: io::BufReader<Peeked<Reader>>, name: &str) -> Result<Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gzip_decompressed_on_its_own_thread_reads_whole_and_reports_a_corrupt_end() {
+        use std::io::Write;
+        let log = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gclogs/demo-g1-jdk17.log"),
+        )
+        .unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        for _ in 0..20 {
+            gz.write_all(&log).unwrap(); // several read-ahead blocks
+        }
+        let gz = gz.finish().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let read = |bytes: &[u8]| {
+            let path = dir.path().join("gc.log.gz");
+            std::fs::write(&path, bytes).unwrap();
+            let input = Input {
+                name: "gc.log.gz".to_string(),
+                path: Some(path),
+                zip_entry: None,
+            };
+            let mut out = Vec::new();
+            open_for_reading(&input, 2)
+                .unwrap()
+                .read_to_end(&mut out)
+                .map(|_| out)
+        };
+        assert_eq!(read(&gz).unwrap(), log.repeat(20));
+        let mut corrupt = gz.clone();
+        let middle = corrupt.len() / 2;
+        corrupt[middle..].fill(0xff);
+        assert!(read(&corrupt).is_err());
+    }
 
     #[test]
     fn a_zip_of_a_rotated_set_is_read_member_by_member_oldest_first() {

@@ -4,6 +4,7 @@
 //! - [`lines`]: block reader handing out borrowed lines;
 //! - [`stitch`]: joins the lines of a JDK 6-8 event the JVM spread over several lines;
 //! - `reading`: reads an input on a thread of its own, sharing the parsing with the analysis;
+//! - `chunks`: reads one large file with several threads, with the same result;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
 //! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
 //! - [`findings`]: diagnosis rules with evidence, causes and fixes (OS causes and the
@@ -16,6 +17,7 @@
 
 pub mod analysis;
 mod busy_cpu;
+mod chunks;
 pub mod condition;
 pub mod findings;
 pub mod follow;
@@ -94,14 +96,31 @@ fn join_errors(errors: &[Error]) -> String {
 }
 
 /// Reads every input and analyzes them as one log (a rotated set, or several files of one
-/// service), warning about empty inputs. An input that cannot be read or is not a GC log
-/// does not stop the others: the analysis covers the readable ones and the result is
-/// [`Error::InputsFailed`] listing the others (a single failed input is its own error).
+/// service), warning about empty inputs, with as many threads as the machine has cores.
+/// An input that cannot be read or is not a GC log does not stop the others: the analysis
+/// covers the readable ones and the result is [`Error::InputsFailed`] listing the others (a
+/// single failed input is its own error).
 pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> Result<(), Error> {
+    analyze_inputs_with(inputs, analyzer, default_threads())
+}
+
+/// The machine's cores (what `--threads` defaults to).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// [`analyze_inputs`] with at most `threads` threads (at least one). The result is the
+/// same whatever the number.
+pub fn analyze_inputs_with(
+    inputs: &[input::Input],
+    analyzer: &mut Analyzer<'_>,
+    threads: usize,
+) -> Result<(), Error> {
+    let threads = threads.max(1);
     let mut empty = Vec::new();
     let mut failed = Vec::new();
     for input in inputs {
-        match analyze_input(input, analyzer) {
+        match analyze_input(input, analyzer, threads) {
             Ok(Content::Lines) => {}
             Ok(Content::Empty) => empty.push(input.name.clone()),
             Err(error) => failed.push(error),
@@ -132,21 +151,39 @@ enum Content {
     Empty,
 }
 
-fn analyze_input(input: &input::Input, analyzer: &mut Analyzer<'_>) -> Result<Content, Error> {
-    let reader = input::open(input)?;
-    analyzer.begin_file(&input.name);
-    let recognised_before = analyzer.recognised_lines();
-    // One thread reads the lines while this one analyses them, in order; both parse.
-    let summary = std::thread::scope(|scope| {
-        let (send, received) = mpsc::sync_channel(reading::BATCHES_IN_FLIGHT);
-        let reading = scope.spawn(|| reading::read_lines(reader, &input.name, send));
-        for batch in received {
-            batch.analyse(analyzer);
+fn analyze_input(
+    input: &input::Input,
+    analyzer: &mut Analyzer<'_>,
+    threads: usize,
+) -> Result<Content, Error> {
+    analyze_input_in(input, analyzer, threads, chunks::CHUNK)
+}
+
+/// [`analyze_input`]; a file of at least two `chunk`s is read in chunks by several threads.
+fn analyze_input_in(
+    input: &input::Input,
+    analyzer: &mut Analyzer<'_>,
+    threads: usize,
+    chunk: u64,
+) -> Result<Content, Error> {
+    let split = (threads > 1)
+        .then(|| input::open_splittable(input, 2 * chunk))
+        .flatten();
+    let mut summary = None;
+    if let Some((file, size)) = &split {
+        analyzer.begin_file(&input.name);
+        summary = chunks::read(file, *size, chunk, &input.name, threads, analyzer)?;
+    }
+    let summary = match summary {
+        Some(summary) => summary,
+        None => {
+            let reader = input::open_for_reading(input, threads)?;
+            if split.is_none() {
+                analyzer.begin_file(&input.name);
+            }
+            read_sequentially(reader, &input.name, threads, analyzer)?
         }
-        reading
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })?;
+    };
     let count = summary.lines;
     analyzer.set_line_count(count);
     if summary.overflows > 0 {
@@ -165,7 +202,8 @@ fn analyze_input(input: &input::Input, analyzer: &mut Analyzer<'_>) -> Result<Co
         analyzer.warn(&input.name, None, "empty file".to_string());
         return Ok(Content::Empty);
     }
-    if analyzer.recognised_lines() == recognised_before {
+    // Counted per input, from `begin_file` on.
+    if analyzer.recognised_lines() == 0 {
         if summary.binary_lines > 0 {
             return Err(Error::Binary {
                 file: input.name.clone(),
@@ -187,4 +225,32 @@ fn analyze_input(input: &input::Input, analyzer: &mut Analyzer<'_>) -> Result<Co
         return Ok(Content::Empty);
     }
     Ok(Content::Lines)
+}
+
+/// Reads an input front to back: on this thread alone, or with a second one reading lines
+/// while this one analyses them, in order (both parse).
+fn read_sequentially(
+    reader: input::Reader,
+    name: &str,
+    threads: usize,
+    analyzer: &mut Analyzer<'_>,
+) -> Result<reading::ReadSummary, Error> {
+    if threads == 1 {
+        return reading::read_lines(reader, name, &mut |batch| {
+            batch.analyse(analyzer);
+            true
+        });
+    }
+    std::thread::scope(|scope| {
+        let (send, received) = mpsc::sync_channel(reading::BATCHES_IN_FLIGHT);
+        let reading = scope.spawn(move || {
+            reading::read_lines(reader, name, &mut |batch| send.send(batch).is_ok())
+        });
+        for batch in received {
+            batch.analyse(analyzer);
+        }
+        reading
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }

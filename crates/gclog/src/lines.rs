@@ -21,6 +21,9 @@ pub struct LineReader<R> {
     /// `\n` (also ending `\r\n` lines), or `\r` for a log whose lines end in a lone CR
     /// (classic Mac OS, some Windows tools), decided on the first line.
     terminator: u8,
+    /// Whether the terminator is still to be decided (not when reading from the middle of
+    /// a file, whose first line was read elsewhere).
+    detect_terminator: bool,
 }
 
 /// One line without its terminator (`\n`, `\r\n` or `\r`).
@@ -32,13 +35,28 @@ pub struct Line<'a> {
     pub unterminated: bool,
     /// The line was longer than [`MAX_LINE`] and was cut.
     pub truncated: bool,
+    /// Where the line starts in the input, in bytes.
+    pub offset: u64,
 }
 
 impl<R: Read> LineReader<R> {
     pub fn new(inner: R) -> Self {
+        LineReader::with_buffer(inner, Vec::new(), true)
+    }
+
+    /// A reader of lines ending in `\n` that starts in the middle of a log, at the start of
+    /// a line (see `crate::chunks`), in `buffer` (a previous reader's, see
+    /// [`LineReader::into_buffer`]: allocating and clearing a new one costs as much as
+    /// splitting a third of a chunk).
+    pub fn continuing(inner: R, buffer: Vec<u8>) -> Self {
+        LineReader::with_buffer(inner, buffer, false)
+    }
+
+    fn with_buffer(inner: R, mut buffer: Vec<u8>, detect_terminator: bool) -> Self {
+        buffer.resize(BLOCK + MAX_LINE, 0);
         LineReader {
             inner,
-            buf: vec![0; BLOCK + MAX_LINE],
+            buf: buffer,
             start: 0,
             end: 0,
             eof: false,
@@ -46,7 +64,18 @@ impl<R: Read> LineReader<R> {
             line_no: 0,
             bytes_read: 0,
             terminator: b'\n',
+            detect_terminator,
         }
+    }
+
+    /// The buffer, for another reader.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
+
+    /// Where the byte at `buf[at]` is in the input.
+    fn offset_of(&self, at: usize) -> u64 {
+        self.bytes_read - (self.end - at) as u64
     }
 
     pub fn bytes_read(&self) -> u64 {
@@ -65,28 +94,32 @@ impl<R: Read> LineReader<R> {
                     continue;
                 }
                 self.line_no += 1;
+                // A line is cut when it is longer than MAX_LINE, wherever the blocks fall:
+                // the same line read from another offset is cut the same way.
                 let truncated = pos > MAX_LINE;
-                let line_end = if truncated {
-                    line_start + MAX_LINE
+                let bytes = if truncated {
+                    &self.buf[line_start..line_start + MAX_LINE]
                 } else {
-                    line_end
+                    trim_cr(&self.buf[line_start..line_end])
                 };
                 return Ok(Some(Line {
-                    bytes: trim_cr(&self.buf[line_start..line_end]),
+                    bytes,
                     number: self.line_no,
                     unterminated: false,
                     truncated,
+                    offset: self.offset_of(line_start),
                 }));
             }
             let pending = self.end - self.start;
             if self.line_no == 0
+                && self.detect_terminator
                 && self.terminator == b'\n'
                 && ends_lines_in_cr(&self.buf[self.start..self.end])
             {
                 self.terminator = b'\r';
                 continue;
             }
-            if pending >= MAX_LINE {
+            if pending > MAX_LINE {
                 // Overlong line: hand out its first MAX_LINE bytes, drop the rest.
                 let line_start = self.start;
                 self.start = self.end;
@@ -100,6 +133,7 @@ impl<R: Read> LineReader<R> {
                     number: self.line_no,
                     unterminated: false,
                     truncated: true,
+                    offset: self.offset_of(line_start),
                 }));
             }
             if self.eof {
@@ -114,6 +148,7 @@ impl<R: Read> LineReader<R> {
                     number: self.line_no,
                     unterminated: true,
                     truncated: false,
+                    offset: self.offset_of(line_start),
                 }));
             }
             // Move the partial line to the front and fill the rest of the buffer.
@@ -199,6 +234,33 @@ mod tests {
         assert!(lines[0].3);
         assert_eq!(lines[1].0, b"next");
         assert_eq!(lines[1].1, 2);
+    }
+
+    /// Hands out at most `step` bytes per read, as a pipe may.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = out.len().min(self.1).min(self.0.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_line_is_cut_when_longer_than_the_limit_wherever_reads_end() {
+        let mut input = vec![b'x'; MAX_LINE];
+        input.extend_from_slice(b"\nnext\n");
+        for step in [MAX_LINE, 1000, usize::MAX] {
+            let mut reader = LineReader::new(Trickle(&input, step));
+            let line = reader.next_line().unwrap().unwrap();
+            assert_eq!((line.bytes.len(), line.truncated), (MAX_LINE, false));
+            assert_eq!(
+                reader.next_line().unwrap().unwrap().offset,
+                MAX_LINE as u64 + 1
+            );
+        }
     }
 
     #[test]

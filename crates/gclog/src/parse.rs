@@ -455,7 +455,7 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
     }
     // A stopped-time line with another thread's text glued in front of it is a safepoint
     // that could not be read, not a line to skip.
-    if memchr::memmem::find(msg, STOPPED_TIME).is_some() {
+    if crate::num::find(msg, STOPPED_TIME).is_some() {
         return Err(Unparsed::Malformed);
     }
     Ok(Record::Other)
@@ -517,10 +517,10 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
         let heap = memory::last_heap_change(text);
         // Drop the heap transition "12M->1M(256M)".
         if let Some(sp) = memchr::memrchr(b' ', text) {
-            if memchr::memmem::find(&text[sp + 1..], b"->").is_some() {
+            if crate::num::find(&text[sp + 1..], b"->").is_some() {
                 text = trim_spaces(&text[..sp]);
             }
-        } else if memchr::memmem::find(text, b"->").is_some() {
+        } else if crate::num::find(text, b"->").is_some() {
             text = b"";
         }
         let (mut name, cause, failures) = pause_name_and_cause(text);
@@ -608,23 +608,27 @@ fn paren_groups(s: &[u8]) -> Vec<&[u8]> {
 
 /// The contents of top-level `open ... close` groups, nesting respected.
 fn bracket_groups(s: &[u8], open: u8, close: u8) -> Vec<&[u8]> {
-    let mut groups = Vec::new();
+    top_level_groups(s, open, close).collect()
+}
+
+/// [`bracket_groups`] one at a time, without collecting them.
+fn top_level_groups(s: &[u8], open: u8, close: u8) -> impl Iterator<Item = &[u8]> {
     let mut depth = 0usize;
     let mut start = 0;
-    for (i, &c) in s.iter().enumerate() {
-        if c == open {
+    memchr::memchr2_iter(open, close, s).filter_map(move |i| {
+        if s[i] == open {
             if depth == 0 {
                 start = i + 1;
             }
             depth += 1;
-        } else if c == close && depth > 0 {
+        } else if depth > 0 {
             depth -= 1;
             if depth == 0 {
-                groups.push(&s[start..i]);
+                return Some(&s[start..i]);
             }
         }
-    }
-    groups
+        None
+    })
 }
 
 /// JDK 17+: `NAME", Time since last: N ns, Reaching safepoint: N ns, [Cleanup: N ns,]
@@ -663,7 +667,7 @@ fn parse_safepoint_fields(rest: &[u8]) -> Result<Record, Unparsed> {
 fn parse_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
     let mut parts = rest.split(|&c| c == b' ');
     let total_ns = secs_to_ns(parts.next().unwrap_or_default()).ok_or(Unparsed::Malformed)?;
-    let ttsp_ns = memchr::memmem::find(rest, b"Stopping threads took: ").and_then(|at| {
+    let ttsp_ns = crate::num::find(rest, b"Stopping threads took: ").and_then(|at| {
         let v = &rest[at + b"Stopping threads took: ".len()..];
         let end = memchr::memchr(b' ', v).unwrap_or(v.len());
         secs_to_ns(&v[..end])
@@ -776,7 +780,7 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
 /// one of the detail lines (`[Eden: ...`, heap printouts) that are rightly skipped.
 fn is_event_tail(trimmed: &[u8]) -> bool {
     trimmed.first().is_some_and(u8::is_ascii_digit)
-        && memchr::memmem::find(trimmed, b" secs]").is_some()
+        && crate::num::find(trimmed, b" secs]").is_some()
 }
 
 /// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `, then the optional
@@ -916,7 +920,7 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
     }
     if rest.starts_with(b"Java HotSpot") || rest.starts_with(b"OpenJDK") {
         // `... VM (25.151-b12) for linux-amd64 JRE (1.8.0_151-b12), built on ...`
-        if let Some(at) = memchr::memmem::find(rest, b"JRE (") {
+        if let Some(at) = crate::num::find(rest, b"JRE (") {
             let v = &rest[at + 5..];
             if let Some(end) = memchr::memchr(b')', v) {
                 return parsed(Record::Version(lossy(&v[..end])));
@@ -936,7 +940,7 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
     {
         return parsed(Record::Other);
     }
-    if memchr::memmem::find(rest, b" GC log file ").is_some() {
+    if crate::num::find(rest, b" GC log file ").is_some() {
         // `2016-04-14 22:37:22 GC log file created ...` (-XX:+UseGCLogFileRotation)
         return parsed(Record::Other);
     }
@@ -990,7 +994,7 @@ fn parse_safepoint_statistics(rest: &[u8]) -> Option<Safepoint> {
 /// `user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_times(s: &[u8]) -> Option<Cpu> {
     let field = |key: &[u8]| -> Option<u64> {
-        let at = memchr::memmem::find(s, key)? + key.len();
+        let at = crate::num::find(s, key)? + key.len();
         let v = &s[at..];
         let end = v
             .iter()
@@ -1018,7 +1022,7 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let (name, cause) = jdk8_name_and_cause(inner);
     let after = &rest[close + 1..];
     let cpu =
-        memchr::memmem::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
+        crate::num::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
     let (heap, young) = memory::jdk8_heap(inner);
     let failures = jdk8_failures(rest);
     let upgraded_to_full = crate::PauseType::of(&name) != crate::PauseType::Full
@@ -1052,7 +1056,7 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
     let mut text = trim_spaces(&inner[..comma]);
     // Drop the heap transition of a degenerated or full GC: "3941M->1733M(3966M)".
     if let Some(sp) = memchr::memrchr(b' ', text) {
-        if memchr::memmem::find(&text[sp + 1..], b"->").is_some() {
+        if crate::num::find(&text[sp + 1..], b"->").is_some() {
             text = trim_spaces(&text[..sp]);
         }
     }
@@ -1074,7 +1078,7 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
 /// A CMS collection that fails to promote and then has a concurrent mode failure reports
 /// both: both are kept.
 fn jdk8_failures(line: &[u8]) -> Failures {
-    let has = |pat: &[u8]| memchr::memmem::find(line, pat).is_some();
+    let has = |pat: &[u8]| crate::num::find(line, pat).is_some();
     Failures {
         concurrent_mode: has(b"concurrent mode failure"),
         // Parallel Scavenge marks a young collection that could not promote with `GC--`.
@@ -1087,34 +1091,32 @@ fn jdk8_failures(line: &[u8]) -> Failures {
 /// `[CMS (concurrent mode failure)`, Serial's `[Tenured:`): a full collection ran inside
 /// it. Parallel's `GC--` has none (its full collection is an event of its own).
 fn collects_old_generation(line: &[u8]) -> bool {
-    let Some(failed) = memchr::memmem::find(line, b"promotion failed") else {
+    let Some(failed) = crate::num::find(line, b"promotion failed") else {
         return false;
     };
     let after = &line[failed..];
-    memchr::memmem::find(after, b"[Tenured").is_some()
+    crate::num::find(after, b"[Tenured").is_some()
         || memchr::memmem::find_iter(after, b"[CMS")
             .any(|at| after.get(at + 4).is_none_or(|&c| c != b'-'))
 }
 
 fn matching_bracket(s: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
-    for (i, &c) in s.iter().enumerate() {
-        match c {
-            b'[' => depth += 1,
-            b']' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
+    for i in memchr::memchr2_iter(b'[', b']', s) {
+        if s[i] == b'[' {
+            depth += 1;
+        } else {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(i);
             }
-            _ => {}
         }
     }
     None
 }
 
 fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
-    let contains = |pat: &[u8]| memchr::memmem::find(inner, pat).is_some();
+    let contains = |pat: &[u8]| crate::num::find(inner, pat).is_some();
     let (head, after_head) = if let Some(r) = inner.strip_prefix(b"Full GC") {
         ("Full GC", r)
     } else if let Some(r) = inner.strip_prefix(b"GC pause") {

@@ -5,10 +5,8 @@
 //! each batch and the analysing thread the rest (reading and joining cost about as much as
 //! analysing, and parsing as much as both together).
 
-use std::sync::mpsc::SyncSender;
-
 use crate::analysis::{Analyzer, ClassifiedLine};
-use crate::lines::LineReader;
+use crate::lines::{Line, LineReader};
 use crate::stitch::Stitcher;
 use crate::{input, Error};
 
@@ -24,6 +22,7 @@ const READER_SHARE_PCT: usize = 40;
 pub(crate) const BATCHES_IN_FLIGHT: usize = 4;
 
 /// What reading one input found besides its lines.
+#[derive(Default)]
 pub(crate) struct ReadSummary {
     pub lines: u64,
     pub bytes: u64,
@@ -132,17 +131,17 @@ impl Filling {
     }
 }
 
-/// Reads one input's lines, joins the lines of JDK 8 events and sends them on in batches.
-/// Stops at the first I/O error, or when the input turns out to be binary data.
+/// Reads one input's lines, joins the lines of JDK 8 events and hands them to `deliver` in
+/// batches (which says false when the analysis stopped). Stops at the first I/O error, or
+/// when the input turns out to be binary data.
 pub(crate) fn read_lines(
     reader: input::Reader,
     name: &str,
-    send: SyncSender<Batch>,
+    deliver: &mut dyn FnMut(Batch) -> bool,
 ) -> Result<ReadSummary, Error> {
     let mut lines = LineReader::new(reader);
     let mut stitcher = Stitcher::new();
-    let mut first_text: Option<(u64, String)> = None;
-    let mut binary_lines = 0u64;
+    let mut sniff = Sniff::default();
     let mut count = 0u64;
     let mut filling = Filling {
         batch: Batch::new(),
@@ -155,49 +154,84 @@ pub(crate) fn read_lines(
             .map_err(|e| Error::Io(name.to_string(), e))?;
         let Some(line) = line else { break };
         count += 1;
-        // Binary data matters only while nothing of this input was recognised (see
-        // `analyze_input`): once it is known to be a log, skip the check, it costs as much
-        // as parsing.
-        let unknown = filling.recognised == 0;
-        let looks_binary = line.truncated || (unknown && is_binary(line.bytes));
-        if looks_binary {
-            binary_lines += 1;
-            if binary_lines >= 3 && unknown {
+        sniff.check(&line, filling.recognised == 0, name)?;
+        stitch_line(
+            &mut stitcher,
+            &line,
+            line.number,
+            &mut |bytes, number, u, t| {
+                filling.push(bytes, number, u, t);
+            },
+        );
+        if filling.full() && !deliver(filling.take()) {
+            break;
+        }
+    }
+    stitcher.finish(&mut |bytes, number| filling.push(bytes, number, false, false));
+    deliver(filling.take());
+    Ok(ReadSummary {
+        lines: count,
+        bytes: lines.bytes_read(),
+        binary_lines: sniff.binary_lines,
+        first_text: sniff.first_text,
+        overflows: stitcher.overflows(),
+    })
+}
+
+/// Receives a logical line: its text, number, and whether it was unterminated or cut.
+pub(crate) type EmitLine<'a> = dyn FnMut(&[u8], u64, bool, bool) + 'a;
+
+/// Hands one physical line to the stitcher; `emit(text, number, unterminated, truncated)`
+/// receives the logical lines it completes, with the physical line's flags.
+pub(crate) fn stitch_line(
+    stitcher: &mut Stitcher,
+    line: &Line<'_>,
+    number: u64,
+    emit: &mut EmitLine<'_>,
+) {
+    let (unterminated, truncated) = (line.unterminated, line.truncated);
+    let mut feed = |bytes: &[u8], number: u64| emit(bytes, number, unterminated, truncated);
+    if truncated {
+        stitcher.finish(&mut feed);
+        feed(line.bytes, number);
+    } else {
+        stitcher.push(line.bytes, number, &mut feed);
+    }
+}
+
+/// What the first lines of an input say about whether it is a log at all.
+#[derive(Default)]
+pub(crate) struct Sniff {
+    pub binary_lines: u64,
+    /// The first line with text, for the "not a GC log" error.
+    pub first_text: Option<(u64, String)>,
+}
+
+impl Sniff {
+    /// Looks at one physical line; `unknown`: nothing of the input was recognised yet.
+    /// Binary data matters only while nothing of this input was recognised (see
+    /// `analyze_input`): once it is known to be a log, the check is skipped, it costs as
+    /// much as parsing.
+    pub(crate) fn check(
+        &mut self,
+        line: &Line<'_>,
+        unknown: bool,
+        name: &str,
+    ) -> Result<(), Error> {
+        if line.truncated || (unknown && is_binary(line.bytes)) {
+            self.binary_lines += 1;
+            if self.binary_lines >= 3 && unknown {
                 return Err(Error::Binary {
                     file: name.to_string(),
                     line: line.number,
                 });
             }
         }
-        if first_text.is_none() && !line.bytes.is_empty() {
-            first_text = Some((line.number, printable(line.bytes)));
+        if self.first_text.is_none() && !line.bytes.is_empty() {
+            self.first_text = Some((line.number, printable(line.bytes)));
         }
-        let (unterminated, truncated) = (line.unterminated, line.truncated);
-        let mut feed = |bytes: &[u8], number: u64| {
-            filling.push(bytes, number, unterminated, truncated);
-        };
-        if truncated {
-            stitcher.finish(&mut feed);
-            feed(line.bytes, line.number);
-        } else {
-            stitcher.push(line.bytes, line.number, &mut feed);
-        }
-        // A closed channel means the analysis stopped (it panicked; that is what gets
-        // reported).
-        if filling.full() && send.send(filling.take()).is_err() {
-            break;
-        }
+        Ok(())
     }
-    stitcher.finish(&mut |bytes, number| filling.push(bytes, number, false, false));
-    // An error here means the analysis stopped; its panic is what gets reported.
-    let _ = send.send(filling.take());
-    Ok(ReadSummary {
-        lines: count,
-        bytes: lines.bytes_read(),
-        binary_lines,
-        first_text,
-        overflows: stitcher.overflows(),
-    })
 }
 
 /// A line with control bytes other than tab, or invalid UTF-8 in most of it.

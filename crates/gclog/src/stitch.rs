@@ -20,10 +20,6 @@
 //! Streaming: the event being stitched is the only state, capped at [`MAX_PENDING`] bytes;
 //! an event that grows beyond is handed on as it is (and counted as unparsed).
 
-use std::sync::LazyLock;
-
-use memchr::memmem::Finder;
-
 use crate::num::{iso_timestamp_ms, secs_to_ns};
 use crate::parse::jdk8_prefix;
 
@@ -36,7 +32,7 @@ const DROPPED_FRAGMENTS: [&[u8]; 1] = [b"[G1Ergonomics"];
 /// Text cut out of an event and handed on as a line of its own: concurrent phases.
 const CONCURRENT_FRAGMENTS: [&[u8]; 2] = [b"[CMS-concurrent", b"[GC concurrent"];
 /// Where a printout starts in the middle of an event's line; the rest of the line is the
-/// printout.
+/// printout. Their first bytes (`{ A B D M`) are what [`printout_start`] looks for.
 const PRINTOUT_STARTS: [&[u8]; 6] = [
     b"{Heap before",
     b"Before GC:",
@@ -45,10 +41,6 @@ const PRINTOUT_STARTS: [&[u8]; 6] = [
     b"Desired survivor",
     b"Mark stack is full",
 ];
-
-/// [`PRINTOUT_STARTS`] ready to search (building a searcher costs more than a search).
-static PRINTOUT_FINDERS: LazyLock<Vec<Finder<'static>>> =
-    LazyLock::new(|| PRINTOUT_STARTS.iter().map(|m| Finder::new(*m)).collect());
 
 /// Joins the lines of JDK 8 events; see the module documentation.
 #[derive(Default)]
@@ -116,6 +108,24 @@ impl Stitcher {
     /// Events handed on unfinished because they outgrew [`MAX_PENDING`].
     pub fn overflows(&self) -> u64 {
         self.overflows
+    }
+
+    /// Holds nothing: no open event, no stamps left open by the previous line. Two
+    /// stitchers that are both idle after the same line hand on the same lines from there
+    /// on, whatever came before (what lets a log be stitched in pieces; see `chunks`).
+    pub fn is_idle(&self) -> bool {
+        self.pending.is_empty() && self.held.lines.is_empty() && self.orphan_stamps.is_empty()
+    }
+
+    /// This stitcher, fed a piece of a log numbered from 1, continuing after `lines_before`
+    /// lines, having made `overflows_before` of its overflows before the lines it now
+    /// stands for.
+    pub(crate) fn rebase(&mut self, lines_before: u64, overflows_before: u64) {
+        self.first_line += lines_before;
+        for (_, number) in &mut self.held.lines {
+            *number += lines_before;
+        }
+        self.overflows -= overflows_before;
     }
 
     /// Feeds one physical line; `emit(line, number)` receives each complete logical line
@@ -197,7 +207,13 @@ impl Stitcher {
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
         cut_fragments(line, number, &mut kept, &mut self.held, emit);
-        let part = &kept[..printout_start(&kept).unwrap_or(kept.len())];
+        // Most lines inside an event are printouts (heap at GC, free list statistics) that
+        // start with a letter: they are skipped without searching them for a printout.
+        let part = if may_continue(&kept) {
+            &kept[..printout_start(&kept).unwrap_or(kept.len())]
+        } else {
+            &[][..]
+        };
         match continuation(part) {
             Continuation::Printout => {}
             Continuation::Part => self.append(part, number, emit),
@@ -274,24 +290,46 @@ fn stamps_without_separator(line: &[u8]) -> Option<usize> {
 /// A CMS remark's opening: `[YG occupancy: ...]` with `-XX:+PrintGCDetails`, the JDK 8
 /// cause `[GC (CMS Final Remark) ` without.
 fn is_cms_remark(event: &[u8]) -> bool {
-    memchr::memmem::find(event, b"[YG occupancy").is_some()
+    crate::num::find(event, b"[YG occupancy").is_some()
         || jdk8_prefix(event).1.starts_with(b"[GC (CMS Final Remark)")
 }
 
 /// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below 0).
 fn bracket_depth(text: &[u8], mut depth: usize) -> usize {
-    for &c in text {
-        match c {
-            b'[' => depth += 1,
-            b']' => depth = depth.saturating_sub(1),
-            _ => {}
+    for at in memchr::memchr2_iter(b'[', b']', text) {
+        if text[at] == b'[' {
+            depth += 1;
+        } else {
+            depth = depth.saturating_sub(1);
         }
     }
     depth
 }
 
+/// Where the first printout starts in `text`: only where one of their first bytes is, so
+/// the searchers run on a few places of a line rather than over all of it six times.
 fn printout_start(text: &[u8]) -> Option<usize> {
-    PRINTOUT_FINDERS.iter().filter_map(|f| f.find(text)).min()
+    let starts_printout = |&at: &usize| {
+        PRINTOUT_STARTS
+            .iter()
+            .any(|marker| text[at..].starts_with(marker))
+    };
+    let first = memchr::memchr3_iter(b'{', b'A', b'B', text).find(starts_printout);
+    let second = memchr::memchr2_iter(b'D', b'M', text)
+        .take_while(|&at| first.is_none_or(|f| at < f))
+        .find(starts_printout);
+    match (first, second) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A line inside an open event that may be a part of it ([`continuation`] says
+/// [`Continuation::Printout`] of any other, whatever printout it holds).
+fn may_continue(line: &[u8]) -> bool {
+    trim_start(line)
+        .first()
+        .is_some_and(|&c| matches!(c, b',' | b':' | b'(' | b'[') || c.is_ascii_digit())
 }
 
 enum Continuation {
@@ -413,16 +451,14 @@ fn stamps_before(text: &[u8], at: usize) -> usize {
 /// Position of the `]` closing the `[` at the start of `text`.
 fn closing_bracket(text: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
-    for (i, &c) in text.iter().enumerate() {
-        match c {
-            b'[' => depth += 1,
-            b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
+    for at in memchr::memchr2_iter(b'[', b']', text) {
+        if text[at] == b'[' {
+            depth += 1;
+        } else {
+            depth -= 1;
+            if depth == 0 {
+                return Some(at);
             }
-            _ => {}
         }
     }
     None

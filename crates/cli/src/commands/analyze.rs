@@ -10,8 +10,8 @@ use pauselab_gclog::condition::{parse_conditions, Condition};
 use pauselab_gclog::hlog::{HlogMode, HlogSink};
 use pauselab_gclog::parse::GcPause;
 use pauselab_gclog::{
-    analyze_inputs, group_by_jvm, input, render, Analyzer, HeapSample, JvmInputs, Options,
-    PauseSink,
+    analyze_inputs_with, default_threads, group_by_jvm, input, render, Analyzer, HeapSample,
+    JvmInputs, Options, PauseSink,
 };
 use pauselab_pause::input::escape_control;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
@@ -72,6 +72,10 @@ pub struct Args {
     /// following the extension
     #[arg(long, value_name = "FILE", value_parser = parse_events_file)]
     pub events: Option<EventsFile>,
+    /// Threads reading a large log (chunks of one file in parallel; the result is the same
+    /// with any number); default: the machine's cores
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
 }
 
 /// The analysis's one sink: each pause to the interval log and to the events file.
@@ -173,6 +177,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Inputs that could not be read are named after the report of the others.
     let mut reports = Vec::with_capacity(groups.len());
     let mut failed = Vec::new();
+    let threads = args.threads.map_or_else(default_threads, usize::from);
     let mut kept_groups = Vec::with_capacity(groups.len());
     let mut jfr = None;
     for group in groups {
@@ -189,7 +194,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 jfr = Some(super::analyze_jfr::analyze(paths, &mut analyzer)?);
                 Ok(())
             }
-            None => analyze_inputs(&group.inputs, &mut analyzer),
+            None => analyze_inputs_with(&group.inputs, &mut analyzer, threads),
         };
         match read {
             Ok(()) => {}

@@ -2,7 +2,7 @@
 //! stalls, concurrent cycles, and the failures that make collections expensive.
 
 use super::{
-    bracket_groups, lossy, paren_groups, trim_spaces, GcCycle, HeapChange, OldChange, Record,
+    lossy, paren_groups, top_level_groups, trim_spaces, GcCycle, HeapChange, OldChange, Record,
     Stall, StallKind,
 };
 use crate::num::{decimal_scaled, duration_with_unit};
@@ -26,7 +26,7 @@ pub fn size_bytes(s: &[u8]) -> Option<u64> {
 /// `24M->4M(256M)`, `1234K->567K(8192K)`, ZGC's `58M(91%)->64M(100%)`; capacity is the
 /// number in parentheses after the arrow when it is a size.
 pub fn heap_change(token: &[u8]) -> Option<HeapChange> {
-    let arrow = memchr::memmem::find(token, b"->")?;
+    let arrow = crate::num::find(token, b"->")?;
     let before = &token[..arrow];
     let before = &before[..memchr::memchr(b'(', before).unwrap_or(before.len())];
     let after = &token[arrow + 2..];
@@ -50,7 +50,7 @@ pub fn heap_change(token: &[u8]) -> Option<HeapChange> {
 /// `Old regions: 1->3`.
 pub fn old_generation(body: &[u8]) -> Option<OldChange> {
     if let Some(regions) = body.strip_prefix(b"Old regions: ") {
-        let arrow = memchr::memmem::find(regions, b"->")?;
+        let arrow = crate::num::find(regions, b"->")?;
         let after = &regions[arrow + 2..];
         let after = &after[..memchr::memchr(b'(', after).unwrap_or(after.len())];
         return Some(OldChange::Regions {
@@ -72,7 +72,7 @@ pub fn old_generation(body: &[u8]) -> Option<OldChange> {
 pub fn g1_details_heap(text: &[u8]) -> Option<(HeapChange, HeapChange)> {
     let text = text.strip_suffix(b"]").unwrap_or(text);
     let field = |name: &[u8]| -> Option<HeapChange> {
-        let at = memchr::memmem::find(text, name)?;
+        let at = crate::num::find(text, name)?;
         let token = text[at + name.len()..].split(|&c| c == b' ').next()?;
         heap_change(token)
     };
@@ -89,9 +89,17 @@ pub fn g1_details_heap(text: &[u8]) -> Option<(HeapChange, HeapChange)> {
 
 /// The last space-separated word of `text` that is a heap transition.
 pub fn last_heap_change(text: &[u8]) -> Option<HeapChange> {
-    text.rsplit(|&c| c == b' ')
-        .find(|w| memchr::memmem::find(w, b"->").is_some())
-        .and_then(heap_change)
+    last_transition_word(text, |c| c == b' ').and_then(heap_change)
+}
+
+/// The last word of `text` holding `->` (words end where `separates` says), whether or not
+/// it reads as a transition.
+fn last_transition_word(text: &[u8], separates: impl Fn(u8) -> bool) -> Option<&[u8]> {
+    text.rsplit(|&c| separates(c)).find(|w| has_arrow(w))
+}
+
+fn has_arrow(text: &[u8]) -> bool {
+    memchr::memchr_iter(b'-', text).any(|at| text.get(at + 1) == Some(&b'>'))
 }
 
 /// `Allocation Stall (thread name) 315.000ms`, `Relocation Stall (...) 1.2ms` (ZGC).
@@ -170,35 +178,42 @@ pub fn cycle(gc_id: u64, body: &[u8]) -> Option<Record> {
 /// (`-XX:+CMSScavengeBeforeRemark`) prints no transition of its own: that collection's are
 /// the pause's.
 pub fn jdk8_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
-    let nested = bracket_groups(inner, b'[', b']');
-    match event_heap(inner, &nested) {
-        (None, _) => match nested.iter().find(|g| g.starts_with(b"GC")) {
-            Some(young_gc) => event_heap(young_gc, &bracket_groups(young_gc, b'[', b']')),
+    match event_heap(inner) {
+        (None, _) => match top_level_groups(inner, b'[', b']').find(|g| g.starts_with(b"GC")) {
+            Some(young_gc) => event_heap(young_gc),
             None => (None, None),
         },
         found => found,
     }
 }
 
-/// `jdk8_heap` of one event's text and its nested groups.
-fn event_heap(inner: &[u8], nested: &[&[u8]]) -> (Option<HeapChange>, Option<HeapChange>) {
-    let spaced = |text: &[u8]| -> Vec<u8> {
-        text.iter()
-            .map(|&c| if c == b',' { b' ' } else { c })
-            .collect()
-    };
-    // The text outside the nested groups (they are sub-slices of `inner`).
-    let mut top = Vec::with_capacity(inner.len());
+/// `jdk8_heap` of one event's text, without copying it: words end at spaces and commas, and
+/// nested groups (`[ParNew: ...]`) separate the text outside them.
+fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
+    let word_end = |c: u8| c == b' ' || c == b',';
+    let mut young = None;
+    // The text outside the nested groups is the gaps between them; the last gap holding a
+    // transition holds the heap's.
+    let mut last_gap_with_arrow: Option<&[u8]> = None;
     let mut from = 0;
-    for g in nested {
-        let at = g.as_ptr() as usize - inner.as_ptr() as usize;
-        top.extend_from_slice(&inner[from..at.saturating_sub(1)]);
-        top.push(b' ');
-        from = at + g.len() + 1;
+    for (i, group) in top_level_groups(inner, b'[', b']').enumerate() {
+        let at = group.as_ptr() as usize - inner.as_ptr() as usize;
+        let gap = &inner[from..(at - 1).max(from)];
+        if has_arrow(gap) {
+            last_gap_with_arrow = Some(gap);
+        }
+        from = at + group.len() + 1;
+        if i == 0 {
+            young = last_transition_word(group, word_end).and_then(heap_change);
+        }
     }
-    top.extend_from_slice(&inner[from.min(inner.len())..]);
-    let heap = last_heap_change(&spaced(&top));
-    let young = nested.first().and_then(|g| last_heap_change(&spaced(g)));
+    let gap = &inner[from.min(inner.len())..];
+    if has_arrow(gap) {
+        last_gap_with_arrow = Some(gap);
+    }
+    let heap = last_gap_with_arrow
+        .and_then(|text| last_transition_word(text, word_end))
+        .and_then(heap_change);
     (heap, young)
 }
 

@@ -61,9 +61,9 @@ pub(super) fn timeout_line(msg: &[u8]) -> Option<Record> {
 /// The name ends at the last quote before ` tid=`: names may hold quotes, the fields after
 /// them do not.
 fn thread(rest: &[u8]) -> Option<TimeoutLine> {
-    let tid = memchr::memmem::find(rest, b" tid=0x")?;
+    let tid = crate::num::find(rest, b" tid=0x")?;
     let name_end = memchr::memrchr(b'"', &rest[..tid])?;
-    let after_nid = &rest[tid + memchr::memmem::find(&rest[tid..], b" nid=")? + 5..];
+    let after_nid = &rest[tid + crate::num::find(&rest[tid..], b" nid=")? + 5..];
     let os_state = after_nid
         .iter()
         .position(|&c| c == b' ')

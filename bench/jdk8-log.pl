@@ -1,0 +1,50 @@
+#!/usr/bin/perl
+# Repeats JDK 6-8 GC logs into one continuous log of about TARGET_MB megabytes: every copy's
+# uptime stamps (`12.356: `) and date stamps (`2015-05-13T13:28:51.504-0400: `) are shifted
+# so that the result reads as one JVM run whose stamps only go forward.
+# Usage: jdk8-log.pl TARGET_MB FILE... > big.log
+use strict;
+use warnings;
+use Time::Local qw(timegm);
+
+my ($target_mb, @files) = @ARGV;
+my $target = $target_mb * 1_000_000;
+my @units;
+for my $file (@files) {
+    open(my $fh, '<', $file) or die "$file: $!";
+    local $/;
+    my $text = <$fh>;
+    my @uptimes = $text =~ /(?<![\d.])(\d+\.\d{3}): /g;
+    my ($lo, $hi) = (1e18, 0);
+    for (@uptimes) { $lo = $_ if $_ < $lo; $hi = $_ if $_ > $hi }
+    ($lo, $hi) = (0, 0) unless @uptimes;
+    my ($date) = $text =~ /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\d{3}[+-]\d{4}: /;
+    push @units, { text => $text, lo => $lo, span => $hi - $lo + 1, date => $date ? epoch($date) : undef };
+}
+my ($written, $cursor, $base) = (0, 10, 1_600_000_000);
+while ($written < $target) {
+    for my $u (@units) {
+        my $shift = $cursor - $u->{lo};
+        my $text = $u->{text};
+        $text =~ s{(?<![\d.])(\d+\.\d{3}): }{sprintf('%.3f: ', $1 + $shift)}ge;
+        if (defined $u->{date}) {
+            my $dshift = $base + $cursor - $u->{lo} - $u->{date};
+            my %cache;
+            $text =~ s{(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d{3})([+-]\d{4}): }
+                {($cache{$1} //= stamp(epoch($1) + $dshift)) . "$2+0000: "}ge;
+        }
+        print $text;
+        $written += length $text;
+        $cursor += $u->{span};
+    }
+}
+
+sub epoch {
+    my ($y, $mo, $d, $h, $mi, $s) = $_[0] =~ /(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)/;
+    return timegm($s, $mi, $h, $d, $mo - 1, $y);
+}
+
+sub stamp {
+    my @t = gmtime(int $_[0]);
+    return sprintf('%04d-%02d-%02dT%02d:%02d:%02d', $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0]);
+}

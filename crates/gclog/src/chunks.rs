@@ -1,0 +1,497 @@
+//! One large uncompressed log read by several threads, with the same result as one thread.
+//!
+//! The file is cut into chunks of [`CHUNK`] bytes; a chunk holds the lines that start in
+//! it. Each thread reads, joins ([`Stitcher`]) and parses whole chunks; the calling thread
+//! feeds the chunks' lines to the analysis in order (and reads chunks itself while the next
+//! one is not ready).
+//!
+//! A chunk's stitcher starts empty, but the log's stitcher may hold an open JDK 8 event
+//! there. So the calling thread carries the log's stitcher over each chunk edge: it
+//! stitches the chunk's first lines again with it until, after some line, both stitchers
+//! are idle ([`Stitcher::is_idle`]); from there on they hand on the same lines, so the rest
+//! is the chunk's own (usually after its first line). Should they never meet, the whole
+//! chunk is stitched again: slower, never different.
+//!
+//! Whether an input is a log at all is decided on its first chunk as on one thread; when
+//! it holds no recognised line, [`read`] gives up before anything was analysed and the
+//! input is read by one thread.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+
+use crate::analysis::{Analyzer, ClassifiedLine};
+use crate::lines::{LineReader, MAX_LINE};
+use crate::reading::{stitch_line, ReadSummary, Sniff};
+use crate::stitch::Stitcher;
+use crate::Error;
+
+/// Bytes per chunk: large enough that the edges cost nothing, small enough that the
+/// chunks in flight keep memory flat.
+pub(crate) const CHUNK: u64 = 1 << 20;
+/// Chunks read ahead of the one being analysed, besides one per thread.
+const AHEAD: usize = 2;
+/// Most chunks read and not yet analysed (each holds its lines parsed: up to 2 MiB for a
+/// unified log of short lines), whatever the number of threads: what bounds memory.
+const MAX_IN_FLIGHT: usize = 12;
+/// Idle points a chunk remembers for meeting the log's stitcher (a real log meets on its
+/// first lines).
+const MAX_IDLE_POINTS: usize = 4096;
+
+std::thread_local! {
+    /// The line reader's buffer of this thread's previous chunk.
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Where a chunk's stitcher was idle: after `lines` of its lines, having handed on
+/// `emitted` lines and counted `overflows`.
+#[derive(Clone, Copy)]
+struct IdlePoint {
+    lines: u64,
+    emitted: usize,
+    overflows: u64,
+}
+
+/// A logical line parsed, and its number.
+type ParsedLine = (ClassifiedLine, u64);
+
+/// A chunk read and parsed.
+struct Chunk {
+    /// Offset of its first line (None: no line starts in it).
+    start: Option<u64>,
+    /// Its logical lines, parsed, numbered from 1 at the chunk's first line.
+    lines: Vec<ParsedLine>,
+    idle: Vec<IdlePoint>,
+    /// Physical lines.
+    count: u64,
+    /// How far the input was read (the input's size when this chunk reached its end).
+    read_to: u64,
+    stitcher: Stitcher,
+    sniff: Sniff,
+    /// The first chunk only: it held a recognised line, so the input is a log.
+    recognised: bool,
+}
+
+/// Reads `file` (`size` bytes when opened) in chunks of `chunk` bytes with up to `threads`
+/// threads into `analyzer`. `Ok(None)`: the first chunk holds no recognised line (or is
+/// binary data); nothing was analysed, read the input on one thread.
+pub(crate) fn read(
+    file: &File,
+    size: u64,
+    chunk: u64,
+    name: &str,
+    threads: usize,
+    analyzer: &mut Analyzer<'_>,
+) -> Result<Option<ReadSummary>, Error> {
+    let chunks = size.div_ceil(chunk).max(1) as usize;
+    let threads = threads.min(MAX_IN_FLIGHT);
+    let shared = Shared {
+        file,
+        chunk,
+        chunks,
+        name,
+        next: AtomicUsize::new(0),
+        applied: AtomicUsize::new(0),
+        window: (threads + AHEAD).min(MAX_IN_FLIGHT),
+        stop: AtomicBool::new(false),
+        done: Mutex::new(BTreeMap::new()),
+        spare: Mutex::new(Vec::new()),
+        ready: Condvar::new(),
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads.min(chunks) {
+            scope.spawn(|| while shared.work_one(true) {});
+        }
+        // The other threads stop however this one leaves, also by a panic.
+        let _stop = StopOnDrop(&shared);
+        merge(&shared, analyzer)
+    })
+}
+
+/// Chunks read, by index.
+type Done = BTreeMap<usize, std::thread::Result<io::Result<Chunk>>>;
+
+/// What the threads share: which chunk is next, and the chunks read.
+struct Shared<'a> {
+    file: &'a File,
+    /// Bytes per chunk.
+    chunk: u64,
+    chunks: usize,
+    name: &'a str,
+    next: AtomicUsize,
+    /// Chunks analysed so far: no chunk further than `window` ahead is read.
+    applied: AtomicUsize,
+    window: usize,
+    stop: AtomicBool,
+    /// Chunks read (or the panic of the thread that read one, passed on to the caller).
+    done: Mutex<Done>,
+    /// Vectors of analysed chunks, emptied, for the next chunks' lines (allocating them
+    /// anew costs page faults on every chunk).
+    spare: Mutex<Vec<Vec<ParsedLine>>>,
+    ready: Condvar,
+}
+
+impl Shared<'_> {
+    /// Reads the next chunk when there is one within the window; `wait`: wait until there
+    /// is. False when there is nothing more to read.
+    fn work_one(&self, wait: bool) -> bool {
+        let mut done = self.lock();
+        loop {
+            if self.stop.load(Ordering::SeqCst) {
+                return false;
+            }
+            let next = self.next.load(Ordering::SeqCst);
+            if next >= self.chunks {
+                return false;
+            }
+            if next < self.applied.load(Ordering::SeqCst) + self.window {
+                self.next.store(next + 1, Ordering::SeqCst);
+                drop(done);
+                let chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    read_chunk(self, next)
+                }));
+                self.lock().insert(next, chunk);
+                self.ready.notify_all();
+                return true;
+            }
+            if !wait {
+                return true;
+            }
+            done = self.ready.wait(done).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Chunk `index` (the next to analyse) once read; this thread reads chunks while it
+    /// waits for it.
+    fn take(&self, index: usize) -> io::Result<Chunk> {
+        loop {
+            let done = self.lock();
+            let next = self.next.load(Ordering::SeqCst);
+            let mut done = done;
+            if let Some(chunk) = done.remove(&index) {
+                return chunk.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            }
+            if next > index && next >= self.applied.load(Ordering::SeqCst) + self.window {
+                // Another thread reads it and there is nothing else to read.
+                let _unused = self.ready.wait(done).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            drop(done);
+            self.work_one(false);
+        }
+    }
+
+    /// Where chunk `index`'s lines stop starting.
+    fn chunk_end(&self, index: usize) -> u64 {
+        if index + 1 == self.chunks {
+            u64::MAX
+        } else {
+            (index as u64 + 1) * self.chunk
+        }
+    }
+
+    /// Chunk `index` was analysed: the threads may read further.
+    fn applied(&self, index: usize) {
+        let _done = self.lock();
+        self.applied.store(index + 1, Ordering::SeqCst);
+        self.ready.notify_all();
+    }
+
+    fn stop(&self) {
+        let _done = self.lock();
+        self.stop.store(true, Ordering::SeqCst);
+        self.ready.notify_all();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Done> {
+        lock(&self.done)
+    }
+}
+
+/// A lock that a panic elsewhere does not poison for good (the panic is passed on anyway).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Stops the reading threads when dropped.
+struct StopOnDrop<'a, 'b>(&'a Shared<'b>);
+
+impl Drop for StopOnDrop<'_, '_> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// Feeds the chunks to the analysis in order, carrying the log's stitcher over their edges.
+fn merge(shared: &Shared<'_>, analyzer: &mut Analyzer<'_>) -> Result<Option<ReadSummary>, Error> {
+    let io_error = |e| Error::Io(shared.name.to_string(), e);
+    let mut summary = ReadSummary::default();
+    // The log's stitcher, numbering lines from the start of the input.
+    let mut stitcher = Stitcher::new();
+    for index in 0..shared.chunks {
+        let chunk = shared.take(index).map_err(io_error)?;
+        if index == 0 {
+            if !chunk.recognised {
+                return Ok(None);
+            }
+            summary.first_text = chunk.sniff.first_text.clone();
+        }
+        summary.binary_lines += chunk.sniff.binary_lines;
+        summary.bytes = summary.bytes.max(chunk.read_to);
+        let count = chunk.count;
+        join(shared, index, chunk, &mut stitcher, &mut summary, analyzer).map_err(io_error)?;
+        summary.lines += count;
+        shared.applied(index);
+    }
+    stitcher.finish(&mut |bytes, number| {
+        analyzer.apply(ClassifiedLine::new(bytes, false, false, true), number);
+    });
+    summary.overflows += stitcher.overflows();
+    Ok(Some(summary))
+}
+
+/// Feeds one chunk's lines to the analysis after `summary.lines` lines: the log's
+/// `stitcher` stitches its first lines again until both stitchers are idle after the same
+/// line, and is then the chunk's stitcher.
+fn join(
+    shared: &Shared<'_>,
+    index: usize,
+    chunk: Chunk,
+    stitcher: &mut Stitcher,
+    summary: &mut ReadSummary,
+    analyzer: &mut Analyzer<'_>,
+) -> io::Result<()> {
+    let Some(start) = chunk.start else {
+        return Ok(());
+    };
+    let before = summary.lines;
+    let mut meet = chunk
+        .idle
+        .first()
+        .filter(|p| p.lines == 0 && stitcher.is_idle())
+        .copied();
+    if meet.is_none() {
+        let mut reader = LineReader::continuing(
+            At {
+                file: shared.file,
+                pos: start,
+            },
+            Vec::new(),
+        );
+        let end = shared.chunk_end(index);
+        let mut idle = chunk.idle.iter().peekable();
+        while let Some(line) = reader.next_line()? {
+            if start + line.offset >= end {
+                break;
+            }
+            stitch_line(
+                stitcher,
+                &line,
+                before + line.number,
+                &mut |bytes, number, u, t| {
+                    analyzer.apply(ClassifiedLine::new(bytes, u, t, true), number);
+                },
+            );
+            if stitcher.is_idle() {
+                while idle.next_if(|p| p.lines < line.number).is_some() {}
+                if let Some(point) = idle.next_if(|p| p.lines == line.number) {
+                    meet = Some(*point);
+                    break;
+                }
+            }
+        }
+    }
+    // Not met: the log's stitcher stitched the whole chunk and goes on.
+    let mut lines = chunk.lines;
+    if let Some(point) = meet {
+        for (line, number) in lines.drain(..).skip(point.emitted) {
+            analyzer.apply(line, before + number);
+        }
+        summary.overflows += stitcher.overflows();
+        *stitcher = chunk.stitcher;
+        stitcher.rebase(before, point.overflows);
+    }
+    lines.clear();
+    lock(&shared.spare).push(lines);
+    Ok(())
+}
+
+/// Reads and parses the lines that start in chunk `index`.
+fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
+    let (file, name) = (shared.file, shared.name);
+    let begin = index as u64 * shared.chunk;
+    let end = shared.chunk_end(index);
+    let start = if index == 0 {
+        Some(0)
+    } else {
+        first_line_start(file, begin, end)?
+    };
+    let mut chunk = Chunk {
+        start,
+        lines: lock(&shared.spare)
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity((shared.chunk / 128) as usize)),
+        idle: vec![IdlePoint {
+            lines: 0,
+            emitted: 0,
+            overflows: 0,
+        }],
+        count: 0,
+        read_to: 0,
+        stitcher: Stitcher::new(),
+        sniff: Sniff::default(),
+        recognised: false,
+    };
+    let Some(start) = start else {
+        return Ok(chunk);
+    };
+    let at = At { file, pos: start };
+    // The first chunk decides the line terminator as one thread does; the others continue.
+    let mut reader = if index == 0 {
+        LineReader::new(at)
+    } else {
+        LineReader::continuing(at, BUFFER.take())
+    };
+    let mut recognised = 0u64;
+    while let Some(line) = reader.next_line()? {
+        if start + line.offset >= end {
+            break;
+        }
+        chunk.count += 1;
+        if index == 0 {
+            if chunk.sniff.check(&line, recognised == 0, name).is_err() {
+                // Binary data: one thread reads it again and says so.
+                return Ok(chunk);
+            }
+        } else if line.truncated {
+            chunk.sniff.binary_lines += 1;
+        }
+        let lines = &mut chunk.lines;
+        stitch_line(
+            &mut chunk.stitcher,
+            &line,
+            line.number,
+            &mut |bytes, number, u, t| {
+                let parsed = ClassifiedLine::new(bytes, u, t, true);
+                recognised += u64::from(parsed.recognised());
+                lines.push((parsed, number));
+            },
+        );
+        if chunk.stitcher.is_idle() && chunk.idle.len() < MAX_IDLE_POINTS {
+            chunk.idle.push(IdlePoint {
+                lines: chunk.count,
+                emitted: chunk.lines.len(),
+                overflows: chunk.stitcher.overflows(),
+            });
+        }
+    }
+    chunk.read_to = start + reader.bytes_read();
+    chunk.recognised = recognised > 0;
+    BUFFER.set(reader.into_buffer());
+    Ok(chunk)
+}
+
+/// The first line that starts in `begin..end` (after a newline at `begin - 1` or later).
+fn first_line_start(file: &File, begin: u64, end: u64) -> io::Result<Option<u64>> {
+    let mut buf = vec![0; MAX_LINE];
+    let mut pos = begin - 1;
+    while pos + 1 < end {
+        let want = buf.len().min((end - 1 - pos) as usize);
+        let n = file.read_at(&mut buf[..want], pos)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if let Some(newline) = memchr::memchr(b'\n', &buf[..n]) {
+            let start = pos + newline as u64 + 1;
+            return Ok((start < end).then_some(start));
+        }
+        pos += n as u64;
+    }
+    Ok(None)
+}
+
+/// A file read from an offset on, without moving a shared file position.
+struct At<'a> {
+    file: &'a File,
+    pos: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use proptest::prelude::*;
+
+    use crate::analysis::{Analyzer, Options};
+    use crate::input::Input;
+
+    /// Lines besides the pieces of JDK 8 events (tests/data/event_pieces.txt): unified
+    /// lines, whole events, printouts, lines that are not a log's.
+    const OTHER_LINES: [&str; 6] = [
+        "[0.058s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 12M->1M(256M) 1.626ms",
+        "[0.060s][info][safepoint] Safepoint \"G1CollectForAllocation\", Time since last: 27495667 ns, Reaching safepoint: 5127 ns, Cleanup: 6776 ns, At safepoint: 1756058 ns, Total: 1767961 ns",
+        "2.193: [GC 2.193: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]",
+        "Statistics for BinaryTreeDictionary:",
+        "not a log line",
+        "\0\0 0.5: [GC",
+    ];
+
+    fn pieces() -> Vec<&'static str> {
+        let events = include_str!("../tests/data/event_pieces.txt").lines();
+        OTHER_LINES.into_iter().chain(events).collect()
+    }
+
+    /// The report of one analysis of `path`, as `--json` prints it (or its error).
+    fn report(path: &std::path::Path, threads: usize, chunk: u64) -> String {
+        let input = Input {
+            name: "log".to_string(),
+            path: Some(path.to_path_buf()),
+            zip_entry: None,
+        };
+        let mut analyzer = Analyzer::new(Options::default());
+        match crate::analyze_input_in(&input, &mut analyzer, threads, chunk) {
+            Ok(_) => serde_json::to_string(&analyzer.finish()).unwrap(),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// A log cut into chunks anywhere and read by several threads reads as on one.
+        #[test]
+        fn chunks_cut_anywhere_read_as_one_thread_reads(
+            pieces in proptest::collection::vec(proptest::sample::select(pieces()), 1..300),
+            chunk in 16u64..600,
+            threads in 2usize..4,
+            unterminated in any::<bool>(),
+        ) {
+            let mut log = Vec::new();
+            // The first chunk holds a recognised line, so the log is read in chunks.
+            log.extend_from_slice(OTHER_LINES[0].as_bytes());
+            for piece in &pieces {
+                log.push(b'\n');
+                log.extend_from_slice(piece.as_bytes());
+            }
+            if !unterminated {
+                log.push(b'\n');
+            }
+            let mut file = tempfile::NamedTempFile::new().unwrap();
+            file.write_all(&log).unwrap();
+            let one = report(file.path(), 1, super::CHUNK);
+            let many = report(file.path(), threads, chunk);
+            prop_assert_eq!(one, many);
+        }
+    }
+}
