@@ -315,3 +315,38 @@ fn a_log_with_a_header_and_no_event_is_reported_with_a_warning() {
     let out = run(&["--fail-on", "count<1", file]);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
 }
+
+#[test]
+fn a_large_log_reads_the_same_with_any_number_of_threads() {
+    let dir = tmp("threads");
+    // A JDK 8 CMS log whose events span many lines (heap at GC, free list statistics,
+    // tenuring distribution, a remark holding a young collection), over a few chunks.
+    let sample = Command::new("tar")
+        .arg("xzOf")
+        .arg(analyze_support::repo_root().join("fixtures/reference/gclogs/gcviewer-samples.tar.gz"))
+        .arg(
+            "gcviewer-samples/logs/SampleSun1_8_0CMS_ScavengeBR_HeapAtGC_TenuringDist_PrintFLS.txt",
+        )
+        .output()
+        .unwrap()
+        .stdout;
+    let copies = 3_000_000 / sample.len() + 1;
+    let log = dir.join("gc.log");
+    std::fs::write(&log, sample.repeat(copies)).unwrap();
+    let log = log.to_str().unwrap();
+    let one = run(&["--json", "--threads", "1", log]);
+    assert!(one.status.success(), "{one:?}");
+    let report: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    // One pause per copy: the remark with the young collection it holds.
+    assert_eq!(report["pauses"]["count"], copies as u64, "{report}");
+    for threads in ["2", "3"] {
+        let many = run(&["--json", "--threads", threads, log]);
+        assert_eq!(
+            String::from_utf8_lossy(&many.stdout),
+            String::from_utf8_lossy(&one.stdout)
+        );
+        assert_eq!(many.stderr, one.stderr);
+    }
+    let zero = run(&["--threads", "0", log]);
+    assert_eq!(zero.status.code(), Some(2), "{zero:?}");
+}

@@ -226,9 +226,13 @@ pub type Reader = Box<dyn Read + Send>;
 pub(crate) fn open_splittable(input: &Input, min_size: u64) -> Option<(File, u64)> {
     use std::os::unix::fs::FileExt;
     let path = input.path.as_ref().filter(|_| input.zip_entry.is_none())?;
+    // Looked at before opening: opening a named pipe waits for a writer.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= min_size) {
+        return None;
+    }
     let file = File::open(path).ok()?;
     let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() < min_size {
+    if !meta.is_file() {
         return None;
     }
     let mut head = vec![0; MAX_LINE];
