@@ -6,6 +6,7 @@
 //! - `reading`: reads an input on a thread of its own, sharing the parsing with the analysis;
 //! - `chunks`: reads one large file with several threads, with the same result;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
+//! - `sink`: the analysis as a `RecordSink` that other sources (JFR recordings) feed;
 //! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
 //! - [`findings`]: diagnosis rules with evidence, causes and fixes (OS causes and the
 //!   collector's health);
@@ -31,6 +32,7 @@ pub mod parse;
 mod pause_type;
 mod reading;
 pub mod render;
+mod sink;
 pub mod stitch;
 mod timeouts;
 

@@ -7,11 +7,13 @@ pub mod event;
 pub mod input;
 pub mod interval_log;
 pub mod output;
+pub mod record;
 pub mod severity;
 pub mod stats;
 pub mod units;
 
 pub use collector::Collector;
 pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};
+pub use record::{Record, RecordSink, Stamp};
 pub use severity::Severity;
 pub use stats::{DurationStats, Summary};

@@ -8,12 +8,12 @@ use std::time::Duration;
 use anyhow::Context as _;
 use pauselab_gclog::condition::{parse_conditions, Condition};
 use pauselab_gclog::hlog::{HlogMode, HlogSink};
-use pauselab_gclog::parse::GcPause;
 use pauselab_gclog::{
     analyze_inputs_with, default_threads, group_by_jvm, input, render, Analyzer, HeapSample,
     JvmInputs, Options, PauseSink,
 };
 use pauselab_pause::input::escape_control;
+use pauselab_pause::record::GcPause;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
 use pauselab_pause::PauseEvent;
 

@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use pauselab_gclog::parse::{
-    Cpu, CpuLoad, GcCycle, GcPause, HeapChange, Record, Safepoint, Stall, StallKind, Stamp,
-};
 use pauselab_gclog::{input, Analyzer, Report};
 use pauselab_jfr::{Assembler, Extras, Item, Malformed, Recording, Spooled};
 use pauselab_pause::input::escape_control;
+use pauselab_pause::record::{
+    Cpu, CpuLoad, GcCycle, GcPause, HeapChange, Record, Safepoint, Stall, StallKind, Stamp,
+};
 use pauselab_pause::units::ByteSize;
 use serde::Serialize;
 
