@@ -1,6 +1,7 @@
 //! The pause model shared by every pauselab source and renderer: pause events, histograms
 //! over time and HdrHistogram interval logs (compatible with Java's HdrHistogram).
 
+pub mod archive;
 pub mod civil;
 mod collector;
 pub mod event;

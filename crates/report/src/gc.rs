@@ -1,8 +1,7 @@
 //! GC pauses for reports: the timeline's pause markers and GC logs given as report input.
 //!
-//! This is the report's only contact with GC logs; the parsing is pauselab-gclog's. JFR
-//! recordings reach it the same way, fed to pauselab-gclog's analysis by the caller
-//! ([`read_fed`]), so this crate reads no recording itself.
+//! This is the report's only contact with GC logs and JFR recordings: the parsing is
+//! pauselab-gclog's and pauselab-jfr's, and both feed pauselab-gclog's analysis.
 
 use std::path::Path;
 
@@ -73,22 +72,10 @@ pub fn variant_gc(path: &Path, start_time_s: Option<f64>) -> VariantGc {
     VariantGc::of(read_gc(path), start_time_s)
 }
 
-/// Feeds the JFR recording at a path to the analysis (the `pauselab` binary's reader).
-pub type RecordingReader<'r> = &'r dyn Fn(&Path, &mut Analyzer<'_>) -> Result<(), ReportError>;
-
-/// [`variant_gc`] of a JFR recording, read through `read`. An unreadable recording gives
-/// no markers, as an unreadable log does.
-pub fn variant_recording(
-    path: &Path,
-    start_time_s: Option<f64>,
-    read: RecordingReader<'_>,
-) -> VariantGc {
-    VariantGc::of(
-        read_fed(&path.display().to_string(), &mut |analyzer| {
-            read(path, analyzer)
-        }),
-        start_time_s,
-    )
+/// [`variant_gc`] of a JFR recording. An unreadable recording gives no markers, as an
+/// unreadable log does.
+pub fn variant_recording(path: &Path, start_time_s: Option<f64>) -> VariantGc {
+    VariantGc::of(read_recording(path), start_time_s)
 }
 
 fn with_offsets(events: Vec<PauseEvent>, start_time_s: Option<f64>) -> Vec<(f64, PauseEvent)> {
@@ -247,7 +234,7 @@ pub struct GcRead {
 
 /// A GC log (any format pauselab-gclog reads: JDK 8 to 25, rotated, gzip, zip) read.
 pub fn read_gc(path: &Path) -> Result<GcRead, ReportError> {
-    read_fed(&path.display().to_string(), &mut |analyzer| {
+    analysed(&path.display().to_string(), |analyzer| {
         let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
         pauselab_gclog::ensure_one_jvm(&inputs)?;
         pauselab_gclog::analyze_inputs(&inputs, analyzer)?;
@@ -255,12 +242,22 @@ pub fn read_gc(path: &Path) -> Result<GcRead, ReportError> {
     })
 }
 
-/// Hands one source's records (a GC log's lines, a JFR recording's events) to the analysis.
-pub type Feed<'f> = &'f mut dyn FnMut(&mut Analyzer<'_>) -> Result<(), ReportError>;
+/// A JFR recording (a file, gzip or zip, a repository directory) read by pauselab-jfr.
+pub fn read_recording(path: &Path) -> Result<GcRead, ReportError> {
+    let name = path.display().to_string();
+    analysed(&name, |analyzer| {
+        pauselab_jfr::read_recordings(std::slice::from_ref(&name), analyzer)
+            .map(drop)
+            .map_err(|e| ReportError::Recording(e.to_string()))
+    })
+}
 
-/// The pauses, chart series and diagnosis of whatever `feed` hands to the analysis: a GC
-/// log here, a JFR recording from the `pauselab` binary. `source` names it in errors.
-pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<GcRead, ReportError> {
+/// The pauses, chart series and diagnosis of what `read` feeds to the analysis (a GC log's
+/// lines, a recording's records). `source` names it in errors.
+fn analysed(
+    source: &str,
+    read: impl FnOnce(&mut Analyzer<'_>) -> Result<(), ReportError>,
+) -> Result<GcRead, ReportError> {
     struct Collect(Vec<PauseEvent>, GcSeries, bool);
     impl PauseSink for Collect {
         fn pause(&mut self, event: &PauseEvent) {
@@ -277,7 +274,7 @@ pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<GcRead, ReportError> {
     }
     let mut sink = Collect(Vec::new(), GcSeries::default(), false);
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut sink);
-    feed(&mut analyzer)?;
+    read(&mut analyzer)?;
     let report = analyzer.finish();
     if sink.2 {
         return Err(ReportError::Input {
@@ -312,7 +309,7 @@ pub fn pause_summary(path: &Path) -> Result<GcLogSummary, ReportError> {
     )
 }
 
-/// What [`read_fed`] read as a pause histogram and timeline; `none` says why a source
+/// What [`read_gc`] or [`read_recording`] read as a pause histogram and timeline; `none` says why a source
 /// without pauses cannot be charted.
 pub fn summarize(source: &str, read: GcRead, none: &str) -> Result<GcLogSummary, ReportError> {
     if read.pauses.is_empty() {

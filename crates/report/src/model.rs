@@ -136,15 +136,18 @@ pub fn distinct_names(paths: &[PathBuf]) -> Vec<String> {
 
 impl Section {
     pub fn from_bundle(bundle: &Bundle) -> Section {
-        Self::from_bundle_with_recordings(bundle, None)
+        Self::of_bundle(bundle, false)
     }
 
     /// The same, with the pause markers of variants that have a JFR recording and no GC
-    /// log read through `recordings` (this crate reads no recording itself).
-    pub fn from_bundle_with_recordings(
-        bundle: &Bundle,
-        recordings: Option<crate::gc::RecordingReader<'_>>,
-    ) -> Section {
+    /// log.
+    pub fn from_bundle_with_recordings(bundle: &Bundle) -> Section {
+        Self::of_bundle(bundle, true)
+    }
+
+    /// A bundle's section; `recordings`: variants with a JFR recording and no GC log get
+    /// the recording's pause markers.
+    fn of_bundle(bundle: &Bundle, recordings: bool) -> Section {
         let m = &bundle.manifest;
         let h = &m.host;
         let mut facts = Vec::new();
@@ -244,7 +247,7 @@ impl Section {
             .map(|v| {
                 let gc = match (&v.gc_log, &v.recording, recordings) {
                     (Some(log), _, _) => crate::gc::variant_gc(log, start),
-                    (None, Some(rec), Some(read)) => crate::gc::variant_recording(rec, start, read),
+                    (None, Some(rec), true) => crate::gc::variant_recording(rec, start),
                     _ => crate::gc::VariantGc::default(),
                 };
                 VariantReport {
@@ -357,17 +360,12 @@ impl Section {
         Ok(Self::gc_pauses(path, name, summary, "GC pauses"))
     }
 
-    /// A JFR recording's GC pauses: the same charts as a GC log's. `feed` hands the
-    /// recording's records to the analysis (this crate reads no recording itself).
-    pub fn from_recording(
-        path: &Path,
-        name: &str,
-        feed: crate::gc::Feed<'_>,
-    ) -> Result<Section, ReportError> {
+    /// A JFR recording's GC pauses: the same charts as a GC log's.
+    pub fn from_recording(path: &Path, name: &str) -> Result<Section, ReportError> {
         let source = path.display().to_string();
         let summary = crate::gc::summarize(
             &source,
-            crate::gc::read_fed(&source, feed)?,
+            crate::gc::read_recording(path)?,
             "no GC pauses in the recording (record with jdk.GCPhasePause and jdk.GarbageCollection enabled, see docs/jfr.md)",
         )?;
         Ok(Self::gc_pauses(path, name, summary, "GC pauses (JFR)"))

@@ -11,12 +11,12 @@
 
 pub mod analyze;
 mod analyze_events;
-pub mod analyze_jfr;
 pub mod doctor;
 pub mod export;
 pub mod generate;
 pub mod hlog;
 pub mod jcmd;
+mod jfr_render;
 pub mod jstat;
 pub mod jvms;
 pub mod lab;

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use pauselab_gclog::Analyzer;
 use pauselab_pause::interval_log::TagFilter;
 use pauselab_report::bundle::{
     check_bundles, is_bundle, matrix_bundles, Bundle, MAX_REPORT_VARIANTS,
@@ -15,7 +14,7 @@ use pauselab_report::bundle::{
 use pauselab_report::hgrm::DEFAULT_UNIT_RATIO;
 use pauselab_report::matrix::MAX_TABLE_CELLS;
 use pauselab_report::model::{self, Section, Sla};
-use pauselab_report::{html, png, text, ReportError};
+use pauselab_report::{html, png, text};
 
 use super::EXIT_CONDITION;
 
@@ -75,7 +74,7 @@ fn classify(path: &Path) -> anyhow::Result<Vec<Input>> {
             pauselab_pause::input::escape_control(&path.display().to_string())
         );
     }
-    if super::analyze_jfr::is_recording(&path.display().to_string()) {
+    if pauselab_jfr::is_recording(&path.display().to_string()) {
         return Ok(vec![Input::Recording(path.to_path_buf())]);
     }
     let interval_log = pauselab_pause::interval_log::looks_like_interval_log(path)?;
@@ -84,14 +83,6 @@ fn classify(path: &Path) -> anyhow::Result<Vec<Input>> {
     } else {
         Input::GcLog(path.to_path_buf())
     }])
-}
-
-/// A JFR recording's records into the report's analysis (the report crate reads no
-/// recording itself).
-fn read_recording(path: &Path, analyzer: &mut Analyzer<'_>) -> Result<(), ReportError> {
-    super::analyze_jfr::analyze(&[path.display().to_string()], analyzer)
-        .map(drop)
-        .map_err(|e| ReportError::Recording(e.to_string()))
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -151,16 +142,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     "{}: more than {MAX_REPORT_VARIANTS} variants in one report: report fewer bundles at a time",
                     dir.display()
                 );
-                sections.push(Section::from_bundle_with_recordings(
-                    &bundle,
-                    Some(&read_recording),
-                ));
+                sections.push(Section::from_bundle_with_recordings(&bundle));
             }
             Input::GcLog(path) => sections.push(Section::from_gc_log(path, &name_of(path))?),
-            Input::Recording(path) => {
-                let mut feed = |analyzer: &mut Analyzer<'_>| read_recording(path, analyzer);
-                sections.push(Section::from_recording(path, &name_of(path), &mut feed)?);
-            }
+            Input::Recording(path) => sections.push(Section::from_recording(path, &name_of(path))?),
             Input::IntervalLog(_) => {}
         }
     }
