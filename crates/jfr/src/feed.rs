@@ -9,8 +9,9 @@ use pauselab_pause::record::{
 use pauselab_pause::{Record, RecordSink, Stamp};
 use serde::Serialize;
 
+use crate::assemble::{Assembler, Extras, Item};
 use crate::find::{max_decompressed, open_part, parts_of, Part};
-use crate::{Assembler, Error, Extras, Item, Malformed};
+use crate::{Error, Malformed};
 
 /// What a recording adds to what its records tell (`jfr` in `analyze --json`), per
 /// recording.

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use pauselab_pause::archive::{self, display_name, ZipMember};
 use pauselab_pause::units::ByteSize;
 
-use crate::{spool, Error, Recording, Spooled};
+use crate::spool::{spool, Spooled};
+use crate::{Error, Recording};
 
 /// The inputs when they are JFR recordings (see [`is_recording`]), `None` when none is;
 /// recordings mixed with GC logs are refused: a GC log of the same JVM would count every

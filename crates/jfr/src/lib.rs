@@ -28,7 +28,9 @@ mod cursor;
 mod event;
 mod feed;
 mod find;
+mod header;
 mod metadata;
+mod pools;
 mod spool;
 
 use std::fs::File;
@@ -47,7 +49,8 @@ pub use find::{
 };
 pub use spool::{spool, Spooled};
 
-use chunk::{ChunkError, Header, HEADER_SIZE, MAGIC};
+use chunk::ChunkError;
+use header::{Header, HEADER_SIZE, MAGIC};
 
 /// Why a recording could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -5,7 +5,7 @@
 
 use std::io::{self, Read, Write};
 
-use crate::chunk::{Header, HEADER_SIZE};
+use crate::header::{Header, HEADER_SIZE};
 
 /// What [`spool`] copied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
