@@ -255,3 +255,138 @@ pub(crate) fn open_part(part: &Part, limit: ByteSize) -> Result<Recording<BufRea
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::header::test_chunk;
+
+    fn text(e: Error) -> String {
+        e.to_string()
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap()
+    }
+
+    #[test]
+    fn a_repository_root_names_its_one_jvm_and_refuses_two() {
+        let root = tempfile::tempdir().unwrap();
+        let jvm = root.path().join("2026_11_26_10_18_59_4242");
+        std::fs::create_dir(&jvm).unwrap();
+        for name in [
+            "2026_11_26_10_19_30.jfr",
+            "2026_11_26_10_18_59.jfr",
+            "notes.txt",
+        ] {
+            std::fs::write(jvm.join(name), test_chunk(100)).unwrap();
+        }
+        let root_name = root.path().display().to_string();
+        assert!(is_recording(&root_name));
+        let chunks: Vec<PathBuf> = match parts_of(&root_name) {
+            Ok(parts) => parts
+                .into_iter()
+                .map(|p| match p {
+                    Part::RepositoryFile(path) => path,
+                    _ => panic!("not a chunk file"),
+                })
+                .collect(),
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(
+            chunks,
+            [
+                jvm.join("2026_11_26_10_18_59.jfr"),
+                jvm.join("2026_11_26_10_19_30.jfr")
+            ]
+        );
+
+        let other = root.path().join("2026_11_26_11_00_00_4343");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("2026_11_26_11_00_00.jfr"), test_chunk(100)).unwrap();
+        let error = parts_of(&root_name).map(drop).map_err(text).unwrap_err();
+        assert_eq!(
+            error,
+            format!("{root_name}: holds the JFR repositories of 2 JVMs, one directory each: name the one to analyze")
+        );
+
+        let empty = tempfile::tempdir().unwrap();
+        let empty_name = empty.path().display().to_string();
+        assert!(!is_recording(&empty_name));
+        let error = parts_of(&empty_name).map(drop).map_err(text).unwrap_err();
+        assert!(error.contains("a directory without .jfr files"), "{error}");
+    }
+
+    #[test]
+    fn packed_files_are_recordings_by_what_they_hold_and_capped_when_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name).display().to_string();
+        std::fs::write(path("rec.bin"), gzip(&test_chunk(4096))).unwrap();
+        std::fs::write(path("log.bin"), gzip(b"[0.004s][info][gc] Using G1\n")).unwrap();
+        assert!(is_recording(&path("rec.bin")));
+        assert!(!is_recording(&path("log.bin")));
+        assert!(!is_recording("-"));
+
+        let parts = parts_of(&path("rec.bin")).unwrap();
+        assert_eq!(parts.len(), 1);
+        let copy = open_part(&parts[0], ByteSize(4096)).unwrap();
+        assert_eq!(copy.len(), 4096);
+        let error = open_part(&parts[0], ByteSize(4095)).map(drop).map_err(text);
+        assert_eq!(
+            error.unwrap_err(),
+            format!("{}: decompresses to more than 4095, the limit for a compressed recording (PAUSELAB_MAX_DECOMPRESSED); decompress it to a file and give that, or raise the limit", path("rec.bin"))
+        );
+
+        // A zip of two recordings: one part each, named archive!member, in the archive's order.
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(path("two.zip")).unwrap());
+        for member in ["b.jfr", "a.jfr"] {
+            zip.start_file(member, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(&test_chunk(200)).unwrap();
+        }
+        zip.finish().unwrap();
+        assert!(is_recording(&path("two.zip")));
+        let names: Vec<String> = parts_of(&path("two.zip"))
+            .unwrap()
+            .iter()
+            .map(|p| match p {
+                Part::Packed(packed) => packed.name.clone(),
+                _ => panic!("not packed"),
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                format!("{}!b.jfr", path("two.zip")),
+                format!("{}!a.jfr", path("two.zip"))
+            ]
+        );
+    }
+
+    #[test]
+    fn recordings_mixed_with_gc_logs_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let rec = dir.path().join("rec.jfr").display().to_string();
+        let log = dir.path().join("gc.log").display().to_string();
+        std::fs::write(&rec, test_chunk(100)).unwrap();
+        std::fs::write(&log, "[0.004s][info][gc] Using G1\n").unwrap();
+        assert_eq!(recordings(std::slice::from_ref(&log)).unwrap(), None);
+        assert_eq!(
+            recordings(std::slice::from_ref(&rec)).unwrap(),
+            Some(vec![rec.clone()])
+        );
+        let error = recordings(&[rec.clone(), log.clone()])
+            .map_err(text)
+            .unwrap_err();
+        assert!(
+            error.starts_with(&format!(
+                "{rec} is a JFR recording and {log} a GC log: analyze them separately"
+            )),
+            "{error}"
+        );
+    }
+}

@@ -72,3 +72,22 @@ impl Header {
         ns.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
     }
 }
+
+#[cfg(test)]
+/// For tests: a chunk of `size` bytes: a valid version 2.0 header, then filler.
+pub(crate) fn test_chunk(size: u64) -> Vec<u8> {
+    let mut bytes = b"FLR\0".to_vec();
+    bytes.extend(2u16.to_be_bytes());
+    bytes.extend(0u16.to_be_bytes());
+    bytes.extend(size.to_be_bytes()); // chunk size
+    bytes.extend(0u64.to_be_bytes()); // constant pool offset
+    bytes.extend(HEADER_SIZE.to_be_bytes()); // metadata offset
+    bytes.extend(0u64.to_be_bytes()); // start, ns
+    bytes.extend(0u64.to_be_bytes()); // duration, ns
+    bytes.extend(0u64.to_be_bytes()); // start, ticks
+    bytes.extend(1_000_000_000u64.to_be_bytes()); // ticks per second
+    bytes.extend(1u32.to_be_bytes()); // flags: compressed integers
+    assert_eq!(bytes.len() as u64, HEADER_SIZE);
+    bytes.resize(size as usize, 7);
+    bytes
+}
