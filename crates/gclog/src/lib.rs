@@ -6,8 +6,8 @@
 //! - `reading`: reads an input on a thread of its own, sharing the parsing with the analysis;
 //! - `chunks`: reads one large file with several threads, with the same result;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
-//! - `sink`: the analysis as a `RecordSink` that other sources (JFR recordings) feed;
 //! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
+//! - `sink`: the analysis as a `RecordSink` that other sources (JFR recordings) feed;
 //! - [`findings`]: diagnosis rules with evidence, causes and fixes (OS causes and the
 //!   collector's health);
 //! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;

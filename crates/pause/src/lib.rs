@@ -1,5 +1,7 @@
-//! The pause model shared by every pauselab source and renderer: pause events, histograms
-//! over time and HdrHistogram interval logs (compatible with Java's HdrHistogram).
+//! The pause model shared by every pauselab source and renderer: the records every source
+//! feeds to a [`RecordSink`] ([`record`]), pause events, histograms over time, HdrHistogram
+//! interval logs (compatible with Java's HdrHistogram), and opening inputs, compressed
+//! ones too ([`archive`]).
 
 pub mod archive;
 pub mod civil;
