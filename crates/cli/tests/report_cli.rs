@@ -515,6 +515,46 @@ fn a_gc_log_report_carries_its_diagnosis_and_honest_charts() {
     );
 }
 
+/// The worst pauses and findings of `pauselab analyze FILE`, from its "Worst" line to the
+/// blank line before "Unparsed".
+fn analyze_findings_text(file: &str) -> String {
+    let out = pauselab(&["analyze", file]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let from = text.find("Worst ").expect("worst pauses");
+    let to = text.find("\n\nUnparsed").expect("unparsed line");
+    text[from..to].to_string()
+}
+
+/// `pauselab report FILE` in the terminal.
+fn report_text(file: &str) -> String {
+    let out = pauselab(&["report", file]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_terminal_report_prints_the_findings_word_for_word_as_analyze() {
+    for log in [
+        "fixtures/gclogs/parallel-swapped-jdk17.log",
+        "fixtures/reference/gclogs/defnew.log.gz",
+    ] {
+        let log = repo().join(log).display().to_string();
+        let findings = analyze_findings_text(&log);
+        assert!(findings.contains("      causes: 1. "), "{findings}");
+        assert!(findings.contains("      fix:    - "), "{findings}");
+        let report = report_text(&log);
+        assert!(
+            report.contains(&format!("(values in ms)\n\n{findings}\n")),
+            "{log}: {report}"
+        );
+    }
+}
+
 #[test]
 fn a_bundle_opens_with_its_verdict_and_findings() {
     let noisy = "other processes used 97% of the CPUs for 40 s of the run";
@@ -900,6 +940,11 @@ fn a_jfr_recording_is_charted_like_its_gc_log() {
     let analyze = pauselab(&["analyze", "--json", run.jfr.to_str().unwrap()]);
     let report: serde_json::Value = serde_json::from_slice(&analyze.stdout).unwrap();
     assert_eq!(report["memory"]["heap_samples"], heap_samples);
+
+    // In the terminal, the recording's worst pauses and findings as `analyze` prints them.
+    let jfr = run.jfr.display().to_string();
+    let (r, a) = (report_text(&jfr), analyze_findings_text(&jfr));
+    assert!(r.contains(&a), "{r}\n=====\n{a}");
 }
 
 #[test]

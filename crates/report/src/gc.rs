@@ -27,11 +27,17 @@ pub struct Diagnosis {
     /// The longest pauses, longest first, with their source line.
     pub worst: Vec<WorstPause>,
     pub jvm: Jvm,
+    /// The worst pauses and the findings as `pauselab analyze` prints them, word for word:
+    /// the terminal report shows these.
+    pub text: String,
 }
 
 impl Diagnosis {
     fn of(report: Report) -> Diagnosis {
+        let text = pauselab_gclog::render::worst_text(&report)
+            + &pauselab_gclog::render::findings_text(&report);
         Diagnosis {
+            text,
             findings: report
                 .findings
                 .iter()
@@ -40,6 +46,27 @@ impl Diagnosis {
             worst: report.worst,
             jvm: report.jvm,
         }
+    }
+
+    /// One line for a variant labelled `label`: the rules that fired and the longest pause
+    /// (`GC log of default (JDK 17): 2 finding(s): real_gt_cpu, full_gc; longest pause
+    /// 37928.706 ms`).
+    pub fn summary(&self, label: &str) -> String {
+        let rules: Vec<&str> = self
+            .findings
+            .iter()
+            .filter_map(|f| f.get("rule").and_then(|r| r.as_str()))
+            .collect();
+        let found = if rules.is_empty() {
+            "no findings".to_string()
+        } else {
+            format!("{} finding(s): {}", rules.len(), rules.join(", "))
+        };
+        let longest = self
+            .longest_ms()
+            .map(|ms| format!("; longest pause {} ms", crate::diagnosis::exact(ms)))
+            .unwrap_or_default();
+        format!("GC log of {label}: {found}{longest}")
     }
 
     /// The exact longest pause (ms), as the log gives it (a histogram quantises it).
@@ -84,7 +111,7 @@ pub fn variant_recording(
     read: RecordingReader<'_>,
 ) -> VariantGc {
     VariantGc::of(
-        read_fed(&path.display().to_string(), &mut |analyzer| {
+        read_recording(&path.display().to_string(), &mut |analyzer| {
             read(path, analyzer)
         }),
         start_time_s,
@@ -261,6 +288,16 @@ pub type Feed<'f> = &'f mut dyn FnMut(&mut Analyzer<'_>) -> Result<(), ReportErr
 /// The pauses, chart series and diagnosis of whatever `feed` hands to the analysis: a GC
 /// log here, a JFR recording from the `pauselab` binary. `source` names it in errors.
 pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<GcRead, ReportError> {
+    read(source, feed, false)
+}
+
+/// [`read_fed`] of a JFR recording: its inputs have no log format, so the analysis's words
+/// name its events by number (`rec.jfr event 202`), as `pauselab analyze` does.
+pub fn read_recording(source: &str, feed: Feed<'_>) -> Result<GcRead, ReportError> {
+    read(source, feed, true)
+}
+
+fn read(source: &str, feed: Feed<'_>, recording: bool) -> Result<GcRead, ReportError> {
     struct Collect(Vec<PauseEvent>, GcSeries, bool);
     impl PauseSink for Collect {
         fn pause(&mut self, event: &PauseEvent) {
@@ -278,7 +315,10 @@ pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<GcRead, ReportError> {
     let mut sink = Collect(Vec::new(), GcSeries::default(), false);
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut sink);
     feed(&mut analyzer)?;
-    let report = analyzer.finish();
+    let mut report = analyzer.finish();
+    if recording {
+        report.inputs.iter_mut().for_each(|f| f.format = None);
+    }
     if sink.2 {
         return Err(ReportError::Input {
             source_name: source.to_string(),

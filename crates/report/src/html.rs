@@ -527,24 +527,11 @@ fn variant_table(out: &mut String, section: &Section, sla: Option<&Sla>, unit_ra
 fn variant_diagnoses(out: &mut String, section: &Section) {
     for v in &section.variants {
         let Some(d) = &v.diagnosis else { continue };
-        let rules: Vec<String> = d
-            .findings
-            .iter()
-            .filter_map(|f| f.get("rule").and_then(|r| r.as_str()).map(str::to_string))
-            .collect();
         let _ = write!(
             out,
-            r#"<details class="variant-diagnosis" data-variant="{}"><summary>GC log of {}: {}{}</summary>"#,
+            r#"<details class="variant-diagnosis" data-variant="{}"><summary>{}</summary>"#,
             escape(&v.id),
-            escape(&v.label),
-            if rules.is_empty() {
-                "no findings".to_string()
-            } else {
-                escape(&format!("{} finding(s): {}", rules.len(), rules.join(", ")))
-            },
-            d.longest_ms()
-                .map(|ms| format!("; longest pause {} ms", crate::diagnosis::exact(ms)))
-                .unwrap_or_default()
+            escape(&d.summary(&v.label)),
         );
         crate::diagnosis::diagnosis_html(out, d);
         out.push_str("</details>");

@@ -367,7 +367,7 @@ impl Section {
         let source = path.display().to_string();
         let summary = crate::gc::summarize(
             &source,
-            crate::gc::read_fed(&source, feed)?,
+            crate::gc::read_recording(&source, feed)?,
             "no GC pauses in the recording (record with jdk.GCPhasePause and jdk.GarbageCollection enabled, see docs/jfr.md)",
         )?;
         Ok(Self::gc_pauses(path, name, summary, "GC pauses (JFR)"))
