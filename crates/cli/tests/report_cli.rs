@@ -359,7 +359,27 @@ fn interval_logs_and_gc_logs_are_reported_directly() {
     assert_eq!(logs.as_array().unwrap().len(), 2);
     assert_eq!(logs[0]["hiccups"]["stats"], hlog_stats(&a));
     assert_eq!(logs[1]["hiccups"]["stats"], hlog_stats(&b));
+    // Each log's 10 intervals with the highest max, highest first, with their own numbers.
+    let worst = logs[0]["hiccups"]["worst_intervals"].as_array().unwrap();
+    assert_eq!(worst.len(), 10);
+    assert_eq!(worst[0]["line"], 2306);
+    assert_eq!(worst[0]["max"], logs[0]["hiccups"]["stats"]["max"]);
+    assert!(worst
+        .windows(2)
+        .all(|w| w[0]["max"].as_u64() >= w[1]["max"].as_u64()));
     let html = std::fs::read_to_string(&page).unwrap();
+    let table = element(
+        &html,
+        r#"<table class="worst-intervals" data-variant="java8x4-async-off-c4-2-jhiccup">"#,
+        "</table>",
+    );
+    assert_eq!(table.matches("<tr>").count(), 11, "{table}");
+    assert!(table.contains("<th>p99 (ms)</th>"), "{table}");
+    assert!(
+        table.contains("<tr><td>11506.627</td><td>Wed Mar 08 18:21:50 UTC 2023</td><td>5.000</td><td>4913</td><td>4177.527</td><td>4127.195</td><td>2306</td></tr>"),
+        "{table}"
+    );
+    assert_eq!(html.matches(r#"<table class="worst-intervals""#).count(), 2);
     assert_eq!(figures(&html, "percentiles").len(), 2);
     // GC pause markers beside the GC log's timeline.
     let timeline = figures(&html, "timeline")[0];

@@ -391,6 +391,7 @@ pub fn summarize(source: &str, read: GcRead, none: &str) -> Result<GcLogSummary,
         intervals,
         histogram,
         tags_seen: Vec::new(),
+        worst: Vec::new(),
     };
     Ok(GcLogSummary {
         summary,

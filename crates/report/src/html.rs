@@ -538,6 +538,34 @@ fn variant_diagnoses(out: &mut String, section: &Section) {
     }
 }
 
+/// Each interval log's intervals with the highest max, with their own count and p99.
+fn worst_intervals_html(out: &mut String, section: &Section, unit_ratio: f64) {
+    for v in &section.variants {
+        let Some(log) = v.hiccups.as_ref().filter(|l| !l.worst.is_empty()) else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            r#"<h3>Worst {} intervals of {} <span class="muted">(highest max first; each interval's own histogram)</span></h3><div class="scroll"><table class="worst-intervals" data-variant="{}"><thead><tr>"#,
+            log.worst.len(),
+            escape(&v.label),
+            escape(&v.id)
+        );
+        for column in crate::summary::WORST_INTERVAL_COLUMNS {
+            let _ = write!(out, "<th>{}</th>", escape(column));
+        }
+        out.push_str("</tr></thead><tbody>");
+        for row in log.worst_rows(unit_ratio) {
+            out.push_str("<tr>");
+            for cell in row {
+                let _ = write!(out, "<td>{}</td>", escape(&cell));
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</tbody></table></div>");
+    }
+}
+
 /// The experiment's chosen measurements (throughput, start-up, JMH scores...), one row
 /// per variant.
 fn measurement_table(out: &mut String, section: &Section) {
@@ -724,6 +752,9 @@ pub fn render(
         }
         variant_table(&mut out, section, sla, unit_ratio);
         measurement_table(&mut out, section);
+        if section.interval_logs {
+            worst_intervals_html(&mut out, section, unit_ratio);
+        }
         if section.verdict.is_some() {
             variant_diagnoses(&mut out, section);
         }

@@ -100,9 +100,30 @@ pub fn render(
             out.push_str(&table::render(&header, &rows));
         }
         diagnoses(&mut out, section);
+        if section.interval_logs {
+            worst_intervals(&mut out, section, unit_ratio);
+        }
         out.push('\n');
     }
     out
+}
+
+/// Each interval log's intervals with the highest max, with their own count and p99.
+fn worst_intervals(out: &mut String, section: &Section, unit_ratio: f64) {
+    for v in &section.variants {
+        let Some(log) = v.hiccups.as_ref().filter(|l| !l.worst.is_empty()) else {
+            continue;
+        };
+        out.push_str(&format!(
+            "\nWorst {} intervals of {} (highest max first)\n",
+            log.worst.len(),
+            v.label
+        ));
+        out.push_str(&table::render(
+            &crate::summary::WORST_INTERVAL_COLUMNS,
+            &log.worst_rows(unit_ratio),
+        ));
+    }
 }
 
 /// What the analysis of each GC log or recording found, in `analyze`'s words: a log's or
@@ -248,5 +269,42 @@ mod tests {
         );
         // A bundle's variants are summed up in one line each, not their worst pauses.
         assert!(!text.contains("Worst "), "{text}");
+    }
+
+    #[test]
+    fn interval_logs_show_their_worst_intervals_and_bundles_do_not() {
+        let log = fixture("reference/jhiccup/java8x4-async-off_c4_2.jHiccup");
+        let section = Section::from_logs(
+            &[(log, "a.jHiccup".to_string())],
+            &pauselab_pause::interval_log::TagFilter::Untagged,
+        )
+        .unwrap();
+        let text = render(&[section], None, None, 1e6);
+        let table = text
+            .split("\nWorst 10 intervals of a.jHiccup (highest max first)\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{text}"));
+        let lines: Vec<&str> = table.lines().take(11).collect();
+        assert_eq!(
+            lines[0]
+                .split("  ")
+                .filter(|c| !c.is_empty())
+                .map(str::trim)
+                .collect::<Vec<_>>(),
+            crate::summary::WORST_INTERVAL_COLUMNS
+        );
+        assert!(
+            lines[1].starts_with("11506.627  Wed Mar 08 18:21:50 UTC 2023"),
+            "{table}"
+        );
+        assert!(
+            lines[1].ends_with("4913  4177.527  4127.195  2306"),
+            "{table}"
+        );
+        assert!(lines[10].ends_with("656"), "{table}");
+
+        let bundle = crate::bundle::Bundle::open(&fixture("bundles/lab-kernel6.1")).unwrap();
+        let text = render(&[Section::from_bundle(&bundle)], None, None, 1e6);
+        assert!(!text.contains("intervals of"), "{text}");
     }
 }
