@@ -297,8 +297,8 @@ fn png_charts_are_written() {
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
     names.sort();
-    // 1 percentile chart, 3 timelines, 2 host charts.
-    assert_eq!(names.len(), 6, "{names:?}");
+    // 1 percentile chart, 3 timelines, the host's noise, 2 host charts.
+    assert_eq!(names.len(), 7, "{names:?}");
     for name in &names {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{name}");

@@ -212,6 +212,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     named.push((format!("{anchor}-safepoints"), sp));
                 }
             }
+            if let Some(svg) = &charts.noise {
+                named.push((format!("{}-noise", section.id), svg));
+            }
             for (i, svg) in charts.host.iter().enumerate() {
                 named.push((format!("{}-host-{}", section.id, i + 1), svg));
             }
