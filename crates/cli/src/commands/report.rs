@@ -15,7 +15,7 @@ use pauselab_report::bundle::{
 use pauselab_report::hgrm::DEFAULT_UNIT_RATIO;
 use pauselab_report::matrix::MAX_TABLE_CELLS;
 use pauselab_report::model::{self, Section, Sla};
-use pauselab_report::{html, png, ReportError};
+use pauselab_report::{html, ReportError};
 
 use super::EXIT_CONDITION;
 use crate::render;
@@ -197,19 +197,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pauselab_pause::output::write_file(path, page.as_bytes())
             .with_context(|| format!("{}: cannot write the report", path.display()))?;
     }
-    let mut png_files = Vec::new();
-    if let Some(dir) = &args.png {
-        pauselab_pause::output::create_dir(dir)
-            .with_context(|| format!("--png {}: cannot write charts there", dir.display()))?;
-        for section in &sections {
-            let charts = html::charts(section, sla.as_ref(), ratio);
-            for (name, svg) in render::report::chart_files(section, &charts) {
-                let path = dir.join(format!("{name}.png"));
-                png::write_png(svg, &path)?;
-                png_files.push(path);
-            }
-        }
-    }
+    let png_files = match &args.png {
+        Some(dir) => render::report::write_pngs(dir, &sections, sla.as_ref(), ratio)?,
+        None => Vec::new(),
+    };
 
     let breached = render::report::sla_breached(&sections, sla.as_ref(), ratio);
     let written = render::report::Written {

@@ -3,8 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use pauselab_report::html::Charts;
+use anyhow::Context;
+use pauselab_report::html::{self, Charts};
 use pauselab_report::model::{self, Matrix, Section, Sla};
+use pauselab_report::png;
 
 /// What a report wrote besides its text.
 pub struct Written<'a> {
@@ -46,6 +48,28 @@ pub fn chart_files<'c>(section: &Section, charts: &'c Charts) -> Vec<(String, &'
         named.push((format!("{}-{what}", section.id), svg));
     }
     named
+}
+
+/// Every chart of every section as a PNG file in `dir` (created when missing): the files
+/// written.
+pub fn write_pngs(
+    dir: &Path,
+    sections: &[Section],
+    sla: Option<&Sla>,
+    unit_ratio: f64,
+) -> anyhow::Result<Vec<PathBuf>> {
+    pauselab_pause::output::create_dir(dir)
+        .with_context(|| format!("--png {}: cannot write charts there", dir.display()))?;
+    let mut files = Vec::new();
+    for section in sections {
+        let charts = html::charts(section, sla, unit_ratio);
+        for (name, svg) in chart_files(section, &charts) {
+            let path = dir.join(format!("{name}.png"));
+            png::write_png(svg, &path)?;
+            files.push(path);
+        }
+    }
+    Ok(files)
 }
 
 /// The `--json` document (docs/report.md).
