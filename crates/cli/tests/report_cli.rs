@@ -961,6 +961,16 @@ fn a_jfr_recording_is_charted_like_its_gc_log() {
     let report: serde_json::Value = serde_json::from_slice(&analyze.stdout).unwrap();
     assert_eq!(report["memory"]["heap_samples"], heap_samples);
 
+    // A recording numbers its events, not lines: its worst pauses say so on the page too.
+    let section = element(
+        &html,
+        r#"<section class="bundle" id="gc-rec-jfr""#,
+        "</section>",
+    );
+    let worst = element(section, r#"<table class="worst">"#, "</table>");
+    assert!(worst.contains(">rec.jfr event "), "{worst}");
+    assert!(!worst.contains(">rec.jfr:"), "{worst}");
+
     // In the terminal, the recording's worst pauses and findings as `analyze` prints them.
     let jfr = run.jfr.display().to_string();
     let (r, a) = (report_text(&jfr), analyze_findings_text(&jfr));

@@ -27,6 +27,8 @@ pub struct Diagnosis {
     /// The longest pauses, longest first, with their source line.
     pub worst: Vec<WorstPause>,
     pub jvm: Jvm,
+    /// The inputs that are recordings: their places are event numbers, not lines.
+    pub recordings: Vec<String>,
     /// The worst pauses and the findings as `pauselab analyze` prints them, word for word:
     /// the terminal report shows these.
     pub text: String,
@@ -38,6 +40,12 @@ impl Diagnosis {
             + &pauselab_gclog::render::findings_text(&report);
         Diagnosis {
             text,
+            recordings: report
+                .inputs
+                .iter()
+                .filter(|i| i.format.is_none())
+                .map(|i| i.file.clone())
+                .collect(),
             findings: report
                 .findings
                 .iter()
