@@ -195,6 +195,28 @@ pub fn render_text(r: &Report) -> String {
     }
     let _ = writeln!(o);
 
+    o.push_str(&worst_text(r));
+    o.push_str(&findings_text(r));
+    let _ = writeln!(o);
+    match &r.first_unparsed {
+        Some(u) => {
+            let _ = writeln!(
+                o,
+                "Unparsed   {} lines; first at {}:{}: {}",
+                r.unparsed_lines, u.file, u.line, u.text
+            );
+        }
+        None => {
+            let _ = writeln!(o, "Unparsed   0 lines");
+        }
+    }
+    o
+}
+
+/// The worst pauses as `analyze` prints them, longest first, each with its source line,
+/// followed by a blank line; nothing when the input has no pause.
+pub fn worst_text(r: &Report) -> String {
+    let mut o = String::new();
     if !r.worst.is_empty() {
         let _ = writeln!(o, "Worst {} pauses", r.worst.len());
         let _ = writeln!(
@@ -239,6 +261,13 @@ pub fn render_text(r: &Report) -> String {
         let _ = writeln!(o);
     }
 
+    o
+}
+
+/// The findings as `analyze` prints them: each with its evidence, every cause ranked by
+/// what supports it, and the fixes; or one line saying why there are none.
+pub fn findings_text(r: &Report) -> String {
+    let mut o = String::new();
     if !r.has_events() {
         let _ = writeln!(
             o,
@@ -279,19 +308,6 @@ pub fn render_text(r: &Report) -> String {
                 let label = if i == 0 { "fix:" } else { "" };
                 let _ = writeln!(o, "      {label:<8}- {fix}");
             }
-        }
-    }
-    let _ = writeln!(o);
-    match &r.first_unparsed {
-        Some(u) => {
-            let _ = writeln!(
-                o,
-                "Unparsed   {} lines; first at {}:{}: {}",
-                r.unparsed_lines, u.file, u.line, u.text
-            );
-        }
-        None => {
-            let _ = writeln!(o, "Unparsed   0 lines");
         }
     }
     o

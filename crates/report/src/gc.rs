@@ -26,11 +26,25 @@ pub struct Diagnosis {
     /// The longest pauses, longest first, with their source line.
     pub worst: Vec<WorstPause>,
     pub jvm: Jvm,
+    /// The inputs that are recordings: their places are event numbers, not lines.
+    pub recordings: Vec<String>,
+    /// The worst pauses and the findings as `pauselab analyze` prints them, word for word:
+    /// the terminal report shows these.
+    pub text: String,
 }
 
 impl Diagnosis {
     fn of(report: Report) -> Diagnosis {
+        let text = pauselab_gclog::render::worst_text(&report)
+            + &pauselab_gclog::render::findings_text(&report);
         Diagnosis {
+            text,
+            recordings: report
+                .inputs
+                .iter()
+                .filter(|i| i.format.is_none())
+                .map(|i| i.file.clone())
+                .collect(),
             findings: report
                 .findings
                 .iter()
@@ -39,6 +53,27 @@ impl Diagnosis {
             worst: report.worst,
             jvm: report.jvm,
         }
+    }
+
+    /// One line for a variant labelled `label`: the rules that fired and the longest pause
+    /// (`GC log of default (JDK 17): 2 finding(s): real_gt_cpu, full_gc; longest pause
+    /// 37928.706 ms`).
+    pub fn summary(&self, label: &str) -> String {
+        let rules: Vec<&str> = self
+            .findings
+            .iter()
+            .filter_map(|f| f.get("rule").and_then(|r| r.as_str()))
+            .collect();
+        let found = if rules.is_empty() {
+            "no findings".to_string()
+        } else {
+            format!("{} finding(s): {}", rules.len(), rules.join(", "))
+        };
+        let longest = self
+            .longest_ms()
+            .map(|ms| format!("; longest pause {} ms", crate::diagnosis::exact(ms)))
+            .unwrap_or_default();
+        format!("GC log of {label}: {found}{longest}")
     }
 
     /// The exact longest pause (ms), as the log gives it (a histogram quantises it).
@@ -234,7 +269,7 @@ pub struct GcRead {
 
 /// A GC log (any format pauselab-gclog reads: JDK 8 to 25, rotated, gzip, zip) read.
 pub fn read_gc(path: &Path) -> Result<GcRead, ReportError> {
-    analysed(&path.display().to_string(), |analyzer| {
+    analysed(&path.display().to_string(), false, |analyzer| {
         let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
         pauselab_gclog::ensure_one_jvm(&inputs)?;
         pauselab_gclog::analyze_inputs(&inputs, analyzer)?;
@@ -245,7 +280,7 @@ pub fn read_gc(path: &Path) -> Result<GcRead, ReportError> {
 /// A JFR recording (a file, gzip or zip, a repository directory) read by pauselab-jfr.
 pub fn read_recording(path: &Path) -> Result<GcRead, ReportError> {
     let name = path.display().to_string();
-    analysed(&name, |analyzer| {
+    analysed(&name, true, |analyzer| {
         pauselab_jfr::read_recordings(std::slice::from_ref(&name), analyzer)
             .map(drop)
             .map_err(|e| ReportError::Recording(e.to_string()))
@@ -253,9 +288,12 @@ pub fn read_recording(path: &Path) -> Result<GcRead, ReportError> {
 }
 
 /// The pauses, chart series and diagnosis of what `read` feeds to the analysis (a GC log's
-/// lines, a recording's records). `source` names it in errors.
+/// lines, a recording's records). `source` names it in errors. A recording's inputs have
+/// no log format, so the analysis's words name its events by number (`rec.jfr event 202`),
+/// as `pauselab analyze` does.
 fn analysed(
     source: &str,
+    recording: bool,
     read: impl FnOnce(&mut Analyzer<'_>) -> Result<(), ReportError>,
 ) -> Result<GcRead, ReportError> {
     struct Collect(Vec<PauseEvent>, GcSeries, bool);
@@ -275,7 +313,10 @@ fn analysed(
     let mut sink = Collect(Vec::new(), GcSeries::default(), false);
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut sink);
     read(&mut analyzer)?;
-    let report = analyzer.finish();
+    let mut report = analyzer.finish();
+    if recording {
+        report.inputs.iter_mut().for_each(|f| f.format = None);
+    }
     if sink.2 {
         return Err(ReportError::Input {
             source_name: source.to_string(),
@@ -348,6 +389,7 @@ pub fn summarize(source: &str, read: GcRead, none: &str) -> Result<GcLogSummary,
         intervals,
         histogram,
         tags_seen: Vec::new(),
+        worst: Vec::new(),
     };
     Ok(GcLogSummary {
         summary,

@@ -78,6 +78,8 @@ pub struct Section {
     pub gc: Option<crate::gc::GcSeries>,
     /// Measurements shown as a table beside the pause table (empty: none).
     pub measurement_columns: Vec<String>,
+    /// Interval logs given as inputs: each variant's worst intervals are shown.
+    pub interval_logs: bool,
 }
 
 fn slug(text: &str) -> String {
@@ -300,6 +302,7 @@ impl Section {
             host: bundle.host_series.clone(),
             gc: None,
             measurement_columns: m.experiment.measurement_columns(),
+            interval_logs: false,
         }
     }
 
@@ -349,6 +352,7 @@ impl Section {
                 .join(", "),
             facts,
             variants,
+            interval_logs: true,
             ..Section::default()
         })
     }
@@ -487,7 +491,7 @@ pub fn variant_json(v: &VariantReport, sla: Option<&Sla>, unit_ratio: f64) -> se
         s.as_ref().map(|s| {
             serde_json::json!({
                 "file": s.source, "intervals": s.intervals.len(), "span_s": s.span_s(),
-                "stats": Stats::of(&s.histogram),
+                "stats": Stats::of(&s.histogram), "worst_intervals": s.worst,
             })
         })
     };

@@ -24,7 +24,6 @@ pub mod perf;
 mod perf_pages;
 pub mod probe;
 pub mod report;
-mod table;
 pub mod watch;
 
 pub const EXIT_ERROR: u8 = 1;
