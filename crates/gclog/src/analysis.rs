@@ -20,6 +20,10 @@ use crate::parse::{
     StallKind, Stamp,
 };
 use crate::timeouts::{TimeoutSection, Timeouts};
+use crate::totals::Totals;
+
+pub use crate::pause_type::is_gc_operation;
+pub use crate::totals::NameTotals;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -83,44 +87,6 @@ struct Pending {
     shares_gc_id: bool,
     ttsp_ns: Option<u64>,
     stopped_ns: Option<u64>,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct NameTotals {
-    pub name: String,
-    pub count: u64,
-    pub total_ms: f64,
-    pub max_ms: f64,
-    /// Only for VM operations: whether it is a garbage collection.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gc: Option<bool>,
-}
-
-#[derive(Default)]
-pub(crate) struct Totals {
-    count: u64,
-    total_ns: u128,
-    max_ns: u64,
-    /// For VM operations: whether it collected garbage.
-    gc: Option<bool>,
-}
-
-impl Totals {
-    pub(crate) fn named(&self, name: &str) -> NameTotals {
-        NameTotals {
-            name: name.to_string(),
-            count: self.count,
-            total_ms: self.total_ns as f64 / 1e6,
-            max_ms: self.max_ns as f64 / 1e6,
-            gc: self.gc,
-        }
-    }
-
-    pub(crate) fn add(&mut self, ns: u64) {
-        self.count += 1;
-        self.total_ns += u128::from(ns);
-        self.max_ns = self.max_ns.max(ns);
-    }
 }
 
 /// Safepoints from one kind of line (stopped-time / `Safepoint "..."` lines, or the JDK 8
@@ -1130,7 +1096,7 @@ impl<'s> Analyzer<'s> {
                     let ttsp = if ttsp_ns > 0 {
                         format!(
                             ", time to safepoint {}",
-                            crate::render::dur(ttsp_ns as f64 / 1e6)
+                            crate::num::dur(ttsp_ns as f64 / 1e6)
                         )
                     } else {
                         String::new()
@@ -1142,9 +1108,9 @@ impl<'s> Analyzer<'s> {
                         what,
                         format!(
                             "stopped {}, GC {}{ttsp}: {} outside the collector{op}",
-                            crate::render::dur(sp.total_ns as f64 / 1e6),
-                            crate::render::dur(gc_ns as f64 / 1e6),
-                            crate::render::dur(excess as f64 / 1e6)
+                            crate::num::dur(sp.total_ns as f64 / 1e6),
+                            crate::num::dur(gc_ns as f64 / 1e6),
+                            crate::num::dur(excess as f64 / 1e6)
                         ),
                         excess,
                     )
@@ -1566,19 +1532,6 @@ fn operation_of_cause(cause: &str) -> Option<&'static str> {
         "Heap Inspection Initiated GC" => Some("HeapInspection"),
         _ => None,
     }
-}
-
-/// VM operations that are garbage collections (names as in HotSpot's VM_Operation types).
-pub fn is_gc_operation(op: &str) -> bool {
-    op.contains("GC")
-        || op.contains("Collect")
-        || op.starts_with("G1")
-        || op.starts_with("Shenandoah")
-        || op.starts_with("ZMark")
-        || op.starts_with("ZRelocate")
-        || op.starts_with("CMS")
-        || op.starts_with("Parallel")
-        || op == "GC_HeapInspection"
 }
 
 /// Longest beginning of an unparsed line kept for the report.

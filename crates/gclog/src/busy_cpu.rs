@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crate::findings::{Evidence, RuleTracker};
+use crate::evidence::{Evidence, RuleTracker};
 use crate::parse::CpuLoad;
 
 /// Pauses at least this long are checked against the CPU load.

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+pub use crate::evidence::{Evidence, RuleTracker};
 use crate::timeouts::Culprit;
 
 mod busy_cpu;
@@ -58,23 +59,6 @@ impl Default for Thresholds {
 /// The scale shared with `doctor`'s host checks (a log finding is never `Ok`).
 pub use pauselab_pause::Severity;
 
-/// One pause or safepoint that made a rule fire.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Evidence {
-    pub file: String,
-    pub line: u64,
-    /// Seconds since JVM start, when the log has it.
-    pub uptime_s: Option<f64>,
-    /// ISO-8601 UTC, when the log has a wall clock.
-    pub wall: Option<String>,
-    /// The pause or VM operation.
-    pub what: String,
-    /// The numbers that made the rule fire, in words.
-    pub detail: String,
-    /// How far over the rule's margin, in ms (ranks the evidence).
-    pub excess_ms: f64,
-}
-
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
     pub rule: &'static str,
@@ -98,43 +82,7 @@ pub struct Finding {
     pub threads: Vec<Culprit>,
 }
 
-/// Count, excess and the K strongest examples of one rule.
-#[derive(Debug, Clone, Default)]
-pub struct RuleTracker {
-    pub count: u64,
-    pub excess_ns: u128,
-    pub max_excess_ns: u64,
-    evidence: Vec<Evidence>,
-}
-
 impl RuleTracker {
-    pub fn hit(&mut self, excess_ns: u64, keep: usize, evidence: impl FnOnce() -> Evidence) {
-        self.count += 1;
-        self.excess_ns += u128::from(excess_ns);
-        self.max_excess_ns = self.max_excess_ns.max(excess_ns);
-        let excess_ms = excess_ns as f64 / 1e6;
-        if self.evidence.len() < keep {
-            self.evidence.push(evidence());
-        } else if let Some(min) = self
-            .evidence
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.excess_ms.total_cmp(&b.1.excess_ms))
-            .filter(|(_, e)| e.excess_ms < excess_ms)
-            .map(|(i, _)| i)
-        {
-            self.evidence[min] = evidence();
-        } else {
-            return;
-        }
-        self.evidence
-            .sort_by(|a, b| b.excess_ms.total_cmp(&a.excess_ms));
-    }
-
-    pub fn evidence(&self) -> &[Evidence] {
-        &self.evidence
-    }
-
     fn finding(&self, rule: &'static str, severity: Severity, title: String) -> Finding {
         Finding {
             rule,
@@ -143,7 +91,7 @@ impl RuleTracker {
             count: self.count,
             excess_total_ms: self.excess_ns as f64 / 1e6,
             confidence: "",
-            evidence: self.evidence.clone(),
+            evidence: self.evidence().to_vec(),
             causes: Vec::new(),
             fixes: Vec::new(),
             threads: Vec::new(),

@@ -19,6 +19,7 @@ pub mod analysis;
 mod busy_cpu;
 mod chunks;
 pub mod condition;
+mod evidence;
 pub mod findings;
 pub mod follow;
 mod health;
@@ -33,6 +34,7 @@ mod reading;
 pub mod render;
 pub mod stitch;
 mod timeouts;
+mod totals;
 
 pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
 pub use health::{MemorySection, StallSection, WindowShare};
