@@ -53,6 +53,11 @@ impl RuleTracker {
             .sort_by(|a, b| b.excess_ms.total_cmp(&a.excess_ms));
     }
 
+    /// This tracker, when the rule matched anything.
+    pub fn fired(&self) -> Option<&RuleTracker> {
+        (self.count > 0).then_some(self)
+    }
+
     pub fn evidence(&self) -> &[Evidence] {
         &self.evidence
     }

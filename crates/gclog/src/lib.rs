@@ -7,8 +7,9 @@
 //! - `chunks`: reads one large file with several threads, with the same result;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
 //! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
-//! - [`findings`]: diagnosis rules with evidence, causes and fixes (OS causes and the
-//!   collector's health);
+//! - `rules`: the diagnosis rules, one file each, listed in one registry: what each
+//!   watches for, its thresholds and its finding's evidence, causes and fixes;
+//! - [`findings`]: the findings' public names;
 //! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
 //! - `timeouts`: safepoint timeout reports, the threads that held a safepoint up;
 //! - `jvms`: which inputs one JVM wrote ([`group_by_jvm`]), so JVMs are never merged;
@@ -16,7 +17,6 @@
 //! - [`follow`]: a log the JVM is still writing, read as it grows and through rotation.
 
 pub mod analysis;
-mod busy_cpu;
 mod chunks;
 pub mod condition;
 mod evidence;
@@ -32,6 +32,7 @@ pub mod parse;
 mod pause_type;
 mod reading;
 pub mod render;
+mod rules;
 pub mod stitch;
 mod timeouts;
 mod totals;
