@@ -84,6 +84,20 @@ impl Clock {
     }
 }
 
+/// The earliest and latest uptime of every input, for the report's span.
+#[derive(Default)]
+pub(super) struct UptimeRange {
+    pub(super) first: Option<u64>,
+    pub(super) last: Option<u64>,
+}
+
+impl UptimeRange {
+    pub(super) fn include(&mut self, uptime_ns: u64) {
+        self.first = Some(self.first.map_or(uptime_ns, |f| f.min(uptime_ns)));
+        self.last = Some(self.last.map_or(uptime_ns, |l| l.max(uptime_ns)));
+    }
+}
+
 /// A time on one forward-going clock: uptime, else the wall clock.
 pub(super) fn clock_ns(stamp: &Stamp) -> Option<u64> {
     stamp.uptime_ns.or_else(|| {

@@ -25,7 +25,7 @@ use crate::rules::{Rules, Thresholds};
 use crate::timeouts::Timeouts;
 use crate::totals::Totals;
 use classify::Outcome;
-use clock::Clock;
+use clock::{Clock, UptimeRange};
 use nesting::{NestedPause, OpenPauses};
 use pauses::Pending;
 use safepoints::SafepointSeries;
@@ -113,8 +113,8 @@ pub struct Analyzer<'s> {
     version: Option<String>,
     collector: Option<String>,
     first_pause_name: Option<String>,
-    global_first_uptime: Option<u64>,
-    global_last_uptime: Option<u64>,
+    /// Over every input.
+    uptime: UptimeRange,
     allocation_stalls: StallStats,
     relocation_stalls: StallStats,
     memory: MemoryStats,
@@ -163,8 +163,7 @@ impl<'s> Analyzer<'s> {
             version: None,
             collector: None,
             first_pause_name: None,
-            global_first_uptime: None,
-            global_last_uptime: None,
+            uptime: UptimeRange::default(),
             allocation_stalls: StallStats::default(),
             relocation_stalls: StallStats::default(),
             memory: MemoryStats::default(),

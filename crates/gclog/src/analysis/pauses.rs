@@ -56,8 +56,7 @@ impl Analyzer<'_> {
         pause.start = start;
         self.clocks[fi].extend(&start, &end);
         for u in [start.uptime_ns, end.uptime_ns].into_iter().flatten() {
-            self.global_first_uptime = Some(self.global_first_uptime.map_or(u, |f| f.min(u)));
-            self.global_last_uptime = Some(self.global_last_uptime.map_or(u, |l| l.max(u)));
+            self.uptime.include(u);
         }
         if let Some(start) = clock_ns(&start) {
             for w in &mut self.windows {

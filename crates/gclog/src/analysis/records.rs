@@ -25,8 +25,7 @@ impl Analyzer<'_> {
             }
         }
         if let Some(u) = stamp.uptime_ns {
-            self.global_first_uptime = Some(self.global_first_uptime.map_or(u, |f| f.min(u)));
-            self.global_last_uptime = Some(self.global_last_uptime.map_or(u, |l| l.max(u)));
+            self.uptime.include(u);
         }
     }
 
