@@ -8,13 +8,11 @@ use crate::analysis::Analyzer;
 use crate::evidence::RuleTracker;
 use crate::health::{SlidingShare, StallSection, WindowShare};
 use crate::num::format_epoch_ms;
-use crate::parse::Format;
 use crate::rules::concurrent_mode_failure;
 use crate::rules::finding::Finding;
 use crate::rules::rule::{Context, Series};
 use crate::timeouts::TimeoutSection;
 use crate::totals::{NameTotals, Totals};
-use pauselab_pause::Collector;
 
 /// What the findings need besides the analyzer's own numbers.
 struct Judged<'a> {
@@ -59,8 +57,8 @@ impl Analyzer<'_> {
             unmatched_timeouts: &unmatched_timeouts,
         });
         let jvm = Jvm {
-            version: self.version(),
-            collector: self.collector(cms_failures > 0),
+            version: self.jvm.version(&self.files),
+            collector: self.jvm.collector(&self.by_name, cms_failures > 0),
         };
         let pauses = PauseSection {
             summary: self.gc.summary(),
@@ -151,7 +149,7 @@ impl Analyzer<'_> {
         let stalls = &judged.allocation_stalls.summary;
         let mut ctx = Context {
             thresholds: self.opts.thresholds,
-            flags: &self.flags,
+            flags: &self.jvm.flags,
             pause_count: self.gc.count(),
             pause_total_ns: self.gc.total_ns(),
             covered_ns: judged.covered_ns,
@@ -191,36 +189,6 @@ impl Analyzer<'_> {
             end_wall: last_wall.map(format_epoch_ms),
             covered_s: covered_ns as f64 / 1e9,
         }
-    }
-
-    /// Not stated in JDK 8 logs without the flags line, nor in a rotated unified log's
-    /// later files: the pause names tell. CMS's own pauses first (a CMS young collection
-    /// may be `DefNew`), then the first pause, then any pause that tells.
-    fn collector(&self, cms_failures: bool) -> Option<String> {
-        self.collector.clone().or_else(|| {
-            let names = || self.by_name.keys().map(String::as_str);
-            names()
-                .find(|n| n.starts_with("CMS"))
-                .and_then(Collector::from_pause_name)
-                .or_else(|| {
-                    self.first_pause_name
-                        .as_deref()
-                        .and_then(Collector::from_pause_name)
-                })
-                .or_else(|| names().find_map(Collector::from_pause_name))
-                // Only CMS reports a concurrent mode failure or `(promotion failed)`
-                // (Parallel's failed promotion is `GC--`, counted apart).
-                .or_else(|| cms_failures.then_some(Collector::Cms))
-                .map(|c| c.name().to_string())
-        })
-    }
-
-    fn version(&self) -> Option<String> {
-        self.version.clone().or_else(|| {
-            (self.files.iter().any(|f| f.format == Some(Format::Jdk8))
-                && !self.files.iter().any(|f| f.format == Some(Format::Unified)))
-            .then(|| "8 or earlier (PrintGCDetails format)".to_string())
-        })
     }
 
     /// A header or decorated lines alone must not read as a healthy JVM.

@@ -8,6 +8,7 @@
 mod classify;
 mod clock;
 mod finish;
+mod jvm;
 mod nesting;
 mod pauses;
 mod records;
@@ -20,12 +21,12 @@ use pauselab_pause::{DurationStats, PauseEvent};
 
 use crate::health::{MemoryStats, SlidingShare, StallStats};
 use crate::parse::{Format, GcPause, OldChange, Parsed, Record, Stamp};
-use crate::rules::causes::JvmFlags;
 use crate::rules::{Rules, Thresholds};
 use crate::timeouts::Timeouts;
 use crate::totals::Totals;
 use classify::Outcome;
 use clock::{Clock, UptimeRange};
+use jvm::JvmFacts;
 use nesting::{NestedPause, OpenPauses};
 use pauses::Pending;
 use safepoints::SafepointSeries;
@@ -110,9 +111,7 @@ pub struct Analyzer<'s> {
     unparsed: u64,
     first_unparsed: Option<UnparsedLine>,
     warnings: Vec<Warning>,
-    version: Option<String>,
-    collector: Option<String>,
-    first_pause_name: Option<String>,
+    jvm: JvmFacts,
     /// Over every input.
     uptime: UptimeRange,
     allocation_stalls: StallStats,
@@ -135,8 +134,6 @@ pub struct Analyzer<'s> {
     /// Per file: it has `gc,start` lines (`GC(N) Pause Young (...)` without a duration),
     /// which tell nested pauses by their ids.
     files_pause_starts: Vec<bool>,
-    /// The JVM's options, when the input states them.
-    flags: JvmFlags,
 }
 
 impl<'s> Analyzer<'s> {
@@ -160,9 +157,7 @@ impl<'s> Analyzer<'s> {
             unparsed: 0,
             first_unparsed: None,
             warnings: Vec::new(),
-            version: None,
-            collector: None,
-            first_pause_name: None,
+            jvm: JvmFacts::default(),
             uptime: UptimeRange::default(),
             allocation_stalls: StallStats::default(),
             relocation_stalls: StallStats::default(),
@@ -176,7 +171,6 @@ impl<'s> Analyzer<'s> {
             open_pauses: OpenPauses::default(),
             nested: None,
             files_pause_starts: Vec::new(),
-            flags: JvmFlags::default(),
         }
     }
 
@@ -313,7 +307,7 @@ impl<'s> Analyzer<'s> {
     /// The JVM's options, from a source other than a log line (a recording's
     /// `jdk.JVMInformation`): findings never advise what the JVM already does.
     pub fn jvm_flags(&mut self, options: &str) {
-        self.flags.add(options);
+        self.jvm.flags.add(options);
     }
 
     /// Closes the pauses waiting for their safepoint: the next safepoint fed is not theirs

@@ -76,8 +76,8 @@ impl Analyzer<'_> {
         self.flush_pending();
         let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
         self.last_gc_id = pause.gc_id;
-        if self.first_pause_name.is_none() {
-            self.first_pause_name = Some(pause.name.clone());
+        if self.jvm.first_pause_name.is_none() {
+            self.jvm.first_pause_name = Some(pause.name.clone());
         }
         self.pending.push(Pending {
             pause,

@@ -5,9 +5,7 @@ use crate::analysis::classify::is_blank;
 use crate::analysis::clock::clock_ns;
 use crate::analysis::report::UnparsedLine;
 use crate::analysis::Analyzer;
-use crate::parse::{
-    collector_from_flags, Cpu, Failure, Format, HeapChange, Parsed, Record, Stall, StallKind, Stamp,
-};
+use crate::parse::{Cpu, Failure, Format, HeapChange, Parsed, Record, Stall, StallKind, Stamp};
 use crate::rules::rule::{Seen, Series};
 
 impl Analyzer<'_> {
@@ -123,20 +121,8 @@ impl Analyzer<'_> {
     fn header(&mut self, record: Record, fi: usize) {
         self.header_lines[fi] += 1;
         match record {
-            Record::Collector(c) => {
-                self.collector.get_or_insert(c);
-            }
-            Record::Flags(options) => {
-                if self.collector.is_none() {
-                    self.collector = collector_from_flags(&options).map(str::to_string);
-                }
-                self.flags.add(&options);
-            }
-            Record::Version(v) => {
-                self.version.get_or_insert(v);
-            }
             Record::RegionSize(bytes) => self.region_size = Some(bytes),
-            _ => {}
+            stated => self.jvm.header(stated),
         }
     }
 
