@@ -101,6 +101,7 @@ pub struct Analyzer<'s> {
     header_lines: Vec<u64>,
     gc: DurationStats,
     by_name: BTreeMap<String, Totals>,
+    /// Every rule of the registry, shown each pause, safepoint, stall and sample.
     rules: Rules,
     safepoint_lines: SafepointSeries,
     safepoint_statistics: SafepointSeries,
