@@ -3,19 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::Report;
-
-/// A duration in ms as the terminal shows it.
-pub(crate) fn dur(ms: f64) -> String {
-    if ms >= 10_000.0 {
-        format!("{:.1} s", ms / 1000.0)
-    } else if ms >= 1000.0 {
-        format!("{:.3} s", ms / 1000.0)
-    } else if ms >= 10.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.3} ms")
-    }
-}
+use crate::num::dur;
 
 /// `n/a` for what the input did not record (never 0).
 fn opt_dur(ms: Option<f64>) -> String {
