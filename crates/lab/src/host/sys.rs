@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::LabError;
+
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -18,6 +20,19 @@ pub fn unix_now_s() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// Writes `value` as pretty JSON and a newline to `path`, created without following a
+/// link planted under its name (every file of a bundle, `matrix.json`).
+pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), LabError> {
+    let mut text = serde_json::to_string_pretty(value).expect("lab values serialize");
+    text.push('\n');
+    write_file(path, text.as_bytes())
+}
+
+/// Writes `bytes` to `path`, created as [`write_json`] creates it.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
+    pauselab_pause::output::write_file(path, bytes).map_err(|e| LabError::io(path, "write", e))
 }
 
 /// Seconds since the Unix epoch of `t` (0 before it).

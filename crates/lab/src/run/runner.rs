@@ -21,7 +21,7 @@ use crate::host::sys;
 use crate::jvm::java::{self, Jdk};
 use crate::measure::follow::IntervalLogFollower;
 use crate::measure::hostseries::Sampler;
-use crate::run::instance::{Follow, Instance};
+use crate::measure::instance::{Follow, Instance};
 use crate::stress::{Stressors, Targets};
 use crate::LabError;
 
@@ -1020,16 +1020,6 @@ fn start_companions(
     Companions { stop, threads }
 }
 
-impl Instance {
-    /// `<variant>-<jdk label>`, unique in the run; the bundle directory name.
-    pub fn id(&self) -> String {
-        format!("{}-{}", self.variant, self.jdk)
-    }
-
-    pub fn started_at(&self) -> Option<SystemTime> {
-        self.started_at
-    }
-}
 /// Creates the bundle directory; refuses a non-empty one (results are never mixed).
 fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
     let text = out.to_string_lossy();
@@ -1038,6 +1028,11 @@ fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
             "{text}: the output directory may not contain ',' or ':' (JVM option syntax); choose another --out"
         )));
     }
+    create_empty_dir(out)
+}
+
+/// Creates the output directory `out`, or takes it when it exists and is empty.
+pub(crate) fn create_empty_dir(out: &Path) -> Result<(), LabError> {
     if out.exists() {
         let mut entries =
             fs::read_dir(out).map_err(|e| LabError::io(out, "read the output directory", e))?;
