@@ -45,6 +45,9 @@ pub enum LabError {
     Java(String),
     #[error("interrupted")]
     Interrupted,
+    /// A system call or tool failed (`host::sys`).
+    #[error(transparent)]
+    Sys(#[from] host::sys::SysError),
     /// A run of a matrix failed; the runs before it are in `dir`.
     #[error("lab run {named}: {bundle} (the cells before it are in {})", dir.display())]
     MatrixRun {

@@ -136,7 +136,7 @@ pub fn summarise(
     if let Some(result) = crate::measure::jmh::result_file(experiment, &instance.out_dir) {
         match crate::measure::jmh::measurements(&result) {
             Ok(jmh) => summary.measurements.extend(jmh),
-            Err(e) => summary.errors.push(e),
+            Err(e) => summary.errors.push(e.to_string()),
         }
     }
     if summary.hiccups.as_ref().is_some_and(|h| h.count == 0) {

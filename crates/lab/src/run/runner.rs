@@ -689,8 +689,7 @@ fn run_turn(
                 cgroups: &joined,
                 thp_disabled: variant.thp_disabled,
             },
-        )
-        .map_err(LabError::Host)?;
+        )?;
         let child = command.spawn().map_err(|e| {
             LabError::Host(format!("start {}/{}: {e}", instance.jdk, instance.variant))
         })?;

@@ -59,7 +59,7 @@ impl Stressors {
                     };
                     let chunk = chunk.get();
                     let max_rate = max_rate.as_ref().map(WrittenSize::get);
-                    let free = crate::host::sys::free_bytes(&dir)?;
+                    let free = crate::host::sys::free_bytes(&dir).map_err(|e| e.to_string())?;
                     if free < chunk * 2 {
                         return Err(format!(
                             "disk writer: {} has {} MiB free, needs {} MiB",
