@@ -45,6 +45,9 @@ pub enum LabError {
     Java(String),
     #[error("interrupted")]
     Interrupted,
+    /// A part of the experiment does not hold together.
+    #[error(transparent)]
+    Part(#[from] experiment::PartError),
     /// A system call or tool failed (`host::sys`).
     #[error(transparent)]
     Sys(#[from] host::sys::SysError),

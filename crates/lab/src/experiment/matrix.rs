@@ -107,6 +107,7 @@ mod tests {
         assert!("CMS"
             .parse::<Gc>()
             .unwrap_err()
+            .to_string()
             .contains("Serial, Parallel"));
         assert_eq!("XFS".parse::<Filesystem>().unwrap().mkfs(), "mkfs.xfs");
         assert!("zfs".parse::<Filesystem>().is_err());

@@ -115,7 +115,7 @@ impl TurnMemory {
                 Some((kept_spec, filler)) if kept_spec == *spec => filler,
                 other => {
                     drop(other);
-                    let bounds = spec.bounds().map_err(LabError::Experiment)?;
+                    let bounds = spec.bounds()?;
                     Filler::start(bounds, counters).map_err(LabError::Host)?
                 }
             };

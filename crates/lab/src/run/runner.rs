@@ -242,7 +242,7 @@ pub fn run(
     check_stop(&stop)?;
     if let Some(spec) = &experiment.swap {
         if root {
-            let bytes = spec.bytes().map_err(LabError::Experiment)?;
+            let bytes = spec.bytes()?;
             let swap = crate::host::swap::create_swap_file(&mut journal, &stressed_root, bytes)?;
             notes.push(format!(
                 "swap on: {} ({} MiB), off again after the run",
@@ -639,7 +639,7 @@ fn run_turn(
         };
         let memory = match &variant.memory_cgroup {
             Some(spec) => {
-                let limits = spec.resolve().map_err(LabError::Experiment)?;
+                let limits = spec.resolve()?;
                 let groups =
                     crate::host::cgroup::create_memory_limited(journal, run_id, &name, &limits)?;
                 instance

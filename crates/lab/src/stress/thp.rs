@@ -168,7 +168,7 @@ impl Governor {
         enabled: &Path,
         log: &Path,
     ) -> Result<Governor, LabError> {
-        let thresholds = spec.thresholds().map_err(LabError::Experiment)?;
+        let thresholds = spec.thresholds()?;
         let on_mode = read_mode(enabled).map_err(LabError::Host)?;
         if on_mode == "never" {
             return Err(LabError::Host(format!(
