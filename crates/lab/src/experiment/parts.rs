@@ -78,6 +78,15 @@ pub enum PartError {
     StepTwice(String),
     #[error("prepare step {0:?}: `java` is empty")]
     StepWithoutJava(String),
+    #[error("host setting {path:?}: only paths under {allowed} may be set")]
+    HostSettingPath { path: String, allowed: String },
+    #[error("host setting {0:?}: give one value on one line")]
+    HostSettingValue(String),
+    /// A matrix cell that changes the slow device of an experiment without one.
+    #[error(
+        "experiment {0} has no slow device, so --fs and --mount-options have nothing to change"
+    )]
+    NoSlowDevice(String),
 }
 
 impl StressorSpec {

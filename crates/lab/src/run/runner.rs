@@ -211,7 +211,7 @@ pub fn run(
             );
             plain_stressed_dir(&mut journal, &scratch)?
         } else {
-            let spec = fault.slow_device_spec().map_err(LabError::Experiment)?;
+            let spec = fault.slow_device_spec();
             let device = fault::setup_slow_device(&mut journal, &scratch, &spec)?;
             notes.push(format!(
                 "fault injected: /dev/{} ({}{}, stable_writes={}, {} B/s write throttle, {}) on {}",
