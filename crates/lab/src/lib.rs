@@ -48,6 +48,9 @@ pub enum LabError {
     /// A part of the experiment does not hold together.
     #[error(transparent)]
     Part(#[from] experiment::PartError),
+    /// This host's cgroups lack what the run needs.
+    #[error(transparent)]
+    Cgroup(#[from] host::cgroup::CgroupError),
     /// A system call or tool failed (`host::sys`).
     #[error(transparent)]
     Sys(#[from] host::sys::SysError),

@@ -133,7 +133,7 @@ pub fn run(
     // A host that cannot throttle the slow device is refused before anything changes.
     let mut notes = Vec::new();
     if sys::is_root() && options.disk.is_none() && !options.no_fault && experiment.fault.is_some() {
-        let (_, hybrid) = fault::WriteThrottle::for_this_host().map_err(LabError::Host)?;
+        let (_, hybrid) = fault::WriteThrottle::for_this_host()?;
         if let Some(line) = hybrid {
             observer.note(&line);
             notes.push(line);
