@@ -51,6 +51,9 @@ pub enum LabError {
     /// This host's cgroups lack what the run needs.
     #[error(transparent)]
     Cgroup(#[from] host::cgroup::CgroupError),
+    /// A stressor, the memory filler or the THP governor could not start.
+    #[error(transparent)]
+    Stress(#[from] stress::StressError),
     /// A system call or tool failed (`host::sys`).
     #[error(transparent)]
     Sys(#[from] host::sys::SysError),

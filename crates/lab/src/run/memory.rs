@@ -33,6 +33,7 @@ pub fn no_room(run: &RunMemory, instances: &[Instance], turn: &[usize]) -> Optio
         crate::host::sys::mem_total(),
     )
     .err()
+    .map(|e| e.to_string())
 }
 
 /// Host-wide swap and reclaim counters of /proc/vmstat measured over each turn as `vm.*`
@@ -116,7 +117,7 @@ impl TurnMemory {
                 other => {
                     drop(other);
                     let bounds = spec.bounds()?;
-                    Filler::start(bounds, counters).map_err(LabError::Host)?
+                    Filler::start(bounds, counters)?
                 }
             };
             memory.filled = filler.wait_settled(FILL_PATIENCE, stop);

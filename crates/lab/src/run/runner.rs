@@ -415,8 +415,7 @@ pub fn run(
             disk_dir: Some(stressed_root.clone()),
             victim_dirs: stressed_dirs,
         },
-    )
-    .map_err(LabError::Host)?;
+    )?;
     let stressor_names = stressors.names();
 
     journal.record(Change::Processes {
