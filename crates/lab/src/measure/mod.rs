@@ -1,6 +1,7 @@
 //! Layer 5, measurements: the workload's output, GC logs, safepoints, interval logs
 //! (read after the run and followed during it), host facts and series, JMH result files.
 
+mod error;
 pub mod follow;
 pub mod hlog;
 pub mod hostfacts;

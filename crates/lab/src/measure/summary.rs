@@ -88,7 +88,7 @@ pub fn summarise(
                     end_s,
                     1.0,
                 ) {
-                    summary.errors.push(e);
+                    summary.errors.push(e.to_string());
                 }
             }
             Err(e) => summary.errors.push(e),
@@ -130,7 +130,7 @@ pub fn summarise(
                 summary.measurements.extend(gc.measurements);
                 summary.gc_findings = gc.findings;
             }
-            Err(e) => summary.errors.push(e),
+            Err(e) => summary.errors.push(e.to_string()),
         }
     }
     if let Some(result) = crate::measure::jmh::result_file(experiment, &instance.out_dir) {
