@@ -3,6 +3,12 @@
 
 pub mod doctor;
 pub mod jvms;
+pub mod lab_conclusions;
+pub mod lab_list;
+pub mod lab_matrix;
+pub mod lab_plan;
+pub mod lab_progress;
+pub mod lab_table;
 pub mod perf;
 pub mod probe;
 pub mod report;
