@@ -393,19 +393,6 @@ fn an_upward_import_a_stray_path_and_a_loop_are_each_reported() {
 // `analysis -> findings -> analysis` of the crate root. Tests (`#[cfg(test)]` onwards, a
 // `tests.rs` module) and comments (doc links) are not imports.
 
-/// Loops known and being broken elsewhere; remove each entry once its loop is gone (the
-/// test fails on an entry that no longer is a loop). jfr's `chunk.rs <-> event.rs` goes
-/// away when the JFR-to-record feed moves into pauselab-jfr (issue 28, "Records on the
-/// ground floor"). report's two are in the files issue 28's "thin CLI" work reorganises
-/// (terminal and HTML renderers in one place): `diagnosis.rs` uses `html.rs`'s badge while
-/// `html.rs` renders the diagnosis, and `model.rs` re-exports the matrix that `matrix.rs`
-/// builds from the model's sections.
-const KNOWN_LOOPS: &[&str] = &[
-    "pauselab-jfr: chunk -> event -> chunk",
-    "pauselab-report: diagnosis -> html -> diagnosis",
-    "pauselab-report: matrix -> model -> matrix",
-];
-
 /// One crate's modules: the module path (`[]` for lib.rs or main.rs, `["parse", "memory"]`
 /// for parse/memory.rs) -> file under the crate and its code without tests and comments.
 type Modules = BTreeMap<Vec<String>, (String, String)>;
@@ -679,16 +666,7 @@ fn no_crate_of_the_workspace_has_an_import_loop() {
         scanned > 100,
         "only {scanned} modules found: the scan is broken"
     );
-    let known = |l: &String| KNOWN_LOOPS.iter().any(|k| l.starts_with(&format!("{k} (")));
-    let (allowed, loops): (Vec<String>, Vec<String>) = found.into_iter().partition(known);
-    assert!(loops.is_empty(), "import loops:\n{}", loops.join("\n"));
-    // A known loop that is gone must leave the list, so that it cannot come back unseen.
-    for k in KNOWN_LOOPS {
-        assert!(
-            allowed.iter().any(|l| l.starts_with(k)),
-            "{k} is no longer a loop: remove it from KNOWN_LOOPS"
-        );
-    }
+    assert!(found.is_empty(), "import loops:\n{}", found.join("\n"));
 }
 
 #[test]

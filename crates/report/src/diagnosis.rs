@@ -7,11 +7,11 @@
 
 use std::fmt::Write as _;
 
-use pauselab_gclog::analysis::WorstPause;
+use pauselab_gclog::analysis::{Jvm, WorstPause};
+use pauselab_gclog::Report;
 use serde_json::Value;
 
 use crate::bundle::Verdict;
-use crate::gc::Diagnosis;
 use crate::svg::escape;
 
 /// Fields of a finding shown in its heading, not as a list of their own.
@@ -348,7 +348,7 @@ pub fn verdict_html(out: &mut String, verdict: &Verdict) {
     let _ = write!(
         out,
         r#"<div class="verdict"><h3>Verdict: {}{}{}</h3>"#,
-        crate::html::badge(verdict.result.as_str()),
+        badge(verdict.result.as_str()),
         if verdict.noisy.is_empty() {
             ""
         } else {
@@ -374,7 +374,7 @@ pub fn verdict_html(out: &mut String, verdict: &Verdict) {
                 out,
                 "<li>JDK {} {}: {}</li>",
                 escape(&j.jdk),
-                crate::html::badge(j.vulnerable.as_str()),
+                badge(j.vulnerable.as_str()),
                 escape(&j.reason)
             );
         }
@@ -397,7 +397,7 @@ pub fn verdict_html(out: &mut String, verdict: &Verdict) {
             let _ = write!(
                 out,
                 "<li>{} <strong>{}</strong>",
-                crate::html::badge(v.verdict.as_str()),
+                badge(v.verdict.as_str()),
                 escape(&v.id)
             );
             let mut parts: Vec<String> = Vec::new();
@@ -426,6 +426,81 @@ pub fn verdict_html(out: &mut String, verdict: &Verdict) {
         out.push_str("</ul>");
     }
     out.push_str("</div>");
+}
+
+/// What the analysis concluded about one GC log or recording: its findings, exactly as
+/// `pauselab analyze --json` writes them, its worst pauses and the JVM it names.
+#[derive(Debug, Clone)]
+pub struct Diagnosis {
+    /// Each finding in its JSON form: the report shows every field a finding carries
+    /// (evidence, causes, fixes, threads...) whatever the finding's type holds.
+    pub findings: Vec<serde_json::Value>,
+    /// The longest pauses, longest first, with their source line.
+    pub worst: Vec<WorstPause>,
+    pub jvm: Jvm,
+    /// The inputs that are recordings: their places are event numbers, not lines.
+    pub recordings: Vec<String>,
+    /// The worst pauses and the findings as `pauselab analyze` prints them, word for word:
+    /// the terminal report shows these.
+    pub text: String,
+}
+
+impl Diagnosis {
+    pub(crate) fn of(report: Report) -> Diagnosis {
+        let text = pauselab_gclog::render::worst_text(&report)
+            + &pauselab_gclog::render::findings_text(&report);
+        Diagnosis {
+            text,
+            recordings: report
+                .inputs
+                .iter()
+                .filter(|i| i.format.is_none())
+                .map(|i| i.file.clone())
+                .collect(),
+            findings: report
+                .findings
+                .iter()
+                .filter_map(|f| serde_json::to_value(f).ok())
+                .collect(),
+            worst: report.worst,
+            jvm: report.jvm,
+        }
+    }
+
+    /// One line for a variant labelled `label`: the rules that fired and the longest pause
+    /// (`GC log of default (JDK 17): 2 finding(s): real_gt_cpu, full_gc; longest pause
+    /// 37928.706 ms`).
+    pub fn summary(&self, label: &str) -> String {
+        let rules: Vec<&str> = self
+            .findings
+            .iter()
+            .filter_map(|f| f.get("rule").and_then(|r| r.as_str()))
+            .collect();
+        let found = if rules.is_empty() {
+            "no findings".to_string()
+        } else {
+            format!("{} finding(s): {}", rules.len(), rules.join(", "))
+        };
+        let longest = self
+            .longest_ms()
+            .map(|ms| format!("; longest pause {} ms", crate::diagnosis::exact(ms)))
+            .unwrap_or_default();
+        format!("GC log of {label}: {found}{longest}")
+    }
+
+    /// The exact longest pause (ms), as the log gives it (a histogram quantises it).
+    pub fn longest_ms(&self) -> Option<f64> {
+        self.worst.first().map(|w| w.event.duration_ms)
+    }
+}
+
+/// A verdict word as a coloured badge (`no_stalls` reads "no stalls").
+pub(crate) fn badge(text: &str) -> String {
+    format!(
+        r#"<span class="badge v-{}">{}</span>"#,
+        escape(text),
+        escape(&text.replace('_', " "))
+    )
 }
 
 #[cfg(test)]

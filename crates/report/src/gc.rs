@@ -6,81 +6,15 @@
 use std::path::Path;
 
 use hdrhistogram::Histogram;
-use pauselab_gclog::analysis::{Jvm, WorstPause};
-use pauselab_gclog::{Analyzer, HeapSample, Options, PauseSink, Report};
+use pauselab_gclog::{Analyzer, HeapSample, Options, PauseSink};
 use pauselab_pause::PauseEvent;
 
+use crate::diagnosis::Diagnosis;
 use crate::summary::{IntervalPoint, LogSummary};
 use crate::ReportError;
 
 /// Interval length used to turn a pause list into a timeline, seconds.
 pub const TIMELINE_INTERVAL_S: f64 = 5.0;
-
-/// What the analysis concluded about one GC log or recording: its findings, exactly as
-/// `pauselab analyze --json` writes them, its worst pauses and the JVM it names.
-#[derive(Debug, Clone)]
-pub struct Diagnosis {
-    /// Each finding in its JSON form: the report shows every field a finding carries
-    /// (evidence, causes, fixes, threads...) whatever the finding's type holds.
-    pub findings: Vec<serde_json::Value>,
-    /// The longest pauses, longest first, with their source line.
-    pub worst: Vec<WorstPause>,
-    pub jvm: Jvm,
-    /// The inputs that are recordings: their places are event numbers, not lines.
-    pub recordings: Vec<String>,
-    /// The worst pauses and the findings as `pauselab analyze` prints them, word for word:
-    /// the terminal report shows these.
-    pub text: String,
-}
-
-impl Diagnosis {
-    fn of(report: Report) -> Diagnosis {
-        let text = pauselab_gclog::render::worst_text(&report)
-            + &pauselab_gclog::render::findings_text(&report);
-        Diagnosis {
-            text,
-            recordings: report
-                .inputs
-                .iter()
-                .filter(|i| i.format.is_none())
-                .map(|i| i.file.clone())
-                .collect(),
-            findings: report
-                .findings
-                .iter()
-                .filter_map(|f| serde_json::to_value(f).ok())
-                .collect(),
-            worst: report.worst,
-            jvm: report.jvm,
-        }
-    }
-
-    /// One line for a variant labelled `label`: the rules that fired and the longest pause
-    /// (`GC log of default (JDK 17): 2 finding(s): real_gt_cpu, full_gc; longest pause
-    /// 37928.706 ms`).
-    pub fn summary(&self, label: &str) -> String {
-        let rules: Vec<&str> = self
-            .findings
-            .iter()
-            .filter_map(|f| f.get("rule").and_then(|r| r.as_str()))
-            .collect();
-        let found = if rules.is_empty() {
-            "no findings".to_string()
-        } else {
-            format!("{} finding(s): {}", rules.len(), rules.join(", "))
-        };
-        let longest = self
-            .longest_ms()
-            .map(|ms| format!("; longest pause {} ms", crate::diagnosis::exact(ms)))
-            .unwrap_or_default();
-        format!("GC log of {label}: {found}{longest}")
-    }
-
-    /// The exact longest pause (ms), as the log gives it (a histogram quantises it).
-    pub fn longest_ms(&self) -> Option<f64> {
-        self.worst.first().map(|w| w.event.duration_ms)
-    }
-}
 
 /// A bundle variant's GC pauses and their diagnosis.
 #[derive(Debug, Clone, Default)]

@@ -4,8 +4,10 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use crate::diagnosis::badge;
 use crate::hgrm;
-use crate::model::{variant_anchor, Matrix, Section, Sla, VariantReport};
+use crate::matrix::Matrix;
+use crate::model::{variant_anchor, Section, Sla, VariantReport};
 use crate::summary::Stats;
 use crate::svg::{self, escape, fmt_ms, Level, Marker, Series};
 
@@ -89,15 +91,6 @@ details.variant-diagnosis summary { cursor: pointer; }
 
 fn ms(v: u64, unit_ratio: f64) -> String {
     format!("{:.3}", v as f64 / unit_ratio)
-}
-
-/// A verdict word as a coloured badge (`no_stalls` reads "no stalls").
-pub(crate) fn badge(text: &str) -> String {
-    format!(
-        r#"<span class="badge v-{}">{}</span>"#,
-        escape(text),
-        escape(&text.replace('_', " "))
-    )
 }
 
 /// Colour by variant name, dash pattern by JDK: the same variant on two JDKs reads as a pair.
@@ -758,7 +751,7 @@ fn matrix_html(out: &mut String, matrix: &Matrix) {
 
 /// One variant's cell: its verdict as a badge linked to the first repeat's charts, the
 /// longest pause, and each repeat when they disagree.
-fn matrix_variant_html(out: &mut String, v: &crate::model::MatrixVariant) {
+fn matrix_variant_html(out: &mut String, v: &crate::matrix::MatrixVariant) {
     let class = v.verdict.map_or("unknown", |c| c.as_str());
     let anchor = v.repeats.first().map(|r| r.anchor.as_str()).unwrap_or("");
     let _ = write!(

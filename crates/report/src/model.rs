@@ -10,7 +10,6 @@ use pauselab_pause::PauseEvent;
 use serde::Serialize;
 
 use crate::bundle::{Bundle, HostSeries, VariantVerdict, Verdict, Vulnerable};
-pub use crate::matrix::{matrix, Matrix, MatrixCell, MatrixColumn, MatrixRow, MatrixVariant};
 use crate::summary::{LogSummary, Stats};
 use crate::ReportError;
 
@@ -27,7 +26,7 @@ pub struct VariantReport {
     /// Pauses from the variant's GC log, offsets in seconds since the section's start.
     pub pauses: Vec<(f64, PauseEvent)>,
     /// What the analysis of the variant's GC log or recording found, when it has one.
-    pub diagnosis: Option<crate::gc::Diagnosis>,
+    pub diagnosis: Option<crate::diagnosis::Diagnosis>,
     pub verdict: Option<VariantVerdict>,
     pub evidence: Option<String>,
     pub measurements: Vec<crate::bundle::Measurement>,

@@ -1,7 +1,8 @@
 //! The terminal form of a report: per section its facts and one row per variant.
 
 use crate::matrix::variant_cell_words;
-use crate::model::{Matrix, Section, Sla};
+use crate::matrix::Matrix;
+use crate::model::{Section, Sla};
 use crate::summary::Stats;
 use crate::table;
 
@@ -201,7 +202,7 @@ pub fn matrix_text(m: &Matrix) -> String {
 }
 
 /// `JDK 17 G1`, or `JDK 17` when the bundles do not name the collector.
-pub fn column_title(column: &crate::model::MatrixColumn) -> String {
+pub fn column_title(column: &crate::matrix::MatrixColumn) -> String {
     match &column.gc {
         Some(gc) => format!("JDK {} {gc}", column.jdk),
         None => format!("JDK {}", column.jdk),

@@ -11,6 +11,7 @@ use pauselab_lab::verdict::Vulnerable;
 
 use crate::render::lab_list::{print_cleanup, print_list, Listed};
 
+mod args;
 mod matrix;
 mod run;
 
@@ -34,7 +35,7 @@ enum LabCommand {
     /// Print an experiment's TOML
     Show { name: String },
     /// Run an experiment (default: hsperf-mmap for 2 minutes); changes the host and undoes it
-    Run(run::RunArgs),
+    Run(args::RunArgs),
     /// Undo what runs killed with SIGKILL left on the host (mounts, loop devices, throttles, files, processes)
     Cleanup {
         #[arg(long)]

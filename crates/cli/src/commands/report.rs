@@ -160,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let matrix = if args.matrix {
-        let m = model::matrix(&sections);
+        let m = pauselab_report::matrix::matrix(&sections);
         anyhow::ensure!(
             !m.rows.is_empty(),
             "--matrix needs lab bundles whose manifest names a default variant"

@@ -9,7 +9,7 @@ use pauselab_lab::experiment::Experiment;
 use pauselab_lab::java::Jdk;
 use pauselab_lab::matrix::Plan;
 use pauselab_lab::{Executed, MatrixObserver, MatrixOutcome};
-use pauselab_report::model::Matrix;
+use pauselab_report::matrix::Matrix;
 
 use super::lab_plan::{human_duration, print_plan};
 use super::lab_table::result_word;

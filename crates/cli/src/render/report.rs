@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use pauselab_report::html::{self, Charts};
-use pauselab_report::model::{self, Matrix, Section, Sla};
+use pauselab_report::matrix::Matrix;
+use pauselab_report::model::{self, Section, Sla};
 use pauselab_report::png;
 
 /// What a report wrote besides its text.

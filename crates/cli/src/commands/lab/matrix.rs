@@ -5,49 +5,17 @@ use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use pauselab_lab::experiment::{Experiment, FaultUse};
+use pauselab_lab::experiment::Experiment;
 use pauselab_lab::java::Jdk;
-use pauselab_lab::matrix::{MatrixRequest, Plan};
+use pauselab_lab::matrix::Plan;
 use pauselab_lab::{bundle::JvmExecutor, journal, Matrix};
 use pauselab_report::bundle::Bundle;
-use pauselab_report::model::{self, Section};
+use pauselab_report::model::Section;
 
-use super::run::RunArgs;
+use super::args::RunArgs;
 use super::{exit_code, timestamp};
 use crate::render::lab_matrix::{print_matrix, MatrixLines};
 use crate::render::lab_progress::Bars;
-
-/// Whether the command line asks for a matrix (any dimension, several disks or repeats)
-/// rather than one run into one bundle.
-pub(super) fn is_matrix(args: &RunArgs) -> bool {
-    !args.gcs.is_empty()
-        || !args.filesystems.is_empty()
-        || !args.mount_options.is_empty()
-        || args.disks.len() > 1
-        || args.repeat > 1
-}
-
-/// The plan of the command line and the JDKs it runs on; refuses, in one line and before
-/// any change, what this host cannot run.
-pub(super) fn plan(args: &RunArgs, experiment: &Experiment) -> anyhow::Result<(Plan, Vec<Jdk>)> {
-    let duration = args.duration.unwrap_or_else(|| experiment.duration.get());
-    let jdks = pauselab_lab::java::resolve_jdks(&args.jdks)?;
-    let request = MatrixRequest {
-        gcs: args.gcs.clone(),
-        filesystems: args.filesystems.clone(),
-        mount_options: args.mount_options.clone(),
-        disks: if is_matrix(args) {
-            args.disks.clone()
-        } else {
-            Vec::new()
-        },
-        repeats: args.repeat,
-        no_fault: args.no_fault || !args.disks.is_empty(),
-        can_inject: args.fault() == FaultUse::Inject && pauselab_lab::sys::is_root(),
-    };
-    let plan = pauselab_lab::matrix::plan(experiment, &request, &jdks, duration)?;
-    Ok((plan, jdks))
-}
 
 /// Runs every run of the plan in its order, each an ordinary run with its own journal
 /// (undone before the next starts), then prints the matrix.
@@ -89,7 +57,7 @@ pub(super) fn run(
     for name in &done.record.bundles {
         sections.push(Section::from_bundle(&Bundle::open(&dir.join(name))?));
     }
-    let table = model::matrix(&sections);
+    let table = pauselab_report::matrix::matrix(&sections);
     print_matrix(&mut io::stdout().lock(), &dir, &done, &table, args.json)?;
     if done.record.interrupted {
         eprintln!(

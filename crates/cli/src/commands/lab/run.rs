@@ -5,72 +5,16 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use anyhow::Context;
-use pauselab_lab::experiment::{Experiment, FaultUse};
-use pauselab_lab::experiment::{Filesystem, Gc, MountOptions};
-use pauselab_lab::{journal, units, RunOptions};
+use pauselab_lab::experiment::Experiment;
+use pauselab_lab::{journal, RunOptions};
 
+use super::args::RunArgs;
 use super::{exit_code, matrix, timestamp};
 use crate::render::lab_plan::print_plan;
 use crate::render::lab_progress::Bars;
 use crate::render::lab_table::print_run;
-
-#[derive(clap::Args)]
-pub(super) struct RunArgs {
-    /// Built-in experiment name or TOML file
-    #[arg(default_value = "hsperf-mmap")]
-    pub experiment: String,
-    /// Run time: 90s, 2m, 1h; a bare number is seconds (default: the experiment's)
-    #[arg(long, value_name = "DURATION", value_parser = |text: &str| units::DURATION.parse(text))]
-    pub duration: Option<Duration>,
-    /// JDK home or major version (11: from /usr/lib/jvm, $JAVA_HOME or `make jdks`); repeat
-    /// for a matrix (every variant on every JDK, in the same run)
-    #[arg(long = "jdk")]
-    pub jdks: Vec<PathBuf>,
-    /// Result bundle directory (default: ./pauselab-lab-NAME-DATE)
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Stress this directory (your own disk) instead of injecting the slow device; repeat
-    /// for a matrix (one cell per disk)
-    #[arg(long = "disk", value_name = "DIR", conflicts_with = "no_fault")]
-    pub disks: Vec<PathBuf>,
-    /// Do not inject the fault: show what this host does on its own
-    #[arg(long)]
-    pub no_fault: bool,
-    /// Collector of every variant (Serial, Parallel, G1, ZGC, Shenandoah); repeat for a
-    /// matrix (one cell per collector)
-    #[arg(long = "gc", value_name = "GC")]
-    pub gcs: Vec<Gc>,
-    /// Filesystem of the slow device (ext4, xfs, btrfs); repeat for a matrix
-    #[arg(long = "fs", value_name = "FS")]
-    pub filesystems: Vec<Filesystem>,
-    /// Mount options of the slow device, as `mount -o` takes them (noatime, lazytime,
-    /// data=writeback); repeat for a matrix
-    #[arg(long = "mount-options", value_name = "OPTIONS")]
-    pub mount_options: Vec<MountOptions>,
-    /// Run each cell of the matrix N times, in interleaved order
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub repeat: u32,
-    /// Print the plan and its expected duration, change nothing
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Print verdict.json instead of the table
-    #[arg(long)]
-    pub json: bool,
-}
-
-impl RunArgs {
-    /// Whether the run injects the experiment's fault (no `--disk`, no `--no-fault`).
-    pub fn fault(&self) -> FaultUse {
-        if !self.disks.is_empty() || self.no_fault {
-            FaultUse::Skip
-        } else {
-            FaultUse::Inject
-        }
-    }
-}
 
 pub(super) fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (experiment, text) = Experiment::load(&args.experiment)?;
@@ -82,14 +26,15 @@ pub(super) fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
             needs_root.join(", ")
         );
     }
-    let (plan, jdks) =
-        matrix::plan(&args, &experiment).with_context(|| format!("lab run {}", args.experiment))?;
+    let (plan, jdks) = args
+        .plan(&experiment)
+        .with_context(|| format!("lab run {}", args.experiment))?;
     if args.dry_run {
         let mut out = io::stdout().lock();
         print_plan(&mut out, &experiment, &plan, &jdks, args.json)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if matrix::is_matrix(&args) {
+    if args.is_matrix() {
         return matrix::run(&args, &experiment, &text, &plan, &jdks);
     }
     let columns = experiment.measurements.clone();
