@@ -1,8 +1,6 @@
 //! The metadata event: which classes exist and how their fields are laid out. Every value
 //! in a chunk is decoded (or skipped) by walking these descriptions.
 
-use std::collections::HashMap;
-
 use crate::cursor::{Cursor, RawStr};
 use crate::Malformed;
 
@@ -77,15 +75,21 @@ pub(crate) enum Value {
 pub(crate) struct Metadata {
     pub(crate) classes: Vec<Class>,
     /// Class id to index in `classes`.
-    ids: HashMap<u64, usize>,
+    ids: foldhash::HashMap<u64, usize>,
 }
 
 impl Metadata {
-    /// Parses the body of a metadata event (after its size and type id).
-    pub(crate) fn parse(c: &mut Cursor<'_>) -> Result<Metadata, Malformed> {
+    /// Reads past the start of a metadata event's body (after its size and type id): its
+    /// start, duration and id, which change from chunk to chunk when the rest does not.
+    pub(crate) fn preamble(c: &mut Cursor<'_>) -> Result<(), Malformed> {
         let _start = c.long()?;
         let _duration = c.long()?;
         let _id = c.long()?;
+        Ok(())
+    }
+
+    /// Parses the rest of a metadata event's body, after [`Metadata::preamble`].
+    pub(crate) fn parse_classes(c: &mut Cursor<'_>) -> Result<Metadata, Malformed> {
         let n = c.count()?;
         let mut strings = Vec::with_capacity(n);
         for _ in 0..n {
