@@ -242,6 +242,9 @@ pub(crate) struct Decoder<'m> {
     /// A dozen types at most: looked up by a scan, which costs less than hashing the
     /// type id of every event in the chunk.
     plans: Vec<Plan<'m>>,
+    /// Bit `id % 64` set for the type ids of `plans`: most events of a type not read are
+    /// told apart by one test.
+    maybe: u64,
 }
 
 impl<'m> Decoder<'m> {
@@ -282,11 +285,15 @@ impl<'m> Decoder<'m> {
                 fields,
             });
         }
-        Decoder { meta, plans }
+        let maybe = plans.iter().fold(0, |m, p| m | 1 << (p.type_id % 64));
+        Decoder { meta, plans, maybe }
     }
 
     /// How to decode events of `type_id`, when it is a type read.
     pub(crate) fn plan(&self, type_id: u64) -> Option<&Plan<'m>> {
+        if self.maybe & 1 << (type_id % 64) == 0 {
+            return None;
+        }
         self.plans.iter().find(|p| p.type_id == type_id)
     }
 

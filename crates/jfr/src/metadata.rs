@@ -57,6 +57,9 @@ pub(crate) struct Class {
     pub(crate) name: String,
     pub(crate) primitive: Option<Primitive>,
     pub(crate) fields: Vec<Field>,
+    /// For a struct of primitives and constant-pool indices only (a stack frame, most pool
+    /// constants), what each field is: read past without walking the fields' classes.
+    flat: Option<Vec<Primitive>>,
 }
 
 /// A decoded top-level field value; inline structs and arrays are skipped.
@@ -110,7 +113,28 @@ impl Metadata {
                 f.class = ids.get(&f.type_id).copied().unwrap_or(usize::MAX);
             }
         }
+        let flat: Vec<_> = meta.classes.iter().map(|c| meta.flat(c)).collect();
+        for (class, flat) in meta.classes.iter_mut().zip(flat) {
+            class.flat = flat;
+        }
         Ok(meta)
+    }
+
+    /// What each field of `class` is, when every one is a single primitive or a
+    /// constant-pool index (read as the long it is).
+    fn flat(&self, class: &Class) -> Option<Vec<Primitive>> {
+        if class.primitive.is_some() {
+            return None;
+        }
+        class
+            .fields
+            .iter()
+            .map(|f| match f {
+                f if f.array => None,
+                f if f.constant_pool => Some(Primitive::Long),
+                f => self.classes.get(f.class)?.primitive,
+            })
+            .collect()
     }
 
     /// One element and its children; classes and their fields are kept, the rest
@@ -153,6 +177,7 @@ impl Metadata {
                     primitive: Primitive::of(&class_name),
                     name: class_name,
                     fields: Vec::new(),
+                    flat: None,
                 };
                 let index = match self.ids.get(&id) {
                     Some(&i) => {
@@ -250,12 +275,21 @@ impl Metadata {
                 c.skip_string()?;
                 Value::Skipped
             }
-            None => {
-                for f in &class.fields {
-                    self.field(c, f, depth + 1)?;
+            // The same reads as walking the fields below, which are one level deeper.
+            None => match &class.flat {
+                Some(fields) if depth < MAX_VALUE_DEPTH => {
+                    for &primitive in fields {
+                        skip_primitive(c, primitive)?;
+                    }
+                    Value::Skipped
                 }
-                Value::Skipped
-            }
+                _ => {
+                    for f in &class.fields {
+                        self.field(c, f, depth + 1)?;
+                    }
+                    Value::Skipped
+                }
+            },
         })
     }
 
@@ -292,4 +326,30 @@ impl Metadata {
         }
         Ok(text)
     }
+}
+
+/// Reads past a value of a primitive inside a struct (strings are not built).
+fn skip_primitive(c: &mut Cursor<'_>, primitive: Primitive) -> Result<(), Malformed> {
+    match primitive {
+        Primitive::Boolean | Primitive::Byte => {
+            c.u8()?;
+        }
+        Primitive::Char | Primitive::Short => {
+            c.short()?;
+        }
+        Primitive::Int => {
+            c.int()?;
+        }
+        Primitive::Long => {
+            c.long()?;
+        }
+        Primitive::Float => {
+            c.float()?;
+        }
+        Primitive::Double => {
+            c.double()?;
+        }
+        Primitive::String => c.skip_string()?,
+    }
+    Ok(())
 }
