@@ -278,9 +278,7 @@ impl Metadata {
             // The same reads as walking the fields below, which are one level deeper.
             None => match &class.flat {
                 Some(fields) if depth < MAX_VALUE_DEPTH => {
-                    for &primitive in fields {
-                        skip_primitive(c, primitive)?;
-                    }
+                    skip_fields(c, fields)?;
                     Value::Skipped
                 }
                 _ => {
@@ -314,6 +312,10 @@ impl Metadata {
                 _ => None,
             });
         }
+        if let (false, Some(fields)) = (keep, &class.flat) {
+            // What skipping each field below reads, without walking them.
+            return skip_fields(c, fields).map(|()| None);
+        }
         let mut text = None;
         for f in &class.fields {
             if keep && text.is_none() {
@@ -328,7 +330,16 @@ impl Metadata {
     }
 }
 
-/// Reads past a value of a primitive inside a struct (strings are not built).
+/// Reads past the fields of a struct of primitives (strings are not built).
+fn skip_fields(c: &mut Cursor<'_>, fields: &[Primitive]) -> Result<(), Malformed> {
+    for &primitive in fields {
+        skip_primitive(c, primitive)?;
+    }
+    Ok(())
+}
+
+/// Reads past a value of a primitive inside a struct.
+#[inline]
 fn skip_primitive(c: &mut Cursor<'_>, primitive: Primitive) -> Result<(), Malformed> {
     match primitive {
         Primitive::Boolean | Primitive::Byte => {

@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io;
 
 use crate::chunk::ChunkError;
+use crate::cursor::decode_varint;
 use crate::Malformed;
 
 /// Bytes a recording is read from, at any offset and from several threads at once.
@@ -152,6 +153,7 @@ impl<'s, S: ReadAt + ?Sized> Window<'s, S> {
     }
 
     /// A varint (event sizes and type ids): the value and how many bytes it took.
+    #[inline]
     pub(crate) fn varint(&mut self) -> Result<(u64, u64), ChunkError> {
         // Two of these per event: decoded from the buffer when all 9 bytes a varint can
         // take are in it, byte by byte (refilling) only near its end.
@@ -188,18 +190,6 @@ impl<'s, S: ReadAt + ?Sized> Window<'s, S> {
         }
         Ok(())
     }
-}
-
-/// The varint at the start of `bytes` (7 bits a byte, the ninth carrying 8) and its length.
-fn decode_varint(bytes: &[u8; 9]) -> (u64, usize) {
-    let mut value = 0u64;
-    for (i, &b) in bytes[..8].iter().enumerate() {
-        value |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            return (value, i + 1);
-        }
-    }
-    (value | u64::from(bytes[8]) << 56, 9)
 }
 
 #[cfg(test)]
