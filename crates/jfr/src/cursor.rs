@@ -62,7 +62,7 @@ impl<'a> Cursor<'a> {
 
     /// A varint of up to 9 bytes: 7 bits per byte with a continuation bit, the ninth byte
     /// carrying 8 bits.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn varint(&mut self) -> Result<u64, Malformed> {
         // Decoded in place when the 9 bytes a varint can take are there (all but the
         // last few bytes of a buffer), byte by byte with bounds checks near its end.
@@ -71,6 +71,11 @@ impl<'a> Cursor<'a> {
             self.pos += len;
             return Ok(value);
         }
+        self.varint_near_end()
+    }
+
+    #[cold]
+    fn varint_near_end(&mut self) -> Result<u64, Malformed> {
         let mut value = 0u64;
         for i in 0..8 {
             let b = self.u8()?;
@@ -82,6 +87,7 @@ impl<'a> Cursor<'a> {
         Ok(value | u64::from(self.u8()?) << 56)
     }
 
+    #[inline]
     pub(crate) fn long(&mut self) -> Result<i64, Malformed> {
         if self.compressed {
             Ok(self.varint()? as i64)
@@ -90,6 +96,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn int(&mut self) -> Result<i32, Malformed> {
         if self.compressed {
             Ok(self.varint()? as i32)
@@ -98,6 +105,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn short(&mut self) -> Result<i16, Malformed> {
         if self.compressed {
             Ok(self.varint()? as i16)

@@ -243,9 +243,21 @@ impl Metadata {
             return self.single(c, field, depth);
         }
         let n = c.count()?;
+        // Stack frames: an array of structs of primitives, walked as `single` would.
+        let flat = match self.classes.get(field.class) {
+            Some(class) if !field.constant_pool && depth + 1 < MAX_VALUE_DEPTH => {
+                class.flat.as_deref()
+            }
+            _ => None,
+        };
         for _ in 0..n {
             let before = c.remaining();
-            self.single(c, field, depth + 1)?;
+            match flat {
+                Some(fields) => skip_fields(c, fields)?,
+                None => {
+                    self.single(c, field, depth + 1)?;
+                }
+            }
             // Elements of no bytes would let a hostile count (or nested counts) spin.
             if c.remaining() == before {
                 return Err(Malformed::Metadata("array of values without bytes"));

@@ -153,7 +153,7 @@ impl<'s, S: ReadAt + ?Sized> Window<'s, S> {
     }
 
     /// A varint (event sizes and type ids): the value and how many bytes it took.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn varint(&mut self) -> Result<(u64, u64), ChunkError> {
         // Two of these per event: decoded from the buffer when all 9 bytes a varint can
         // take are in it, byte by byte (refilling) only near its end.
@@ -162,6 +162,11 @@ impl<'s, S: ReadAt + ?Sized> Window<'s, S> {
             self.pos += len;
             return Ok((value, len as u64));
         }
+        self.varint_near_end()
+    }
+
+    #[cold]
+    fn varint_near_end(&mut self) -> Result<(u64, u64), ChunkError> {
         let mut value = 0u64;
         for i in 0..8u64 {
             let b = self.byte()?;
