@@ -16,6 +16,10 @@ use crate::{chunk_header, read_whole, Chunk, ChunkAt, Error, ReadAt, Recording};
 /// caller takes one, few enough that their events stay a few MB.
 const AHEAD_PER_THREAD: u64 = 2;
 
+/// Threads reading chunks at most, whatever `--threads` says: each holds its chunk's
+/// buffers (a few MB for a JDK's chunk), which bounds memory.
+const MAX_THREADS: usize = 16;
+
 /// A chunk read, or the panic of the thread reading it (passed on to the caller).
 type Read = thread::Result<Result<Chunk, Error>>;
 
@@ -121,6 +125,7 @@ pub(crate) fn each_chunk<R: ReadAt>(
         }),
         changed: Condvar::new(),
     };
+    let threads = threads.min(MAX_THREADS);
     let ahead = AHEAD_PER_THREAD * threads as u64;
     thread::scope(|scope| {
         for _ in 1..threads {
