@@ -7,7 +7,7 @@
 # A benchmark, not a test: on a shared host the numbers move with the other jobs.
 # BENCH_MB=200 bench/analyze.sh for a smaller run; GCTOOLKIT_MB (default 150) bounds the
 # slice GCToolKit parses (it needs GBs of heap for big logs and runs at a few MB/s);
-# GCTOOLKIT=0 skips GCToolKit.
+# GCTOOLKIT=0 skips GCToolKit; BENCH_ONLY=recording runs the recording part alone.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target_mb=${BENCH_MB:-1000}
@@ -18,6 +18,8 @@ data="$root/fixtures/reference"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 
+only=${BENCH_ONLY:-}
+if [ "$only" != recording ]; then
 unzip -p "$data/gclogs/jdk11_details.log.zip" > "$work/base.log"
 base_mb=$(( $(stat -c %s "$work/base.log") / 1000000 ))
 span=$(tail -1 "$work/base.log" | sed -E 's/^\[([0-9.]+)s\].*/\1/')
@@ -29,6 +31,7 @@ for i in $(seq 0 $((copies - 1))); do
 done
 size=$(stat -c %s "$work/big.log")
 echo "log: $copies x jdk11_details.log = $((size / 1000000)) MB"
+fi
 
 # Best of three runs of a command (by wall time): prints "seconds max_rss_kb cpu_seconds".
 best_of_3() {
@@ -61,6 +64,7 @@ against_grep() {
   done
 }
 
+if [ "$only" != recording ]; then
 against_grep "$work/big.log" "unified G1 $((size / 1000000)) MB" Pause
 ours=$mbps
 
@@ -77,6 +81,7 @@ perl "$root/bench/jdk8-log.pl" "$target_mb" \
   "$samples/SampleSun1_6_0CMSAdaptiveSizePolicy.txt" > "$work/jdk8.log"
 against_grep "$work/jdk8.log" "JDK 8 CMS multi-line $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
 rm -f "$work/jdk8.log"
+fi
 
 # A recording of the same size: 10 s of an allocating G1 JVM (as bench/jfr.sh records it)
 # repeated (a recording is a sequence of self-contained chunks), against `jfr summary`.
@@ -99,7 +104,7 @@ for threads in 1 2 "$(nproc)"; do
 done
 rm -f "$work/big.jfr"
 
-[ "${GCTOOLKIT:-1}" = 0 ] && exit 0
+[ "${GCTOOLKIT:-1}" = 0 ] || [ "$only" = recording ] && exit 0
 
 # GCToolKit 3.5.0 from Maven Central, driven by a tiny Java program, on a slice.
 mkdir -p "$work/gctk/src"

@@ -2,13 +2,14 @@
 //! A chunk is read in two steps: its metadata first (the header says where), then its
 //! events in order, skipping by size every event type that is not read.
 
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io;
 
 use crate::cursor::Cursor;
 use crate::event::{Decoder, Event};
 use crate::header::{Header, HEADER_SIZE};
 use crate::metadata::Metadata;
 use crate::pools::{read_checkpoint, Pools};
+use crate::source::{ReadAt, Window};
 use crate::Malformed;
 
 const EVENT_METADATA: u64 = 0;
@@ -24,6 +25,25 @@ const MAX_EVENT_BYTES: u64 = 1 << 20;
 /// Events kept per chunk before they are sorted and handed out.
 pub(crate) const MAX_EVENTS_PER_CHUNK: usize = 2_000_000;
 
+/// What one thread keeps from chunk to chunk: its buffers, and the last metadata parsed
+/// (a JVM writes the same metadata into every chunk, so it is parsed once).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    window: Vec<u8>,
+    body: Vec<u8>,
+    metadata: Option<CachedMetadata>,
+}
+
+/// Metadata as parsed from these bytes (the body after its start, duration and id;
+/// `None`: too large to keep a copy of).
+struct CachedMetadata {
+    bytes: Option<Vec<u8>>,
+    metadata: Metadata,
+}
+
+/// Metadata bodies kept for the next chunk; the JDK's are tens of KiB.
+const MAX_CACHED_METADATA_BYTES: usize = 1 << 20;
+
 /// What reading one chunk gave.
 pub(crate) struct ChunkRead {
     pub(crate) header: Header,
@@ -32,71 +52,90 @@ pub(crate) struct ChunkRead {
     pub(crate) limits_hit: Vec<&'static str>,
 }
 
-/// Reads the chunk starting at `offset` of `input`, whose `size` the caller checked
-/// against the file length.
-pub(crate) fn read_chunk<R: Read + Seek>(
-    input: &mut R,
+/// Reads the chunk starting at `offset` of `src`, whose `size` the caller checked
+/// against the source's length.
+pub(crate) fn read_chunk<S: ReadAt + ?Sized>(
+    src: &S,
     offset: u64,
     header: Header,
-    buf: &mut Vec<u8>,
+    scratch: &mut Scratch,
 ) -> Result<ChunkRead, ChunkError> {
+    let Scratch {
+        window,
+        body,
+        metadata,
+    } = scratch;
+    let mut input = Window::new(src, std::mem::take(window), offset + header.metadata_offset);
     // Metadata first: events can only be decoded with it.
-    input.seek(SeekFrom::Start(offset + header.metadata_offset))?;
-    let (kind, body_len) = event_header(input)?;
+    let (kind, body_len) = event_header(&mut input)?;
     if kind != EVENT_METADATA {
         return Err(Malformed::Metadata("the header's metadata offset points elsewhere").into());
     }
     if body_len > MAX_METADATA_BYTES || header.metadata_offset + body_len > header.size {
         return Err(Malformed::Metadata("larger than the chunk or 16 MiB").into());
     }
-    read_body(input, body_len, buf)?;
-    let meta = Metadata::parse(&mut Cursor::new(buf, header.compressed_ints))?;
-    let decoder = Decoder::new(&meta);
+    input.read_into(body_len, body)?;
+    let meta = cached_metadata(body, header.compressed_ints, metadata)?;
+    let decoder = Decoder::new(meta);
 
     let mut pools = Pools::default();
     let mut limits_hit = Vec::new();
     let mut raw = Vec::new();
     let mut pos = HEADER_SIZE;
-    input.seek(SeekFrom::Start(offset + pos))?;
+    input.seek(offset + pos);
     while pos < header.size {
-        let (size, size_len) = varint_from(input)?;
-        let (type_id, id_len) = varint_from(input)?;
+        let (size, size_len) = input.varint()?;
+        let (type_id, id_len) = input.varint()?;
         let head = size_len + id_len;
         if size < head || size > header.size - pos {
             return Err(Malformed::EventSize(pos).into());
         }
         let body_len = size - head;
-        let wanted = type_id == EVENT_CHECKPOINT || decoder.reads(type_id);
-        let cap = if type_id == EVENT_CHECKPOINT {
+        pos += size;
+        // Most events are of types not read: skipped by their size, undecoded.
+        let plan = if type_id == EVENT_CHECKPOINT {
+            None
+        } else {
+            match decoder.plan(type_id) {
+                Some(plan) => Some(plan),
+                None => {
+                    input.skip(body_len)?;
+                    continue;
+                }
+            }
+        };
+        let cap = if plan.is_none() {
             MAX_CHECKPOINT_BYTES
         } else {
             MAX_EVENT_BYTES
         };
-        if wanted && body_len <= cap {
-            read_body(input, body_len, buf)?;
-            let mut c = Cursor::new(buf, header.compressed_ints);
-            if type_id == EVENT_CHECKPOINT {
-                read_checkpoint(&mut c, &meta, &mut pools)?;
-            } else if raw.len() < MAX_EVENTS_PER_CHUNK {
-                raw.push(decoder.decode(type_id, &mut c)?);
-            } else {
-                note_limit(&mut limits_hit, "events");
-            }
-        } else {
-            if wanted {
-                let what = if type_id == EVENT_CHECKPOINT {
+        if body_len > cap {
+            note_limit(
+                &mut limits_hit,
+                if plan.is_none() {
                     "constant pool"
                 } else {
                     "events"
-                };
-                note_limit(&mut limits_hit, what);
-            }
-            skip(input, body_len)?;
+                },
+            );
+            input.skip(body_len)?;
+            continue;
         }
-        pos += size;
+        input.read_into(body_len, body)?;
+        let mut c = Cursor::new(body, header.compressed_ints);
+        match plan {
+            None => read_checkpoint(&mut c, meta, &mut pools)?,
+            Some(_) if raw.len() >= MAX_EVENTS_PER_CHUNK => note_limit(&mut limits_hit, "events"),
+            Some(plan) => raw.push(decoder.decode(plan, &mut c)?),
+        }
     }
+    *window = input.into_buf();
     if pools.dropped {
         note_limit(&mut limits_hit, "constant pool");
+    }
+    // The buffer held the largest constant pool of the chunk: do not keep it around.
+    if body.capacity() > 1 << 20 {
+        *body = Vec::new();
     }
     let events = raw.into_iter().map(|r| r.finish(&header, &pools)).collect();
     Ok(ChunkRead {
@@ -104,6 +143,26 @@ pub(crate) fn read_chunk<R: Read + Seek>(
         events,
         limits_hit,
     })
+}
+
+/// The metadata of `body`, parsed, or the last one parsed when its bytes are the same.
+fn cached_metadata<'c>(
+    body: &[u8],
+    compressed_ints: bool,
+    cache: &'c mut Option<CachedMetadata>,
+) -> Result<&'c Metadata, Malformed> {
+    let mut c = Cursor::new(body, compressed_ints);
+    Metadata::preamble(&mut c)?;
+    let rest = &body[body.len() - c.remaining()..];
+    if cache
+        .as_ref()
+        .is_some_and(|m| m.bytes.as_deref() == Some(rest))
+    {
+        return Ok(&cache.as_ref().expect("checked").metadata);
+    }
+    let metadata = Metadata::parse_classes(&mut c)?;
+    let bytes = (rest.len() <= MAX_CACHED_METADATA_BYTES).then(|| rest.to_vec());
+    Ok(&cache.insert(CachedMetadata { bytes, metadata }).metadata)
 }
 
 fn note_limit(limits_hit: &mut Vec<&'static str>, what: &'static str) {
@@ -135,43 +194,11 @@ impl From<Malformed> for ChunkError {
     }
 }
 
-fn event_header<R: Read>(input: &mut R) -> Result<(u64, u64), ChunkError> {
-    let (size, a) = varint_from(input)?;
-    let (kind, b) = varint_from(input)?;
+fn event_header<S: ReadAt + ?Sized>(input: &mut Window<'_, S>) -> Result<(u64, u64), ChunkError> {
+    let (size, a) = input.varint()?;
+    let (kind, b) = input.varint()?;
     if size < a + b {
         return Err(Malformed::EventSize(0).into());
     }
     Ok((kind, size - a - b))
-}
-
-/// A varint straight from the input (event sizes and type ids); returns the value and
-/// how many bytes it took.
-fn varint_from<R: Read>(input: &mut R) -> Result<(u64, u64), ChunkError> {
-    let mut byte = [0u8; 1];
-    let mut value = 0u64;
-    for i in 0..8u64 {
-        input.read_exact(&mut byte)?;
-        value |= u64::from(byte[0] & 0x7f) << (7 * i);
-        if byte[0] & 0x80 == 0 {
-            return Ok((value, i + 1));
-        }
-    }
-    input.read_exact(&mut byte)?;
-    Ok((value | u64::from(byte[0]) << 56, 9))
-}
-
-fn read_body<R: Read>(input: &mut R, len: u64, buf: &mut Vec<u8>) -> Result<(), ChunkError> {
-    buf.clear();
-    // `len` is bounded by the caller's caps, so this never allocates from a hostile length.
-    let got = input.take(len).read_to_end(buf)?;
-    if got as u64 != len {
-        return Err(Malformed::Truncated.into());
-    }
-    Ok(())
-}
-
-fn skip<R: Read + Seek>(input: &mut R, len: u64) -> Result<(), ChunkError> {
-    // Relative: a buffered reader keeps its buffer when the target is inside it.
-    input.seek_relative(i64::try_from(len).map_err(|_| Malformed::EventSize(0))?)?;
-    Ok(())
 }

@@ -62,7 +62,20 @@ impl<'a> Cursor<'a> {
 
     /// A varint of up to 9 bytes: 7 bits per byte with a continuation bit, the ninth byte
     /// carrying 8 bits.
+    #[inline(always)]
     pub(crate) fn varint(&mut self) -> Result<u64, Malformed> {
+        // Decoded in place when the 9 bytes a varint can take are there (all but the
+        // last few bytes of a buffer), byte by byte with bounds checks near its end.
+        if let Some(bytes) = self.buf[self.pos..].first_chunk::<9>() {
+            let (value, len) = decode_varint(bytes);
+            self.pos += len;
+            return Ok(value);
+        }
+        self.varint_near_end()
+    }
+
+    #[cold]
+    fn varint_near_end(&mut self) -> Result<u64, Malformed> {
         let mut value = 0u64;
         for i in 0..8 {
             let b = self.u8()?;
@@ -74,6 +87,7 @@ impl<'a> Cursor<'a> {
         Ok(value | u64::from(self.u8()?) << 56)
     }
 
+    #[inline]
     pub(crate) fn long(&mut self) -> Result<i64, Malformed> {
         if self.compressed {
             Ok(self.varint()? as i64)
@@ -82,6 +96,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn int(&mut self) -> Result<i32, Malformed> {
         if self.compressed {
             Ok(self.varint()? as i32)
@@ -90,6 +105,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn short(&mut self) -> Result<i16, Malformed> {
         if self.compressed {
             Ok(self.varint()? as i16)
@@ -173,6 +189,19 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The varint at the start of `bytes` (7 bits a byte, the ninth carrying 8) and its length.
+#[inline(always)]
+pub(crate) fn decode_varint(bytes: &[u8; 9]) -> (u64, usize) {
+    let mut value = 0u64;
+    for (i, &b) in bytes[..8].iter().enumerate() {
+        value |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return (value, i + 1);
+        }
+    }
+    (value | u64::from(bytes[8]) << 56, 9)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +215,14 @@ mod tests {
         // Nine bytes: the last carries a full 8 bits.
         let all = [0xff; 9];
         assert_eq!(Cursor::new(&all, true).varint(), Ok(u64::MAX));
+        // The same values decoded in place (9 bytes or more left) and near the end.
+        let mut long = vec![0xac, 0x02];
+        long.extend([0; 9]);
+        assert_eq!(Cursor::new(&long, true).varint(), Ok(300));
+        let mut nine = all.to_vec();
+        nine.push(0);
+        let mut c = Cursor::new(&nine, true);
+        assert_eq!((c.varint(), c.remaining()), (Ok(u64::MAX), 1));
         assert_eq!(
             Cursor::new(&[0x80], true).varint(),
             Err(Malformed::Truncated)

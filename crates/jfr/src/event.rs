@@ -1,8 +1,6 @@
 //! The event types pauselab reads, decoded by field name from the chunk's metadata (so
 //! field order and added fields of later JDKs do not matter).
 
-use std::collections::HashMap;
-
 use crate::cursor::{Cursor, RawStr};
 use crate::header::Header;
 use crate::metadata::{Field, Metadata, Value};
@@ -231,7 +229,9 @@ enum Slot {
     Ignore,
 }
 
-struct Plan<'m> {
+/// How to decode one event type read.
+pub(crate) struct Plan<'m> {
+    type_id: u64,
     kind: Kind,
     fields: Vec<(&'m Field, Slot)>,
 }
@@ -239,12 +239,17 @@ struct Plan<'m> {
 /// Decodes the events of the kinds pauselab reads, per the chunk's metadata.
 pub(crate) struct Decoder<'m> {
     meta: &'m Metadata,
-    plans: HashMap<u64, Plan<'m>>,
+    /// A dozen types at most: looked up by a scan, which costs less than hashing the
+    /// type id of every event in the chunk.
+    plans: Vec<Plan<'m>>,
+    /// Bit `id % 64` set for the type ids of `plans`: most events of a type not read are
+    /// told apart by one test.
+    maybe: u64,
 }
 
 impl<'m> Decoder<'m> {
     pub(crate) fn new(meta: &'m Metadata) -> Self {
-        let mut plans = HashMap::new();
+        let mut plans: Vec<Plan<'m>> = Vec::new();
         for class in &meta.classes {
             let id = class.id;
             let Some(kind) = Kind::of(&class.name) else {
@@ -274,17 +279,29 @@ impl<'m> Decoder<'m> {
                     (f, slot)
                 })
                 .collect();
-            plans.insert(id, Plan { kind, fields });
+            plans.push(Plan {
+                type_id: id,
+                kind,
+                fields,
+            });
         }
-        Decoder { meta, plans }
+        let maybe = plans.iter().fold(0, |m, p| m | 1 << (p.type_id % 64));
+        Decoder { meta, plans, maybe }
     }
 
-    pub(crate) fn reads(&self, type_id: u64) -> bool {
-        self.plans.contains_key(&type_id)
+    /// How to decode events of `type_id`, when it is a type read.
+    pub(crate) fn plan(&self, type_id: u64) -> Option<&Plan<'m>> {
+        if self.maybe & 1 << (type_id % 64) == 0 {
+            return None;
+        }
+        self.plans.iter().find(|p| p.type_id == type_id)
     }
 
-    pub(crate) fn decode(&self, type_id: u64, c: &mut Cursor<'_>) -> Result<RawEvent, Malformed> {
-        let plan = &self.plans[&type_id];
+    pub(crate) fn decode(
+        &self,
+        plan: &Plan<'m>,
+        c: &mut Cursor<'_>,
+    ) -> Result<RawEvent, Malformed> {
         let mut ev = RawEvent {
             kind: plan.kind,
             start_ticks: 0,

@@ -2,6 +2,8 @@
 //! events joined into [`Item`]s by the [`Assembler`], each item fed to a [`RecordSink`] (the
 //! analysis) as the [`Record`] a GC log line of the same event would give.
 
+use std::ops::ControlFlow;
+
 use pauselab_pause::input::escape_control;
 use pauselab_pause::record::{
     Cpu, CpuLoad, GcCycle, GcPause, HeapChange, Safepoint, Stall, StallKind,
@@ -25,10 +27,22 @@ pub struct RecordingExtras {
 }
 
 /// Feeds every recording in `paths` to `sink`, one input each (a repository directory or an
-/// archive of chunk files is one recording), and returns what each adds.
+/// archive of chunk files is one recording), and returns what each adds. Chunks are read
+/// on as many threads as the machine has cores.
 pub fn read_recordings(
     paths: &[String],
     sink: &mut impl RecordSink,
+) -> Result<Vec<RecordingExtras>, Error> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    read_recordings_with(paths, sink, threads)
+}
+
+/// [`read_recordings`] with chunks read on at most `threads` threads (at least one). What
+/// `sink` is fed is the same whatever the number.
+pub fn read_recordings_with(
+    paths: &[String],
+    sink: &mut impl RecordSink,
+    threads: usize,
 ) -> Result<Vec<RecordingExtras>, Error> {
     let limit = max_decompressed()?;
     let mut all = Vec::new();
@@ -62,10 +76,11 @@ pub fn read_recordings(
                 (Err(e), _) => return Err(e),
             };
             bytes += rec.len();
-            loop {
-                let chunk = match rec.next_chunk() {
-                    Ok(Some(chunk)) => chunk,
-                    Ok(None) => break,
+            let mut failed = None;
+            let mut cut_off = false;
+            rec.each_chunk(threads, |number, chunk| {
+                let chunk = match chunk {
+                    Ok(chunk) => chunk,
                     // A recording cut off while the JVM wrote it (or a repository's chunk
                     // still being written): the complete chunks before it stand.
                     Err(Error::Malformed {
@@ -78,16 +93,20 @@ pub fn read_recordings(
                             name,
                             format!("{file}: chunk {chunk} is cut off (the JVM was still writing it, or the file was truncated): analysed the {} complete chunk(s) before it", chunks_before + chunk - 1),
                         );
-                        break 'parts;
+                        cut_off = true;
+                        return ControlFlow::Break(());
                     }
-                    Err(e) => return Err(e),
+                    Err(e) => {
+                        failed = Some(e);
+                        return ControlFlow::Break(());
+                    }
                 };
                 if !chunk.limits_hit.is_empty() {
                     sink.warn(
                         name,
                         format!(
                             "chunk {}: over the size limit of its {}: some names may be missing",
-                            chunks_before + rec.chunks_read(),
+                            chunks_before + number,
                             chunk.limits_hit.join(" and ")
                         ),
                     );
@@ -96,6 +115,13 @@ pub fn read_recordings(
                 for item in assembler.chunk(chunk) {
                     feed.item(sink, item);
                 }
+                ControlFlow::Continue(())
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            if cut_off {
+                break 'parts;
             }
             chunks_before += rec.chunks_read();
         }

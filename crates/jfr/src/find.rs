@@ -3,7 +3,7 @@
 //! writes); a compressed recording is copied once into a temporary file of capped size.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use pauselab_pause::archive::{self, display_name, ZipMember};
@@ -237,7 +237,7 @@ fn is_chunk_file(path: &Path) -> bool {
 /// Reads one part: a file in place, a packed one through a temporary copy of at most
 /// `limit` bytes, made chunk by chunk ([`spool`]: the first 68 bytes that are not a chunk
 /// header end the copy).
-pub(crate) fn open_part(part: &Part, limit: ByteSize) -> Result<Recording<BufReader<File>>, Error> {
+pub(crate) fn open_part(part: &Part, limit: ByteSize) -> Result<Recording<File>, Error> {
     match part {
         Part::File(path) | Part::RepositoryFile(path) => Recording::open(path),
         Part::Packed(one) => {
@@ -251,7 +251,7 @@ pub(crate) fn open_part(part: &Part, limit: ByteSize) -> Result<Recording<BufRea
                     limit,
                 });
             }
-            Recording::new(BufReader::with_capacity(256 << 10, copy), one.name.clone())
+            Recording::new(copy, one.name.clone())
         }
     }
 }

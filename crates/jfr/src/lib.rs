@@ -8,7 +8,8 @@
 //! and metadata are capped, and chunks are read one at a time, so memory stays bounded on
 //! any input and no input panics.
 //!
-//! - [`Recording`]: opens a file and hands out its chunks' events in time order;
+//! - [`Recording`]: opens a file and hands out its chunks' events in time order, its
+//!   chunks read on one thread or several;
 //! - [`Assembler`]: joins the events of one GC pause or one safepoint into [`Item`]s;
 //! - [`Extras`]: allocation stalls, heap before/after, CPU load of the recording;
 //! - [`spool`]: copies a recording out of a decompressor, checking chunk headers as they
@@ -30,11 +31,14 @@ mod feed;
 mod find;
 mod header;
 mod metadata;
+mod parallel;
 mod pools;
+mod source;
 mod spool;
 
 use std::fs::File;
-use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::io;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 pub use assemble::{
@@ -42,14 +46,15 @@ pub use assemble::{
     PhysicalMemorySummary, Safepoint, StallSummary,
 };
 pub use event::{Event, EventData};
-pub use feed::{read_recordings, RecordingExtras};
+pub use feed::{read_recordings, read_recordings_with, RecordingExtras};
 pub use find::{
     is_recording, max_decompressed, recordings, DEFAULT_MAX_DECOMPRESSED, MAX_DECOMPRESSED_ENV,
     MAX_REPOSITORY_CHUNKS,
 };
+pub use source::ReadAt;
 pub use spool::{spool, Spooled};
 
-use chunk::ChunkError;
+use chunk::{ChunkError, Scratch};
 use header::{Header, HEADER_SIZE, MAGIC};
 
 /// Why a recording could not be read.
@@ -161,33 +166,42 @@ pub struct Chunk {
     pub limits_hit: Vec<&'static str>,
 }
 
-/// A recording file, read chunk by chunk.
+/// A recording file, read chunk by chunk, on one thread ([`Recording::next_chunk`]) or on
+/// several ([`Recording::each_chunk`]).
 pub struct Recording<R> {
     input: R,
     name: String,
     len: u64,
+    /// Where the next chunk's header is.
     offset: u64,
     chunk: u64,
-    buf: Vec<u8>,
+    scratch: Scratch,
 }
 
-impl Recording<BufReader<File>> {
+impl Recording<File> {
     /// Opens `path`; fails when it does not start with a chunk header.
     pub fn open(path: &Path) -> Result<Self, Error> {
         let name = path.display().to_string();
         let file = File::open(path).map_err(|e| Error::Io(name.clone(), e))?;
-        Recording::new(BufReader::with_capacity(256 << 10, file), name)
+        Recording::new(file, name)
     }
 }
 
-impl<R: Read + Seek> Recording<R> {
+/// A chunk whose header was read, to be read whole.
+#[derive(Clone, Copy)]
+struct ChunkAt {
+    /// 1-based chunk number.
+    number: u64,
+    offset: u64,
+    header: Header,
+}
+
+impl<R: ReadAt> Recording<R> {
     /// Reads a recording from `input`; `name` names it in errors.
-    pub fn new(mut input: R, name: String) -> Result<Self, Error> {
-        let io = |e| Error::Io(name.clone(), e);
-        let len = input.seek(SeekFrom::End(0)).map_err(io)?;
-        input.seek(SeekFrom::Start(0)).map_err(io)?;
+    pub fn new(input: R, name: String) -> Result<Self, Error> {
+        let len = input.size().map_err(|e| Error::Io(name.clone(), e))?;
         let mut magic = [0u8; 4];
-        if input.read_exact(&mut magic).is_err() || &magic != MAGIC {
+        if source::read_exact_at(&input, &mut magic, 0).is_err() || &magic != MAGIC {
             return Err(Error::NotARecording(name));
         }
         if len < HEADER_SIZE {
@@ -204,7 +218,7 @@ impl<R: Read + Seek> Recording<R> {
             len,
             offset: 0,
             chunk: 0,
-            buf: Vec::new(),
+            scratch: Scratch::default(),
         })
     }
 
@@ -219,49 +233,42 @@ impl<R: Read + Seek> Recording<R> {
             return Ok(None);
         }
         self.chunk += 1;
-        let malformed = |s: &Self, problem| Error::Malformed {
-            file: s.name.clone(),
-            chunk: s.chunk,
-            offset: s.offset,
-            problem,
-        };
-        let mut raw = [0u8; HEADER_SIZE as usize];
-        let header = self
-            .input
-            .seek(SeekFrom::Start(self.offset))
-            .and_then(|_| self.input.read_exact(&mut raw));
-        let header = match header {
-            Ok(()) => Header::parse(&raw).map_err(|p| malformed(self, p))?,
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                return Err(malformed(self, Malformed::Truncated))
+        let at = chunk_header(
+            &self.input,
+            &self.name,
+            self.len,
+            &mut self.offset,
+            self.chunk,
+        )?;
+        read_whole(&self.input, &self.name, at, &mut self.scratch).map(Some)
+    }
+
+    /// Hands `each` every chunk as [`Recording::next_chunk`] gives them, in the same order,
+    /// with its number, until the last one, an error (handed to `each` too) or `each`
+    /// breaks. Up to `threads` threads read chunks at once, a few chunks ahead of `each`,
+    /// so the result is the same whatever their number.
+    pub fn each_chunk(
+        &mut self,
+        threads: usize,
+        mut each: impl FnMut(u64, Result<Chunk, Error>) -> ControlFlow<()>,
+    ) {
+        if threads <= 1 {
+            loop {
+                match self.next_chunk() {
+                    Ok(None) => return,
+                    Ok(Some(chunk)) => {
+                        if each(self.chunk, Ok(chunk)).is_break() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = each(self.chunk, Err(e));
+                        return;
+                    }
+                }
             }
-            Err(e) => return Err(Error::Io(self.name.clone(), e)),
-        };
-        if !header.compressed_ints {
-            return Err(malformed(self, Malformed::Uncompressed));
         }
-        if header.size > self.len - self.offset {
-            return Err(malformed(self, Malformed::Truncated));
-        }
-        let read = chunk::read_chunk(&mut self.input, self.offset, header, &mut self.buf);
-        // The buffer held the largest constant pool of the chunk: do not keep it around.
-        if self.buf.capacity() > 1 << 20 {
-            self.buf = Vec::new();
-        }
-        let read = match read {
-            Ok(r) => r,
-            Err(ChunkError::Io(e)) => return Err(Error::Io(self.name.clone(), e)),
-            Err(ChunkError::Malformed(p)) => return Err(malformed(self, p)),
-        };
-        self.offset += header.size;
-        let mut events = read.events;
-        events.sort_by_key(|e| e.start_epoch_ns);
-        Ok(Some(Chunk {
-            start_epoch_ns: read.header.start_nanos,
-            duration_ns: read.header.duration_nanos.max(0) as u64,
-            events,
-            limits_hit: read.limits_hit,
-        }))
+        parallel::each_chunk(self, threads, each);
     }
 
     /// Chunks read so far.
@@ -278,4 +285,68 @@ impl<R: Read + Seek> Recording<R> {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+}
+
+/// Reads and checks the header of chunk `number` at `offset` of `input` (`len` bytes),
+/// and moves `offset` past the chunk.
+fn chunk_header<R: ReadAt + ?Sized>(
+    input: &R,
+    name: &str,
+    len: u64,
+    offset: &mut u64,
+    number: u64,
+) -> Result<ChunkAt, Error> {
+    let mut raw = [0u8; HEADER_SIZE as usize];
+    let malformed = |problem| Error::Malformed {
+        file: name.to_string(),
+        chunk: number,
+        offset: *offset,
+        problem,
+    };
+    let header = match source::read_exact_at(input, &mut raw, *offset) {
+        Ok(()) => Header::parse(&raw).map_err(malformed)?,
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+            return Err(malformed(Malformed::Truncated))
+        }
+        Err(e) => return Err(Error::Io(name.to_string(), e)),
+    };
+    if !header.compressed_ints {
+        return Err(malformed(Malformed::Uncompressed));
+    }
+    if header.size > len - *offset {
+        return Err(malformed(Malformed::Truncated));
+    }
+    let at = ChunkAt {
+        number,
+        offset: *offset,
+        header,
+    };
+    *offset += header.size;
+    Ok(at)
+}
+
+/// Reads the chunk a header was read of: its events, sorted by start.
+fn read_whole<R: ReadAt + ?Sized>(
+    input: &R,
+    name: &str,
+    at: ChunkAt,
+    scratch: &mut Scratch,
+) -> Result<Chunk, Error> {
+    let read = chunk::read_chunk(input, at.offset, at.header, scratch).map_err(|e| match e {
+        ChunkError::Io(e) => Error::Io(name.to_string(), e),
+        ChunkError::Malformed(problem) => Error::Malformed {
+            file: name.to_string(),
+            chunk: at.number,
+            offset: at.offset,
+            problem,
+        },
+    })?;
+    let mut events = read.events;
+    events.sort_by_key(|e| e.start_epoch_ns);
+    Ok(Chunk {
+        start_epoch_ns: read.header.start_nanos,
+        duration_ns: read.header.duration_nanos.max(0) as u64,
+        events,
+        limits_hit: read.limits_hit,
+    })
 }

@@ -1,8 +1,6 @@
 //! The metadata event: which classes exist and how their fields are laid out. Every value
 //! in a chunk is decoded (or skipped) by walking these descriptions.
 
-use std::collections::HashMap;
-
 use crate::cursor::{Cursor, RawStr};
 use crate::Malformed;
 
@@ -59,6 +57,9 @@ pub(crate) struct Class {
     pub(crate) name: String,
     pub(crate) primitive: Option<Primitive>,
     pub(crate) fields: Vec<Field>,
+    /// For a struct of primitives and constant-pool indices only (a stack frame, most pool
+    /// constants), what each field is: read past without walking the fields' classes.
+    flat: Option<Vec<Primitive>>,
 }
 
 /// A decoded top-level field value; inline structs and arrays are skipped.
@@ -77,15 +78,21 @@ pub(crate) enum Value {
 pub(crate) struct Metadata {
     pub(crate) classes: Vec<Class>,
     /// Class id to index in `classes`.
-    ids: HashMap<u64, usize>,
+    ids: foldhash::HashMap<u64, usize>,
 }
 
 impl Metadata {
-    /// Parses the body of a metadata event (after its size and type id).
-    pub(crate) fn parse(c: &mut Cursor<'_>) -> Result<Metadata, Malformed> {
+    /// Reads past the start of a metadata event's body (after its size and type id): its
+    /// start, duration and id, which change from chunk to chunk when the rest does not.
+    pub(crate) fn preamble(c: &mut Cursor<'_>) -> Result<(), Malformed> {
         let _start = c.long()?;
         let _duration = c.long()?;
         let _id = c.long()?;
+        Ok(())
+    }
+
+    /// Parses the rest of a metadata event's body, after [`Metadata::preamble`].
+    pub(crate) fn parse_classes(c: &mut Cursor<'_>) -> Result<Metadata, Malformed> {
         let n = c.count()?;
         let mut strings = Vec::with_capacity(n);
         for _ in 0..n {
@@ -106,7 +113,28 @@ impl Metadata {
                 f.class = ids.get(&f.type_id).copied().unwrap_or(usize::MAX);
             }
         }
+        let flat: Vec<_> = meta.classes.iter().map(|c| meta.flat(c)).collect();
+        for (class, flat) in meta.classes.iter_mut().zip(flat) {
+            class.flat = flat;
+        }
         Ok(meta)
+    }
+
+    /// What each field of `class` is, when every one is a single primitive or a
+    /// constant-pool index (read as the long it is).
+    fn flat(&self, class: &Class) -> Option<Vec<Primitive>> {
+        if class.primitive.is_some() {
+            return None;
+        }
+        class
+            .fields
+            .iter()
+            .map(|f| match f {
+                f if f.array => None,
+                f if f.constant_pool => Some(Primitive::Long),
+                f => self.classes.get(f.class)?.primitive,
+            })
+            .collect()
     }
 
     /// One element and its children; classes and their fields are kept, the rest
@@ -149,6 +177,7 @@ impl Metadata {
                     primitive: Primitive::of(&class_name),
                     name: class_name,
                     fields: Vec::new(),
+                    flat: None,
                 };
                 let index = match self.ids.get(&id) {
                     Some(&i) => {
@@ -214,9 +243,21 @@ impl Metadata {
             return self.single(c, field, depth);
         }
         let n = c.count()?;
+        // Stack frames: an array of structs of primitives, walked as `single` would.
+        let flat = match self.classes.get(field.class) {
+            Some(class) if !field.constant_pool && depth + 1 < MAX_VALUE_DEPTH => {
+                class.flat.as_deref()
+            }
+            _ => None,
+        };
         for _ in 0..n {
             let before = c.remaining();
-            self.single(c, field, depth + 1)?;
+            match flat {
+                Some(fields) => skip_fields(c, fields)?,
+                None => {
+                    self.single(c, field, depth + 1)?;
+                }
+            }
             // Elements of no bytes would let a hostile count (or nested counts) spin.
             if c.remaining() == before {
                 return Err(Malformed::Metadata("array of values without bytes"));
@@ -246,12 +287,19 @@ impl Metadata {
                 c.skip_string()?;
                 Value::Skipped
             }
-            None => {
-                for f in &class.fields {
-                    self.field(c, f, depth + 1)?;
+            // The same reads as walking the fields below, which are one level deeper.
+            None => match &class.flat {
+                Some(fields) if depth < MAX_VALUE_DEPTH => {
+                    skip_fields(c, fields)?;
+                    Value::Skipped
                 }
-                Value::Skipped
-            }
+                _ => {
+                    for f in &class.fields {
+                        self.field(c, f, depth + 1)?;
+                    }
+                    Value::Skipped
+                }
+            },
         })
     }
 
@@ -276,6 +324,10 @@ impl Metadata {
                 _ => None,
             });
         }
+        if let (false, Some(fields)) = (keep, &class.flat) {
+            // What skipping each field below reads, without walking them.
+            return skip_fields(c, fields).map(|()| None);
+        }
         let mut text = None;
         for f in &class.fields {
             if keep && text.is_none() {
@@ -288,4 +340,39 @@ impl Metadata {
         }
         Ok(text)
     }
+}
+
+/// Reads past the fields of a struct of primitives (strings are not built).
+fn skip_fields(c: &mut Cursor<'_>, fields: &[Primitive]) -> Result<(), Malformed> {
+    for &primitive in fields {
+        skip_primitive(c, primitive)?;
+    }
+    Ok(())
+}
+
+/// Reads past a value of a primitive inside a struct.
+#[inline]
+fn skip_primitive(c: &mut Cursor<'_>, primitive: Primitive) -> Result<(), Malformed> {
+    match primitive {
+        Primitive::Boolean | Primitive::Byte => {
+            c.u8()?;
+        }
+        Primitive::Char | Primitive::Short => {
+            c.short()?;
+        }
+        Primitive::Int => {
+            c.int()?;
+        }
+        Primitive::Long => {
+            c.long()?;
+        }
+        Primitive::Float => {
+            c.float()?;
+        }
+        Primitive::Double => {
+            c.double()?;
+        }
+        Primitive::String => c.skip_string()?,
+    }
+    Ok(())
 }

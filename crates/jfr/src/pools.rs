@@ -1,8 +1,6 @@
 //! A chunk's constant pools: the texts (GC names, causes, VM operations, strings) that
 //! events refer to by index. Filled by the chunk reader, read by events.
 
-use std::collections::HashMap;
-
 use crate::cursor::{Cursor, RawStr};
 use crate::metadata::Metadata;
 use crate::Malformed;
@@ -25,7 +23,7 @@ const TEXT_POOLS: &[&str] = &[
 /// Texts of the constant pools read so far in a chunk, by (class id, constant index).
 #[derive(Default)]
 pub(crate) struct Pools {
-    texts: HashMap<(u64, u64), RawStr>,
+    texts: foldhash::HashMap<(u64, u64), RawStr>,
     bytes: usize,
     pub(crate) dropped: bool,
     string_class: Option<u64>,

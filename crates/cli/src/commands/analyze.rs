@@ -72,8 +72,8 @@ pub struct Args {
     /// following the extension
     #[arg(long, value_name = "FILE", value_parser = parse_events_file)]
     pub events: Option<EventsFile>,
-    /// Threads reading a large log (chunks of one file in parallel; the result is the same
-    /// with any number); default: the machine's cores
+    /// Threads reading a large log or recording (chunks of one file in parallel; the
+    /// result is the same with any number); default: the machine's cores
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 }
@@ -191,7 +191,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         let read = match &recordings {
             Some(paths) => {
-                jfr = Some(pauselab_jfr::read_recordings(paths, &mut analyzer)?);
+                jfr = Some(pauselab_jfr::read_recordings_with(
+                    paths,
+                    &mut analyzer,
+                    threads,
+                )?);
                 Ok(())
             }
             None => analyze_inputs_with(&group.inputs, &mut analyzer, threads),
