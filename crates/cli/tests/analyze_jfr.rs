@@ -3,7 +3,7 @@
 //! recordings mixed with GC logs, truncated and foreign files get a one-line error.
 
 mod analyze_support;
-#[path = "../../jfr/tests/support/mod.rs"]
+#[path = "../../jfr/tests/it/support/mod.rs"]
 mod jfr_support;
 
 use std::path::Path;

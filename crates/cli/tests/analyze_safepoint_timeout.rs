@@ -5,7 +5,7 @@
 //! string searches, not with pauselab's parser.
 
 mod analyze_support;
-#[path = "../../jfr/tests/support/mod.rs"]
+#[path = "../../jfr/tests/it/support/mod.rs"]
 mod jfr_support;
 
 use std::path::{Path, PathBuf};

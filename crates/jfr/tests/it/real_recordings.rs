@@ -9,7 +9,7 @@ use std::process::Command;
 use pauselab_jfr::{Assembler, EventData, Item, Recording};
 use serde_json::Value;
 
-mod support;
+use crate::support;
 
 use support::{cached_jdk, record_with, Run, JDK17, JDK25};
 

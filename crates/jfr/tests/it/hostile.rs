@@ -1,7 +1,7 @@
 //! A real recording truncated anywhere or with bytes flipped anywhere: reading it must end
 //! in a result or an error naming the file, never a panic, a hang or unbounded memory.
 
-mod support;
+use crate::support;
 
 use std::io::Cursor;
 

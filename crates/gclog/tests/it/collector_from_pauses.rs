@@ -2,7 +2,7 @@
 //! unified log's later file): the pauses name it where only one collector prints them, and
 //! stay silent where several do.
 
-mod support;
+use crate::support;
 
 fn collector(log: &str) -> Option<String> {
     support::analyze_text(log).jvm.collector

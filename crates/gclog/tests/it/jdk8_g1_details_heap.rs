@@ -2,7 +2,7 @@
 //! (`[Eden: ... Survivors: ... Heap: before(cap)->after(cap)]`): each young collection is a
 //! heap sample, and what it promoted is eden + survivors freed minus heap freed.
 
-mod support;
+use crate::support;
 
 const LOG: &str = "\
 CommandLine flags: -XX:+PrintGCDetails -XX:+PrintGCTimeStamps -XX:+UseG1GC

@@ -3,7 +3,7 @@
 //! collection without -XX:+PrintGCDetails, read end to end: every pause is counted with
 //! its duration, name and cause, and what cannot be read is counted as unparsed.
 
-mod support;
+use crate::support;
 
 use pauselab_gclog::Report;
 use support::analyze_text as analyze;
