@@ -64,7 +64,7 @@ image: portable
 # .deb and .rpm installed into empty roots, the image under podman reading a JVM of this host.
 dist-test: dist package image
 	scripts/setup.sh rpm podman runc
-	$(CARGO) test -p pauselab --test package --test contrib -- --ignored --test-threads=1
+	$(CARGO) test -p pauselab --test it -- --ignored --test-threads=1 package:: contrib::
 
 # Reproduces the hsperf-mmap stall here (2 minutes, root) and prints the table; exit 3 from
 # pauselab means "vulnerable", which is what the demo shows.
@@ -102,9 +102,9 @@ jmh-jfr:
 # options, twice; the packed-counters question on the slow device (about 23 minutes).
 acceptance: build
 	scripts/setup.sh xfsprogs btrfs-progs
-	$(CARGO) test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1 --nocapture
-	$(CARGO) test --release -p pauselab --test lab_memory_acceptance -- --ignored --test-threads=1 --nocapture
-	$(CARGO) test --release -p pauselab --test probe packing -- --ignored --nocapture
+	$(CARGO) test --release -p pauselab --test it -- --ignored --test-threads=1 --nocapture lab_acceptance::
+	$(CARGO) test --release -p pauselab --test it -- --ignored --test-threads=1 --nocapture lab_memory_acceptance::
+	$(CARGO) test --release -p pauselab --test it -- --ignored --nocapture probe::packing
 
 bench: build
 	@if [ -d bench ]; then for b in bench/*.sh; do echo "== $$b"; bash "$$b"; done; fi

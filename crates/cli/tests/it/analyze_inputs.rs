@@ -1,7 +1,7 @@
 //! Inputs: rotated sets, stdin, and bad input (binary, truncated, interleaved, empty,
 //! missing, directory): a clear one-line message naming the file, never a panic.
 
-mod analyze_support;
+use crate::analyze_support;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 //! and the scratch area is gone afterwards. A failing preparation step skips that JDK's
 //! variants with the JVM's own error. No root needed (the variants use the host's /tmp).
 
-mod lab_support;
+use crate::lab_support;
 use lab_support::measurement;
 
 use std::path::{Path, PathBuf};

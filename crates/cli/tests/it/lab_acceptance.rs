@@ -2,7 +2,7 @@
 //! host (2 cores, kernel 6.x, root): run by `make acceptance`, not `make test`
 //! (`cargo test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1`).
 
-mod lab_support;
+use crate::lab_support;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -4,8 +4,7 @@
 //! a real JDK 17 JFR recording charted like the GC log its JVM wrote, its pauses and heap
 //! samples counted with the JDK's own `jfr print --json`.
 
-#[path = "../../jfr/tests/it/support/mod.rs"]
-mod jfr_support;
+use crate::jfr_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

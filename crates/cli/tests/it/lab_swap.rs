@@ -4,7 +4,7 @@
 //! area, cgroup, process or file is left, and swappiness and THP are as they were. Root
 //! only.
 
-mod lab_support;
+use crate::lab_support;
 
 use std::path::Path;
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! `prometheus` package; `make test` installs it), the Kubernetes DaemonSet's structure, and
 //! its capability set against real JVMs of another user.
 
-mod contrib_support;
-mod process_support;
+use crate::contrib_support;
+use crate::process_support;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

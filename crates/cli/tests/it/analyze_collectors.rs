@@ -3,7 +3,7 @@
 //! collections, degenerated cycles and heap samples must equal an independent count of the
 //! log's lines (awk, not pauselab's parser), and logs of different JVMs stay apart.
 
-mod analyze_support;
+use crate::analyze_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! Every duration flag takes a number with a unit (ms, s, m, h) and, as before, a bare
 //! number in the unit its `--help` names: both forms give the same result.
 
-mod probe_slowdev;
+use crate::probe_slowdev;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use hdrhistogram::Histogram;
 use pauselab_pause::interval_log::IntervalLogWriter;
 
-mod java_tools;
+use crate::java_tools;
 use java_tools::hdrhistogram_jar;
 
 fn pauselab(args: &[&str]) -> Output {

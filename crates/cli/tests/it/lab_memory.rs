@@ -3,7 +3,7 @@
 //! governor turns THP off and the mode is restored after the run and, after SIGKILL, by
 //! `pauselab lab cleanup`. These change the host's THP mode, so they need root.
 
-mod lab_support;
+use crate::lab_support;
 
 use std::path::Path;
 

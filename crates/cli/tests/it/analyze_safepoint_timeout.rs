@@ -4,9 +4,8 @@
 //! stdout (JDK 11 prints the report there only). The reports are counted here with plain
 //! string searches, not with pauselab's parser.
 
-mod analyze_support;
-#[path = "../../jfr/tests/it/support/mod.rs"]
-mod jfr_support;
+use crate::analyze_support;
+use crate::jfr_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-mod process_support;
+use crate::process_support;
 use process_support::{as_nobody, fake_build, stdout_of, NOBODY};
 
 const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";

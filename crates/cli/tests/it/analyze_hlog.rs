@@ -1,8 +1,8 @@
 //! `--hlog` output read back by Java's HistogramLogProcessor (HdrHistogram 2.2.2 from Maven
 //! Central): its percentiles must be the ones pauselab reports for the same pauses.
 
-mod analyze_support;
-mod java_tools;
+use crate::analyze_support;
+use crate::java_tools;
 
 use std::path::Path;
 use std::process::Command;

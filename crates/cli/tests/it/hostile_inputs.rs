@@ -2,7 +2,7 @@
 //! bounded amount of memory, measured as the child's peak RSS, and pipes and process
 //! substitution read the same as files.
 
-mod analyze_support;
+use crate::analyze_support;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! host's THP mode and fills its memory, swap and startup-pressure turn a swap file on and
 //! set swappiness, then all undo it): run by `make acceptance`, not `make test`.
 
-mod lab_support;
+use crate::lab_support;
 use lab_support::measurement;
 
 use std::path::PathBuf;

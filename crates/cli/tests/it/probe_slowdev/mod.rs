@@ -49,6 +49,8 @@ pub struct SlowDevice {
     load: Option<Child>,
     // Undoes the device when dropped, after `Drop` has stopped the load.
     _journal: Journal,
+    // Released last: no other host-changing test runs while the device exists.
+    _host: std::sync::MutexGuard<'static, ()>,
 }
 
 /// Journals of every slow test device live here, so a killed test's are found again.
@@ -61,6 +63,7 @@ impl SlowDevice {
     /// (a stalled store waits about chunk / 4 MB/s). Panics with the reason on failure,
     /// after undoing what was already set up.
     pub fn start(name: &str, chunk_mib: u32) -> SlowDevice {
+        let host = crate::host_lock::exclusive();
         let state = state_dir();
         let _ = journal::cleanup_stale(&state);
         let run_id = format!("slowdev-{name}-{}", std::process::id());
@@ -103,6 +106,7 @@ impl SlowDevice {
             mount: device.mount_point,
             load: Some(load),
             _journal: journal,
+            _host: host,
         }
     }
 

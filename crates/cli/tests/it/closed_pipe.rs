@@ -1,7 +1,7 @@
 //! Every command that prints ends quietly when its reader has gone (`pauselab ... | head`):
 //! status 141 like `cat` and `grep`, nothing on stderr, no panic.
 
-mod probe_slowdev;
+use crate::probe_slowdev;
 
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};

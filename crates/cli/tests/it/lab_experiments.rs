@@ -4,7 +4,7 @@
 //! the built-in gclog-io experiment on the slow device, and request latency from an
 //! open-loop workload. These need root.
 
-mod lab_support;
+use crate::lab_support;
 
 use lab_support::variant_named as variant;
 use lab_support::*;

@@ -1,7 +1,7 @@
 //! The reference logs (a public GC-log corpus, values asserted by GCToolKit's own tests and
 //! confirmed by GCViewer): pause counts per kind and pause sums must match exactly.
 
-mod analyze_support;
+use crate::analyze_support;
 
 use analyze_support::{analyze_json, shared_gclogs};
 

@@ -3,7 +3,7 @@
 //! processes or files. Also: a short real run reproduces the stall on the slow device.
 //! These change the host, so they need root (the lab's fault injection does).
 
-mod lab_support;
+use crate::lab_support;
 
 use std::process::Child;
 use std::time::Duration;

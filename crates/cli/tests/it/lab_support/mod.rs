@@ -6,11 +6,8 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
-
-/// Runs that inject faults share the machine's loop devices and 2 cores: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
 
 pub struct TestEnv {
     pub dir: PathBuf,
@@ -25,7 +22,7 @@ impl TestEnv {
             eprintln!("skipped: the lab's fault injection needs root");
             return None;
         }
-        let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = crate::host_lock::exclusive();
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
             "lab-{}-{}",
             std::process::id(),

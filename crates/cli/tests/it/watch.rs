@@ -2,7 +2,7 @@
 //! intervals and names writeback or I/O; on tmpfs it marks none; its text lines up under a
 //! header with units.
 
-mod probe_slowdev;
+use crate::probe_slowdev;
 
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;

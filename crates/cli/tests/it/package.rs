@@ -7,7 +7,7 @@
 //! The ignored tests check what `make dist` and `make package` built from the portable
 //! release binary under target/: `make dist-test` builds them and runs these tests.
 
-mod process_support;
+use crate::process_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

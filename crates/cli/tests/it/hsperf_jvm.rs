@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use pauselab_hsperf::{locate_region, AddressSource, Reader, Snapshot, Source};
 
-mod process_support;
+use crate::process_support;
 use process_support::{as_nobody, fake_build};
 
 const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";

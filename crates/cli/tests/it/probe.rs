@@ -1,6 +1,6 @@
 //! `pauselab probe mmap` against real filesystems.
 
-mod probe_slowdev;
+use crate::probe_slowdev;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

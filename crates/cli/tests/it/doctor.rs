@@ -1,8 +1,8 @@
 //! `pauselab doctor` on hosts built with each risk: real JVMs in their own mount
 //! namespaces, on tmpfs, on disk and on a slow device that requires stable pages.
 
-mod probe_slowdev;
-mod process_support;
+use crate::probe_slowdev;
+use crate::process_support;
 
 use std::io::BufRead;
 use std::os::unix::fs::PermissionsExt;

@@ -2,9 +2,8 @@
 //! `--fail-on` and `--hlog` as for GC logs, checked against the JDK's `jfr print --json`;
 //! recordings mixed with GC logs, truncated and foreign files get a one-line error.
 
-mod analyze_support;
-#[path = "../../jfr/tests/it/support/mod.rs"]
-mod jfr_support;
+use crate::analyze_support;
+use crate::jfr_support;
 
 use std::path::Path;
 use std::process::Command;

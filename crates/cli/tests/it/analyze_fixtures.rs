@@ -3,7 +3,7 @@
 //! safepoint counts and sums must equal what the log says line by line, counted here without
 //! pauselab's parser.
 
-mod analyze_support;
+use crate::analyze_support;
 
 use std::io::Read;
 
