@@ -9,8 +9,9 @@ MVN ?= mvn -B -q -f java/pom.xml
 BIN := target/release/pauselab
 # Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
 # dpkg-dev (dpkg-shlibdeps) is what `make package` needs beyond cargo; zsh, fish, man-db and
-# systemd (systemd-analyze) check the package's files.
-TEST_PACKAGES ?= prometheus chromium dpkg-dev zsh fish man-db systemd
+# systemd (systemd-analyze) check the package's files; GNU time measures a command's own peak
+# memory in the tests.
+TEST_PACKAGES ?= prometheus chromium dpkg-dev zsh fish man-db systemd time
 
 .PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package portable dist dist-test image
 

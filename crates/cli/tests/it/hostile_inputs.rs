@@ -36,9 +36,8 @@ fn pauselab(args: &[&str]) -> Run {
     run_command(Command::new(bin()).args(args))
 }
 
-// Waited for with wait4(2), which also gives the child's peak RSS.
-#[allow(clippy::zombie_processes)]
 fn run_command(command: &mut Command) -> Run {
+    let (mut command, peak) = crate::process_support::PeakRss::wrap(command);
     let started = Instant::now();
     let mut child = command
         .stdin(Stdio::null())
@@ -55,17 +54,12 @@ fn run_command(command: &mut Command) -> Run {
     });
     let mut err = String::new();
     stderr.read_to_string(&mut err).unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 fills it for this child only.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: the child is ours and not waited for elsewhere.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32);
+    let status = child.wait().unwrap();
     Run {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        code: status.code(),
         stdout: out.join().unwrap(),
         stderr: err,
-        max_rss_kib: usage.ru_maxrss,
+        max_rss_kib: peak.kib(),
         elapsed: started.elapsed(),
     }
 }

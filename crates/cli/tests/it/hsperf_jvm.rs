@@ -663,12 +663,11 @@ fn fake_libjvm_with_hostile_vm_structs_gets_one_line_errors() {
 }
 
 /// Runs pauselab and returns (exit code, stderr, peak RSS in KiB, seconds).
-#[allow(clippy::zombie_processes)]
 fn run_measured(args: &[&str]) -> (i32, String, i64, f64) {
     use std::io::Read;
     let started = Instant::now();
-    let mut child = Command::new(bin())
-        .args(args)
+    let (mut command, peak) = process_support::PeakRss::wrap(Command::new(bin()).args(args));
+    let mut child = command
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -680,17 +679,11 @@ fn run_measured(args: &[&str]) -> (i32, String, i64, f64) {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    let mut status = 0;
-    // Reaped by wait4 rather than Child::wait, for its own peak RSS (RUSAGE_CHILDREN
-    // would mix in the other tests' children).
-    // SAFETY: an all-zero rusage is valid; wait4 on our own child fills it in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(waited, child.id() as i32);
+    let status = child.wait().unwrap();
     (
-        libc::WEXITSTATUS(status),
+        status.code().unwrap_or(-1),
         err,
-        usage.ru_maxrss,
+        peak.kib(),
         started.elapsed().as_secs_f64(),
     )
 }

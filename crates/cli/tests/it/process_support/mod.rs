@@ -105,3 +105,45 @@ pub fn fake_build() -> &'static FakeBuild {
         build
     })
 }
+
+/// The peak resident set of one command, its own. A child spawned straight from the test
+/// process inherits the test process's high-water mark (Linux records it at exec), which
+/// any test beside it may raise (a panic's backtrace reads the binary's debug info): the
+/// command runs under GNU time instead, a small process that forks it and reports its
+/// rusage. Exit status, stdin, stdout and stderr are the command's.
+pub struct PeakRss {
+    report: tempfile::TempPath,
+}
+
+impl PeakRss {
+    /// `command` (program, arguments, environment, directory) under GNU time.
+    pub fn wrap(command: &Command) -> (Command, PeakRss) {
+        let report = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+        let mut timed = Command::new("/usr/bin/time");
+        timed
+            .args(["-f", "%M", "-o"])
+            .arg(&report)
+            .arg(command.get_program())
+            .args(command.get_args());
+        for (key, value) in command.get_envs() {
+            match value {
+                Some(value) => timed.env(key, value),
+                None => timed.env_remove(key),
+            };
+        }
+        if let Some(dir) = command.get_current_dir() {
+            timed.current_dir(dir);
+        }
+        (timed, PeakRss { report })
+    }
+
+    /// KiB, once the command has exited.
+    pub fn kib(&self) -> i64 {
+        let text = std::fs::read_to_string(&self.report).unwrap();
+        // A command that failed gets a line saying so before the number.
+        let last = text.lines().last().unwrap_or_default();
+        last.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("GNU time reported {text:?}"))
+    }
+}
