@@ -631,8 +631,10 @@ fn assert_scrape_answers_promptly(addr: SocketAddr, during: &str) {
     );
     let took = started.elapsed();
     assert_eq!(status_of(&answer), "200", "scrape {during}");
+    // A server blocked by the idle or slow clients would wait for their 5 s head timeout;
+    // 1 s was missed on a host with two test JVMs and other builds beside.
     assert!(
-        took < Duration::from_secs(1),
+        took < Duration::from_secs(3),
         "scrape {during} took {took:?}"
     );
 }
