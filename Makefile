@@ -76,9 +76,10 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-# Not quiet: Surefire's per-class results are the test report.
+# Not quiet: Surefire's per-class results are the test report. -T 2: the agent's and the
+# workloads' tests (real JVMs, mostly waiting) run side by side.
 test-java:
-	@if [ -f java/pom.xml ]; then mvn -B -ntp -f java/pom.xml install; fi
+	@if [ -f java/pom.xml ]; then mvn -B -ntp -T 2 -f java/pom.xml install; fi
 
 test-rust:
 	$(CARGO) test --workspace
