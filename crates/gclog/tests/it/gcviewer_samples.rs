@@ -36,7 +36,7 @@ struct Expected {
 }
 
 fn expected() -> BTreeMap<String, Expected> {
-    let table = include_str!("data/gcviewer_samples.tsv");
+    let table = include_str!("../data/gcviewer_samples.tsv");
     table
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())

@@ -18,7 +18,7 @@ const REAL_LINES: [&str; 6] = [
 
 /// Pieces of JDK 6-8 events spread over several lines, as the JVM prints them (one a
 /// line; the library's chunk tests read them too).
-const EVENT_PIECES: &str = include_str!("data/event_pieces.txt");
+const EVENT_PIECES: &str = include_str!("../data/event_pieces.txt");
 
 fn event_pieces() -> Vec<&'static str> {
     EVENT_PIECES.lines().collect()
