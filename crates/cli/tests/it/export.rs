@@ -102,9 +102,15 @@ fn start_exporter(extra: &[&str]) -> (Running, SocketAddr) {
 fn start_exporter_with_open_files(limit: u64) -> (Running, SocketAddr, BufReader<ChildStderr>) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pauselab"));
     command.args(["export", "--listen", "127.0.0.1:0"]);
-    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    // Only 0, 1 and 2 stay open: a descriptor the test process inherited (a CI runner's,
+    // GNU time's -o file) would take a place the limit leaves.
+    // SAFETY: close_range and setrlimit are async-signal-safe; nothing else runs between
+    // fork and exec.
     unsafe {
-        command.pre_exec(move || set_open_files_limit(limit));
+        command.pre_exec(move || {
+            libc::close_range(3, libc::c_uint::MAX, 0);
+            set_open_files_limit(limit)
+        });
     }
     start_listening(command)
 }
