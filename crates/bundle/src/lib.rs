@@ -6,6 +6,7 @@
 mod files;
 mod manifest;
 mod matrix;
+pub mod noise;
 mod verdict;
 
 pub use files::{

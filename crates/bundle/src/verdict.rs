@@ -82,6 +82,18 @@ impl Vulnerable {
             Vulnerable::Inconclusive => "inconclusive",
         }
     }
+
+    /// Several answers as one (a run's JDKs, a matrix's runs): any yes wins, then any
+    /// inconclusive; no answer at all is inconclusive.
+    pub fn combine(answers: &[Vulnerable]) -> Vulnerable {
+        if answers.contains(&Vulnerable::Yes) {
+            Vulnerable::Yes
+        } else if answers.is_empty() || answers.contains(&Vulnerable::Inconclusive) {
+            Vulnerable::Inconclusive
+        } else {
+            Vulnerable::No
+        }
+    }
 }
 
 /// One number of a variant besides its pause histograms (docs/lab.md, "Measurements").

@@ -4,6 +4,7 @@
 //! command lives in its own module under `commands/` and exposes `Args` and `run`.
 
 mod commands;
+mod render;
 
 use std::process::ExitCode;
 

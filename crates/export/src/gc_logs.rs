@@ -13,12 +13,13 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use pauselab_gclog::follow::GcLogFollower;
-use pauselab_gclog::parse::{Parsed, Record, StallKind};
+use pauselab_gclog::parse::Parsed;
 use pauselab_gclog::PauseType;
 use pauselab_host::jvm_options::{JvmOptions, LogTarget};
 use pauselab_host::trust::{OpenDir, ProcessFiles};
 use pauselab_hsperf::{glob_match, JvmProcess};
 use pauselab_pause::input::open_regular_file;
+use pauselab_pause::record::{Record, StallKind};
 use pauselab_pause::Collector;
 use prometheus_client::collector::Collector as EncodeCollector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};

@@ -2,7 +2,7 @@
 //! `finding:real_gt_cpu`, `finding:any`; several joined by `,` hold when any holds.
 
 use crate::analysis::Report;
-use crate::findings::RULES;
+use crate::rules::RULES;
 use pauselab_pause::units::parse_duration;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use pauselab_pause::{DurationStats, Summary};
 use serde::Serialize;
 
-use crate::analysis::{NameTotals, Totals};
 use crate::parse::HeapChange;
+use crate::totals::{NameTotals, Totals};
 
 const SECOND_NS: u64 = 1_000_000_000;
 

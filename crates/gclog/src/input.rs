@@ -5,15 +5,13 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use pauselab_pause::input::{escape_control, open_file, Peeked};
+pub use pauselab_pause::archive::MAX_ZIP_MEMBERS;
+use pauselab_pause::archive::{self, display_name, open_zip_member, ZipMember};
+use pauselab_pause::input::open_file;
 
 use crate::lines::{LineReader, MAX_LINE};
 use crate::parse::parse_line;
 use crate::Error;
-
-/// Most files a zip archive may hold: listing is linear, but each member is read to order
-/// them, and a GC log archive holds a rotated set (tens of files), not thousands.
-pub const MAX_ZIP_MEMBERS: usize = 10_000;
 
 /// One readable input, named as the user will see it in messages (control characters
 /// escaped).
@@ -23,15 +21,6 @@ pub struct Input {
     /// A file inside the zip archive at `path` (an archive holding several files is read as
     /// one input per file, named `archive.zip!member`).
     pub zip_entry: Option<ZipMember>,
-}
-
-/// Where a member's data lies in its archive, read from the central directory once.
-#[derive(Debug, Clone, Copy)]
-pub struct ZipMember {
-    data_start: u64,
-    compressed_size: u64,
-    method: zip::CompressionMethod,
-    encrypted: bool,
 }
 
 /// Expands the command-line arguments into inputs, in reading order: each rotated set is
@@ -96,11 +85,6 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, Error> {
         }
     }
     Ok(out)
-}
-
-/// A path as messages show it: control characters escaped.
-fn display_name(path: &Path) -> String {
-    escape_control(&path.display().to_string()).into_owned()
 }
 
 /// `base.N`, `base.N.current`, `base.N.gz` next to `base` (also when `base` is itself one of
@@ -216,7 +200,7 @@ fn first_stamp_of(reader: impl Read) -> (Option<i64>, Option<u64>) {
 
 /// A readable input, decompressed; `Send` so that one thread can read and parse lines while
 /// another analyses them.
-pub type Reader = Box<dyn Read + Send>;
+pub type Reader = archive::Reader;
 
 /// An input that several threads can read at once (see `crate::chunks`): a regular file,
 /// neither gzip nor zip, at least `min_size` bytes long, whose first line ends in `\n`
@@ -251,8 +235,8 @@ pub(crate) fn open_splittable(input: &Input, min_size: u64) -> Option<(File, u64
 /// Opens an input for reading, decompressing gzip and zip.
 pub fn open(input: &Input) -> Result<Reader, Error> {
     match (&input.path, input.zip_entry) {
-        (None, _) => decompress(Box::new(io::stdin()), &input.name),
-        (Some(p), Some(member)) => open_zip_member(p, member, &input.name),
+        (None, _) => Ok(archive::decompress(Box::new(io::stdin()), &input.name)?),
+        (Some(p), Some(member)) => Ok(open_zip_member(p, member, &input.name)?),
         (Some(p), None) => open_path(p),
     }
 }
@@ -357,52 +341,17 @@ impl Read for ReadAhead {
 /// is, through [`decompress`]). The archive is opened once: the time it takes grows with
 /// the number of members, not with its square.
 fn zip_members(path: &Path) -> Result<Option<Vec<Input>>, Error> {
-    let Ok(mut file) = File::open(path) else {
-        return Ok(None); // reported when the file is read
-    };
-    let mut magic = [0u8; 4];
-    if file.read_exact(&mut magic).is_err() || magic != *b"PK\x03\x04" {
+    let Some(entries) = archive::zip_members(path)? else {
         return Ok(None);
-    }
-    let Ok(mut archive) = zip::ZipArchive::new(file) else {
-        return Ok(None); // streamed by `decompress`, which names what is wrong
     };
-    if archive.len() > MAX_ZIP_MEMBERS {
-        return Err(Error::Zip(
-            display_name(path),
-            format!(
-                "{} entries, more than the {MAX_ZIP_MEMBERS} a GC log archive may hold; unzip the logs you need",
-                archive.len()
-            ),
-        ));
-    }
-    // Where each entry's bytes lie, from its local header to the end of its data, read
-    // before any member is decompressed.
-    let mut spans = Vec::with_capacity(archive.len());
-    let mut members = Vec::new();
-    for index in 0..archive.len() {
-        let Ok(entry) = archive.by_index_raw(index) else {
-            return Ok(None);
-        };
-        let name = escape_control(&String::from_utf8_lossy(entry.name_raw())).into_owned();
-        let end = entry.data_start().saturating_add(entry.compressed_size());
-        spans.push((entry.header_start(), end, name.clone()));
-        if !entry.is_file() {
-            continue;
-        }
-        let member = ZipMember {
-            data_start: entry.data_start(),
-            compressed_size: entry.compressed_size(),
-            method: entry.compression(),
-            encrypted: entry.encrypted(),
-        };
-        members.push(Input {
+    let members: Vec<Input> = entries
+        .into_iter()
+        .map(|(name, member)| Input {
             name: format!("{}!{name}", display_name(path)),
             path: Some(path.to_path_buf()),
             zip_entry: Some(member),
-        });
-    }
-    refuse_overlaps(&mut spans, path)?;
+        })
+        .collect();
     // Members have no modification time of their own here: without stamps they keep the
     // archive's order.
     let keys: Vec<AgeKey> = members
@@ -424,113 +373,23 @@ fn zip_members(path: &Path) -> Result<Option<Vec<Input>>, Error> {
     ))
 }
 
-/// Refuses an archive two of whose entries share bytes (`spans`: local header start, data
-/// end, name): zip tools never write one, and it is the classic zip bomb, where many
-/// entries name one highly compressed stream and a small file expands without end.
-fn refuse_overlaps(spans: &mut [(u64, u64, String)], path: &Path) -> Result<(), Error> {
-    spans.sort_unstable();
-    match spans.windows(2).find(|pair| pair[1].0 < pair[0].1) {
-        Some(pair) => Err(Error::Zip(
-            display_name(path),
-            format!(
-                "entries {} and {} overlap (the same bytes named twice, as in a zip bomb); refused",
-                pair[0].2, pair[1].2
-            ),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Streams one member of a zip archive from where the central directory says it lies.
-fn open_zip_member(path: &Path, member: ZipMember, name: &str) -> Result<Reader, Error> {
-    use std::io::{Seek, SeekFrom};
-    let bad = |msg: &str| Error::Zip(name.to_string(), msg.to_string());
-    if member.encrypted {
-        return Err(bad("encrypted entries are not supported"));
-    }
-    let mut file = File::open(path).map_err(|e| Error::Io(name.to_string(), e))?;
-    file.seek(SeekFrom::Start(member.data_start))
-        .map_err(|e| Error::Io(name.to_string(), e))?;
-    let data = io::BufReader::new(file).take(member.compressed_size);
-    let content: Reader = match member.method {
-        zip::CompressionMethod::Deflated => Box::new(flate2::read::DeflateDecoder::new(data)),
-        zip::CompressionMethod::Stored => Box::new(data),
-        m => {
-            return Err(bad(&format!(
-                "compression method {m} is not supported (only deflate and stored)"
-            )))
-        }
-    };
-    // A member may itself be a .gz file.
-    decompress(content, name)
-}
-
 fn open_path(path: &Path) -> Result<Reader, Error> {
     let name = display_name(path);
     let file = open_file(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => Error::NotFound(name.clone()),
         _ => Error::Io(name.clone(), e),
     })?;
-    decompress(Box::new(file), &name)
+    Ok(archive::decompress(Box::new(file), &name)?)
 }
 
-/// Recognises gzip and zip by their first bytes, which stay part of the stream (a pipe is
-/// read once).
-fn decompress(reader: Reader, name: &str) -> Result<Reader, Error> {
-    let peeked = Peeked::new(reader, 4).map_err(|e| match e {
-        // EISDIR: a directory given as stdin or raced in after the metadata check.
-        _ if e.kind() == io::ErrorKind::IsADirectory => Error::IsDirectory(name.to_string()),
-        _ => Error::Io(name.to_string(), e),
-    })?;
-    if peeked.is_gzip() {
-        return Ok(Box::new(flate2::read::MultiGzDecoder::new(peeked)));
-    }
-    if peeked.head() == b"PK\x03\x04" {
-        return open_zip_entry(io::BufReader::new(peeked), name);
-    }
-    Ok(Box::new(peeked))
-}
-
-/// Streams the first file entry of a zip archive (GC logs are zipped one per archive).
-fn open_zip_entry(mut r: io::BufReader<Peeked<Reader>>, name: &str) -> Result<Reader, Error> {
-    let bad = |msg: &str| Error::Zip(name.to_string(), msg.to_string());
-    loop {
-        let mut header = [0u8; 30];
-        r.read_exact(&mut header)
-            .map_err(|_| bad("truncated local file header"))?;
-        if header[..4] != *b"PK\x03\x04" {
-            return Err(bad("no file entry in the archive"));
+/// The compressed input's errors are the reader's, with the same messages.
+impl From<archive::ArchiveError> for Error {
+    fn from(e: archive::ArchiveError) -> Error {
+        match e {
+            archive::ArchiveError::Io(name, e) => Error::Io(name, e),
+            archive::ArchiveError::IsDirectory(name) => Error::IsDirectory(name),
+            archive::ArchiveError::Zip(name, why) => Error::Zip(name, why),
         }
-        let le16 = |i: usize| u16::from_le_bytes([header[i], header[i + 1]]);
-        let le32 =
-            |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
-        let flags = le16(6);
-        let method = le16(8);
-        let compressed = u64::from(le32(18));
-        let name_len = u64::from(le16(26));
-        let extra_len = u64::from(le16(28));
-        let mut entry_name = Vec::new();
-        (&mut r)
-            .take(name_len)
-            .read_to_end(&mut entry_name)
-            .map_err(|_| bad("truncated entry name"))?;
-        io::copy(&mut (&mut r).take(extra_len), &mut io::sink())
-            .map_err(|_| bad("truncated header"))?;
-        if flags & 1 != 0 {
-            return Err(bad("encrypted entries are not supported"));
-        }
-        if entry_name.ends_with(b"/") {
-            io::copy(&mut (&mut r).take(compressed), &mut io::sink())
-                .map_err(|_| bad("truncated archive"))?;
-            continue;
-        }
-        return match method {
-            8 => Ok(Box::new(flate2::read::DeflateDecoder::new(r))),
-            0 if flags & 8 == 0 => Ok(Box::new(r.take(compressed))),
-            m => Err(bad(&format!(
-                "compression method {m} is not supported (only deflate and stored)"
-            ))),
-        };
     }
 }
 
@@ -609,59 +468,6 @@ mod tests {
         }
         assert_eq!(text, lines.join("\n") + "\n");
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// A zip of 100 entries that all name one deflated stream of 64 MiB of zeros (a local
-    /// header written once, its central-directory record repeated under new names).
-    fn overlapping_zip(path: &Path) {
-        use std::io::Write;
-        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated);
-        zip.start_file("m00.jfr", options).unwrap();
-        let zeros = vec![0u8; 1 << 20];
-        for _ in 0..64 {
-            zip.write_all(&zeros).unwrap();
-        }
-        let bytes = zip.finish().unwrap().into_inner();
-        let le = |at: usize, n: usize| {
-            bytes[at..at + n]
-                .iter()
-                .rev()
-                .fold(0usize, |v, b| v << 8 | *b as usize)
-        };
-        let eocd = bytes.len() - 22;
-        let (cd_size, cd_start) = (le(eocd + 12, 4), le(eocd + 16, 4));
-        let record = &bytes[cd_start..cd_start + cd_size];
-        let mut out = bytes[..cd_start].to_vec();
-        for i in 0..100u32 {
-            let mut copy = record.to_vec();
-            copy[46..53].copy_from_slice(format!("m{i:02}.jfr").as_bytes());
-            out.extend(copy);
-        }
-        let mut end = bytes[eocd..].to_vec();
-        end[8..10].copy_from_slice(&100u16.to_le_bytes());
-        end[10..12].copy_from_slice(&100u16.to_le_bytes());
-        end[12..16].copy_from_slice(&(100 * cd_size as u32).to_le_bytes());
-        out.extend(end);
-        std::fs::write(path, out).unwrap();
-    }
-
-    #[test]
-    fn a_zip_whose_entries_overlap_is_refused_before_any_is_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let bomb = dir.path().join("bomb.zip");
-        overlapping_zip(&bomb);
-        assert!(std::fs::metadata(&bomb).unwrap().len() < 1 << 20);
-        let error = match expand(&[bomb.display().to_string()]) {
-            Ok(inputs) => panic!("{} inputs", inputs.len()),
-            Err(e) => e.to_string(),
-        };
-        assert!(
-            error.contains("bomb.zip") && error.contains("entries m00.jfr and m01.jfr overlap"),
-            "{error}"
-        );
-        assert_eq!(error.lines().count(), 1, "{error}");
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! - `chunks`: reads one large file with several threads, with the same result;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
 //! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
-//! - [`findings`]: diagnosis rules with evidence, causes and fixes (OS causes and the
-//!   collector's health);
+//! - `sink`: the analysis as a `RecordSink` that other sources (JFR recordings) feed;
+//! - `rules`: the diagnosis rules, one file each, listed in one registry: what each
+//!   watches for, its thresholds and its finding's evidence, causes and fixes;
+//! - [`findings`]: the findings' public names;
 //! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
 //! - `timeouts`: safepoint timeout reports, the threads that held a safepoint up;
 //! - `jvms`: which inputs one JVM wrote ([`group_by_jvm`]), so JVMs are never merged;
@@ -16,9 +18,9 @@
 //! - [`follow`]: a log the JVM is still writing, read as it grows and through rotation.
 
 pub mod analysis;
-mod busy_cpu;
 mod chunks;
 pub mod condition;
+mod evidence;
 pub mod findings;
 pub mod follow;
 mod health;
@@ -31,8 +33,11 @@ pub mod parse;
 mod pause_type;
 mod reading;
 pub mod render;
+mod rules;
+mod sink;
 pub mod stitch;
 mod timeouts;
+mod totals;
 
 pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
 pub use health::{MemorySection, StallSection, WindowShare};

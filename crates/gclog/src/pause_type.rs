@@ -125,6 +125,19 @@ impl PauseType {
     }
 }
 
+/// VM operations that are garbage collections (names as in HotSpot's VM_Operation types).
+pub fn is_gc_operation(op: &str) -> bool {
+    op.contains("GC")
+        || op.contains("Collect")
+        || op.starts_with("G1")
+        || op.starts_with("Shenandoah")
+        || op.starts_with("ZMark")
+        || op.starts_with("ZRelocate")
+        || op.starts_with("CMS")
+        || op.starts_with("Parallel")
+        || op == "GC_HeapInspection"
+}
+
 #[cfg(test)]
 mod tests {
     use super::PauseType::{self, *};

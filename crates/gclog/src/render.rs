@@ -3,19 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::Report;
-
-/// A duration in ms as the terminal shows it.
-pub(crate) fn dur(ms: f64) -> String {
-    if ms >= 10_000.0 {
-        format!("{:.1} s", ms / 1000.0)
-    } else if ms >= 1000.0 {
-        format!("{:.3} s", ms / 1000.0)
-    } else if ms >= 10.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.3} ms")
-    }
-}
+use crate::num::dur;
 
 /// `n/a` for what the input did not record (never 0).
 fn opt_dur(ms: Option<f64>) -> String {
@@ -195,6 +183,28 @@ pub fn render_text(r: &Report) -> String {
     }
     let _ = writeln!(o);
 
+    o.push_str(&worst_text(r));
+    o.push_str(&findings_text(r));
+    let _ = writeln!(o);
+    match &r.first_unparsed {
+        Some(u) => {
+            let _ = writeln!(
+                o,
+                "Unparsed   {} lines; first at {}:{}: {}",
+                r.unparsed_lines, u.file, u.line, u.text
+            );
+        }
+        None => {
+            let _ = writeln!(o, "Unparsed   0 lines");
+        }
+    }
+    o
+}
+
+/// The worst pauses as `analyze` prints them, longest first, each with its source line,
+/// followed by a blank line; nothing when the input has no pause.
+pub fn worst_text(r: &Report) -> String {
+    let mut o = String::new();
     if !r.worst.is_empty() {
         let _ = writeln!(o, "Worst {} pauses", r.worst.len());
         let _ = writeln!(
@@ -239,6 +249,13 @@ pub fn render_text(r: &Report) -> String {
         let _ = writeln!(o);
     }
 
+    o
+}
+
+/// The findings as `analyze` prints them: each with its evidence, every cause ranked by
+/// what supports it, and the fixes; or one line saying why there are none.
+pub fn findings_text(r: &Report) -> String {
+    let mut o = String::new();
     if !r.has_events() {
         let _ = writeln!(
             o,
@@ -279,19 +296,6 @@ pub fn render_text(r: &Report) -> String {
                 let label = if i == 0 { "fix:" } else { "" };
                 let _ = writeln!(o, "      {label:<8}- {fix}");
             }
-        }
-    }
-    let _ = writeln!(o);
-    match &r.first_unparsed {
-        Some(u) => {
-            let _ = writeln!(
-                o,
-                "Unparsed   {} lines; first at {}:{}: {}",
-                r.unparsed_lines, u.file, u.line, u.text
-            );
-        }
-        None => {
-            let _ = writeln!(o, "Unparsed   0 lines");
         }
     }
     o

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::findings::{Evidence, RuleTracker};
+use crate::evidence::{Evidence, RuleTracker};
 use crate::num::format_epoch_ms;
 use crate::parse::{Stamp, TimeoutLine};
 

@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 
-use crate::chunk::{Header, Pools};
 use crate::cursor::{Cursor, RawStr};
+use crate::header::Header;
 use crate::metadata::{Field, Metadata, Value};
+use crate::pools::Pools;
 use crate::Malformed;
 
 /// Which event this is; the JDK's event names.

@@ -12,7 +12,13 @@
 //! - [`Assembler`]: joins the events of one GC pause or one safepoint into [`Item`]s;
 //! - [`Extras`]: allocation stalls, heap before/after, CPU load of the recording;
 //! - [`spool`]: copies a recording out of a decompressor, checking chunk headers as they
-//!   pass.
+//!   pass;
+//! - `find`: which inputs are recordings ([`is_recording`], [`recordings`]): files, gzip and
+//!   zip archives, JFR repository directories;
+//! - `feed`: [`read_recordings`] hands every item to a [`RecordSink`] as the record a GC
+//!   log line of the same event would give (the analysis reads both alike).
+//!
+//! [`RecordSink`]: pauselab_pause::RecordSink
 
 #![deny(missing_docs)]
 
@@ -20,7 +26,11 @@ mod assemble;
 mod chunk;
 mod cursor;
 mod event;
+mod feed;
+mod find;
+mod header;
 mod metadata;
+mod pools;
 mod spool;
 
 use std::fs::File;
@@ -32,9 +42,15 @@ pub use assemble::{
     PhysicalMemorySummary, Safepoint, StallSummary,
 };
 pub use event::{Event, EventData};
+pub use feed::{read_recordings, RecordingExtras};
+pub use find::{
+    is_recording, max_decompressed, recordings, DEFAULT_MAX_DECOMPRESSED, MAX_DECOMPRESSED_ENV,
+    MAX_REPOSITORY_CHUNKS,
+};
 pub use spool::{spool, Spooled};
 
-use chunk::{ChunkError, Header, HEADER_SIZE, MAGIC};
+use chunk::ChunkError;
+use header::{Header, HEADER_SIZE, MAGIC};
 
 /// Why a recording could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +72,43 @@ pub enum Error {
         offset: u64,
         /// What is wrong.
         problem: Malformed,
+    },
+    /// Recordings given with GC logs: a recording and the GC log of the same JVM hold the
+    /// same pauses.
+    #[error("{recording} is a JFR recording and {log} a GC log: analyze them separately (a recording and the GC log of the same JVM hold the same pauses)")]
+    MixedWithLogs {
+        /// The first recording.
+        recording: String,
+        /// The first GC log.
+        log: String,
+    },
+    /// A FIFO or a device: the reader seeks.
+    #[error("{0}: not a regular file; a recording is read with seeks, so save it to a file first")]
+    NotRegular(String),
+    /// A directory that is not the repository of one JVM (the directory, why).
+    #[error("{0}: {1}")]
+    Repository(String, String),
+    /// `$PAUSELAB_MAX_DECOMPRESSED` is not a size.
+    #[error("{0}")]
+    DecompressedLimit(String),
+    /// A gzip or zip file that cannot be read.
+    #[error(transparent)]
+    Archive(#[from] pauselab_pause::archive::ArchiveError),
+    /// No temporary file for a compressed recording's copy.
+    #[error(
+        "a temporary file for the decompressed recording (set TMPDIR to a directory with room)"
+    )]
+    TemporaryFile(#[source] io::Error),
+    /// Decompressing a recording failed.
+    #[error("{0}: decompressing the recording")]
+    Decompressing(String, #[source] io::Error),
+    /// A compressed recording larger than the limit ([`max_decompressed`]).
+    #[error("{file}: decompresses to more than {limit}, the limit for a compressed recording ({MAX_DECOMPRESSED_ENV}); decompress it to a file and give that, or raise the limit")]
+    OverLimit {
+        /// The recording.
+        file: String,
+        /// The limit.
+        limit: pauselab_pause::units::ByteSize,
     },
 }
 

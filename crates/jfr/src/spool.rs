@@ -5,7 +5,7 @@
 
 use std::io::{self, Read, Write};
 
-use crate::chunk::{Header, HEADER_SIZE};
+use crate::header::{Header, HEADER_SIZE};
 
 /// What [`spool`] copied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,24 +76,7 @@ fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A chunk of `size` bytes: a valid version 2.0 header, then filler.
-    fn chunk(size: u64) -> Vec<u8> {
-        let mut bytes = b"FLR\0".to_vec();
-        bytes.extend(2u16.to_be_bytes());
-        bytes.extend(0u16.to_be_bytes());
-        bytes.extend(size.to_be_bytes()); // chunk size
-        bytes.extend(0u64.to_be_bytes()); // constant pool offset
-        bytes.extend(HEADER_SIZE.to_be_bytes()); // metadata offset
-        bytes.extend(0u64.to_be_bytes()); // start, ns
-        bytes.extend(0u64.to_be_bytes()); // duration, ns
-        bytes.extend(0u64.to_be_bytes()); // start, ticks
-        bytes.extend(1_000_000_000u64.to_be_bytes()); // ticks per second
-        bytes.extend(1u32.to_be_bytes()); // flags: compressed integers
-        assert_eq!(bytes.len() as u64, HEADER_SIZE);
-        bytes.resize(size as usize, 7);
-        bytes
-    }
+    use crate::header::test_chunk as chunk;
 
     #[test]
     fn zeros_stop_after_the_first_header() {

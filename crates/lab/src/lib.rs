@@ -3,11 +3,11 @@
 //! An [`experiment::Experiment`] (TOML) names a workload, JVM variants, stressors and a
 //! fault; [`runner::run`] sets up the host through the [`journal::Journal`] (every change
 //! recorded before it is made and undone in reverse order on every exit path), runs every
-//! variant on every JDK at the same time, and [`bundle::write`] judges the results and
-//! writes the result bundle. See docs/lab.md.
+//! variant on every JDK at the same time, and [`bundle::finish`] summarises, judges and
+//! writes the result bundle; [`run_matrix`] runs a matrix of such runs. See docs/lab.md.
 
 // Layers, bottom to top: each imports only its own layer and those below it (checked by
-// tests/layers.rs; docs/ARCHITECTURE.md, "The lab's layers").
+// tests/it/layers.rs; docs/ARCHITECTURE.md, "The lab's layers").
 pub mod bundle;
 pub mod experiment;
 mod host;
@@ -27,6 +27,7 @@ pub use measure::follow::IntervalLogFollower;
 pub use measure::jmh;
 pub use run::matrix;
 pub use run::runner::{self, run, RunOptions};
+pub use run::{run_matrix, Executed, Executor, Matrix, MatrixObserver, MatrixOutcome};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {
@@ -44,6 +45,27 @@ pub enum LabError {
     Java(String),
     #[error("interrupted")]
     Interrupted,
+    /// A part of the experiment does not hold together.
+    #[error(transparent)]
+    Part(#[from] experiment::PartError),
+    /// This host's cgroups lack what the run needs.
+    #[error(transparent)]
+    Cgroup(#[from] host::cgroup::CgroupError),
+    /// A stressor, the memory filler or the THP governor could not start.
+    #[error(transparent)]
+    Stress(#[from] stress::StressError),
+    /// A system call or tool failed (`host::sys`).
+    #[error(transparent)]
+    Sys(#[from] host::sys::SysError),
+    /// A run of a matrix failed; the runs before it are in `dir`.
+    #[error("lab run {named}: {bundle} (the cells before it are in {})", dir.display())]
+    MatrixRun {
+        named: String,
+        bundle: String,
+        dir: std::path::PathBuf,
+        #[source]
+        source: Box<LabError>,
+    },
 }
 
 impl LabError {

@@ -1,17 +1,22 @@
-//! The pause model shared by every pauselab source and renderer: pause events, histograms
-//! over time and HdrHistogram interval logs (compatible with Java's HdrHistogram).
+//! The pause model shared by every pauselab source and renderer: the records every source
+//! feeds to a [`RecordSink`] ([`record`]), pause events, histograms over time, HdrHistogram
+//! interval logs (compatible with Java's HdrHistogram), and opening inputs, compressed
+//! ones too ([`archive`]).
 
+pub mod archive;
 pub mod civil;
 mod collector;
 pub mod event;
 pub mod input;
 pub mod interval_log;
 pub mod output;
+pub mod record;
 pub mod severity;
 pub mod stats;
 pub mod units;
 
 pub use collector::Collector;
 pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};
+pub use record::{Record, RecordSink, Stamp};
 pub use severity::Severity;
 pub use stats::{DurationStats, Summary};

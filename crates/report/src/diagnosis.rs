@@ -7,11 +7,11 @@
 
 use std::fmt::Write as _;
 
-use pauselab_gclog::analysis::WorstPause;
+use pauselab_gclog::analysis::{Jvm, WorstPause};
+use pauselab_gclog::Report;
 use serde_json::Value;
 
 use crate::bundle::Verdict;
-use crate::gc::Diagnosis;
 use crate::svg::escape;
 
 /// Fields of a finding shown in its heading, not as a list of their own.
@@ -67,10 +67,13 @@ fn field_title(key: &str) -> String {
     }
 }
 
-/// `file:line` with only the file's name shown (the full path in the tooltip).
-fn source_html(file: &str, line: Option<u64>) -> String {
+/// `file:line` with only the file's name shown (the full path in the tooltip); a recording
+/// (one of `recordings`) numbers its events, not lines: `rec.jfr event 202`, as `analyze`
+/// prints it.
+fn source_html(file: &str, line: Option<u64>, recordings: &[String]) -> String {
     let name = file.rsplit('/').next().unwrap_or(file);
     let place = match line {
+        Some(n) if recordings.iter().any(|r| r == file) => format!("{name} event {n}"),
         Some(l) => format!("{name}:{l}"),
         None => name.to_string(),
     };
@@ -116,7 +119,13 @@ fn item_html(v: &Value) -> String {
 
 /// A list of objects as a table, `preferred` columns first; `file` and `line` make one
 /// `where` column.
-fn object_table(out: &mut String, class: &str, items: &[Value], preferred: &[&str]) {
+fn object_table(
+    out: &mut String,
+    class: &str,
+    items: &[Value],
+    preferred: &[&str],
+    recordings: &[String],
+) {
     let mut columns: Vec<String> = preferred
         .iter()
         .filter(|c| items.iter().any(|i| i.get(**c).is_some()))
@@ -158,7 +167,7 @@ fn object_table(out: &mut String, class: &str, items: &[Value], preferred: &[&st
             let v = item.get(c).unwrap_or(&Value::Null);
             let cell = match (c.as_str(), v) {
                 ("file", Value::String(f)) => {
-                    source_html(f, item.get("line").and_then(Value::as_u64))
+                    source_html(f, item.get("line").and_then(Value::as_u64), recordings)
                 }
                 (_, Value::Array(_) | Value::Object(_)) => item_html(v),
                 _ => escape(&scalar(v)),
@@ -176,7 +185,7 @@ fn object_table(out: &mut String, class: &str, items: &[Value], preferred: &[&st
 
 /// One field of a finding that is not in its heading: a list of strings or objects, or a
 /// value.
-fn finding_field(out: &mut String, key: &str, value: &Value) {
+fn finding_field(out: &mut String, key: &str, value: &Value, recordings: &[String]) {
     let items = match value {
         Value::Array(items) if items.is_empty() => return,
         Value::Array(items) => items,
@@ -199,7 +208,7 @@ fn finding_field(out: &mut String, key: &str, value: &Value) {
         escape(&title_case(&field_title(key)))
     );
     if key == "evidence" && items.iter().all(Value::is_object) {
-        object_table(out, "evidence", items, &EVIDENCE_COLUMNS);
+        object_table(out, "evidence", items, &EVIDENCE_COLUMNS, recordings);
     } else {
         // Causes are ranked by the analysis: their order is their rank.
         let tag = if key == "causes" { "ol" } else { "ul" };
@@ -221,7 +230,8 @@ fn title_case(text: &str) -> String {
 }
 
 /// The findings of one analysis, each with every field it carries.
-pub fn findings_html(out: &mut String, findings: &[Value]) {
+/// `recordings`: the inputs that number their events instead of lines.
+pub fn findings_html(out: &mut String, findings: &[Value], recordings: &[String]) {
     if findings.is_empty() {
         out.push_str(r#"<p class="findings none">Findings: none. No pause shows signs of the OS or the JVM's own machinery, and no rule on the collector's health fired.</p>"#);
         return;
@@ -259,12 +269,12 @@ pub fn findings_html(out: &mut String, findings: &[Value]) {
             let known = ["evidence", "causes", "fixes"];
             for key in known {
                 if let Some(v) = map.get(key) {
-                    finding_field(out, key, v);
+                    finding_field(out, key, v, recordings);
                 }
             }
             for (key, v) in map {
                 if !known.contains(&key.as_str()) && !HEADING_FIELDS.contains(&key.as_str()) {
-                    finding_field(out, key, v);
+                    finding_field(out, key, v, recordings);
                 }
             }
         }
@@ -275,7 +285,7 @@ pub fn findings_html(out: &mut String, findings: &[Value]) {
 
 /// The worst pauses, longest first: start, duration, kind, pause and cause, CPU times,
 /// time to safepoint, the whole stop, and the source line.
-pub fn worst_pauses_html(out: &mut String, worst: &[WorstPause]) {
+pub fn worst_pauses_html(out: &mut String, worst: &[WorstPause], recordings: &[String]) {
     if worst.is_empty() {
         return;
     }
@@ -313,7 +323,7 @@ pub fn worst_pauses_html(out: &mut String, worst: &[WorstPause]) {
             ms(w.stopped_ms),
             e.source
                 .as_ref()
-                .map(|s| source_html(&s.file, Some(s.line)))
+                .map(|s| source_html(&s.file, Some(s.line), recordings))
                 .unwrap_or_default(),
         );
     }
@@ -323,10 +333,10 @@ pub fn worst_pauses_html(out: &mut String, worst: &[WorstPause]) {
 /// A GC log's or recording's diagnosis in full: its findings, then its worst pauses.
 pub fn diagnosis_html(out: &mut String, diagnosis: &Diagnosis) {
     out.push_str(r#"<div class="diagnosis"><h3>Findings</h3>"#);
-    findings_html(out, &diagnosis.findings);
+    findings_html(out, &diagnosis.findings, &diagnosis.recordings);
     if !diagnosis.worst.is_empty() {
         let _ = write!(out, "<h3>Worst {} pauses</h3>", diagnosis.worst.len());
-        worst_pauses_html(out, &diagnosis.worst);
+        worst_pauses_html(out, &diagnosis.worst, &diagnosis.recordings);
     }
     out.push_str("</div>");
 }
@@ -338,7 +348,7 @@ pub fn verdict_html(out: &mut String, verdict: &Verdict) {
     let _ = write!(
         out,
         r#"<div class="verdict"><h3>Verdict: {}{}{}</h3>"#,
-        crate::html::badge(verdict.result.as_str()),
+        badge(verdict.result.as_str()),
         if verdict.noisy.is_empty() {
             ""
         } else {
@@ -364,7 +374,7 @@ pub fn verdict_html(out: &mut String, verdict: &Verdict) {
                 out,
                 "<li>JDK {} {}: {}</li>",
                 escape(&j.jdk),
-                crate::html::badge(j.vulnerable.as_str()),
+                badge(j.vulnerable.as_str()),
                 escape(&j.reason)
             );
         }
@@ -387,7 +397,7 @@ pub fn verdict_html(out: &mut String, verdict: &Verdict) {
             let _ = write!(
                 out,
                 "<li>{} <strong>{}</strong>",
-                crate::html::badge(v.verdict.as_str()),
+                badge(v.verdict.as_str()),
                 escape(&v.id)
             );
             let mut parts: Vec<String> = Vec::new();
@@ -418,6 +428,81 @@ pub fn verdict_html(out: &mut String, verdict: &Verdict) {
     out.push_str("</div>");
 }
 
+/// What the analysis concluded about one GC log or recording: its findings, exactly as
+/// `pauselab analyze --json` writes them, its worst pauses and the JVM it names.
+#[derive(Debug, Clone)]
+pub struct Diagnosis {
+    /// Each finding in its JSON form: the report shows every field a finding carries
+    /// (evidence, causes, fixes, threads...) whatever the finding's type holds.
+    pub findings: Vec<serde_json::Value>,
+    /// The longest pauses, longest first, with their source line.
+    pub worst: Vec<WorstPause>,
+    pub jvm: Jvm,
+    /// The inputs that are recordings: their places are event numbers, not lines.
+    pub recordings: Vec<String>,
+    /// The worst pauses and the findings as `pauselab analyze` prints them, word for word:
+    /// the terminal report shows these.
+    pub text: String,
+}
+
+impl Diagnosis {
+    pub(crate) fn of(report: Report) -> Diagnosis {
+        let text = pauselab_gclog::render::worst_text(&report)
+            + &pauselab_gclog::render::findings_text(&report);
+        Diagnosis {
+            text,
+            recordings: report
+                .inputs
+                .iter()
+                .filter(|i| i.format.is_none())
+                .map(|i| i.file.clone())
+                .collect(),
+            findings: report
+                .findings
+                .iter()
+                .filter_map(|f| serde_json::to_value(f).ok())
+                .collect(),
+            worst: report.worst,
+            jvm: report.jvm,
+        }
+    }
+
+    /// One line for a variant labelled `label`: the rules that fired and the longest pause
+    /// (`GC log of default (JDK 17): 2 finding(s): real_gt_cpu, full_gc; longest pause
+    /// 37928.706 ms`).
+    pub fn summary(&self, label: &str) -> String {
+        let rules: Vec<&str> = self
+            .findings
+            .iter()
+            .filter_map(|f| f.get("rule").and_then(|r| r.as_str()))
+            .collect();
+        let found = if rules.is_empty() {
+            "no findings".to_string()
+        } else {
+            format!("{} finding(s): {}", rules.len(), rules.join(", "))
+        };
+        let longest = self
+            .longest_ms()
+            .map(|ms| format!("; longest pause {} ms", crate::diagnosis::exact(ms)))
+            .unwrap_or_default();
+        format!("GC log of {label}: {found}{longest}")
+    }
+
+    /// The exact longest pause (ms), as the log gives it (a histogram quantises it).
+    pub fn longest_ms(&self) -> Option<f64> {
+        self.worst.first().map(|w| w.event.duration_ms)
+    }
+}
+
+/// A verdict word as a coloured badge (`no_stalls` reads "no stalls").
+pub(crate) fn badge(text: &str) -> String {
+    format!(
+        r#"<span class="badge v-{}">{}</span>"#,
+        escape(text),
+        escape(&text.replace('_', " "))
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,7 +522,7 @@ mod tests {
             "jvm_flags_checked": true
         });
         let mut out = String::new();
-        findings_html(&mut out, &[finding]);
+        findings_html(&mut out, &[finding], &[]);
         for text in [
             r#"data-rule="real_gt_cpu""#,
             "4 of 4 pauses off-CPU",

@@ -1,52 +1,20 @@
 //! GC pauses for reports: the timeline's pause markers and GC logs given as report input.
 //!
-//! This is the report's only contact with GC logs; the parsing is pauselab-gclog's. JFR
-//! recordings reach it the same way, fed to pauselab-gclog's analysis by the caller
-//! ([`read_fed`]), so this crate reads no recording itself.
+//! This is the report's only contact with GC logs and JFR recordings: the parsing is
+//! pauselab-gclog's and pauselab-jfr's, and both feed pauselab-gclog's analysis.
 
 use std::path::Path;
 
 use hdrhistogram::Histogram;
-use pauselab_gclog::analysis::{Jvm, WorstPause};
-use pauselab_gclog::{Analyzer, HeapSample, Options, PauseSink, Report};
+use pauselab_gclog::{Analyzer, HeapSample, Options, PauseSink};
 use pauselab_pause::PauseEvent;
 
+use crate::diagnosis::Diagnosis;
 use crate::summary::{IntervalPoint, LogSummary};
 use crate::ReportError;
 
 /// Interval length used to turn a pause list into a timeline, seconds.
 pub const TIMELINE_INTERVAL_S: f64 = 5.0;
-
-/// What the analysis concluded about one GC log or recording: its findings, exactly as
-/// `pauselab analyze --json` writes them, its worst pauses and the JVM it names.
-#[derive(Debug, Clone)]
-pub struct Diagnosis {
-    /// Each finding in its JSON form: the report shows every field a finding carries
-    /// (evidence, causes, fixes, threads...) whatever the finding's type holds.
-    pub findings: Vec<serde_json::Value>,
-    /// The longest pauses, longest first, with their source line.
-    pub worst: Vec<WorstPause>,
-    pub jvm: Jvm,
-}
-
-impl Diagnosis {
-    fn of(report: Report) -> Diagnosis {
-        Diagnosis {
-            findings: report
-                .findings
-                .iter()
-                .filter_map(|f| serde_json::to_value(f).ok())
-                .collect(),
-            worst: report.worst,
-            jvm: report.jvm,
-        }
-    }
-
-    /// The exact longest pause (ms), as the log gives it (a histogram quantises it).
-    pub fn longest_ms(&self) -> Option<f64> {
-        self.worst.first().map(|w| w.event.duration_ms)
-    }
-}
 
 /// A bundle variant's GC pauses and their diagnosis.
 #[derive(Debug, Clone, Default)]
@@ -73,22 +41,10 @@ pub fn variant_gc(path: &Path, start_time_s: Option<f64>) -> VariantGc {
     VariantGc::of(read_gc(path), start_time_s)
 }
 
-/// Feeds the JFR recording at a path to the analysis (the `pauselab` binary's reader).
-pub type RecordingReader<'r> = &'r dyn Fn(&Path, &mut Analyzer<'_>) -> Result<(), ReportError>;
-
-/// [`variant_gc`] of a JFR recording, read through `read`. An unreadable recording gives
-/// no markers, as an unreadable log does.
-pub fn variant_recording(
-    path: &Path,
-    start_time_s: Option<f64>,
-    read: RecordingReader<'_>,
-) -> VariantGc {
-    VariantGc::of(
-        read_fed(&path.display().to_string(), &mut |analyzer| {
-            read(path, analyzer)
-        }),
-        start_time_s,
-    )
+/// [`variant_gc`] of a JFR recording. An unreadable recording gives no markers, as an
+/// unreadable log does.
+pub fn variant_recording(path: &Path, start_time_s: Option<f64>) -> VariantGc {
+    VariantGc::of(read_recording(path), start_time_s)
 }
 
 fn with_offsets(events: Vec<PauseEvent>, start_time_s: Option<f64>) -> Vec<(f64, PauseEvent)> {
@@ -247,7 +203,7 @@ pub struct GcRead {
 
 /// A GC log (any format pauselab-gclog reads: JDK 8 to 25, rotated, gzip, zip) read.
 pub fn read_gc(path: &Path) -> Result<GcRead, ReportError> {
-    read_fed(&path.display().to_string(), &mut |analyzer| {
+    analysed(&path.display().to_string(), false, |analyzer| {
         let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
         pauselab_gclog::ensure_one_jvm(&inputs)?;
         pauselab_gclog::analyze_inputs(&inputs, analyzer)?;
@@ -255,12 +211,25 @@ pub fn read_gc(path: &Path) -> Result<GcRead, ReportError> {
     })
 }
 
-/// Hands one source's records (a GC log's lines, a JFR recording's events) to the analysis.
-pub type Feed<'f> = &'f mut dyn FnMut(&mut Analyzer<'_>) -> Result<(), ReportError>;
+/// A JFR recording (a file, gzip or zip, a repository directory) read by pauselab-jfr.
+pub fn read_recording(path: &Path) -> Result<GcRead, ReportError> {
+    let name = path.display().to_string();
+    analysed(&name, true, |analyzer| {
+        pauselab_jfr::read_recordings(std::slice::from_ref(&name), analyzer)
+            .map(drop)
+            .map_err(|e| ReportError::Recording(e.to_string()))
+    })
+}
 
-/// The pauses, chart series and diagnosis of whatever `feed` hands to the analysis: a GC
-/// log here, a JFR recording from the `pauselab` binary. `source` names it in errors.
-pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<GcRead, ReportError> {
+/// The pauses, chart series and diagnosis of what `read` feeds to the analysis (a GC log's
+/// lines, a recording's records). `source` names it in errors. A recording's inputs have
+/// no log format, so the analysis's words name its events by number (`rec.jfr event 202`),
+/// as `pauselab analyze` does.
+fn analysed(
+    source: &str,
+    recording: bool,
+    read: impl FnOnce(&mut Analyzer<'_>) -> Result<(), ReportError>,
+) -> Result<GcRead, ReportError> {
     struct Collect(Vec<PauseEvent>, GcSeries, bool);
     impl PauseSink for Collect {
         fn pause(&mut self, event: &PauseEvent) {
@@ -277,8 +246,11 @@ pub fn read_fed(source: &str, feed: Feed<'_>) -> Result<GcRead, ReportError> {
     }
     let mut sink = Collect(Vec::new(), GcSeries::default(), false);
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut sink);
-    feed(&mut analyzer)?;
-    let report = analyzer.finish();
+    read(&mut analyzer)?;
+    let mut report = analyzer.finish();
+    if recording {
+        report.inputs.iter_mut().for_each(|f| f.format = None);
+    }
     if sink.2 {
         return Err(ReportError::Input {
             source_name: source.to_string(),
@@ -312,7 +284,7 @@ pub fn pause_summary(path: &Path) -> Result<GcLogSummary, ReportError> {
     )
 }
 
-/// What [`read_fed`] read as a pause histogram and timeline; `none` says why a source
+/// What [`read_gc`] or [`read_recording`] read as a pause histogram and timeline; `none` says why a source
 /// without pauses cannot be charted.
 pub fn summarize(source: &str, read: GcRead, none: &str) -> Result<GcLogSummary, ReportError> {
     if read.pauses.is_empty() {
@@ -351,6 +323,7 @@ pub fn summarize(source: &str, read: GcRead, none: &str) -> Result<GcLogSummary,
         intervals,
         histogram,
         tags_seen: Vec::new(),
+        worst: Vec::new(),
     };
     Ok(GcLogSummary {
         summary,

@@ -4,8 +4,10 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use crate::diagnosis::badge;
 use crate::hgrm;
-use crate::model::{variant_anchor, Matrix, Section, Sla, VariantReport};
+use crate::matrix::Matrix;
+use crate::model::{variant_anchor, Section, Sla, VariantReport};
 use crate::summary::Stats;
 use crate::svg::{self, escape, fmt_ms, Level, Marker, Series};
 
@@ -15,6 +17,9 @@ pub struct Charts {
     /// (anchor, variant label, hiccup timeline, safepoint timeline when recorded).
     pub timelines: Vec<(String, String, String, Option<String>)>,
     pub host: Vec<String>,
+    /// What else kept the host busy (PSI, other processes' CPU) against the thresholds
+    /// that make a verdict noisy, on the timelines' time axis.
+    pub noise: Option<String>,
     /// Heap after GC and pauses by type, for a GC log: (file-name suffix, svg).
     pub gc: Vec<(&'static str, String)>,
 }
@@ -86,15 +91,6 @@ details.variant-diagnosis summary { cursor: pointer; }
 
 fn ms(v: u64, unit_ratio: f64) -> String {
     format!("{:.3}", v as f64 / unit_ratio)
-}
-
-/// A verdict word as a coloured badge (`no_stalls` reads "no stalls").
-pub(crate) fn badge(text: &str) -> String {
-    format!(
-        r#"<span class="badge v-{}">{}</span>"#,
-        escape(text),
-        escape(&text.replace('_', " "))
-    )
 }
 
 /// Colour by variant name, dash pattern by JDK: the same variant on two JDKs reads as a pair.
@@ -192,7 +188,14 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
             sla.map(|s| s.limits.as_slice()).unwrap_or(&[]),
         )
     });
-    let span = section.span_s();
+    // One time axis for the timelines and the host's charts, so a moment lines up in all.
+    let span = section.span_s().max(
+        section
+            .host
+            .as_ref()
+            .and_then(|h| h.t_s.last().copied())
+            .unwrap_or(0.0),
+    );
     let y_max = charted
         .iter()
         .flat_map(|(v, _)| v.hiccups.iter().chain(v.safepoints.iter()))
@@ -214,6 +217,7 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
                 label: format!("{name} {}", fmt_ms(*value as f64 / unit_ratio)),
                 value: *value as f64 / unit_ratio,
                 dash,
+                color: "#555",
             })
             .collect::<Vec<_>>();
             let series = Series {
@@ -325,12 +329,7 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
             4,
         );
         if !pressure.is_empty() {
-            host.push(svg::line_chart(
-                "Host: I/O pressure",
-                "%",
-                &pressure,
-                span.max(hs.t_s.last().copied().unwrap_or(0.0)),
-            ));
+            host.push(svg::line_chart("Host: I/O pressure", "%", &pressure, span));
         }
         let dirty = pick(
             &[
@@ -344,7 +343,7 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
                 "Host: dirty and writeback pages",
                 "MiB",
                 &dirty,
-                span.max(hs.t_s.last().copied().unwrap_or(0.0)),
+                span,
             ));
         }
         let swap = pick(
@@ -366,15 +365,122 @@ pub fn charts(section: &Section, sla: Option<&Sla>, unit_ratio: f64) -> Charts {
                 "Host: swap and reclaim",
                 "pages/s",
                 &swap,
-                span.max(hs.t_s.last().copied().unwrap_or(0.0)),
+                span,
             ));
         }
     }
     Charts {
         percentiles,
         timelines,
+        noise: section.host.as_ref().and_then(|hs| noise_chart(hs, span)),
         host,
         gc: section.gc.as_ref().map(gc_charts).unwrap_or_default(),
+    }
+}
+
+/// The host's pressure (PSI `some avg10`) and the CPU other processes used, each with the
+/// threshold that makes a verdict noisy in its colour (pressure is judged before the run
+/// only, other processes' CPU in every second of it); None when host.csv has none of them.
+fn noise_chart(hs: &crate::bundle::HostSeries, x_max_s: f64) -> Option<String> {
+    use pauselab_bundle::noise;
+    // (column, series name, what its threshold judges, threshold %).
+    let signals = [
+        (
+            "other_cpu_pct",
+            "other processes' CPU %",
+            "",
+            noise::OTHER_CPU_PCT,
+        ),
+        (
+            "psi_cpu_some_avg10",
+            "PSI cpu some avg10 %",
+            "CPU",
+            noise::CPU_PRESSURE_PCT,
+        ),
+        (
+            "psi_io_some_avg10",
+            "PSI io some avg10 %",
+            "I/O",
+            noise::IO_PRESSURE_PCT,
+        ),
+        (
+            "psi_memory_some_avg10",
+            "PSI memory some avg10 %",
+            "memory",
+            noise::MEMORY_PRESSURE_PCT,
+        ),
+    ];
+    let mut series = Vec::new();
+    // Pressure thresholds of the same value are one line: (whats, value, colour).
+    let mut pressure: Vec<(Vec<&str>, f64, &'static str)> = Vec::new();
+    let mut thresholds: Vec<Level> = Vec::new();
+    for (i, (column, name, what, limit)) in signals.into_iter().enumerate() {
+        let points: Vec<(f64, f64)> = match hs.columns.get(column) {
+            Some(values) => hs
+                .t_s
+                .iter()
+                .zip(values)
+                .filter_map(|(t, v)| v.map(|v| (*t, v)))
+                .collect(),
+            None => continue,
+        };
+        if points.is_empty() {
+            continue;
+        }
+        let color = svg::color(i);
+        series.push(Series {
+            name: name.to_string(),
+            color,
+            dash: "",
+            points,
+        });
+        if what.is_empty() {
+            thresholds.push(Level {
+                label: format!(
+                    "noisy: other processes >= {limit} % in {} s or more",
+                    noise::BUSY_SECONDS
+                ),
+                value: limit,
+                dash: "6 3",
+                color,
+            });
+        } else if let Some(same) = pressure.iter_mut().find(|p| p.1 == limit) {
+            same.0.push(what);
+            same.2 = "#555";
+        } else {
+            pressure.push((vec![what], limit, color));
+        }
+    }
+    thresholds.extend(pressure.into_iter().map(|(whats, limit, color)| Level {
+        label: format!(
+            "noisy before the run: {} pressure >= {limit} %",
+            whats.join(" or ")
+        ),
+        value: limit,
+        dash: "6 3",
+        color,
+    }));
+    (!series.is_empty()).then(|| {
+        svg::threshold_chart(
+            "Host: what else was busy (noise)",
+            "%",
+            &series,
+            &thresholds,
+            x_max_s,
+        )
+    })
+}
+
+/// The noisy verdict's words under the noise chart: what kept the host busy and when, or
+/// that no threshold was crossed.
+fn noise_caption(section: &Section) -> String {
+    match &section.verdict {
+        Some(v) if !v.noisy.is_empty() => format!(
+            r#"<figcaption class="noisy"><strong>noisy:</strong> {}</figcaption>"#,
+            escape(&v.noisy.join("; "))
+        ),
+        Some(_) => r#"<figcaption class="muted">not noisy: the host stayed under every threshold (docs/lab.md, "Noise: a busy host")</figcaption>"#.to_string(),
+        None => String::new(),
     }
 }
 
@@ -527,27 +633,42 @@ fn variant_table(out: &mut String, section: &Section, sla: Option<&Sla>, unit_ra
 fn variant_diagnoses(out: &mut String, section: &Section) {
     for v in &section.variants {
         let Some(d) = &v.diagnosis else { continue };
-        let rules: Vec<String> = d
-            .findings
-            .iter()
-            .filter_map(|f| f.get("rule").and_then(|r| r.as_str()).map(str::to_string))
-            .collect();
         let _ = write!(
             out,
-            r#"<details class="variant-diagnosis" data-variant="{}"><summary>GC log of {}: {}{}</summary>"#,
+            r#"<details class="variant-diagnosis" data-variant="{}"><summary>{}</summary>"#,
             escape(&v.id),
-            escape(&v.label),
-            if rules.is_empty() {
-                "no findings".to_string()
-            } else {
-                escape(&format!("{} finding(s): {}", rules.len(), rules.join(", ")))
-            },
-            d.longest_ms()
-                .map(|ms| format!("; longest pause {} ms", crate::diagnosis::exact(ms)))
-                .unwrap_or_default()
+            escape(&d.summary(&v.label)),
         );
         crate::diagnosis::diagnosis_html(out, d);
         out.push_str("</details>");
+    }
+}
+
+/// Each interval log's intervals with the highest max, with their own count and p99.
+fn worst_intervals_html(out: &mut String, section: &Section, unit_ratio: f64) {
+    for v in &section.variants {
+        let Some(log) = v.hiccups.as_ref().filter(|l| !l.worst.is_empty()) else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            r#"<h3>Worst {} intervals of {} <span class="muted">(highest max first; each interval's own histogram)</span></h3><div class="scroll"><table class="worst-intervals" data-variant="{}"><thead><tr>"#,
+            log.worst.len(),
+            escape(&v.label),
+            escape(&v.id)
+        );
+        for column in crate::summary::WORST_INTERVAL_COLUMNS {
+            let _ = write!(out, "<th>{}</th>", escape(column));
+        }
+        out.push_str("</tr></thead><tbody>");
+        for row in log.worst_rows(unit_ratio) {
+            out.push_str("<tr>");
+            for cell in row {
+                let _ = write!(out, "<td>{}</td>", escape(&cell));
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</tbody></table></div>");
     }
 }
 
@@ -630,7 +751,7 @@ fn matrix_html(out: &mut String, matrix: &Matrix) {
 
 /// One variant's cell: its verdict as a badge linked to the first repeat's charts, the
 /// longest pause, and each repeat when they disagree.
-fn matrix_variant_html(out: &mut String, v: &crate::model::MatrixVariant) {
+fn matrix_variant_html(out: &mut String, v: &crate::matrix::MatrixVariant) {
     let class = v.verdict.map_or("unknown", |c| c.as_str());
     let anchor = v.repeats.first().map(|r| r.anchor.as_str()).unwrap_or("");
     let _ = write!(
@@ -737,6 +858,9 @@ pub fn render(
         }
         variant_table(&mut out, section, sla, unit_ratio);
         measurement_table(&mut out, section);
+        if section.interval_logs {
+            worst_intervals_html(&mut out, section, unit_ratio);
+        }
         if section.verdict.is_some() {
             variant_diagnoses(&mut out, section);
         }
@@ -755,6 +879,13 @@ pub fn render(
                 let _ = write!(out, r#"<figure class="safepoints">{sp}</figure>"#);
             }
         }
+        if let Some(noise) = &charts.noise {
+            let _ = write!(
+                out,
+                r#"<figure class="noise">{noise}{}</figure>"#,
+                noise_caption(section)
+            );
+        }
         for svg in &charts.host {
             let _ = write!(out, r#"<figure class="host">{svg}</figure>"#);
         }
@@ -770,4 +901,102 @@ pub fn render(
     );
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::bundle::{Bundle, HostSeries};
+
+    fn fixture(path: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/bundles")
+            .join(path)
+    }
+
+    /// The `<figure class="{class}"` elements of a page, each to its `</figure>`.
+    fn figures<'a>(html: &'a str, class: &str) -> Vec<&'a str> {
+        html.split(&format!(r#"<figure class="{class}""#))
+            .skip(1)
+            .map(|f| &f[..f.find("</figure>").unwrap()])
+            .collect()
+    }
+
+    /// The time axis's labels with their x positions.
+    fn time_axis(svg: &str) -> Vec<(&str, &str)> {
+        svg.split(r#"<text class="x-label" x=""#)
+            .skip(1)
+            .map(|t| {
+                let t = &t[..t.find("</text>").unwrap()];
+                (&t[..t.find('"').unwrap()], &t[t.rfind('>').unwrap() + 1..])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_busy_hosts_noise_is_charted_on_the_pauses_time_axis_with_the_noisy_thresholds() {
+        let mut bundle = Bundle::open(&fixture("lab-kernel6.1")).unwrap();
+        // A real lab run's host.csv on a busy host, shifted to outlast the bundle's 300 s
+        // logs: the timelines must then run as long as the host's series.
+        let csv = std::fs::read_to_string(fixture("host-busy.csv")).unwrap();
+        let mut host = HostSeries::read(csv.as_bytes(), "host-busy.csv").unwrap();
+        host.t_s.iter_mut().for_each(|t| *t += 280.0);
+        bundle.host_series = Some(host);
+        let noisy = "during the run: other processes used 25 % of the CPUs or more in 65 of 65 s (t = 1-66 s, peak 100 %); busiest: rustc 40 % (9 processes), java 6 % (5 processes)";
+        bundle.verdict.as_mut().unwrap().noisy = vec![noisy.to_string()];
+        let html = render(&[Section::from_bundle(&bundle)], None, None, 1e6);
+        let noise = figures(&html, "noise");
+        assert_eq!(noise.len(), 1);
+        let noise = noise[0];
+        for series in [
+            "other processes' CPU %",
+            "PSI cpu some avg10 %",
+            "PSI io some avg10 %",
+            "PSI memory some avg10 %",
+        ] {
+            assert!(
+                noise.contains(&format!(r#"data-series="{}""#, escape(series))),
+                "{series}"
+            );
+        }
+        let levels: Vec<&str> = noise
+            .split(r#"<line class="level" data-level=""#)
+            .skip(1)
+            .map(|l| &l[..l.find('"').unwrap()])
+            .collect();
+        assert_eq!(
+            levels,
+            [
+                "noisy: other processes &gt;= 25 % in 3 s or more",
+                "noisy before the run: CPU or I/O pressure &gt;= 20 %",
+                "noisy before the run: memory pressure &gt;= 10 %"
+            ]
+        );
+        assert!(noise.contains(&format!(
+            r#"<figcaption class="noisy"><strong>noisy:</strong> {}</figcaption>"#,
+            escape(noisy)
+        )));
+        // Every timeline has the noise chart's time axis, which reaches the host series' last
+        // second (346 s; ticks every 100 s).
+        let axis = time_axis(noise);
+        assert_eq!(axis.last(), Some(&("690.0", "300")), "{axis:?}");
+        let timelines = figures(&html, "timeline");
+        assert_eq!(timelines.len(), 3);
+        for t in timelines {
+            assert_eq!(time_axis(t), axis);
+        }
+    }
+
+    #[test]
+    fn a_quiet_hosts_noise_chart_says_it_stayed_under_the_thresholds() {
+        let bundle = Bundle::open(&fixture("lab-kernel6.1")).unwrap();
+        let html = render(&[Section::from_bundle(&bundle)], None, None, 1e6);
+        let noise = figures(&html, "noise")[0];
+        // This host.csv has I/O pressure only.
+        assert_eq!(noise.matches("<polyline").count(), 1);
+        assert!(noise.contains(r#"data-level="noisy before the run: I/O pressure &gt;= 20 %""#));
+        assert!(noise.contains("not noisy: the host stayed under every threshold"));
+    }
 }

@@ -10,7 +10,6 @@ use pauselab_pause::PauseEvent;
 use serde::Serialize;
 
 use crate::bundle::{Bundle, HostSeries, VariantVerdict, Verdict, Vulnerable};
-pub use crate::matrix::{matrix, Matrix, MatrixCell, MatrixColumn, MatrixRow, MatrixVariant};
 use crate::summary::{LogSummary, Stats};
 use crate::ReportError;
 
@@ -27,7 +26,7 @@ pub struct VariantReport {
     /// Pauses from the variant's GC log, offsets in seconds since the section's start.
     pub pauses: Vec<(f64, PauseEvent)>,
     /// What the analysis of the variant's GC log or recording found, when it has one.
-    pub diagnosis: Option<crate::gc::Diagnosis>,
+    pub diagnosis: Option<crate::diagnosis::Diagnosis>,
     pub verdict: Option<VariantVerdict>,
     pub evidence: Option<String>,
     pub measurements: Vec<crate::bundle::Measurement>,
@@ -78,6 +77,8 @@ pub struct Section {
     pub gc: Option<crate::gc::GcSeries>,
     /// Measurements shown as a table beside the pause table (empty: none).
     pub measurement_columns: Vec<String>,
+    /// Interval logs given as inputs: each variant's worst intervals are shown.
+    pub interval_logs: bool,
 }
 
 fn slug(text: &str) -> String {
@@ -136,15 +137,18 @@ pub fn distinct_names(paths: &[PathBuf]) -> Vec<String> {
 
 impl Section {
     pub fn from_bundle(bundle: &Bundle) -> Section {
-        Self::from_bundle_with_recordings(bundle, None)
+        Self::of_bundle(bundle, false)
     }
 
     /// The same, with the pause markers of variants that have a JFR recording and no GC
-    /// log read through `recordings` (this crate reads no recording itself).
-    pub fn from_bundle_with_recordings(
-        bundle: &Bundle,
-        recordings: Option<crate::gc::RecordingReader<'_>>,
-    ) -> Section {
+    /// log.
+    pub fn from_bundle_with_recordings(bundle: &Bundle) -> Section {
+        Self::of_bundle(bundle, true)
+    }
+
+    /// A bundle's section; `recordings`: variants with a JFR recording and no GC log get
+    /// the recording's pause markers.
+    fn of_bundle(bundle: &Bundle, recordings: bool) -> Section {
         let m = &bundle.manifest;
         let h = &m.host;
         let mut facts = Vec::new();
@@ -244,7 +248,7 @@ impl Section {
             .map(|v| {
                 let gc = match (&v.gc_log, &v.recording, recordings) {
                     (Some(log), _, _) => crate::gc::variant_gc(log, start),
-                    (None, Some(rec), Some(read)) => crate::gc::variant_recording(rec, start, read),
+                    (None, Some(rec), true) => crate::gc::variant_recording(rec, start),
                     _ => crate::gc::VariantGc::default(),
                 };
                 VariantReport {
@@ -297,6 +301,7 @@ impl Section {
             host: bundle.host_series.clone(),
             gc: None,
             measurement_columns: m.experiment.measurement_columns(),
+            interval_logs: false,
         }
     }
 
@@ -346,6 +351,7 @@ impl Section {
                 .join(", "),
             facts,
             variants,
+            interval_logs: true,
             ..Section::default()
         })
     }
@@ -357,17 +363,12 @@ impl Section {
         Ok(Self::gc_pauses(path, name, summary, "GC pauses"))
     }
 
-    /// A JFR recording's GC pauses: the same charts as a GC log's. `feed` hands the
-    /// recording's records to the analysis (this crate reads no recording itself).
-    pub fn from_recording(
-        path: &Path,
-        name: &str,
-        feed: crate::gc::Feed<'_>,
-    ) -> Result<Section, ReportError> {
+    /// A JFR recording's GC pauses: the same charts as a GC log's.
+    pub fn from_recording(path: &Path, name: &str) -> Result<Section, ReportError> {
         let source = path.display().to_string();
         let summary = crate::gc::summarize(
             &source,
-            crate::gc::read_fed(&source, feed)?,
+            crate::gc::read_recording(path)?,
             "no GC pauses in the recording (record with jdk.GCPhasePause and jdk.GarbageCollection enabled, see docs/jfr.md)",
         )?;
         Ok(Self::gc_pauses(path, name, summary, "GC pauses (JFR)"))
@@ -489,7 +490,7 @@ pub fn variant_json(v: &VariantReport, sla: Option<&Sla>, unit_ratio: f64) -> se
         s.as_ref().map(|s| {
             serde_json::json!({
                 "file": s.source, "intervals": s.intervals.len(), "span_s": s.span_s(),
-                "stats": Stats::of(&s.histogram),
+                "stats": Stats::of(&s.histogram), "worst_intervals": s.worst,
             })
         })
     };

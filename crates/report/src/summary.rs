@@ -21,6 +21,37 @@ pub struct IntervalPoint {
     pub max: u64,
 }
 
+/// One of the intervals with the highest max, with its own numbers: those of its histogram
+/// as the log holds it, not of the whole log's merged histogram.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorstInterval {
+    /// Seconds since the log's start.
+    pub offset_s: f64,
+    /// Seconds since the epoch when the log has absolute times.
+    pub start_s: f64,
+    pub length_s: f64,
+    pub count: u64,
+    /// In recorded units.
+    pub max: u64,
+    /// In recorded units.
+    pub p99: u64,
+    /// 1-based line of the interval in the log.
+    pub line: usize,
+}
+
+/// How many worst intervals a summary keeps.
+pub const WORST_INTERVALS: usize = 10;
+
+/// Keeps `worst` the [`WORST_INTERVALS`] intervals with the highest max, highest first (the
+/// earlier of two equal maxima first).
+fn keep_worst(worst: &mut Vec<WorstInterval>, candidate: WorstInterval) {
+    let at = worst.partition_point(|w| w.max >= candidate.max);
+    if at < WORST_INTERVALS {
+        worst.insert(at, candidate);
+        worst.truncate(WORST_INTERVALS);
+    }
+}
+
 /// Intervals a report keeps of one log (32 bytes each; 46 days of 1-second intervals):
 /// memory stays bounded on any log.
 const MAX_TIMELINE_INTERVALS: usize = 4_000_000;
@@ -40,6 +71,8 @@ pub struct LogSummary {
     pub histogram: Histogram<u64>,
     /// Every tag present in the part of the log read (`None` = untagged).
     pub tags_seen: Vec<Option<String>>,
+    /// The intervals with the highest max, highest first (none for a GC log's pauses).
+    pub worst: Vec<WorstInterval>,
 }
 
 /// The fixed percentiles every summary shows, in percent.
@@ -92,7 +125,43 @@ impl Stats {
     }
 }
 
+/// The columns of a worst-intervals table.
+pub const WORST_INTERVAL_COLUMNS: [&str; 7] = [
+    "start (s)",
+    "start (UTC)",
+    "length (s)",
+    "count",
+    "max (ms)",
+    "p99 (ms)",
+    "line",
+];
+
 impl LogSummary {
+    /// The worst intervals as table rows under [`WORST_INTERVAL_COLUMNS`]: values in ms
+    /// (`unit_ratio` recorded units per ms), the start as a UTC date when the log has
+    /// absolute times, else `-`.
+    pub fn worst_rows(&self, unit_ratio: f64) -> Vec<Vec<String>> {
+        self.worst
+            .iter()
+            .map(|w| {
+                vec![
+                    format!("{:.3}", w.offset_s),
+                    // Before 1973, the log's times are relative to its own start.
+                    if w.start_s > 1e8 {
+                        pauselab_pause::interval_log::java_date_utc(w.start_s)
+                    } else {
+                        "-".to_string()
+                    },
+                    format!("{:.3}", w.length_s),
+                    w.count.to_string(),
+                    crate::table::scaled(w.max as f64, unit_ratio),
+                    crate::table::scaled(w.p99 as f64, unit_ratio),
+                    w.line.to_string(),
+                ]
+            })
+            .collect()
+    }
+
     /// Reads `path` selecting `tag` and offsets in `[start_s, end_s]`. Fails when nothing is
     /// selected, saying which tags the log has.
     pub fn read(
@@ -105,6 +174,7 @@ impl LogSummary {
             .with_tag(tag.clone())
             .with_range(start_s, end_s);
         let mut intervals = Vec::new();
+        let mut worst = Vec::new();
         let mut total: Option<Histogram<u64>> = None;
         let mut java_start_time_s = 0.0;
         while let Some(interval) = reader.next_interval()? {
@@ -136,6 +206,20 @@ impl LogSummary {
                 count: interval.histogram.len(),
                 max: interval.histogram.max(),
             });
+            if !interval.histogram.is_empty() {
+                keep_worst(
+                    &mut worst,
+                    WorstInterval {
+                        offset_s: interval.offset_s,
+                        start_s: interval.start_s,
+                        length_s: interval.length_s,
+                        count: interval.histogram.len(),
+                        max: interval.histogram.max(),
+                        p99: interval.histogram.value_at_quantile(0.99),
+                        line: interval.line,
+                    },
+                );
+            }
         }
         let Some(histogram) = total else {
             return Err(nothing_selected(path, &reader, &tag, start_s, end_s));
@@ -148,6 +232,7 @@ impl LogSummary {
             intervals,
             histogram,
             tags_seen: reader.tags_seen().to_vec(),
+            worst,
         })
     }
 
@@ -216,5 +301,61 @@ fn nothing_selected<R: std::io::BufRead>(
     ReportError::Input {
         source_name: path.display().to_string(),
         message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worst_intervals_are_those_with_the_highest_logged_max_with_their_own_p99() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/reference/jhiccup/java8x4-async-off_c4_2.jHiccup");
+        let log = LogSummary::read(&path, TagFilter::Untagged, None, None).unwrap();
+        // The log's own Interval_Max column (ms, 3 decimals), highest first, with its line.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut logged: Vec<(f64, &str, usize)> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains(",HISTFAAA"))
+            .map(|(i, l)| {
+                let max = l.split(',').nth(2).unwrap();
+                (max.parse().unwrap(), max, i + 1)
+            })
+            .collect();
+        logged.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.cmp(&b.2)));
+        assert_eq!(log.worst.len(), WORST_INTERVALS);
+        for (w, (_, max, line)) in log.worst.iter().zip(&logged) {
+            assert_eq!(
+                (crate::table::scaled(w.max as f64, 1e6), w.line),
+                (max.to_string(), *line)
+            );
+            // The interval alone, read as its own selection: the same count and p99.
+            let alone = LogSummary::read(
+                &path,
+                TagFilter::Untagged,
+                Some(w.offset_s),
+                Some(w.offset_s),
+            )
+            .unwrap();
+            assert_eq!(alone.intervals.len(), 1);
+            assert_eq!(w.count, alone.histogram.len());
+            assert_eq!(w.p99, alone.histogram.value_at_quantile(0.99));
+        }
+        assert_eq!(log.worst[0].line, 2306);
+        let rows = log.worst_rows(1e6);
+        assert_eq!(
+            rows[0],
+            [
+                "11506.627",
+                "Wed Mar 08 18:21:50 UTC 2023",
+                "5.000",
+                "4913",
+                "4177.527",
+                "4127.195",
+                "2306"
+            ]
+        );
     }
 }

@@ -35,6 +35,22 @@ pub struct Level {
     pub label: String,
     pub value: f64,
     pub dash: &'static str,
+    pub color: &'static str,
+}
+
+/// Horizontal reference lines across the plot, named in `data-level`.
+fn level_lines(out: &mut String, f: &Frame, levels: &[Level]) {
+    for level in levels {
+        let y = f.y(level.value);
+        let _ = write!(
+            out,
+            r##"<line class="level" data-level="{}" x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{}" stroke-width="1" stroke-dasharray="{}"/>"##,
+            escape(&level.label),
+            WIDTH - RIGHT,
+            level.color,
+            level.dash
+        );
+    }
 }
 
 /// A pause marker on a timeline: start (s), duration (ms) and a tooltip.
@@ -525,7 +541,7 @@ pub fn timeline_chart(
     rows.extend(
         levels
             .iter()
-            .map(|l| (l.label.clone(), "#555", Swatch::Line(l.dash))),
+            .map(|l| (l.label.clone(), l.color, Swatch::Line(l.dash))),
     );
     let legend_h = legend_height(&rows);
     let f = Frame {
@@ -540,16 +556,7 @@ pub fn timeline_chart(
     open_svg(&mut out, f.height, title, "timeline");
     y_axis(&mut out, &f, y_step, "interval max (ms)");
     time_axis(&mut out, &f, x_step);
-    for level in levels {
-        let y = f.y(level.value);
-        let _ = write!(
-            out,
-            r##"<line class="level" data-level="{}" x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#555" stroke-width="1" stroke-dasharray="{}"/>"##,
-            escape(&level.label),
-            WIDTH - RIGHT,
-            level.dash
-        );
-    }
+    level_lines(&mut out, &f, levels);
     bars(&mut out, &f, series);
     if !markers.is_empty() {
         let base = f.bottom_y() + 82.0;
@@ -605,6 +612,53 @@ pub fn line_chart(title: &str, y_label: &str, series: &[Series], x_max_s: f64) -
         .map(|s| (s.name.clone(), s.color, ""))
         .collect();
     legend(&mut out, &f, &rows);
+    out.push_str("</svg>");
+    out
+}
+
+/// Several series over time sharing a y axis, with `thresholds` as horizontal lines
+/// (the limits a value is judged by), the legend below the plot so it hides no data.
+pub fn threshold_chart(
+    title: &str,
+    y_label: &str,
+    series: &[Series],
+    thresholds: &[Level],
+    x_max_s: f64,
+) -> String {
+    let (x1, x_step) = time_range(x_max_s);
+    let max_y = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(thresholds.iter().map(|l| l.value))
+        .fold(0.0, f64::max);
+    let (y1, y_step) = nice_axis(max_y);
+    let rows: Vec<(String, &str, Swatch)> = series
+        .iter()
+        .map(|s| (s.name.clone(), s.color, Swatch::Line(s.dash)))
+        .chain(
+            thresholds
+                .iter()
+                .map(|l| (l.label.clone(), l.color, Swatch::Line(l.dash))),
+        )
+        .collect();
+    let legend_h = legend_height(&rows);
+    let f = Frame {
+        height: 240.0 + legend_h,
+        top: 30.0,
+        bottom: 44.0 + legend_h,
+        x0: 0.0,
+        x1,
+        y1,
+    };
+    let mut out = String::new();
+    open_svg(&mut out, f.height, title, "noise");
+    y_axis(&mut out, &f, y_step, y_label);
+    time_axis(&mut out, &f, x_step);
+    level_lines(&mut out, &f, thresholds);
+    for s in series {
+        polyline(&mut out, &f, s, |x| x);
+    }
+    legend_below(&mut out, f.bottom_y() + 52.0, &rows);
     out.push_str("</svg>");
     out
 }

@@ -8,12 +8,12 @@ use std::time::Duration;
 use anyhow::Context as _;
 use pauselab_gclog::condition::{parse_conditions, Condition};
 use pauselab_gclog::hlog::{HlogMode, HlogSink};
-use pauselab_gclog::parse::GcPause;
 use pauselab_gclog::{
     analyze_inputs_with, default_threads, group_by_jvm, input, render, Analyzer, HeapSample,
     JvmInputs, Options, PauseSink,
 };
 use pauselab_pause::input::escape_control;
+use pauselab_pause::record::GcPause;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
 use pauselab_pause::PauseEvent;
 
@@ -127,7 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // A condition that does not parse is bad usage (exit 2), refused by clap before this.
     let conditions: Vec<Condition> = args.fail_on.clone().map(|f| f.0).unwrap_or_default();
     // JFR recordings take their own reader; GC logs are expanded (rotated sets, stdin).
-    let recordings = super::analyze_jfr::recordings(&args.logs)?;
+    let recordings = pauselab_jfr::recordings(&args.logs)?;
     let inputs = match recordings {
         Some(_) => Vec::new(),
         None => input::expand(&args.logs)?,
@@ -191,7 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         let read = match &recordings {
             Some(paths) => {
-                jfr = Some(super::analyze_jfr::analyze(paths, &mut analyzer)?);
+                jfr = Some(pauselab_jfr::read_recordings(paths, &mut analyzer)?);
                 Ok(())
             }
             None => analyze_inputs_with(&group.inputs, &mut analyzer, threads),
@@ -255,7 +255,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ([one], true) => {
             match &jfr {
                 Some(jfr) => {
-                    let both = super::analyze_jfr::JfrReport { report: one, jfr };
+                    let both = super::jfr_render::JfrReport { report: one, jfr };
                     serde_json::to_writer_pretty(&mut out, &both)
                 }
                 None => serde_json::to_writer_pretty(&mut out, one),
@@ -266,7 +266,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ([one], false) => {
             out.write_all(render::render_text(one).as_bytes())?;
             if let Some(jfr) = &jfr {
-                out.write_all(super::analyze_jfr::render(jfr).as_bytes())?;
+                out.write_all(super::jfr_render::render(jfr).as_bytes())?;
             }
         }
         (several, true) => {

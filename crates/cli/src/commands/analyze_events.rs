@@ -13,8 +13,8 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use pauselab_gclog::num::format_epoch_ms;
-use pauselab_gclog::parse::{GcPause, HeapChange};
 use pauselab_gclog::{HeapSample, PauseSink, PauseType, Report};
+use pauselab_pause::record::{GcPause, HeapChange};
 use pauselab_pause::PauseEvent;
 use serde::Serialize;
 

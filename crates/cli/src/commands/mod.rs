@@ -11,12 +11,12 @@
 
 pub mod analyze;
 mod analyze_events;
-pub mod analyze_jfr;
 pub mod doctor;
 pub mod export;
 pub mod generate;
 pub mod hlog;
 pub mod jcmd;
+mod jfr_render;
 pub mod jstat;
 pub mod jvms;
 pub mod lab;
@@ -24,7 +24,6 @@ pub mod perf;
 mod perf_pages;
 pub mod probe;
 pub mod report;
-mod table;
 pub mod watch;
 
 pub const EXIT_ERROR: u8 = 1;

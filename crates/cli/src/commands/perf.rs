@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pauselab_hsperf::{Counter, CounterFilter, CounterRate, Reader, Snapshot, Source, Value};
-use pauselab_pause::input::escape_control;
-use serde::Serialize;
+
+use crate::render;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -132,7 +132,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         let mut out = stdout.lock();
         let written = if args.json {
-            write_json(
+            render::perf::write_json(
                 &mut out,
                 &reader,
                 &snapshot,
@@ -140,7 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 interval_rates.as_ref(),
             )
         } else {
-            write_text(
+            render::perf::write_text(
                 &mut out,
                 printed > 0,
                 &counters,
@@ -160,77 +160,6 @@ fn selected<'a>(snapshot: &'a Snapshot, filter: &CounterFilter) -> Vec<Counter<'
         .chain(snapshot.prologue_counters())
         .filter(|c| filter.matches(c.name))
         .collect()
-}
-
-/// `name=value` lines; with rates, a monotonic counter's line goes on with its change and
-/// rate: `sun.rt.safepoints=812 +4 4.000 /s`, `sun.rt.safepointTime=... +2000000 0.002000 s/s`.
-fn write_text(
-    out: &mut impl Write,
-    separate: bool,
-    counters: &[Counter],
-    rates: Option<&[Option<CounterRate>]>,
-) -> std::io::Result<()> {
-    if separate {
-        writeln!(out)?;
-    }
-    // Names and string values are the JVM's (or whatever process wrote the file).
-    for (index, c) in counters.iter().enumerate() {
-        let value = c.value.to_string();
-        write!(out, "{}={}", escape_control(c.name), escape_control(&value))?;
-        if let Some(rate) = rates.and_then(|r| r[index]) {
-            // Seconds per second need more places than events per second to show a 1 ms stop.
-            let places = if rate.rate_unit == "s/s" { 6 } else { 3 };
-            write!(
-                out,
-                " {:+} {:.places$} {}",
-                rate.delta, rate.rate, rate.rate_unit
-            )?;
-        }
-        writeln!(out)?;
-    }
-    Ok(())
-}
-
-/// A counter with, under --rate, how it changed in the interval.
-#[derive(Serialize)]
-struct CounterLine<'a> {
-    #[serde(flatten)]
-    counter: &'a Counter<'a>,
-    #[serde(flatten)]
-    rate: Option<CounterRate>,
-}
-
-fn write_json(
-    out: &mut impl Write,
-    reader: &Reader,
-    snapshot: &Snapshot,
-    counters: &[Counter],
-    rates: Option<&(Duration, Vec<Option<CounterRate>>)>,
-) -> std::io::Result<()> {
-    let taken_at = snapshot
-        .taken_at()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
-    let lines: Vec<CounterLine> = counters
-        .iter()
-        .enumerate()
-        .map(|(index, counter)| CounterLine {
-            counter,
-            rate: rates.and_then(|(_, r)| r[index]),
-        })
-        .collect();
-    let mut doc = serde_json::json!({
-        "pid": reader.pid(),
-        "route": reader.route(),
-        "timestamp": taken_at,
-        "counters": lines,
-    });
-    if let Some((elapsed, _)) = rates {
-        doc["interval_seconds"] = serde_json::json!(elapsed.as_secs_f64());
-    }
-    serde_json::to_writer(&mut *out, &doc)?;
-    writeln!(out)
 }
 
 fn time_snapshots(reader: &mut Reader, n: u32) -> anyhow::Result<ExitCode> {

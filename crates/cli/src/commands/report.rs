@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use pauselab_gclog::Analyzer;
 use pauselab_pause::interval_log::TagFilter;
 use pauselab_report::bundle::{
     check_bundles, is_bundle, matrix_bundles, Bundle, MAX_REPORT_VARIANTS,
 };
 use pauselab_report::hgrm::DEFAULT_UNIT_RATIO;
+use pauselab_report::html;
 use pauselab_report::matrix::MAX_TABLE_CELLS;
 use pauselab_report::model::{self, Section, Sla};
-use pauselab_report::{html, png, text, ReportError};
 
 use super::EXIT_CONDITION;
+use crate::render;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -75,7 +75,7 @@ fn classify(path: &Path) -> anyhow::Result<Vec<Input>> {
             pauselab_pause::input::escape_control(&path.display().to_string())
         );
     }
-    if super::analyze_jfr::is_recording(&path.display().to_string()) {
+    if pauselab_jfr::is_recording(&path.display().to_string()) {
         return Ok(vec![Input::Recording(path.to_path_buf())]);
     }
     let interval_log = pauselab_pause::interval_log::looks_like_interval_log(path)?;
@@ -84,14 +84,6 @@ fn classify(path: &Path) -> anyhow::Result<Vec<Input>> {
     } else {
         Input::GcLog(path.to_path_buf())
     }])
-}
-
-/// A JFR recording's records into the report's analysis (the report crate reads no
-/// recording itself).
-fn read_recording(path: &Path, analyzer: &mut Analyzer<'_>) -> Result<(), ReportError> {
-    super::analyze_jfr::analyze(&[path.display().to_string()], analyzer)
-        .map(drop)
-        .map_err(|e| ReportError::Recording(e.to_string()))
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -151,16 +143,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     "{}: more than {MAX_REPORT_VARIANTS} variants in one report: report fewer bundles at a time",
                     dir.display()
                 );
-                sections.push(Section::from_bundle_with_recordings(
-                    &bundle,
-                    Some(&read_recording),
-                ));
+                sections.push(Section::from_bundle_with_recordings(&bundle));
             }
             Input::GcLog(path) => sections.push(Section::from_gc_log(path, &name_of(path))?),
-            Input::Recording(path) => {
-                let mut feed = |analyzer: &mut Analyzer<'_>| read_recording(path, analyzer);
-                sections.push(Section::from_recording(path, &name_of(path), &mut feed)?);
-            }
+            Input::Recording(path) => sections.push(Section::from_recording(path, &name_of(path))?),
             Input::IntervalLog(_) => {}
         }
     }
@@ -174,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let matrix = if args.matrix {
-        let m = model::matrix(&sections);
+        let m = pauselab_report::matrix::matrix(&sections);
         anyhow::ensure!(
             !m.rows.is_empty(),
             "--matrix needs lab bundles whose manifest names a default variant"
@@ -196,73 +182,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pauselab_pause::output::write_file(path, page.as_bytes())
             .with_context(|| format!("{}: cannot write the report", path.display()))?;
     }
-    let mut png_files = Vec::new();
-    if let Some(dir) = &args.png {
-        pauselab_pause::output::create_dir(dir)
-            .with_context(|| format!("--png {}: cannot write charts there", dir.display()))?;
-        for section in &sections {
-            let charts = html::charts(section, sla.as_ref(), ratio);
-            let mut named: Vec<(String, &String)> = Vec::new();
-            if let Some(p) = &charts.percentiles {
-                named.push((format!("{}-percentiles", section.id), p));
-            }
-            for (anchor, _, svg, safepoints) in &charts.timelines {
-                named.push((format!("{anchor}-timeline"), svg));
-                if let Some(sp) = safepoints {
-                    named.push((format!("{anchor}-safepoints"), sp));
-                }
-            }
-            for (i, svg) in charts.host.iter().enumerate() {
-                named.push((format!("{}-host-{}", section.id, i + 1), svg));
-            }
-            for (what, svg) in &charts.gc {
-                named.push((format!("{}-{what}", section.id), svg));
-            }
-            for (name, svg) in named {
-                let path = dir.join(format!("{name}.png"));
-                png::write_png(svg, &path)?;
-                png_files.push(path);
-            }
-        }
-    }
+    let png_files = match &args.png {
+        Some(dir) => render::report::write_pngs(dir, &sections, sla.as_ref(), ratio)?,
+        None => Vec::new(),
+    };
 
-    let breached = sla.as_ref().is_some_and(|sla| {
-        sections
-            .iter()
-            .flat_map(|s| &s.variants)
-            .filter_map(|v| v.hiccups.as_ref())
-            .any(|h| !sla.breaches(h, ratio).is_empty())
-    });
+    let breached = render::report::sla_breached(&sections, sla.as_ref(), ratio);
+    let written = render::report::Written {
+        html: args.html.as_deref(),
+        png_dir: args.png.as_deref(),
+        png_files: &png_files,
+    };
     let mut out = std::io::stdout().lock();
     if args.json {
-        let doc = serde_json::json!({
-            "sections": sections.iter().map(|s| serde_json::json!({
-                "id": s.id, "title": s.title, "source": s.source,
-                "facts": s.facts.iter().map(|(k, v)| serde_json::json!({"name": k, "value": v})).collect::<Vec<_>>(),
-                "result": s.result, "verdict": s.verdict, "default_variant": s.default_variant, "baseline_variant": s.baseline_variant,
-                "variants": s.variants.iter().map(|v| model::variant_json(v, sla.as_ref(), ratio)).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "matrix": matrix,
-            "sla": sla,
-            "sla_met": sla.as_ref().map(|_| !breached),
-            "html": args.html,
-            "png": png_files,
-        });
+        let doc = render::report::json(&sections, matrix.as_ref(), sla.as_ref(), ratio, &written);
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
-        out.write_all(text::render(&sections, matrix.as_ref(), sla.as_ref(), ratio).as_bytes())?;
-        if let Some(path) = &args.html {
-            writeln!(out, "HTML report: {}", path.display())?;
-        }
-        if let Some(dir) = &args.png {
-            writeln!(
-                out,
-                "PNG charts: {} files in {}",
-                png_files.len(),
-                dir.display()
-            )?;
-        }
+        let text = render::report::text(&sections, matrix.as_ref(), sla.as_ref(), ratio, &written);
+        out.write_all(text.as_bytes())?;
     }
     out.flush().context("writing to stdout")?;
     Ok(if breached {

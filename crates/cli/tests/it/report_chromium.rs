@@ -70,6 +70,17 @@ fn browse(page: &Path, profile: &str, extra: &[&str]) -> Browser {
     }
 }
 
+/// A copy of the page at `path` with `script` run on load (the report itself has none):
+/// the page measures itself and writes the result into its title.
+fn with_script(html: &str, path: &Path, script: &str) -> PathBuf {
+    std::fs::write(
+        path,
+        html.replacen("</head>", &format!("<script>{script}</script></head>"), 1),
+    )
+    .unwrap();
+    path.to_path_buf()
+}
+
 #[test]
 fn report_loads_in_chromium_without_console_messages() {
     let dir = artifacts();
@@ -111,16 +122,11 @@ fn report_loads_in_chromium_without_console_messages() {
     // The report has no script: a copy with one measures the laid-out page at 1280 px and
     // writes into the title how wide it is and which tables are wider than their box.
     let html = std::fs::read_to_string(&page).unwrap();
-    let measured = dir.join("report-measured.html");
-    std::fs::write(
-        &measured,
-        html.replacen(
-            "</head>",
-            r#"<script>addEventListener("load", () => { document.title = "width " + document.documentElement.scrollWidth + " of " + innerWidth + "; wider than their box: [" + [...document.querySelectorAll(".scroll")].filter(e => e.scrollWidth > e.clientWidth).map(e => e.closest("section").id).join(" ") + "]"; })</script></head>"#,
-            1,
-        ),
-    )
-    .unwrap();
+    let measured = with_script(
+        &html,
+        &dir.join("report-measured.html"),
+        r#"addEventListener("load", () => { document.title = "width " + document.documentElement.scrollWidth + " of " + innerWidth + "; wider than their box: [" + [...document.querySelectorAll(".scroll")].filter(e => e.scrollWidth > e.clientWidth).map(e => e.closest("section").id).join(" ") + "]"; })"#,
+    );
     let dom = browse(
         &measured,
         "chromium-dom",
@@ -211,4 +217,106 @@ fn report_loads_in_chromium_without_console_messages() {
             png.len()
         );
     }
+}
+
+/// Copies the directory `from` (files and directories only) to `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_noisy_bundles_host_noise_is_drawn_under_its_timelines() {
+    let dir = artifacts();
+    let bundles = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bundles");
+    // The quiet bundle with the host series of a real run on a busy host, and that run's
+    // noisy lines.
+    let bundle = dir.join("noisy-bundle");
+    let _ = std::fs::remove_dir_all(&bundle);
+    copy_dir(&bundles.join("lab-kernel6.1"), &bundle);
+    std::fs::copy(bundles.join("host-busy.csv"), bundle.join("host.csv")).unwrap();
+    let noisy = [
+        "before the run: CPU pressure 98 % (some avg10, limit 20 %)",
+        "during the run: other processes used 25 % of the CPUs or more in 65 of 65 s (t = 1-66 s, peak 100 %); busiest: rustc 40 % (9 processes), java 6 % (5 processes)",
+    ];
+    let mut verdict: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bundle.join("verdict.json")).unwrap()).unwrap();
+    verdict["noisy"] = serde_json::json!(noisy);
+    std::fs::write(bundle.join("verdict.json"), verdict.to_string()).unwrap();
+    let page = dir.join("noisy.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_pauselab"))
+        .arg("report")
+        .arg(&bundle)
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Laid out at 1280 px (one chart column), the noise chart is drawn in the same box as
+    // each timeline above it, so a second of the run is at one x in all of them.
+    let html = std::fs::read_to_string(&page).unwrap();
+    let measured = with_script(
+        &html,
+        &dir.join("noisy-measured.html"),
+        r#"addEventListener("load", () => { const box = e => { const r = e.querySelector("svg").getBoundingClientRect(); return r.left + "-" + r.right; }; document.title = "noise " + [...document.querySelectorAll("figure.noise")].map(box).join(" ") + "; timelines " + [...new Set([...document.querySelectorAll("figure.timeline")].map(box))].join(" "); })"#,
+    );
+    let dom = browse(
+        &measured,
+        "chromium-noise",
+        &["--dump-dom", "--window-size=1280,2000"],
+    );
+    assert!(dom.console.is_empty(), "{:?}", dom.console);
+    let title = dom.stdout.split("<title>").nth(1).unwrap();
+    let title = &title[..title.find("</title>").unwrap()];
+    let (noise, timelines) = title
+        .strip_prefix("noise ")
+        .and_then(|t| t.split_once("; timelines "))
+        .unwrap_or_else(|| panic!("the page did not measure itself: {title}"));
+    assert!(!noise.is_empty() && !noise.contains(' '), "{title}");
+    assert_eq!(noise, timelines, "{title}");
+    // The chart survives parsing with its four signals and three thresholds, and the
+    // verdict's noisy lines are under it.
+    let figure = dom
+        .stdout
+        .split(r#"<figure class="noise">"#)
+        .nth(1)
+        .unwrap();
+    let figure = &figure[..figure.find("</figure>").unwrap()];
+    assert_eq!(figure.matches("<polyline").count(), 4, "{figure}");
+    assert_eq!(figure.matches(r#"<line class="level""#).count(), 3);
+    let caption = figure.split("<figcaption").nth(1).unwrap();
+    for line in noisy {
+        let line = line.replace('&', "&amp;");
+        assert!(caption.contains(&line), "{line} missing from {caption}");
+    }
+    assert_eq!(
+        dom.stdout.matches("<svg").count(),
+        html.matches("<svg").count()
+    );
+
+    let shot = dir.join("noisy-wide.png");
+    let _ = std::fs::remove_file(&shot);
+    let run = browse(
+        &page,
+        "chromium-noise-shot",
+        &[
+            "--window-size=1280,3200",
+            &format!("--screenshot={}", shot.display()),
+        ],
+    );
+    assert!(run.console.is_empty(), "{:?}", run.console);
+    assert!(std::fs::metadata(&shot).unwrap().len() > 50_000);
 }

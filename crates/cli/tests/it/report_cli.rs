@@ -296,8 +296,8 @@ fn png_charts_are_written() {
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
     names.sort();
-    // 1 percentile chart, 3 timelines, 2 host charts.
-    assert_eq!(names.len(), 6, "{names:?}");
+    // 1 percentile chart, 3 timelines, the host's noise, 2 host charts.
+    assert_eq!(names.len(), 7, "{names:?}");
     for name in &names {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{name}");
@@ -358,7 +358,27 @@ fn interval_logs_and_gc_logs_are_reported_directly() {
     assert_eq!(logs.as_array().unwrap().len(), 2);
     assert_eq!(logs[0]["hiccups"]["stats"], hlog_stats(&a));
     assert_eq!(logs[1]["hiccups"]["stats"], hlog_stats(&b));
+    // Each log's 10 intervals with the highest max, highest first, with their own numbers.
+    let worst = logs[0]["hiccups"]["worst_intervals"].as_array().unwrap();
+    assert_eq!(worst.len(), 10);
+    assert_eq!(worst[0]["line"], 2306);
+    assert_eq!(worst[0]["max"], logs[0]["hiccups"]["stats"]["max"]);
+    assert!(worst
+        .windows(2)
+        .all(|w| w[0]["max"].as_u64() >= w[1]["max"].as_u64()));
     let html = std::fs::read_to_string(&page).unwrap();
+    let table = element(
+        &html,
+        r#"<table class="worst-intervals" data-variant="java8x4-async-off-c4-2-jhiccup">"#,
+        "</table>",
+    );
+    assert_eq!(table.matches("<tr>").count(), 11, "{table}");
+    assert!(table.contains("<th>p99 (ms)</th>"), "{table}");
+    assert!(
+        table.contains("<tr><td>11506.627</td><td>Wed Mar 08 18:21:50 UTC 2023</td><td>5.000</td><td>4913</td><td>4177.527</td><td>4127.195</td><td>2306</td></tr>"),
+        "{table}"
+    );
+    assert_eq!(html.matches(r#"<table class="worst-intervals""#).count(), 2);
     assert_eq!(figures(&html, "percentiles").len(), 2);
     // GC pause markers beside the GC log's timeline.
     let timeline = figures(&html, "timeline")[0];
@@ -512,6 +532,46 @@ fn a_gc_log_report_carries_its_diagnosis_and_honest_charts() {
         timeline.contains(r#"class="series bars""#)
             && !timeline.contains("<polyline class=\"series\"")
     );
+}
+
+/// The worst pauses and findings of `pauselab analyze FILE`, from its "Worst" line to the
+/// blank line before "Unparsed".
+fn analyze_findings_text(file: &str) -> String {
+    let out = pauselab(&["analyze", file]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let from = text.find("Worst ").expect("worst pauses");
+    let to = text.find("\n\nUnparsed").expect("unparsed line");
+    text[from..to].to_string()
+}
+
+/// `pauselab report FILE` in the terminal.
+fn report_text(file: &str) -> String {
+    let out = pauselab(&["report", file]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_terminal_report_prints_the_findings_word_for_word_as_analyze() {
+    for log in [
+        "fixtures/gclogs/parallel-swapped-jdk17.log",
+        "fixtures/reference/gclogs/defnew.log.gz",
+    ] {
+        let log = repo().join(log).display().to_string();
+        let findings = analyze_findings_text(&log);
+        assert!(findings.contains("      causes: 1. "), "{findings}");
+        assert!(findings.contains("      fix:    - "), "{findings}");
+        let report = report_text(&log);
+        assert!(
+            report.contains(&format!("(values in ms)\n\n{findings}\n")),
+            "{log}: {report}"
+        );
+    }
 }
 
 #[test]
@@ -899,6 +959,21 @@ fn a_jfr_recording_is_charted_like_its_gc_log() {
     let analyze = pauselab(&["analyze", "--json", run.jfr.to_str().unwrap()]);
     let report: serde_json::Value = serde_json::from_slice(&analyze.stdout).unwrap();
     assert_eq!(report["memory"]["heap_samples"], heap_samples);
+
+    // A recording numbers its events, not lines: its worst pauses say so on the page too.
+    let section = element(
+        &html,
+        r#"<section class="bundle" id="gc-rec-jfr""#,
+        "</section>",
+    );
+    let worst = element(section, r#"<table class="worst">"#, "</table>");
+    assert!(worst.contains(">rec.jfr event "), "{worst}");
+    assert!(!worst.contains(">rec.jfr:"), "{worst}");
+
+    // In the terminal, the recording's worst pauses and findings as `analyze` prints them.
+    let jfr = run.jfr.display().to_string();
+    let (r, a) = (report_text(&jfr), analyze_findings_text(&jfr));
+    assert!(r.contains(&a), "{r}\n=====\n{a}");
 }
 
 #[test]

@@ -15,25 +15,7 @@
 //! # SafepointSynchronize::begin: (End of list)
 //! ```
 
-use super::{lossy, trim_spaces, Record};
-
-/// One line of a safepoint timeout report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TimeoutLine {
-    /// `# SafepointSynchronize::begin: Timeout detected:`
-    Start,
-    /// A thread that had not reached the safepoint, with the OS-level state HotSpot prints
-    /// after its `nid` (`runnable`, `waiting on condition`...).
-    Thread {
-        name: String,
-        os_state: Option<String>,
-    },
-    /// `java.lang.Thread.State: RUNNABLE`: the Java state of the thread on the line before
-    /// (also printed in every thread dump: only the analysis knows which it is).
-    JavaState(String),
-    /// `# SafepointSynchronize::begin: (End of list)`
-    End,
-}
+use super::{lossy, trim_spaces, Record, TimeoutLine};
 
 const PREFIX: &[u8] = b"# SafepointSynchronize::begin: ";
 const JAVA_STATE: &[u8] = b"java.lang.Thread.State: ";

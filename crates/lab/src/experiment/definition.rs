@@ -5,8 +5,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::experiment::parts::{
-    is_plain_name, validate_steps, GovernorSpec, MemoryCgroupSpec, PrepareStep, PressureSpec,
-    SlowDeviceSpec, StressorSpec, SwapSpec,
+    is_plain_name, validate_steps, GovernorSpec, MemoryCgroupSpec, PartError, PrepareStep,
+    PressureSpec, SlowDeviceSpec, StressorSpec, SwapSpec,
 };
 use crate::experiment::units::{WrittenDuration, WrittenSize};
 use crate::LabError;
@@ -192,7 +192,7 @@ fn ext4() -> crate::experiment::dimensions::Filesystem {
 }
 
 impl Fault {
-    pub fn slow_device_spec(&self) -> Result<SlowDeviceSpec, String> {
+    pub fn slow_device_spec(&self) -> SlowDeviceSpec {
         match self {
             Fault::SlowStablePages {
                 size,
@@ -200,13 +200,13 @@ impl Fault {
                 stable_writes,
                 fstype,
                 mount_options,
-            } => Ok(SlowDeviceSpec {
+            } => SlowDeviceSpec {
                 size_bytes: size.get(),
                 write_bps: write_bps.get(),
                 stable_writes: *stable_writes,
                 fstype: *fstype,
                 mount_options: mount_options.clone(),
-            }),
+            },
         }
     }
 }
@@ -452,11 +452,6 @@ impl Experiment {
             swap.bytes()
                 .map_err(|e| LabError::Experiment(format!("{origin}: swap: {e}")))?;
         }
-        if let Some(fault) = &self.fault {
-            fault
-                .slow_device_spec()
-                .map_err(|e| LabError::Experiment(format!("{origin}: fault: {e}")))?;
-        }
         let wants_latency_log = self
             .workload
             .args
@@ -529,16 +524,16 @@ impl Experiment {
 /// Settable host paths: memory management and VM tunables, nothing else.
 const SETTABLE_HOST_PREFIXES: &[&str] = &["/sys/kernel/mm/", "/proc/sys/vm/"];
 
-fn check_host_settings(settings: &HostSettings) -> Result<(), String> {
+fn check_host_settings(settings: &HostSettings) -> Result<(), PartError> {
     for (path, value) in settings {
         if !SETTABLE_HOST_PREFIXES.iter().any(|p| path.starts_with(p)) || path.contains("..") {
-            return Err(format!(
-                "host setting {path:?}: only paths under {} may be set",
-                SETTABLE_HOST_PREFIXES.join(" or ")
-            ));
+            return Err(PartError::HostSettingPath {
+                path: path.clone(),
+                allowed: SETTABLE_HOST_PREFIXES.join(" or "),
+            });
         }
         if value.is_empty() || value.contains('\n') {
-            return Err(format!("host setting {path:?}: give one value on one line"));
+            return Err(PartError::HostSettingValue(path.clone()));
         }
     }
     Ok(())

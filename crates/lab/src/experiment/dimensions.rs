@@ -43,16 +43,28 @@ impl Gc {
     }
 }
 
+/// A collector, filesystem or mount options that is not one; the message quotes the text
+/// and lists what is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DimensionError {
+    #[error("unknown collector {0:?}: Serial, Parallel, G1, ZGC or Shenandoah")]
+    Gc(String),
+    #[error("unknown filesystem {0:?}: ext4, xfs or btrfs")]
+    Filesystem(String),
+    #[error(
+        "mount options {0:?}: expected words like noatime or data=writeback separated by commas"
+    )]
+    MountOptions(String),
+}
+
 impl FromStr for Gc {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Gc, String> {
+    type Err = DimensionError;
+    fn from_str(text: &str) -> Result<Gc, DimensionError> {
         let wanted = text.trim().to_ascii_lowercase();
         Gc::ALL
             .into_iter()
             .find(|gc| gc.name().to_ascii_lowercase() == wanted || (wanted == "z" && *gc == Gc::Z))
-            .ok_or_else(|| {
-                format!("unknown collector {text:?}: Serial, Parallel, G1, ZGC or Shenandoah")
-            })
+            .ok_or_else(|| DimensionError::Gc(text.to_string()))
     }
 }
 
@@ -90,13 +102,13 @@ impl Filesystem {
 }
 
 impl FromStr for Filesystem {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Filesystem, String> {
+    type Err = DimensionError;
+    fn from_str(text: &str) -> Result<Filesystem, DimensionError> {
         let wanted = text.trim().to_ascii_lowercase();
         Filesystem::ALL
             .into_iter()
             .find(|fs| fs.name() == wanted)
-            .ok_or_else(|| format!("unknown filesystem {text:?}: ext4, xfs or btrfs"))
+            .ok_or_else(|| DimensionError::Filesystem(text.to_string()))
     }
 }
 
@@ -124,8 +136,8 @@ impl MountOptions {
 }
 
 impl FromStr for MountOptions {
-    type Err = String;
-    fn from_str(text: &str) -> Result<MountOptions, String> {
+    type Err = DimensionError;
+    fn from_str(text: &str) -> Result<MountOptions, DimensionError> {
         let ok_word = |w: &str| {
             !w.is_empty()
                 && w.chars()
@@ -134,16 +146,14 @@ impl FromStr for MountOptions {
         if text.split(',').all(ok_word) {
             Ok(MountOptions(text.to_string()))
         } else {
-            Err(format!(
-                "mount options {text:?}: expected words like noatime or data=writeback separated by commas"
-            ))
+            Err(DimensionError::MountOptions(text.to_string()))
         }
     }
 }
 
 impl TryFrom<String> for MountOptions {
-    type Error = String;
-    fn try_from(text: String) -> Result<MountOptions, String> {
+    type Error = DimensionError;
+    fn try_from(text: String) -> Result<MountOptions, DimensionError> {
         text.parse()
     }
 }

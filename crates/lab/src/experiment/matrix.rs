@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::experiment::dimensions::{Filesystem, Gc, MountOptions};
+use crate::experiment::parts::PartError;
 use crate::experiment::{Experiment, Fault};
 
 /// One combination of a matrix: what differs from the experiment as written. `None` keeps
@@ -52,7 +53,7 @@ impl Experiment {
     /// variants replaced by the cell's collector, the slow device made with its filesystem
     /// and mounted with its options. The slow device must exist for those two (the plan
     /// checks).
-    pub fn for_cell(&self, cell: &Cell) -> Result<Experiment, String> {
+    pub fn for_cell(&self, cell: &Cell) -> Result<Experiment, PartError> {
         let mut e = self.clone();
         if let Some(gc) = cell.gc {
             let replace = |flags: &mut Vec<String>| flags.retain(|f| Gc::of_flag(f).is_none());
@@ -69,10 +70,7 @@ impl Experiment {
                 ..
             }) = &mut e.fault
             else {
-                return Err(format!(
-                    "experiment {} has no slow device, so --fs and --mount-options have nothing to change",
-                    e.name
-                ));
+                return Err(PartError::NoSlowDevice(e.name));
             };
             if let Some(fs) = cell.filesystem {
                 *fstype = fs;
@@ -107,6 +105,7 @@ mod tests {
         assert!("CMS"
             .parse::<Gc>()
             .unwrap_err()
+            .to_string()
             .contains("Serial, Parallel"));
         assert_eq!("XFS".parse::<Filesystem>().unwrap().mkfs(), "mkfs.xfs");
         assert!("zfs".parse::<Filesystem>().is_err());
@@ -142,7 +141,7 @@ mod tests {
             .filter(|f| Gc::of_flag(f).is_some())
             .collect();
         assert_eq!(gc_flags, ["-XX:+UseG1GC"]);
-        let spec = changed.fault.as_ref().unwrap().slow_device_spec().unwrap();
+        let spec = changed.fault.as_ref().unwrap().slow_device_spec();
         assert_eq!(spec.fstype, Filesystem::Xfs);
         assert_eq!(spec.mount_options.unwrap().as_str(), "noatime");
         let (no_device, _) = Experiment::load("pretouch").unwrap();
@@ -152,6 +151,7 @@ mod tests {
                 ..Cell::default()
             })
             .unwrap_err()
+            .to_string()
             .contains("no slow device"));
     }
 }

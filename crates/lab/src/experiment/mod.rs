@@ -9,9 +9,9 @@ mod parts;
 pub mod units;
 
 pub use definition::*;
-pub use dimensions::{Filesystem, Gc, MountOptions};
+pub use dimensions::{DimensionError, Filesystem, Gc, MountOptions};
 pub use matrix::Cell;
 pub use parts::{
-    is_plain_name, validate_steps, Bounds, GovernorSpec, MemoryCgroup, MemoryCgroupSpec,
+    is_plain_name, validate_steps, Bounds, GovernorSpec, MemoryCgroup, MemoryCgroupSpec, PartError,
     PrepareStep, PressureSpec, SlowDeviceSpec, StressorSpec, SwapSpec, Thresholds, CHUNK,
 };

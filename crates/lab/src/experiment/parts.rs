@@ -41,20 +41,64 @@ pub enum StressorSpec {
 /// at once, short of a thread count that exhausts the process's memory or pid limit.
 pub const MAX_CPU_HOG_THREADS: u32 = 1024;
 
+/// A part of an experiment whose values do not go together; the message names the part
+/// and the values as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PartError {
+    #[error("stressor cpu-hog: threads = {0} is not between 1 and {MAX_CPU_HOG_THREADS}")]
+    CpuHogThreads(u32),
+    #[error("stressor cpu-hog: duty = {0} is not a percentage between 1 and 100")]
+    CpuHogDuty(u32),
+    #[error("memory pressure: leave ({leave}) must exceed floor ({floor}) by at least {} MiB, and floor must not be 0", CHUNK >> 20)]
+    PressureBounds { leave: String, floor: String },
+    #[error("swap size {0} is under 64m")]
+    SwapTooSmall(String),
+    #[error("memory_cgroup limit {0} is under 16m")]
+    CgroupLimit(String),
+    #[error("memory_cgroup swappiness {0} is not between 0 and 200")]
+    CgroupSwappiness(u32),
+    #[error("memory_cgroup filler {0} must be above 0 and below limit + swap")]
+    CgroupFiller(String),
+    #[error("memory_cgroup filler_limit needs a filler")]
+    FillerLimitWithoutFiller,
+    #[error("memory_cgroup filler_limit {filler_limit} must be above 0 and below limit {limit}")]
+    FillerLimit { filler_limit: String, limit: String },
+    #[error("thp governor: needs psi_low < psi_high ({psi_low} < {psi_high}) and available_low < available_high ({available_low} < {available_high})")]
+    GovernorHysteresis {
+        psi_low: String,
+        psi_high: String,
+        available_low: String,
+        available_high: String,
+    },
+    #[error("thp governor: interval must be more than 0")]
+    GovernorInterval,
+    #[error("prepare step {0:?}: the name must be letters, digits, - or _")]
+    StepName(String),
+    #[error("prepare step {0:?} appears twice")]
+    StepTwice(String),
+    #[error("prepare step {0:?}: `java` is empty")]
+    StepWithoutJava(String),
+    #[error("host setting {path:?}: only paths under {allowed} may be set")]
+    HostSettingPath { path: String, allowed: String },
+    #[error("host setting {0:?}: give one value on one line")]
+    HostSettingValue(String),
+    /// A matrix cell that changes the slow device of an experiment without one.
+    #[error(
+        "experiment {0} has no slow device, so --fs and --mount-options have nothing to change"
+    )]
+    NoSlowDevice(String),
+}
+
 impl StressorSpec {
     /// Checks the numbers of a stressor when the experiment is read.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PartError> {
         match self {
             StressorSpec::CpuHog { threads, duty } => {
                 if !(1..=MAX_CPU_HOG_THREADS).contains(threads) {
-                    return Err(format!(
-                        "stressor cpu-hog: threads = {threads} is not between 1 and {MAX_CPU_HOG_THREADS}"
-                    ));
+                    return Err(PartError::CpuHogThreads(*threads));
                 }
                 if !(1..=100).contains(duty) {
-                    return Err(format!(
-                        "stressor cpu-hog: duty = {duty} is not a percentage between 1 and 100"
-                    ));
+                    return Err(PartError::CpuHogDuty(*duty));
                 }
                 Ok(())
             }
@@ -91,19 +135,17 @@ pub struct Bounds {
 }
 
 impl PressureSpec {
-    pub fn bounds(&self) -> Result<Bounds, String> {
+    pub fn bounds(&self) -> Result<Bounds, PartError> {
         let leave = self.leave.get();
         let floor = self.floor.get();
         let max = self.max.as_ref().map_or(u64::MAX, WrittenSize::get);
         // Filling stops at `leave`; releasing starts at `floor`. Without a chunk between
         // them the filler would take and give back the same chunk forever.
         if floor == 0 || leave < floor + CHUNK {
-            return Err(format!(
-                "memory pressure: leave ({}) must exceed floor ({}) by at least {} MiB, and floor must not be 0",
-                self.leave,
-                self.floor,
-                CHUNK >> 20
-            ));
+            return Err(PartError::PressureBounds {
+                leave: self.leave.to_string(),
+                floor: self.floor.to_string(),
+            });
         }
         Ok(Bounds { leave, floor, max })
     }
@@ -119,10 +161,10 @@ pub struct SwapSpec {
 impl SwapSpec {
     /// The size in bytes: at least 64 MiB (mkswap's own minimum is far lower, but a
     /// smaller area fills before anything interesting happens).
-    pub fn bytes(&self) -> Result<u64, String> {
+    pub fn bytes(&self) -> Result<u64, PartError> {
         let bytes = self.size.get();
         if bytes < 64 << 20 {
-            return Err(format!("swap size {} is under 64m", self.size));
+            return Err(PartError::SwapTooSmall(self.size.to_string()));
         }
         Ok(bytes)
     }
@@ -181,24 +223,20 @@ pub struct MemoryCgroup {
 }
 
 impl MemoryCgroupSpec {
-    pub fn resolve(&self) -> Result<MemoryCgroup, String> {
+    pub fn resolve(&self) -> Result<MemoryCgroup, PartError> {
         let limit = self.limit.get();
         if limit < 16 << 20 {
-            return Err(format!("memory_cgroup limit {} is under 16m", self.limit));
+            return Err(PartError::CgroupLimit(self.limit.to_string()));
         }
         let swap = self.swap.as_ref().map(WrittenSize::get);
         if let Some(s) = self.swappiness.filter(|s| *s > 200) {
-            return Err(format!(
-                "memory_cgroup swappiness {s} is not between 0 and 200"
-            ));
+            return Err(PartError::CgroupSwappiness(s));
         }
         let filler = match &self.filler {
             Some(size) => {
                 let bytes = size.get();
                 if bytes == 0 || bytes >= limit + swap.unwrap_or(u64::MAX - limit) {
-                    return Err(format!(
-                        "memory_cgroup filler {size} must be above 0 and below limit + swap"
-                    ));
+                    return Err(PartError::CgroupFiller(size.to_string()));
                 }
                 Some((bytes, self.filler_after.get()))
             }
@@ -207,14 +245,17 @@ impl MemoryCgroupSpec {
         let filler_limit = self.filler_limit.as_ref().map(WrittenSize::get);
         match (filler_limit, filler) {
             (Some(_), None) => {
-                return Err("memory_cgroup filler_limit needs a filler".into());
+                return Err(PartError::FillerLimitWithoutFiller);
             }
             (Some(own), Some(_)) if own == 0 || own >= limit => {
-                return Err(format!(
-                    "memory_cgroup filler_limit {} must be above 0 and below limit {}",
-                    self.filler_limit.as_ref().map_or("", |w| w.text()),
-                    self.limit
-                ));
+                return Err(PartError::FillerLimit {
+                    filler_limit: self
+                        .filler_limit
+                        .as_ref()
+                        .map_or("", |w| w.text())
+                        .to_string(),
+                    limit: self.limit.to_string(),
+                });
             }
             _ => {}
         }
@@ -274,7 +315,7 @@ pub struct Thresholds {
 }
 
 impl GovernorSpec {
-    pub fn thresholds(&self) -> Result<Thresholds, String> {
+    pub fn thresholds(&self) -> Result<Thresholds, PartError> {
         let t = Thresholds {
             psi_high: self.psi_high,
             psi_low: self.psi_low,
@@ -285,13 +326,15 @@ impl GovernorSpec {
         };
         // Hysteresis: otherwise one reading could switch it off and the next one on.
         if !(t.psi_low < t.psi_high && t.available_low < t.available_high) {
-            return Err(format!(
-                "thp governor: needs psi_low < psi_high ({} < {}) and available_low < available_high ({} < {})",
-                self.psi_low, self.psi_high, self.available_low, self.available_high
-            ));
+            return Err(PartError::GovernorHysteresis {
+                psi_low: self.psi_low.to_string(),
+                psi_high: self.psi_high.to_string(),
+                available_low: self.available_low.to_string(),
+                available_high: self.available_high.to_string(),
+            });
         }
         if t.interval.is_zero() {
-            return Err("thp governor: interval must be more than 0".into());
+            return Err(PartError::GovernorInterval);
         }
         Ok(t)
     }
@@ -319,19 +362,16 @@ fn ten_minutes() -> WrittenDuration {
 
 /// Checks the steps when the experiment is loaded: names unique and file-safe (timeouts are
 /// checked when read).
-pub fn validate_steps(steps: &[PrepareStep]) -> Result<(), String> {
+pub fn validate_steps(steps: &[PrepareStep]) -> Result<(), PartError> {
     for (i, step) in steps.iter().enumerate() {
         if !is_plain_name(&step.name) {
-            return Err(format!(
-                "prepare step {:?}: the name must be letters, digits, - or _",
-                step.name
-            ));
+            return Err(PartError::StepName(step.name.clone()));
         }
         if steps[..i].iter().any(|s| s.name == step.name) {
-            return Err(format!("prepare step {:?} appears twice", step.name));
+            return Err(PartError::StepTwice(step.name.clone()));
         }
         if step.java.is_empty() {
-            return Err(format!("prepare step {:?}: `java` is empty", step.name));
+            return Err(PartError::StepWithoutJava(step.name.clone()));
         }
     }
     Ok(())
@@ -368,13 +408,18 @@ mod tests {
     #[test]
     fn validation_names_the_problem() {
         assert!(validate_steps(&[step("archive", &["-version"])]).is_ok());
-        let err = validate_steps(&[step("a b", &["-version"])]).unwrap_err();
+        let err = validate_steps(&[step("a b", &["-version"])])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("\"a b\""), "{err}");
         let err =
             validate_steps(&[step("x", &["-version"]), step("x", &["-version"])]).unwrap_err();
+        assert_eq!(err, PartError::StepTwice("x".into()));
+        let err = err.to_string();
         assert!(err.contains("twice"), "{err}");
         assert!(validate_steps(&[step("x", &[])])
             .unwrap_err()
+            .to_string()
             .contains("empty"));
     }
 
@@ -386,7 +431,7 @@ mod tests {
             max: None,
         };
         assert!(spec("4G", "2G").bounds().is_ok());
-        let err = spec("2G", "2G").bounds().unwrap_err();
+        let err = spec("2G", "2G").bounds().unwrap_err().to_string();
         assert!(err.contains("leave (2G) must exceed floor (2G)"), "{err}");
         assert!(spec("4G", "0").bounds().is_err());
         assert!("lots".parse::<WrittenSize>().is_err());
@@ -405,6 +450,7 @@ mod tests {
         assert!(spec
             .thresholds()
             .unwrap_err()
+            .to_string()
             .contains("psi_low < psi_high"));
         spec.psi_low = 1.0;
         spec.available_high = "1G".parse().unwrap();

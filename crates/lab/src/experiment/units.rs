@@ -5,14 +5,21 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use pauselab_pause::units::{ByteSize, DurationSyntax, TimeUnit};
+use pauselab_pause::units::{ByteSize, DurationError, DurationSyntax, SizeError, TimeUnit};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// Why a size or duration of an experiment is not one; the message quotes the text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("{0}")]
+    Size(#[from] SizeError),
+    #[error("invalid duration: {0}")]
+    Duration(#[from] DurationError),
+}
+
 /// Parses a size with an optional binary unit: K, M, G, T (also KiB, MiB, ...). No unit = bytes.
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
-    ByteSize::parse(text)
-        .map(ByteSize::bytes)
-        .map_err(|e| e.to_string())
+pub fn parse_bytes(text: &str) -> Result<u64, ValueError> {
+    Ok(ByteSize::parse(text)?.bytes())
 }
 
 /// How experiments and `lab run --duration` write durations: a bare number is seconds, and
@@ -21,10 +28,8 @@ pub const DURATION: DurationSyntax =
     DurationSyntax::new(TimeUnit::Seconds).at_most(Duration::from_secs(7 * 86_400));
 
 /// Parses a duration: a number with ms, s, m or h (a bare number is seconds).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    DURATION
-        .parse(text)
-        .map_err(|e| format!("invalid duration: {e}"))
+pub fn parse_duration(text: &str) -> Result<Duration, ValueError> {
+    Ok(DURATION.parse(text)?)
 }
 
 /// A duration or size of an experiment file: checked once, when the file is read, and used
@@ -45,17 +50,17 @@ pub type WrittenSize = Written<u64>;
 /// The values an experiment writes as text, and how each is read.
 pub trait Parsed: Copy + Sized {
     /// The value of `text`, or why not.
-    fn parse(text: &str) -> Result<Self, String>;
+    fn parse(text: &str) -> Result<Self, ValueError>;
 }
 
 impl Parsed for Duration {
-    fn parse(text: &str) -> Result<Duration, String> {
+    fn parse(text: &str) -> Result<Duration, ValueError> {
         parse_duration(text)
     }
 }
 
 impl Parsed for u64 {
-    fn parse(text: &str) -> Result<u64, String> {
+    fn parse(text: &str) -> Result<u64, ValueError> {
         parse_bytes(text)
     }
 }
@@ -73,8 +78,8 @@ impl<T: Parsed> Written<T> {
 }
 
 impl<T: Parsed> FromStr for Written<T> {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Written<T>, String> {
+    type Err = ValueError;
+    fn from_str(text: &str) -> Result<Written<T>, ValueError> {
         Ok(Written {
             value: T::parse(text)?,
             text: text.to_string(),
@@ -135,7 +140,7 @@ mod tests {
         assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
         assert!(parse_duration("2 weeks").is_err());
         assert_eq!(
-            parse_duration("7d").unwrap_err(),
+            parse_duration("7d").unwrap_err().to_string(),
             "invalid duration: unknown unit \"d\" in \"7d\": use ns, us, ms, s, m or h"
         );
         assert!(parse_duration("169h").is_err());

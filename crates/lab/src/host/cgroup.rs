@@ -122,14 +122,49 @@ pub enum Hierarchy {
     V2(PathBuf),
 }
 
+/// What this host's cgroups cannot do that the run asks for, in one line saying what is
+/// missing and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CgroupError {
+    #[error("{}: cgroup v2 does not offer the {controller} controller (cgroup.controllers), and no cgroup v1 hierarchy has it", v2_root.display())]
+    NotOnV2 {
+        v2_root: PathBuf,
+        controller: String,
+    },
+    #[error("no cgroup {0} controller is mounted (neither cgroup v1 nor v2)")]
+    NotMounted(String),
+    #[error("this kernel does not account swap per cgroup (no memory.memsw.limit_in_bytes; boot with swapaccount=1), so a swap limit cannot be set")]
+    NoSwapAccounting,
+    #[error("per-cgroup swappiness exists only in cgroup v1; set /proc/sys/vm/swappiness as a host setting of the variant instead")]
+    SwappinessOnV2,
+    /// Neither v1 blkio nor v2 io: `v2` is the v2 root and the controllers it offers.
+    #[error("no way to throttle the slow device: no cgroup v1 blkio controller, and {}; pass --no-fault or --disk DIR", v2_without_io(v2.as_ref()))]
+    NoWriteThrottle { v2: Option<(PathBuf, Vec<String>)> },
+}
+
+fn v2_without_io(v2: Option<&(PathBuf, Vec<String>)>) -> String {
+    match v2 {
+        Some((root, available)) => format!(
+            "cgroup v2 at {} offers no io controller (cgroup.controllers: {})",
+            root.display(),
+            if available.is_empty() {
+                "none".to_string()
+            } else {
+                available.join(" ")
+            }
+        ),
+        None => "no cgroup v2 is mounted".to_string(),
+    }
+}
+
 impl Hierarchy {
     /// Finds `controller` (`cpu`, `memory`) on this host: its own v1 hierarchy, else the v2
     /// one when its root offers the controller (the lab enables it on the way down).
-    pub fn find(controller: &str) -> Result<Hierarchy, String> {
+    pub fn find(controller: &str) -> Result<Hierarchy, CgroupError> {
         Hierarchy::find_in(&Hierarchies::read(), controller)
     }
 
-    fn find_in(hierarchies: &Hierarchies, controller: &str) -> Result<Hierarchy, String> {
+    fn find_in(hierarchies: &Hierarchies, controller: &str) -> Result<Hierarchy, CgroupError> {
         if let Some(root) = hierarchies.v1(controller) {
             return Ok(Hierarchy::V1(root.to_path_buf()));
         }
@@ -137,11 +172,11 @@ impl Hierarchy {
             return Ok(Hierarchy::V2(root.to_path_buf()));
         }
         match &hierarchies.v2 {
-            Some(v2) => Err(format!(
-                "{}: cgroup v2 does not offer the {controller} controller (cgroup.controllers), and no cgroup v1 hierarchy has it",
-                v2.root.display()
-            )),
-            None => Err(format!("no cgroup {controller} controller is mounted (neither cgroup v1 nor v2)")),
+            Some(v2) => Err(CgroupError::NotOnV2 {
+                v2_root: v2.root.clone(),
+                controller: controller.to_string(),
+            }),
+            None => Err(CgroupError::NotMounted(controller.to_string())),
         }
     }
 
@@ -324,7 +359,7 @@ pub fn memory_settings(
     spec: &MemoryCgroup,
     host_swappiness: u32,
     memsw: bool,
-) -> Result<Vec<Setting>, String> {
+) -> Result<Vec<Setting>, CgroupError> {
     let set = |member, file, value: String| Setting {
         member,
         file,
@@ -347,7 +382,7 @@ pub fn memory_settings(
             ));
             if let Some(swap) = spec.swap {
                 if !memsw {
-                    return Err("this kernel does not account swap per cgroup (no memory.memsw.limit_in_bytes; boot with swapaccount=1), so a swap limit cannot be set".into());
+                    return Err(CgroupError::NoSwapAccounting);
                 }
                 out.push(set(
                     Member::Variant,
@@ -386,7 +421,7 @@ pub fn memory_settings(
         }
         Version::V2 => {
             if spec.swappiness.is_some() {
-                return Err("per-cgroup swappiness exists only in cgroup v1; set /proc/sys/vm/swappiness as a host setting of the variant instead".into());
+                return Err(CgroupError::SwappinessOnV2);
             }
             out.push(set(Member::Variant, "memory.max", spec.limit.to_string()));
             if let Some(swap) = spec.swap {
@@ -410,8 +445,8 @@ pub fn create_memory_limited(
     name: &str,
     spec: &MemoryCgroup,
 ) -> Result<MemoryGroups, LabError> {
-    let fail = |e: String| LabError::Host(format!("memory_cgroup: {e}"));
-    let hierarchy = Hierarchy::find("memory").map_err(fail)?;
+    let fail = |e: &dyn std::fmt::Display| LabError::Host(format!("memory_cgroup: {e}"));
+    let hierarchy = Hierarchy::find("memory").map_err(|e| fail(&e))?;
     let host_swappiness = pauselab_host::vm::swap()
         .map(|s| s.swappiness)
         .unwrap_or(60);
@@ -422,11 +457,11 @@ pub fn create_memory_limited(
         .join("memory.memsw.limit_in_bytes")
         .exists();
     let settings =
-        memory_settings(hierarchy.version(), spec, host_swappiness, memsw).map_err(fail)?;
+        memory_settings(hierarchy.version(), spec, host_swappiness, memsw).map_err(|e| fail(&e))?;
     if variant.exists() {
         // cgroup v2 has one hierarchy: `cpu_quota` made this very cgroup already, and the
         // JVM can only be in one of them.
-        return Err(fail(format!(
+        return Err(fail(&format!(
             "{} exists already: on cgroup v2, cpu_quota and memory_cgroup cannot be combined in one variant",
             variant.display()
         )));
@@ -509,7 +544,9 @@ mod tests {
             Hierarchy::find_in(&hybrid, "cpu"),
             Ok(Hierarchy::V1("/sys/fs/cgroup/cpu".into()))
         );
-        let err = Hierarchy::find_in(&hybrid, "memory").unwrap_err();
+        let err = Hierarchy::find_in(&hybrid, "memory")
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("/sys/fs/cgroup/unified") && err.contains("memory"),
             "{err}"
@@ -529,6 +566,8 @@ mod tests {
         let none = Hierarchies::parse("22 1 0:21 / /proc rw - proc proc rw\n", offers(""));
         assert_eq!(none.kind(), HostKind::None);
         let err = Hierarchy::find_in(&none, "cpu").unwrap_err();
+        assert_eq!(err, CgroupError::NotMounted("cpu".into()));
+        let err = err.to_string();
         assert!(err.contains("neither cgroup v1 nor v2"), "{err}");
     }
 
@@ -832,7 +871,10 @@ mod tests {
     fn this_host_has_a_cpu_controller_or_says_why() {
         match Hierarchy::find("cpu") {
             Ok(h) => assert!(h.root().join("cgroup.procs").exists(), "{h:?}"),
-            Err(e) => assert!(e.contains("cgroup") || e.contains("cpu"), "{e}"),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(e.contains("cgroup") || e.contains("cpu"), "{e}")
+            }
         }
     }
 
@@ -887,7 +929,9 @@ mod tests {
             files(&settings, Member::Filler),
             [("memory.swappiness", "100")]
         );
-        let err = memory_settings(Version::V1, &spec(Some(0), true, None), 60, false).unwrap_err();
+        let err = memory_settings(Version::V1, &spec(Some(0), true, None), 60, false)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("swapaccount=1"), "{err}");
     }
 
@@ -917,7 +961,9 @@ mod tests {
                 ("memory.limit_in_bytes", "314572800")
             ]
         );
-        let err = memory_settings(Version::V2, &spec(None, true, Some(1)), 60, false).unwrap_err();
+        let err = memory_settings(Version::V2, &spec(None, true, Some(1)), 60, false)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("/proc/sys/vm/swappiness"), "{err}");
     }
 }

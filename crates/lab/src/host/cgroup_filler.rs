@@ -13,6 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::host::journal::{Change, Journal};
+use crate::host::sys::SysError;
 use crate::LabError;
 
 /// A running filler; killed (and reaped) when dropped.
@@ -32,7 +33,7 @@ impl CgroupFiller {
         bytes: u64,
         after: Duration,
     ) -> Result<CgroupFiller, LabError> {
-        let filler = CgroupFiller::fork(procs, bytes, after).map_err(LabError::Host)?;
+        let filler = CgroupFiller::fork(procs, bytes, after)?;
         let started = crate::host::sys::process_start_ticks(filler.pid as u32).unwrap_or(0);
         journal.record(Change::Process {
             pid: filler.pid as u32,
@@ -41,9 +42,9 @@ impl CgroupFiller {
         Ok(filler)
     }
 
-    fn fork(procs: &Path, bytes: u64, after: Duration) -> Result<CgroupFiller, String> {
+    fn fork(procs: &Path, bytes: u64, after: Duration) -> Result<CgroupFiller, SysError> {
         let procs_c: CString = crate::host::sys::cstring(procs)?;
-        let length = usize::try_from(bytes).map_err(|_| format!("filler of {bytes} bytes"))?;
+        let length = usize::try_from(bytes).map_err(|_| SysError::TooLarge { bytes })?;
         let delay = libc::timespec {
             tv_sec: after.as_secs() as libc::time_t,
             tv_nsec: after.subsec_nanos() as libc::c_long,
@@ -53,10 +54,10 @@ impl CgroupFiller {
         // before the fork and leaves with _exit or by being killed.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
-            return Err(format!(
-                "fork the cgroup filler: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(SysError::Call {
+                what: "fork the cgroup filler".into(),
+                source: std::io::Error::last_os_error(),
+            });
         }
         if pid == 0 {
             // SAFETY: see above.

@@ -35,7 +35,7 @@ impl WriteThrottle {
     /// do; or one line naming what is missing.
     pub fn choose(
         hierarchies: &cgroup::Hierarchies,
-    ) -> Result<(WriteThrottle, Option<String>), String> {
+    ) -> Result<(WriteThrottle, Option<String>), cgroup::CgroupError> {
         let v2_memory = hierarchies.v2_with("memory").is_some();
         if let Some(root) = hierarchies.v1("blkio") {
             let control = root.join(BLKIO_WRITE_BPS);
@@ -55,25 +55,16 @@ impl WriteThrottle {
             });
             return Ok((throttle, note));
         }
-        let v2 = match &hierarchies.v2 {
-            Some(v2) => format!(
-                "cgroup v2 at {} offers no io controller (cgroup.controllers: {})",
-                v2.root.display(),
-                if v2.available.is_empty() {
-                    "none".to_string()
-                } else {
-                    v2.available.join(" ")
-                }
-            ),
-            None => "no cgroup v2 is mounted".to_string(),
-        };
-        Err(format!(
-            "no way to throttle the slow device: no cgroup v1 blkio controller, and {v2}; pass --no-fault or --disk DIR"
-        ))
+        Err(cgroup::CgroupError::NoWriteThrottle {
+            v2: hierarchies
+                .v2
+                .as_ref()
+                .map(|v2| (v2.root.clone(), v2.available.clone())),
+        })
     }
 
     /// [`WriteThrottle::choose`] on this host.
-    pub fn for_this_host() -> Result<(WriteThrottle, Option<String>), String> {
+    pub fn for_this_host() -> Result<(WriteThrottle, Option<String>), cgroup::CgroupError> {
         WriteThrottle::choose(&cgroup::Hierarchies::read())
     }
 }
@@ -320,14 +311,18 @@ mod tests {
             }
         );
         assert!(note.unwrap().contains("escapes io.max"));
-        let err = WriteThrottle::choose(&Hierarchies::parse(v2, offers("cpu memory"))).unwrap_err();
+        let err = WriteThrottle::choose(&Hierarchies::parse(v2, offers("cpu memory")))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("no cgroup v1 blkio controller")
                 && err.contains("cpu memory")
                 && err.contains("--no-fault"),
             "{err}"
         );
-        let err = WriteThrottle::choose(&Hierarchies::default()).unwrap_err();
+        let err = WriteThrottle::choose(&Hierarchies::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no cgroup v2 is mounted"), "{err}");
         // v1 blkio is chosen when its control file exists (this host's, when it has one).
         let hybrid = Hierarchies::parse(&format!("{v1}{v2}"), offers("hugetlb"));

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::host::journal::{Change, Journal, RUN_MARKER_ENV};
+use crate::host::sys::SysError;
 use crate::LabError;
 
 /// The hsperf directory name of the user the JVMs run as (the lab's effective user), as
@@ -98,7 +99,7 @@ pub struct Isolation<'a> {
 /// Prepares `command` to run as a child of the lab run `run_id`, isolated as asked. Must
 /// be spawned from the thread that lives for the whole run (the death signal follows the
 /// spawning thread).
-pub fn isolate(command: &mut Command, run_id: &str, isolation: Isolation) -> Result<(), String> {
+pub fn isolate(command: &mut Command, run_id: &str, isolation: Isolation) -> Result<(), SysError> {
     command.env(RUN_MARKER_ENV, run_id);
     let bind_c: Option<(CString, CString)> = match isolation.hsperf {
         Some(bind) => Some((

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::host::sys;
+use crate::host::sys::{self, SysError};
 use crate::LabError;
 
 /// Environment variable carried by every child process of a run, so that processes can be
@@ -298,15 +298,37 @@ pub fn describe(change: &Change) -> String {
     }
 }
 
+/// Why a change could not be undone (the journal keeps it for `lab cleanup`).
+#[derive(Debug, thiserror::Error)]
+pub enum UndoError {
+    /// Processes of the run that outlived SIGKILL.
+    #[error("processes still alive: {0:?}")]
+    StillAlive(Vec<i32>),
+    #[error("move process {pid} back to {}: {source}", to.display())]
+    MoveBack {
+        pid: u32,
+        to: PathBuf,
+        source: std::io::Error,
+    },
+    /// A directory with mounts below it is left alone.
+    #[error("still mounted below it: {0:?}; not removing")]
+    StillMounted(Vec<PathBuf>),
+    /// Writing back, removing: the system's own words.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Sys(#[from] SysError),
+}
+
 /// Undoes one change. Idempotent: undoing something already gone succeeds.
-pub fn undo(change: &Change) -> Result<(), String> {
+pub fn undo(change: &Change) -> Result<(), UndoError> {
     match change {
         Change::Processes { run_id } => {
             let left = sys::kill_marked_processes(RUN_MARKER_ENV, run_id, Duration::from_secs(10));
             if left.is_empty() {
                 Ok(())
             } else {
-                Err(format!("processes still alive: {left:?}"))
+                Err(UndoError::StillAlive(left))
             }
         }
         Change::BlkioThrottle { control, device } => {
@@ -315,11 +337,11 @@ pub fn undo(change: &Change) -> Result<(), String> {
                 // The device is gone, and its rule with it.
                 Err(e) if e.raw_os_error() == Some(libc::ENODEV) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(e.into()),
             }
         }
-        Change::Mount { target } => sys::unmount(target, Duration::from_secs(20)),
-        Change::Cgroup { path } => crate::host::sys::remove_cgroup(path),
+        Change::Mount { target } => Ok(sys::unmount(target, Duration::from_secs(20))?),
+        Change::Cgroup { path } => Ok(sys::remove_cgroup(path)?),
         Change::SubtreeControl { group, controller } => gone_is_done(fs::write(
             group.join("cgroup.subtree_control"),
             format!("-{controller}"),
@@ -332,8 +354,13 @@ pub fn undo(change: &Change) -> Result<(), String> {
             if sys::process_start_ticks(*pid) != Some(*started) {
                 return Ok(());
             }
-            fs::write(previous.join("cgroup.procs"), pid.to_string())
-                .map_err(|e| format!("move process {pid} back to {}: {e}", previous.display()))
+            fs::write(previous.join("cgroup.procs"), pid.to_string()).map_err(|source| {
+                UndoError::MoveBack {
+                    pid: *pid,
+                    to: previous.clone(),
+                    source,
+                }
+            })
         }
         Change::IoMax { control, device } => {
             match fs::write(control, format!("{device} wbps=max")) {
@@ -342,8 +369,8 @@ pub fn undo(change: &Change) -> Result<(), String> {
                 other => gone_is_done(other),
             }
         }
-        Change::Swap { path } => sys::swapoff(path),
-        Change::Process { pid, started } => sys::kill_process(*pid, *started),
+        Change::Swap { path } => Ok(sys::swapoff(path)?),
+        Change::Process { pid, started } => Ok(sys::kill_process(*pid, *started)?),
         Change::SysfsWrite {
             path,
             previous,
@@ -362,7 +389,7 @@ pub fn undo(change: &Change) -> Result<(), String> {
             match fs::write(path, previous) {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(e.into()),
             }
         }
         Change::LoopDevice { image } => {
@@ -374,14 +401,14 @@ pub fn undo(change: &Change) -> Result<(), String> {
         Change::File { path } => match fs::remove_file(path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e.into()),
         },
         Change::SharedDir { path } => match fs::remove_dir(path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             // Another JVM has put its perf file in it since: it is the host's now.
             Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => Ok(()),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e.into()),
         },
         Change::Dir { path } => {
             if !path.exists() {
@@ -389,17 +416,17 @@ pub fn undo(change: &Change) -> Result<(), String> {
             }
             let mounted = sys::mounts_under(path);
             if !mounted.is_empty() {
-                return Err(format!("still mounted below it: {mounted:?}; not removing"));
+                return Err(UndoError::StillMounted(mounted));
             }
-            fs::remove_dir_all(path).map_err(|e| e.to_string())
+            Ok(fs::remove_dir_all(path)?)
         }
     }
 }
 
 /// A write whose target no longer exists has nothing left to undo.
-fn gone_is_done(result: std::io::Result<()>) -> Result<(), String> {
+fn gone_is_done(result: std::io::Result<()>) -> Result<(), UndoError> {
     match result {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.to_string()),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
         _ => Ok(()),
     }
 }
@@ -518,6 +545,33 @@ fn replay(path: &Path) -> Result<CleanupReport, LabError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_undo_that_fails_says_what_it_could_not_do() {
+        let me = std::process::id();
+        let started = sys::process_start_ticks(me).unwrap();
+        let back = undo(&Change::JoinCgroup {
+            pid: me,
+            started,
+            previous: PathBuf::from("/nonexistent/pauselab-cgroup"),
+        })
+        .unwrap_err();
+        assert!(matches!(back, UndoError::MoveBack { pid, .. } if pid == me));
+        assert_eq!(
+            back.to_string(),
+            format!("move process {me} back to /nonexistent/pauselab-cgroup: No such file or directory (os error 2)")
+        );
+        let dir = temp_dir("undo-error");
+        let file = undo(&Change::File { path: dir.clone() }).unwrap_err();
+        assert!(matches!(file, UndoError::Io(_)));
+        assert_eq!(file.to_string(), "Is a directory (os error 21)");
+        // Already gone: nothing to undo.
+        undo(&Change::File {
+            path: dir.join("gone"),
+        })
+        .unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir =

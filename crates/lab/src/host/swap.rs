@@ -26,7 +26,7 @@ pub fn create_swap_file(
     bytes: u64,
 ) -> Result<SwapFile, LabError> {
     let path = dir.join("pauselab.swap");
-    let free = sys::free_bytes(dir).map_err(LabError::Host)?;
+    let free = sys::free_bytes(dir)?;
     // The swap file must leave the filesystem usable for the logs written beside it.
     if free < bytes + (256 << 20) {
         return Err(LabError::Host(format!(
@@ -42,9 +42,9 @@ pub fn create_swap_file(
     // swapon refuses a swap file others can read.
     fs::set_permissions(&path, fs::Permissions::from_mode(0o600))
         .map_err(|e| LabError::io(&path, "chmod", e))?;
-    sys::allocate(&path, bytes).map_err(LabError::Host)?;
+    sys::allocate(&path, bytes)?;
     let path_text = path.display().to_string();
-    sys::run_tool("mkswap", &[&path_text]).map_err(LabError::Host)?;
+    sys::run_tool("mkswap", &[&path_text])?;
     journal.record(Change::Swap { path: path.clone() })?;
     sys::swapon(&path).map_err(|e| {
         LabError::Host(format!(

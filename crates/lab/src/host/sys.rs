@@ -8,6 +8,58 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::LabError;
+
+/// What a system call or tool of the lab's failed at, in one line naming the path,
+/// device, process or tool.
+#[derive(Debug, thiserror::Error)]
+pub enum SysError {
+    /// A path the kernel cannot take.
+    #[error("{} contains a NUL byte", .0.display())]
+    NulByte(PathBuf),
+    /// A mount's source, type or options with a NUL byte.
+    #[error("{0}")]
+    Nul(#[from] std::ffi::NulError),
+    #[error("cannot run {program}: {source} (is it installed?)")]
+    NotRunnable {
+        program: String,
+        source: std::io::Error,
+    },
+    /// A tool ran and failed; `message` is the last line of its stderr.
+    #[error("`{command}` failed: {message}")]
+    ToolFailed { command: String, message: String },
+    /// A system call on `what` (`mount SOURCE on TARGET`, `swapon FILE`, a path).
+    #[error("{what}: {source}")]
+    Call {
+        what: String,
+        source: std::io::Error,
+    },
+    /// A memory size this machine cannot address.
+    #[error("filler of {bytes} bytes")]
+    TooLarge { bytes: u64 },
+    #[error("process {pid} still alive after SIGKILL")]
+    StillAlive { pid: u32 },
+    #[error("cannot remove cgroup {}: {source}", path.display())]
+    CgroupBusy {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: cannot allocate {} MiB: {source} (a swap file needs a filesystem with fallocate, such as ext4 or xfs)", path.display(), bytes >> 20)]
+    Allocate {
+        path: PathBuf,
+        bytes: u64,
+        source: std::io::Error,
+    },
+}
+
+/// The error of the system call just made on `what`.
+fn last_call(what: String) -> SysError {
+    SysError::Call {
+        what,
+        source: std::io::Error::last_os_error(),
+    }
+}
+
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -18,6 +70,19 @@ pub fn unix_now_s() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// Writes `value` as pretty JSON and a newline to `path`, created without following a
+/// link planted under its name (every file of a bundle, `matrix.json`).
+pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), LabError> {
+    let mut text = serde_json::to_string_pretty(value).expect("lab values serialize");
+    text.push('\n');
+    write_file(path, text.as_bytes())
+}
+
+/// Writes `bytes` to `path`, created as [`write_json`] creates it.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
+    pauselab_pause::output::write_file(path, bytes).map_err(|e| LabError::io(path, "write", e))
 }
 
 /// Seconds since the Unix epoch of `t` (0 before it).
@@ -34,24 +99,30 @@ pub fn unix_now_ms() -> f64 {
         .unwrap_or(0.0)
 }
 
-pub(crate) fn cstring(path: &Path) -> Result<CString, String> {
-    CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| format!("{} contains a NUL byte", path.display()))
+pub(crate) fn cstring(path: &Path) -> Result<CString, SysError> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| SysError::NulByte(path.to_path_buf()))
 }
 
 /// Runs a tool and turns a failure into one line naming the tool and its stderr.
-pub fn run_tool(program: &str, args: &[&str]) -> Result<String, String> {
+pub fn run_tool(program: &str, args: &[&str]) -> Result<String, SysError> {
     let output = Command::new(program)
         .args(args)
         .output()
-        .map_err(|e| format!("cannot run {program}: {e} (is it installed?)"))?;
+        .map_err(|source| SysError::NotRunnable {
+            program: program.to_string(),
+            source,
+        })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(format!(
-            "`{program} {}` failed: {}",
-            args.join(" "),
-            stderr.trim().lines().last().unwrap_or("no message")
-        ));
+        return Err(SysError::ToolFailed {
+            command: format!("{program} {}", args.join(" ")),
+            message: stderr
+                .trim()
+                .lines()
+                .last()
+                .unwrap_or("no message")
+                .to_string(),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
 }
@@ -90,11 +161,11 @@ pub fn mount(
     fstype: &str,
     flags: libc::c_ulong,
     data: &str,
-) -> Result<(), String> {
-    let source_c = CString::new(source).map_err(|e| e.to_string())?;
+) -> Result<(), SysError> {
+    let source_c = CString::new(source)?;
     let target_c = cstring(target)?;
-    let fstype_c = CString::new(fstype).map_err(|e| e.to_string())?;
-    let data_c = CString::new(data).map_err(|e| e.to_string())?;
+    let fstype_c = CString::new(fstype)?;
+    let data_c = CString::new(data)?;
     // SAFETY: all pointers are valid NUL-terminated strings for the duration of the call.
     let rc = unsafe {
         libc::mount(
@@ -106,18 +177,14 @@ pub fn mount(
         )
     };
     if rc != 0 {
-        return Err(format!(
-            "mount {source} on {}: {}",
-            target.display(),
-            std::io::Error::last_os_error()
-        ));
+        return Err(last_call(format!("mount {source} on {}", target.display())));
     }
     Ok(())
 }
 
 /// Unmounts everything at and below `target`, retrying while busy (processes still
 /// exiting), then detaching lazily so nothing stays visible.
-pub fn unmount(target: &Path, patience: Duration) -> Result<(), String> {
+pub fn unmount(target: &Path, patience: Duration) -> Result<(), SysError> {
     for mount_point in mounts_under(target) {
         let c = cstring(&mount_point)?;
         let mut last_error = None;
@@ -135,11 +202,10 @@ pub fn unmount(target: &Path, patience: Duration) -> Result<(), String> {
         if !done {
             // SAFETY: valid NUL-terminated path.
             if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } != 0 {
-                return Err(format!(
-                    "umount {}: {}",
-                    mount_point.display(),
-                    last_error.map(|e| e.to_string()).unwrap_or_default()
-                ));
+                return Err(SysError::Call {
+                    what: format!("umount {}", mount_point.display()),
+                    source: last_error.unwrap_or_else(|| std::io::Error::other("")),
+                });
             }
         }
     }
@@ -169,20 +235,20 @@ pub fn loop_devices_backing(image: &Path) -> Vec<String> {
     devices
 }
 
-pub fn detach_loop(device: &str) -> Result<(), String> {
+pub fn detach_loop(device: &str) -> Result<(), SysError> {
     let path = format!("/dev/{device}");
     let attached = || Path::new(&format!("/sys/block/{device}/loop/backing_file")).exists();
-    let mut last = String::new();
+    let mut last = None;
     let marked = wait_until(Duration::from_secs(10), || {
         match run_tool("losetup", &["-d", &path]) {
             Ok(_) => true,
             Err(e) => {
-                last = e;
+                last = Some(e);
                 !attached()
             }
         }
     });
-    if !marked {
+    if let (false, Some(last)) = (marked, last) {
         return Err(last);
     }
     // `losetup -d` on a device still in use (a lazily unmounted filesystem flushing, the
@@ -194,10 +260,11 @@ pub fn detach_loop(device: &str) -> Result<(), String> {
 }
 
 /// `MAJ:MIN` of a block device such as `loop3`.
-pub fn block_dev_numbers(device: &str) -> Result<String, String> {
-    fs::read_to_string(format!("/sys/block/{device}/dev"))
+pub fn block_dev_numbers(device: &str) -> Result<String, SysError> {
+    let path = format!("/sys/block/{device}/dev");
+    fs::read_to_string(&path)
         .map(|s| s.trim().to_string())
-        .map_err(|e| format!("/sys/block/{device}/dev: {e}"))
+        .map_err(|source| SysError::Call { what: path, source })
 }
 
 /// Pids of processes whose environment holds `key=value`.
@@ -258,7 +325,7 @@ pub fn process_start_ticks(pid: u32) -> Option<u64> {
 
 /// SIGKILLs process `pid` if it is still the one that started at `started` ticks, and
 /// waits up to 10 s for it to be gone (a process with much memory in swap takes a while).
-pub fn kill_process(pid: u32, started: u64) -> Result<(), String> {
+pub fn kill_process(pid: u32, started: u64) -> Result<(), SysError> {
     let same = || process_start_ticks(pid) == Some(started) && !is_zombie(pid as i32);
     let gone = wait_until(Duration::from_secs(10), || {
         if !same() {
@@ -274,21 +341,17 @@ pub fn kill_process(pid: u32, started: u64) -> Result<(), String> {
     if gone {
         Ok(())
     } else {
-        Err(format!("process {pid} still alive after SIGKILL"))
+        Err(SysError::StillAlive { pid })
     }
 }
 
 /// Free bytes for unprivileged users on the filesystem holding `path`.
-pub fn free_bytes(path: &Path) -> Result<u64, String> {
+pub fn free_bytes(path: &Path) -> Result<u64, SysError> {
     let c = cstring(path)?;
     // SAFETY: statvfs writes into a zeroed struct we own.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
-        return Err(format!(
-            "statvfs {}: {}",
-            path.display(),
-            std::io::Error::last_os_error()
-        ));
+        return Err(last_call(format!("statvfs {}", path.display())));
     }
     Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
@@ -316,13 +379,14 @@ pub(crate) fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> b
 /// Removes a cgroup this run made: its processes (ours, already stopped or killed) are moved
 /// to the parent first, then the directory is removed, retrying while the kernel still
 /// counts exiting tasks.
-pub fn remove_cgroup(path: &Path) -> Result<(), String> {
+pub fn remove_cgroup(path: &Path) -> Result<(), SysError> {
     if !path.exists() {
         return Ok(());
     }
     let parent_procs = path.parent().map(|p| p.join("cgroup.procs"));
-    let mut last_error = String::new();
-    for _ in 0..50 {
+    let mut tries = 0;
+    loop {
+        tries += 1;
         if let (Ok(procs), Some(parent)) =
             (fs::read_to_string(path.join("cgroup.procs")), &parent_procs)
         {
@@ -333,14 +397,16 @@ pub fn remove_cgroup(path: &Path) -> Result<(), String> {
         match fs::remove_dir(path) {
             Ok(()) => return Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => last_error = e.to_string(),
+            Err(source) if tries == 50 => {
+                return Err(SysError::CgroupBusy {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+            Err(_) => {}
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    Err(format!(
-        "cannot remove cgroup {}: {last_error}",
-        path.display()
-    ))
 }
 
 /// MemAvailable in bytes (0 when unreadable: the filler then only releases).
@@ -371,22 +437,18 @@ pub(crate) fn psi(resource: &str, kind: &str) -> Option<f64> {
 }
 
 /// Turns the swap area on `path` on (`swapon(2)`; the file is prepared with `mkswap`).
-pub fn swapon(path: &Path) -> Result<(), String> {
+pub fn swapon(path: &Path) -> Result<(), SysError> {
     let c = cstring(path)?;
     // SAFETY: valid NUL-terminated path; no flags.
     if unsafe { libc::swapon(c.as_ptr(), 0) } != 0 {
-        return Err(format!(
-            "swapon {}: {}",
-            path.display(),
-            std::io::Error::last_os_error()
-        ));
+        return Err(last_call(format!("swapon {}", path.display())));
     }
     Ok(())
 }
 
 /// Turns the swap area on `path` off (`swapoff(2)`), reading its pages back into memory.
 /// Succeeds when it is not on (already off, or the file is gone).
-pub fn swapoff(path: &Path) -> Result<(), String> {
+pub fn swapoff(path: &Path) -> Result<(), SysError> {
     if !is_active_swap(path) {
         return Ok(());
     }
@@ -397,7 +459,10 @@ pub fn swapoff(path: &Path) -> Result<(), String> {
         if !is_active_swap(path) {
             return Ok(());
         }
-        return Err(format!("swapoff {}: {error}", path.display()));
+        return Err(SysError::Call {
+            what: format!("swapoff {}", path.display()),
+            source: error,
+        });
     }
     Ok(())
 }
@@ -423,20 +488,22 @@ pub fn active_swaps() -> Vec<PathBuf> {
 }
 
 /// Gives `path` `bytes` of allocated blocks (swap files may have no holes): `fallocate`.
-pub fn allocate(path: &Path, bytes: u64) -> Result<(), String> {
+pub fn allocate(path: &Path, bytes: u64) -> Result<(), SysError> {
     use std::os::unix::io::AsRawFd;
     let file = fs::OpenOptions::new()
         .write(true)
         .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|source| SysError::Call {
+            what: path.display().to_string(),
+            source,
+        })?;
     // SAFETY: fallocate on a file descriptor we own.
     if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, bytes as libc::off_t) } != 0 {
-        return Err(format!(
-            "{}: cannot allocate {} MiB: {} (a swap file needs a filesystem with fallocate, such as ext4 or xfs)",
-            path.display(),
-            bytes >> 20,
-            std::io::Error::last_os_error()
-        ));
+        return Err(SysError::Allocate {
+            path: path.to_path_buf(),
+            bytes,
+            source: std::io::Error::last_os_error(),
+        });
     }
     Ok(())
 }
@@ -494,5 +561,43 @@ impl Drop for TouchedMemory {
     fn drop(&mut self) {
         // SAFETY: unmapping the mapping this value owns, once.
         unsafe { libc::munmap(self.address, self.length) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_failure_is_one_line_naming_the_tool_path_or_device() {
+        let missing = run_tool("pauselab-no-such-tool", &["x"]).unwrap_err();
+        assert!(matches!(missing, SysError::NotRunnable { .. }));
+        assert_eq!(
+            missing.to_string(),
+            "cannot run pauselab-no-such-tool: No such file or directory (os error 2) (is it installed?)"
+        );
+        let failed = run_tool("sh", &["-c", "echo first >&2; echo last >&2; exit 1"]).unwrap_err();
+        assert!(matches!(failed, SysError::ToolFailed { .. }));
+        assert_eq!(
+            failed.to_string(),
+            "`sh -c echo first >&2; echo last >&2; exit 1` failed: last"
+        );
+        let nowhere = Path::new("/nonexistent/pauselab");
+        assert_eq!(
+            free_bytes(nowhere).unwrap_err().to_string(),
+            "statvfs /nonexistent/pauselab: No such file or directory (os error 2)"
+        );
+        assert_eq!(
+            allocate(nowhere, 1 << 20).unwrap_err().to_string(),
+            "/nonexistent/pauselab: No such file or directory (os error 2)"
+        );
+        assert_eq!(
+            block_dev_numbers("pauselab-none").unwrap_err().to_string(),
+            "/sys/block/pauselab-none/dev: No such file or directory (os error 2)"
+        );
+        assert!(matches!(
+            cstring(Path::new("a\0b")),
+            Err(SysError::NulByte(path)) if path == Path::new("a\0b")
+        ));
     }
 }

@@ -106,17 +106,6 @@ pub fn experiment_verdict(
     )
 }
 
-/// Combines per-JDK answers: any yes wins, then any inconclusive.
-pub fn combine(answers: &[Vulnerable]) -> Vulnerable {
-    if answers.contains(&Vulnerable::Yes) {
-        Vulnerable::Yes
-    } else if answers.is_empty() || answers.contains(&Vulnerable::Inconclusive) {
-        Vulnerable::Inconclusive
-    } else {
-        Vulnerable::No
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,11 +179,17 @@ mod tests {
             experiment_verdict(&rule(), None, &yes).0,
             Vulnerable::Inconclusive
         );
-        assert_eq!(combine(&[Vulnerable::No, Vulnerable::Yes]), Vulnerable::Yes);
         assert_eq!(
-            combine(&[Vulnerable::No, Vulnerable::Inconclusive]),
+            Vulnerable::combine(&[Vulnerable::No, Vulnerable::Yes]),
+            Vulnerable::Yes
+        );
+        assert_eq!(
+            Vulnerable::combine(&[Vulnerable::No, Vulnerable::Inconclusive]),
             Vulnerable::Inconclusive
         );
-        assert_eq!(combine(&[Vulnerable::No, Vulnerable::No]), Vulnerable::No);
+        assert_eq!(
+            Vulnerable::combine(&[Vulnerable::No, Vulnerable::No]),
+            Vulnerable::No
+        );
     }
 }

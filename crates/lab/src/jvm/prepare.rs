@@ -181,8 +181,7 @@ fn run_step(
                 .map_err(|e| LabError::io(log, "open", e))?,
         )
         .stderr(output);
-    crate::host::isolation::isolate(&mut command, run_id, Default::default())
-        .map_err(LabError::Host)?;
+    crate::host::isolation::isolate(&mut command, run_id, Default::default())?;
     let timeout = step.timeout.get();
     let begin = Instant::now();
     let mut child = command

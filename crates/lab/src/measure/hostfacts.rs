@@ -100,7 +100,7 @@ pub fn collect(paths: &[(&str, &Path)]) -> Host {
             "write_throttle".to_string(),
             match throttle {
                 Ok((throttle, _)) => json!(throttle),
-                Err(missing) => json!({ "missing": missing }),
+                Err(missing) => json!({ "missing": missing.to_string() }),
             },
         ),
         ("details".to_string(), json!(facts)),

@@ -23,8 +23,67 @@ pub fn result_file(experiment: &Experiment, out_dir: &Path) -> Option<std::path:
     (experiment.workload.main == JMH_MAIN || path.exists()).then_some(path)
 }
 
+/// Why a JMH result file could not be read, in one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum JmhError {
+    #[error("{}: cannot read the JMH result: {source} (JMH writes it when it finishes: did it finish within the run's duration? see workload.out)", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {error}", path.display())]
+    Invalid {
+        path: std::path::PathBuf,
+        error: JmhFormatError,
+    },
+}
+
+/// What is wrong with the text of a JMH result.
+#[derive(Debug, thiserror::Error)]
+pub enum JmhFormatError {
+    #[error("empty JMH result file (the run did not finish)")]
+    Empty,
+    #[error("not a complete JMH JSON result: {0}")]
+    Truncated(serde_json::Error),
+    #[error("not a JMH JSON result: expected an array of benchmark results")]
+    NotAnArray,
+    #[error("no benchmark results (every benchmark failed? see workload.out)")]
+    NoResults,
+    /// Result `index` (from 1) of the array.
+    #[error("result {index}: {error}")]
+    Entry { index: usize, error: EntryError },
+}
+
+/// What is wrong with one benchmark's entry.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    #[error("no \"benchmark\" name")]
+    NoName,
+    #[error("{benchmark}: \"params\" is not an object")]
+    Params { benchmark: String },
+    /// `metric` is `primaryMetric` or the allocation metric.
+    #[error("{benchmark}: {metric}: {error}")]
+    Metric {
+        benchmark: String,
+        metric: &'static str,
+        error: ScoreError,
+    },
+}
+
+/// What is wrong with a metric of an entry.
+#[derive(Debug, thiserror::Error)]
+pub enum ScoreError {
+    #[error("missing")]
+    Missing,
+    /// The JSON found in its place.
+    #[error("no finite \"score\" (found {0})")]
+    NotFinite(String),
+    #[error("no \"scoreUnit\"")]
+    NoUnit,
+}
+
 /// The measurements of a variant's result file (names below).
-pub fn measurements(path: &Path) -> Result<Vec<Measurement>, String> {
+pub fn measurements(path: &Path) -> Result<Vec<Measurement>, JmhError> {
     read(path).map(|results| readings(&results))
 }
 
@@ -56,40 +115,43 @@ pub struct BenchmarkResult {
 }
 
 /// Reads a JMH JSON result file. Errors are one line naming the file.
-pub fn read(path: &Path) -> Result<Vec<BenchmarkResult>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        format!(
-            "{}: cannot read the JMH result: {e} (JMH writes it when it finishes: did it finish within the run's duration? see workload.out)",
-            path.display()
-        )
+pub fn read(path: &Path) -> Result<Vec<BenchmarkResult>, JmhError> {
+    let text = std::fs::read_to_string(path).map_err(|source| JmhError::Read {
+        path: path.to_path_buf(),
+        source,
     })?;
-    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    parse(&text).map_err(|error| JmhError::Invalid {
+        path: path.to_path_buf(),
+        error,
+    })
 }
 
 /// Parses the text of a JMH JSON result file.
-pub fn parse(text: &str) -> Result<Vec<BenchmarkResult>, String> {
+pub fn parse(text: &str) -> Result<Vec<BenchmarkResult>, JmhFormatError> {
     if text.trim().is_empty() {
-        return Err("empty JMH result file (the run did not finish)".into());
+        return Err(JmhFormatError::Empty);
     }
-    let document: Value =
-        serde_json::from_str(text).map_err(|e| format!("not a complete JMH JSON result: {e}"))?;
-    let entries = document
-        .as_array()
-        .ok_or("not a JMH JSON result: expected an array of benchmark results")?;
+    let document: Value = serde_json::from_str(text).map_err(JmhFormatError::Truncated)?;
+    let entries = document.as_array().ok_or(JmhFormatError::NotAnArray)?;
     if entries.is_empty() {
-        return Err("no benchmark results (every benchmark failed? see workload.out)".into());
+        return Err(JmhFormatError::NoResults);
     }
     entries
         .iter()
         .enumerate()
-        .map(|(i, entry)| parse_entry(entry).map_err(|e| format!("result {}: {e}", i + 1)))
+        .map(|(i, entry)| {
+            parse_entry(entry).map_err(|error| JmhFormatError::Entry {
+                index: i + 1,
+                error,
+            })
+        })
         .collect()
 }
 
-fn parse_entry(entry: &Value) -> Result<BenchmarkResult, String> {
+fn parse_entry(entry: &Value) -> Result<BenchmarkResult, EntryError> {
     let benchmark = entry["benchmark"]
         .as_str()
-        .ok_or("no \"benchmark\" name")?
+        .ok_or(EntryError::NoName)?
         .to_string();
     let mode = entry["mode"].as_str().unwrap_or_default().to_string();
     let params = match &entry["params"] {
@@ -104,13 +166,17 @@ fn parse_entry(entry: &Value) -> Result<BenchmarkResult, String> {
                 (k.clone(), value)
             })
             .collect(),
-        _ => return Err(format!("{benchmark}: \"params\" is not an object")),
+        _ => return Err(EntryError::Params { benchmark }),
     };
-    let primary =
-        score(&entry["primaryMetric"]).map_err(|e| format!("{benchmark}: primaryMetric: {e}"))?;
+    let metric_error = |metric, error| EntryError::Metric {
+        benchmark: benchmark.clone(),
+        metric,
+        error,
+    };
+    let primary = score(&entry["primaryMetric"]).map_err(|e| metric_error("primaryMetric", e))?;
     let alloc_norm = match &entry["secondaryMetrics"][ALLOC_NORM] {
         Value::Null => None,
-        metric => Some(score(metric).map_err(|e| format!("{benchmark}: {ALLOC_NORM}: {e}"))?),
+        metric => Some(score(metric).map_err(|e| metric_error(ALLOC_NORM, e))?),
     };
     Ok(BenchmarkResult {
         benchmark,
@@ -123,17 +189,17 @@ fn parse_entry(entry: &Value) -> Result<BenchmarkResult, String> {
     })
 }
 
-fn score(metric: &Value) -> Result<Score, String> {
+fn score(metric: &Value) -> Result<Score, ScoreError> {
     if !metric.is_object() {
-        return Err("missing".into());
+        return Err(ScoreError::Missing);
     }
     let value = number(&metric["score"])
         .filter(|v| v.is_finite())
-        .ok_or_else(|| format!("no finite \"score\" (found {})", metric["score"]))?;
+        .ok_or_else(|| ScoreError::NotFinite(metric["score"].to_string()))?;
     let unit = metric["scoreUnit"]
         .as_str()
         .filter(|u| !u.is_empty())
-        .ok_or("no \"scoreUnit\"")?
+        .ok_or(ScoreError::NoUnit)?
         .to_string();
     Ok(Score {
         value,
@@ -334,17 +400,37 @@ mod tests {
         for (name, text, expected) in cases {
             let path = dir.join(name);
             std::fs::write(&path, text).unwrap();
-            let err = read(&path).unwrap_err();
+            let err = read(&path).unwrap_err().to_string();
             assert!(err.contains(&path.display().to_string()), "{name}: {err}");
             assert!(err.contains(expected), "{name}: {err}");
             assert!(!err.contains('\n'), "{name}: {err}");
         }
-        let err = read(&dir.join("missing.json")).unwrap_err();
+        let err = read(&dir.join("missing.json")).unwrap_err().to_string();
         assert!(
             err.contains("missing.json") && err.contains("cannot read"),
             "{err}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn what_is_wrong_is_typed() {
+        assert!(matches!(parse(" "), Err(JmhFormatError::Empty)));
+        assert!(matches!(parse("[]"), Err(JmhFormatError::NoResults)));
+        assert!(matches!(parse("{}"), Err(JmhFormatError::NotAnArray)));
+        assert!(matches!(parse("[{"), Err(JmhFormatError::Truncated(_))));
+        let unnamed = parse(r#"[{"benchmark": "b", "primaryMetric": {"score": 1}}, {}]"#);
+        assert!(matches!(
+            unnamed,
+            Err(JmhFormatError::Entry {
+                index: 1,
+                error: EntryError::Metric {
+                    metric: "primaryMetric",
+                    error: ScoreError::NoUnit,
+                    ..
+                }
+            })
+        ));
     }
 
     fn nan_primary(good: &str) -> String {
@@ -363,7 +449,7 @@ mod tests {
             }
             match parse(&good[..cut]) {
                 Ok(results) => assert_eq!(results, complete, "cut at {cut}"),
-                Err(e) => assert!(!e.contains('\n'), "{e}"),
+                Err(e) => assert!(!e.to_string().contains('\n'), "{e}"),
             }
         }
     }

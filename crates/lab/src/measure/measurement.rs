@@ -9,6 +9,8 @@ use pauselab_gclog::{Analyzer, Options, PauseSink, PauseType};
 use pauselab_pause::PauseEvent;
 use serde::Serialize;
 
+use crate::measure::error::MeasureError;
+
 pub use pauselab_bundle::Measurement;
 
 /// Unit of a workload field, from its name's suffix (a rate keeps its unit before a
@@ -64,7 +66,7 @@ pub struct GcLogMeasures {
 
 /// Reads `path`; pauses starting before `warmup_s` of JVM uptime are left out of the
 /// maxima (not of the findings, which judge the whole log as `pauselab analyze` would).
-pub fn gc_log(path: &Path, warmup_s: f64) -> Result<GcLogMeasures, String> {
+pub fn gc_log(path: &Path, warmup_s: f64) -> Result<GcLogMeasures, MeasureError> {
     #[derive(Default)]
     struct Maxima {
         count: u64,
@@ -99,14 +101,13 @@ pub fn gc_log(path: &Path, warmup_s: f64) -> Result<GcLogMeasures, String> {
             }
         }
     }
-    let inputs =
-        pauselab_gclog::input::expand(&[path.display().to_string()]).map_err(|e| e.to_string())?;
+    let inputs = pauselab_gclog::input::expand(&[path.display().to_string()])?;
     let mut maxima = Maxima {
         warmup_ms: warmup_s * 1000.0,
         ..Maxima::default()
     };
     let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut maxima);
-    pauselab_gclog::analyze_inputs(&inputs, &mut analyzer).map_err(|e| e.to_string())?;
+    pauselab_gclog::analyze_inputs(&inputs, &mut analyzer)?;
     let report = analyzer.finish();
     let mut measurements = vec![
         Measurement::new("gc.pauses", maxima.count as f64, ""),
@@ -191,6 +192,8 @@ mod tests {
         let garbage = std::env::temp_dir().join(format!("pauselab-garbage-{}", std::process::id()));
         std::fs::write(&garbage, "hello\nworld\n").unwrap();
         let err = gc_log(&garbage, 0.0).unwrap_err();
+        assert!(matches!(err, MeasureError::GcLog(_)), "{err}");
+        let err = err.to_string();
         assert!(err.contains(&garbage.display().to_string()), "{err}");
         std::fs::remove_file(&garbage).unwrap();
     }

@@ -6,16 +6,9 @@
 use std::collections::HashMap;
 use std::fs;
 
-/// `some avg10` of /proc/pressure/cpu before the run, percent.
-pub const CPU_PRESSURE_PCT: f64 = 20.0;
-/// `some avg10` of /proc/pressure/io before the run, percent.
-pub const IO_PRESSURE_PCT: f64 = 20.0;
-/// `some avg10` of /proc/pressure/memory before the run, percent.
-pub const MEMORY_PRESSURE_PCT: f64 = 10.0;
-/// CPU time of processes outside the run, percent of all CPUs over one second.
-pub const OTHER_CPU_PCT: f64 = 25.0;
-/// Seconds of the run with other processes above [`OTHER_CPU_PCT`] that make it noisy.
-pub const BUSY_SECONDS: usize = 3;
+pub use pauselab_bundle::noise::{
+    BUSY_SECONDS, CPU_PRESSURE_PCT, IO_PRESSURE_PCT, MEMORY_PRESSURE_PCT, OTHER_CPU_PCT,
+};
 
 /// What the host was doing before the run started (pressure is host-wide, and the run's
 /// own JVMs and stressors raise it once they start, so it is judged only here).

@@ -3,7 +3,8 @@
 //! parser: JDK 17+ `Safepoint "..."` lines and JDK 9-16 "Total time for which application
 //! threads were stopped" lines alike.
 
-use pauselab_gclog::parse::{parse_line as parse_gc_line, Record};
+use pauselab_gclog::parse::parse_line as parse_gc_line;
+use pauselab_pause::Record;
 
 /// One safepoint: start (seconds of JVM uptime) and total duration (ms).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -143,12 +143,7 @@ pub fn plan(
         let mut filesystems = request.filesystems.clone();
         if filesystems.is_empty() {
             if let Some(fault) = &experiment.fault {
-                filesystems.push(
-                    fault
-                        .slow_device_spec()
-                        .map_err(LabError::Experiment)?
-                        .fstype,
-                );
+                filesystems.push(fault.slow_device_spec().fstype);
             }
         }
         for fs in filesystems {
@@ -186,7 +181,7 @@ pub fn plan(
         ));
     }
     for cell in &cells {
-        experiment.for_cell(cell).map_err(LabError::Experiment)?;
+        experiment.for_cell(cell)?;
     }
     let runs: Vec<PlannedRun> = (1..=request.repeats)
         .flat_map(|repeat| {

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use crate::experiment::PressureSpec;
 use crate::experiment::{Companion, Experiment};
 use crate::host::journal::Journal;
+use crate::measure::instance::Instance;
 use crate::measure::Measurement;
-use crate::run::instance::Instance;
 use crate::stress::Counters;
 use crate::stress::Filler;
 use crate::stress::Governor;
@@ -33,6 +33,7 @@ pub fn no_room(run: &RunMemory, instances: &[Instance], turn: &[usize]) -> Optio
         crate::host::sys::mem_total(),
     )
     .err()
+    .map(|e| e.to_string())
 }
 
 /// Host-wide swap and reclaim counters of /proc/vmstat measured over each turn as `vm.*`
@@ -115,8 +116,8 @@ impl TurnMemory {
                 Some((kept_spec, filler)) if kept_spec == *spec => filler,
                 other => {
                     drop(other);
-                    let bounds = spec.bounds().map_err(LabError::Experiment)?;
-                    Filler::start(bounds, counters).map_err(LabError::Host)?
+                    let bounds = spec.bounds()?;
+                    Filler::start(bounds, counters)?
                 }
             };
             memory.filled = filler.wait_settled(FILL_PATIENCE, stop);

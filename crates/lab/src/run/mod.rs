@@ -1,7 +1,10 @@
-//! Layer 6, the run: the plan, turns, instances, progress, memory per turn, test points.
+//! Layer 6, the run: the plan, turns, progress, memory per turn, test points; a
+//! matrix's plan and its executor.
 
-mod instance;
 pub mod matrix;
+mod matrix_run;
 mod memory;
 pub mod runner;
 mod testpoint;
+
+pub use matrix_run::{run_matrix, Executed, Executor, Matrix, MatrixObserver, MatrixOutcome};

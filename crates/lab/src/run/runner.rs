@@ -21,7 +21,7 @@ use crate::host::sys;
 use crate::jvm::java::{self, Jdk};
 use crate::measure::follow::IntervalLogFollower;
 use crate::measure::hostseries::Sampler;
-use crate::run::instance::{Follow, Instance};
+use crate::measure::instance::{Follow, Instance};
 use crate::stress::{Stressors, Targets};
 use crate::LabError;
 
@@ -133,7 +133,7 @@ pub fn run(
     // A host that cannot throttle the slow device is refused before anything changes.
     let mut notes = Vec::new();
     if sys::is_root() && options.disk.is_none() && !options.no_fault && experiment.fault.is_some() {
-        let (_, hybrid) = fault::WriteThrottle::for_this_host().map_err(LabError::Host)?;
+        let (_, hybrid) = fault::WriteThrottle::for_this_host()?;
         if let Some(line) = hybrid {
             observer.note(&line);
             notes.push(line);
@@ -211,7 +211,7 @@ pub fn run(
             );
             plain_stressed_dir(&mut journal, &scratch)?
         } else {
-            let spec = fault.slow_device_spec().map_err(LabError::Experiment)?;
+            let spec = fault.slow_device_spec();
             let device = fault::setup_slow_device(&mut journal, &scratch, &spec)?;
             notes.push(format!(
                 "fault injected: /dev/{} ({}{}, stable_writes={}, {} B/s write throttle, {}) on {}",
@@ -242,7 +242,7 @@ pub fn run(
     check_stop(&stop)?;
     if let Some(spec) = &experiment.swap {
         if root {
-            let bytes = spec.bytes().map_err(LabError::Experiment)?;
+            let bytes = spec.bytes()?;
             let swap = crate::host::swap::create_swap_file(&mut journal, &stressed_root, bytes)?;
             notes.push(format!(
                 "swap on: {} ({} MiB), off again after the run",
@@ -415,8 +415,7 @@ pub fn run(
             disk_dir: Some(stressed_root.clone()),
             victim_dirs: stressed_dirs,
         },
-    )
-    .map_err(LabError::Host)?;
+    )?;
     let stressor_names = stressors.names();
 
     journal.record(Change::Processes {
@@ -639,7 +638,7 @@ fn run_turn(
         };
         let memory = match &variant.memory_cgroup {
             Some(spec) => {
-                let limits = spec.resolve().map_err(LabError::Experiment)?;
+                let limits = spec.resolve()?;
                 let groups =
                     crate::host::cgroup::create_memory_limited(journal, run_id, &name, &limits)?;
                 instance
@@ -689,8 +688,7 @@ fn run_turn(
                 cgroups: &joined,
                 thp_disabled: variant.thp_disabled,
             },
-        )
-        .map_err(LabError::Host)?;
+        )?;
         let child = command.spawn().map_err(|e| {
             LabError::Host(format!("start {}/{}: {e}", instance.jdk, instance.variant))
         })?;
@@ -1020,16 +1018,6 @@ fn start_companions(
     Companions { stop, threads }
 }
 
-impl Instance {
-    /// `<variant>-<jdk label>`, unique in the run; the bundle directory name.
-    pub fn id(&self) -> String {
-        format!("{}-{}", self.variant, self.jdk)
-    }
-
-    pub fn started_at(&self) -> Option<SystemTime> {
-        self.started_at
-    }
-}
 /// Creates the bundle directory; refuses a non-empty one (results are never mixed).
 fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
     let text = out.to_string_lossy();
@@ -1038,6 +1026,11 @@ fn prepare_out_dir(out: &Path) -> Result<(), LabError> {
             "{text}: the output directory may not contain ',' or ':' (JVM option syntax); choose another --out"
         )));
     }
+    create_empty_dir(out)
+}
+
+/// Creates the output directory `out`, or takes it when it exists and is empty.
+pub(crate) fn create_empty_dir(out: &Path) -> Result<(), LabError> {
     if out.exists() {
         let mut entries =
             fs::read_dir(out).map_err(|e| LabError::io(out, "read the output directory", e))?;

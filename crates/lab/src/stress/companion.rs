@@ -32,7 +32,7 @@ pub fn hsperf_reader(
             }),
             Err(e) => serde_json::json!({
                 "unix_ms": crate::host::sys::unix_now_ms(),
-                "error": e,
+                "error": e.to_string(),
             }),
         };
         let _ = writeln!(out, "{line}");
@@ -43,17 +43,16 @@ pub fn hsperf_reader(
     }
 }
 
-fn read_once(pid: u32, reader: &mut Option<pauselab_hsperf::Reader>) -> Result<usize, String> {
+fn read_once(
+    pid: u32,
+    reader: &mut Option<pauselab_hsperf::Reader>,
+) -> pauselab_hsperf::Result<usize> {
     if reader.is_none() {
-        *reader = Some(
-            pauselab_hsperf::Reader::open(pid, pauselab_hsperf::Source::Auto)
-                .map_err(|e| e.to_string())?,
-        );
+        *reader = Some(pauselab_hsperf::Reader::open(
+            pid,
+            pauselab_hsperf::Source::Auto,
+        )?);
     }
-    let snapshot = reader
-        .as_mut()
-        .expect("opened above")
-        .snapshot()
-        .map_err(|e| e.to_string())?;
+    let snapshot = reader.as_mut().expect("opened above").snapshot()?;
     Ok(snapshot.len())
 }

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::experiment::{Bounds, CHUNK};
 use crate::host::sys::{mem_available, TouchedMemory};
+use crate::stress::error::StressError;
 use crate::stress::Counters;
 
 /// What the filler should do next, given MemAvailable and what it holds.
@@ -78,7 +79,7 @@ pub struct Filler {
 impl Filler {
     /// Starts filling. The counters' `memory_bytes` follow the chunks as they come and go
     /// (the host series shows them).
-    pub fn start(bounds: Bounds, counters: Arc<Counters>) -> Result<Filler, String> {
+    pub fn start(bounds: Bounds, counters: Arc<Counters>) -> Result<Filler, StressError> {
         let shared = Arc::new(Shared {
             stop: AtomicBool::new(false),
             settled: AtomicBool::new(false),
@@ -91,7 +92,10 @@ impl Filler {
         let handle = std::thread::Builder::new()
             .name("pauselab-memory-pressure".into())
             .spawn(move || fill(bounds, &thread_shared, &thread_counters))
-            .map_err(|e| format!("start the memory filler: {e}"))?;
+            .map_err(|source| StressError::Thread {
+                what: "the memory filler".into(),
+                source,
+            })?;
         Ok(Filler {
             shared,
             handle: Some(handle),
@@ -196,19 +200,22 @@ pub fn max_heap(command: &[String]) -> Option<u64> {
 
 /// Whether the heaps of JVMs about to start together fit in `available` with the margin;
 /// Err says by how much they do not.
-pub fn heaps_fit(commands: &[&[String]], available: u64, mem_total: u64) -> Result<(), String> {
+pub fn heaps_fit(
+    commands: &[&[String]],
+    available: u64,
+    mem_total: u64,
+) -> Result<(), StressError> {
     let heaps: u64 = commands.iter().filter_map(|c| max_heap(c)).sum();
     if heaps == 0 {
         return Ok(());
     }
     let margin = heap_margin(mem_total);
     if heaps + margin > available {
-        return Err(format!(
-            "needs {} MiB of heap plus a {} MiB margin, but MemAvailable is {} MiB",
-            heaps >> 20,
-            margin >> 20,
-            available >> 20
-        ));
+        return Err(StressError::HeapsDoNotFit {
+            heaps,
+            margin,
+            available,
+        });
     }
     Ok(())
 }
@@ -267,7 +274,9 @@ mod tests {
         assert_eq!(max_heap(&cmd(&["java", "-cp", "x"])), None);
         // 24 GiB host: margin 2.4 GiB.
         assert!(heaps_fit(&[&eight], 11 * G, 24 * G).is_ok());
-        let err = heaps_fit(&[&eight], 10 * G, 24 * G).unwrap_err();
+        let err = heaps_fit(&[&eight], 10 * G, 24 * G)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("8192 MiB of heap") && err.contains("10240 MiB"),
             "{err}"

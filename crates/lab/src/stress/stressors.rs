@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::experiment::units::WrittenSize;
 use crate::experiment::StressorSpec;
+use crate::stress::error::StressError;
 
 /// Throughput counters the host sampler reads every second.
 #[derive(Debug, Default)]
@@ -41,7 +42,7 @@ pub struct Targets {
 pub const LOAD_FILE: &str = "pauselab-load";
 
 impl Stressors {
-    pub fn start(specs: &[StressorSpec], targets: &Targets) -> Result<Stressors, String> {
+    pub fn start(specs: &[StressorSpec], targets: &Targets) -> Result<Stressors, StressError> {
         let stop = Arc::new(AtomicBool::new(false));
         let counters = Arc::new(Counters::default());
         let mut stressors = Stressors {
@@ -61,12 +62,11 @@ impl Stressors {
                     let max_rate = max_rate.as_ref().map(WrittenSize::get);
                     let free = crate::host::sys::free_bytes(&dir)?;
                     if free < chunk * 2 {
-                        return Err(format!(
-                            "disk writer: {} has {} MiB free, needs {} MiB",
-                            dir.display(),
-                            free >> 20,
-                            (chunk * 2) >> 20
-                        ));
+                        return Err(StressError::DiskFull {
+                            dir,
+                            free,
+                            needed: chunk * 2,
+                        });
                     }
                     stressors.spawn("disk-writer", move || {
                         disk_writer(&dir, chunk, max_rate, &stop, &counters)
@@ -100,11 +100,18 @@ impl Stressors {
         Ok(stressors)
     }
 
-    fn spawn(&mut self, name: &str, body: impl FnOnce() + Send + 'static) -> Result<(), String> {
+    fn spawn(
+        &mut self,
+        name: &str,
+        body: impl FnOnce() + Send + 'static,
+    ) -> Result<(), StressError> {
         let handle = std::thread::Builder::new()
             .name(format!("pauselab-{name}"))
             .spawn(body)
-            .map_err(|e| format!("start {name}: {e}"))?;
+            .map_err(|source| StressError::Thread {
+                what: name.to_string(),
+                source,
+            })?;
         self.threads.push((name.to_string(), handle));
         Ok(())
     }

@@ -18,6 +18,7 @@ use serde::Serialize;
 
 use crate::experiment::{GovernorSpec, Thresholds};
 use crate::host::journal::{Change, Journal};
+use crate::stress::error::StressError;
 use crate::LabError;
 
 /// The host's THP mode for anonymous memory: `always`, `madvise` or `never`.
@@ -27,16 +28,17 @@ pub const ENABLED: &str = "/sys/kernel/mm/transparent_hugepage/enabled";
 pub const GOVERNOR_LOG: &str = "thp-governor.jsonl";
 
 /// The THP mode selected in `path` (`always [madvise] never` -> `madvise`).
-pub fn read_mode(path: &Path) -> Result<String, String> {
-    let text = fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read the THP mode: {e}", path.display()))?;
+pub fn read_mode(path: &Path) -> Result<String, StressError> {
+    let text = fs::read_to_string(path).map_err(|source| StressError::ThpUnreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mode = crate::host::hostsettings::current_value(&text);
     if !["always", "madvise", "never"].contains(&mode.as_str()) {
-        return Err(format!(
-            "{}: no selected mode in {:?} (expected e.g. \"always [madvise] never\")",
-            path.display(),
-            text.trim()
-        ));
+        return Err(StressError::ThpNoMode {
+            path: path.to_path_buf(),
+            text: text.trim().to_string(),
+        });
     }
     Ok(mode)
 }
@@ -168,8 +170,8 @@ impl Governor {
         enabled: &Path,
         log: &Path,
     ) -> Result<Governor, LabError> {
-        let thresholds = spec.thresholds().map_err(LabError::Experiment)?;
-        let on_mode = read_mode(enabled).map_err(LabError::Host)?;
+        let thresholds = spec.thresholds()?;
+        let on_mode = read_mode(enabled)?;
         if on_mode == "never" {
             return Err(LabError::Host(format!(
                 "thp governor: {} is already \"never\"; give the variant THP to govern (always or madvise)",
@@ -378,7 +380,7 @@ mod tests {
         fs::write(&file, "always [madvise] never\n").unwrap();
         assert_eq!(read_mode(&file).unwrap(), "madvise");
         fs::write(&file, "always madvise never\n").unwrap();
-        let err = read_mode(&file).unwrap_err();
+        let err = read_mode(&file).unwrap_err().to_string();
         assert!(err.contains(&file.display().to_string()), "{err}");
         fs::remove_dir_all(&dir).unwrap();
         let before = vec![
@@ -432,7 +434,7 @@ mod tests {
         let mut journal = Journal::create(&state, "thp-test-stop", "test").unwrap();
         let governor = Governor::start(&mut journal, &spec, enabled, &log).unwrap();
         assert!(crate::host::sys::wait_until(Duration::from_secs(5), || {
-            read_mode(enabled).as_deref() == Ok("never")
+            read_mode(enabled).is_ok_and(|mode| mode == "never")
         }));
         let report = governor.stop();
         assert_eq!(report.turned_off, 1, "{report:?}");
@@ -442,7 +444,7 @@ mod tests {
             let mut journal = Journal::create(&state, "thp-test", "test").unwrap();
             let governor = Governor::start(&mut journal, &spec, enabled, &log).unwrap();
             assert!(crate::host::sys::wait_until(Duration::from_secs(5), || {
-                read_mode(enabled).as_deref() == Ok("never")
+                read_mode(enabled).is_ok_and(|mode| mode == "never")
             }));
             std::mem::forget(governor);
             panic!("as a crash would");

@@ -384,3 +384,330 @@ fn an_upward_import_a_stray_path_and_a_loop_are_each_reported() {
         ]
     );
 }
+
+// Import loops in every crate of the workspace (docs/ARCHITECTURE.md: "no import loop in
+// any crate"). A module is a file; a module's own submodules belong to it, so a parent
+// naming its children (`mod.rs` listing them) and a child naming its parent (`super::x`) are
+// not loops. Between siblings of one parent, every file inside each sibling counts as the
+// sibling: `analysis/pauses.rs -> findings.rs -> analysis/report.rs` is the loop
+// `analysis -> findings -> analysis` of the crate root. Tests (`#[cfg(test)]` onwards, a
+// `tests.rs` module) and comments (doc links) are not imports.
+
+/// One crate's modules: the module path (`[]` for lib.rs or main.rs, `["parse", "memory"]`
+/// for parse/memory.rs) -> file under the crate and its code without tests and comments.
+type Modules = BTreeMap<Vec<String>, (String, String)>;
+
+/// The module of a file under src/; `None` for a test module.
+fn module_of(relative: &Path) -> Option<Vec<String>> {
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    let last = parts.pop()?;
+    match last.as_str() {
+        "tests" => return None,
+        "lib" | "main" if parts.is_empty() => {}
+        "mod" => {}
+        _ => parts.push(last),
+    }
+    Some(parts)
+}
+
+/// A file's code: up to its tests, without comment lines.
+fn code_of(text: &str) -> String {
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines()
+        .map(|l| {
+            if l.trim_start().starts_with("//") {
+                ""
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn crate_modules(src: &Path) -> Modules {
+    let mut files = Vec::new();
+    sources(src, src, &mut files);
+    let crate_dir = src.parent().unwrap().file_name().unwrap().to_string_lossy();
+    files
+        .into_iter()
+        .filter_map(|(path, text)| {
+            let module = module_of(&path)?;
+            let shown = format!("crates/{crate_dir}/src/{}", path.display());
+            Some((module, (shown, code_of(&text))))
+        })
+        .collect()
+}
+
+/// The full paths a `prefix::rest` names: `a::b::c`, or each path of a `{...}` group.
+fn full_paths(rest: &str) -> Vec<Vec<String>> {
+    let mut head = Vec::new();
+    let mut rest = rest.trim_start();
+    loop {
+        let name = ident_at(rest);
+        if name.is_empty() {
+            break;
+        }
+        head.push(name.to_string());
+        match rest[name.len()..].trim_start().strip_prefix("::") {
+            Some(after) => rest = after.trim_start(),
+            None => return vec![head],
+        }
+    }
+    let Some(inner) = rest.strip_prefix('{') else {
+        return vec![head];
+    };
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' | ',' if depth == 0 => {
+                for tail in full_paths(&inner[start..i]) {
+                    out.push(head.iter().cloned().chain(tail).collect());
+                }
+                if c == '}' {
+                    break;
+                }
+                start = i + 1;
+            }
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The item names `file` re-exports from its child module `child` (`pub use child::{a, b}`,
+/// `pub(crate) use child::a`); `*` for a glob.
+fn reexports_from(code: &str, child: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for statement in code.split(';') {
+        let statement = statement.trim();
+        let Some(rest) = ["pub use ", "pub(crate) use ", "pub(super) use "]
+            .iter()
+            .find_map(|p| statement.strip_prefix(p))
+        else {
+            continue;
+        };
+        let rest = rest.strip_prefix("self::").unwrap_or(rest);
+        for path in full_paths(rest) {
+            if path.first().map(String::as_str) == Some(child) {
+                names.push(path.last().cloned().unwrap_or_default());
+            } else if path.len() == 1 && rest.starts_with(&format!("{child}::*")) {
+                names.push("*".to_string());
+            }
+        }
+    }
+    names
+}
+
+/// The module a path names, from `start`: as deep as modules exist, then into the child
+/// module an item is re-exported from.
+fn resolve(modules: &Modules, start: Vec<String>, path: &[String]) -> Vec<String> {
+    let mut here = start;
+    for name in path {
+        let mut deeper = here.clone();
+        deeper.push(name.clone());
+        if modules.contains_key(&deeper) {
+            here = deeper;
+            continue;
+        }
+        let code = modules.get(&here).map_or("", |(_, code)| code.as_str());
+        let children: Vec<&Vec<String>> = modules
+            .keys()
+            .filter(|m| m.len() == here.len() + 1 && m.starts_with(&here))
+            .collect();
+        let from = children
+            .iter()
+            .find(|c| reexports_from(code, c.last().unwrap()).contains(name))
+            .or_else(|| {
+                children.iter().find(|c| {
+                    reexports_from(code, c.last().unwrap())
+                        .iter()
+                        .any(|n| n == "*")
+                })
+            });
+        if let Some(child) = from {
+            here = (*child).clone();
+        }
+        break;
+    }
+    here
+}
+
+/// Per parent module (as `a::b`, `` for the root): sibling -> sibling it names -> where.
+type Graphs = BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>;
+
+fn module_graphs(modules: &Modules) -> Graphs {
+    let mut graphs = Graphs::new();
+    for (here, (file, code)) in modules {
+        for prefix in ["crate::", "super::"] {
+            for (at, _) in code.match_indices(prefix) {
+                if code[..at].chars().next_back().is_some_and(is_ident) {
+                    continue;
+                }
+                let mut rest = &code[at + prefix.len()..];
+                let mut start = if prefix == "crate::" {
+                    Vec::new()
+                } else {
+                    here[..here.len().saturating_sub(1)].to_vec()
+                };
+                while let Some(after) = rest.strip_prefix("super::") {
+                    start.pop();
+                    rest = after;
+                }
+                let line = code[..at].matches('\n').count() + 1;
+                for path in full_paths(rest) {
+                    let target = resolve(modules, start.clone(), &path);
+                    let common = here.iter().zip(&target).take_while(|(a, b)| a == b).count();
+                    if common == here.len() || common == target.len() {
+                        continue; // the module itself, its parent or its child
+                    }
+                    graphs
+                        .entry(here[..common].join("::"))
+                        .or_default()
+                        .entry(here[common].clone())
+                        .or_default()
+                        .entry(target[common].clone())
+                        .or_insert_with(|| format!("{file}:{line}"));
+                }
+            }
+        }
+    }
+    graphs
+}
+
+/// The shortest loop from `start` through each module it names, over modules after it in
+/// name order (so each loop is reported once, from its first module).
+fn loops_through(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Vec<Vec<String>> {
+    let mut loops = Vec::new();
+    for first in graph[start].iter().filter(|n| n.as_str() > start) {
+        // Breadth first: each module reached remembers the one it was reached from.
+        let mut from: BTreeMap<&str, &str> = BTreeMap::from([(first.as_str(), start)]);
+        let mut queue = std::collections::VecDeque::from([first.as_str()]);
+        while let Some(at) = queue.pop_front() {
+            let next = graph.get(at).into_iter().flatten();
+            if next.clone().any(|n| n == start) {
+                let mut path = vec![at.to_string()];
+                while let Some(&back) = from.get(path.last().unwrap().as_str()) {
+                    path.push(back.to_string());
+                }
+                path.reverse();
+                loops.push(path);
+                break;
+            }
+            for n in next.filter(|n| n.as_str() > start) {
+                if !from.contains_key(n.as_str()) {
+                    from.insert(n, at);
+                    queue.push_back(n);
+                }
+            }
+        }
+    }
+    loops
+}
+
+/// Every loop between sibling modules of `krate`, as `krate: [parent: ]a -> b -> a (where
+/// a names b, where b names a)`.
+fn import_loops(krate: &str, modules: &Modules) -> Vec<String> {
+    let mut found = Vec::new();
+    for (parent, graph) in module_graphs(modules) {
+        let names: BTreeMap<String, BTreeSet<String>> = graph
+            .iter()
+            .map(|(from, to)| (from.clone(), to.keys().cloned().collect()))
+            .collect();
+        for mut hops in names.keys().flat_map(|start| loops_through(&names, start)) {
+            hops.push(hops[0].clone());
+            let wheres: Vec<&str> = hops
+                .windows(2)
+                .map(|w| graph[&w[0]][&w[1]].as_str())
+                .collect();
+            let scope = if parent.is_empty() {
+                String::new()
+            } else {
+                format!("{parent}: ")
+            };
+            found.push(format!(
+                "{krate}: {scope}{} ({})",
+                hops.join(" -> "),
+                wheres.join(", ")
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_crate_of_the_workspace_has_an_import_loop() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    for entry in std::fs::read_dir(crates).unwrap() {
+        let dir = entry.unwrap().path();
+        let (manifest, src) = (dir.join("Cargo.toml"), dir.join("src"));
+        if !manifest.is_file() || !src.is_dir() {
+            continue;
+        }
+        let manifest = std::fs::read_to_string(manifest).unwrap();
+        let name = manifest
+            .lines()
+            .find_map(|l| l.strip_prefix("name = \""))
+            .and_then(|l| l.strip_suffix('"'))
+            .expect("a [package] name");
+        let modules = crate_modules(&src);
+        scanned += modules.len();
+        found.extend(import_loops(name, &modules));
+    }
+    assert!(
+        scanned > 100,
+        "only {scanned} modules found: the scan is broken"
+    );
+    assert!(found.is_empty(), "import loops:\n{}", found.join("\n"));
+}
+
+#[test]
+fn a_loop_between_modules_is_reported_and_parents_and_children_are_not_loops() {
+    let modules: Modules = [
+        (vec![], "mod a;\nmod b;\npub use a::Thing;\n"),
+        (
+            vec!["a"],
+            "mod inner;\npub use inner::Thing;\nuse crate::b::Other;\n",
+        ),
+        (
+            vec!["a", "inner"],
+            "use super::Helper;\npub struct Thing;\n",
+        ),
+        (
+            vec!["b"],
+            "mod x;\nmod y;\n// [`crate::a::Thing`] in a comment is no import\n",
+        ),
+        (
+            vec!["b", "x"],
+            "use crate::{b::y::Y, Thing};\nuse super::super::c;\n",
+        ),
+        (vec!["b", "y"], "pub use super::x::X;\n"),
+        (
+            vec!["c"],
+            "use crate::b::{x::X, y::{Y, Z}};\n#[cfg(test)]\nuse crate::a;\n",
+        ),
+    ]
+    .into_iter()
+    .map(|(m, code): (Vec<&str>, &str)| {
+        let file = format!("src/{}.rs", m.join("/"));
+        let m = m.into_iter().map(str::to_string).collect();
+        (m, (file, code_of(code)))
+    })
+    .collect();
+    assert_eq!(
+        import_loops("demo", &modules),
+        [
+            "demo: a -> b -> a (src/a.rs:3, src/b/x.rs:1)",
+            "demo: b -> c -> b (src/b/x.rs:2, src/c.rs:1)",
+            "demo: b: x -> y -> x (src/b/x.rs:1, src/b/y.rs:1)",
+        ]
+    );
+}

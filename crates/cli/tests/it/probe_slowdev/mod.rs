@@ -29,7 +29,7 @@ pub fn unavailable() -> Option<String> {
         return Some("needs root (loop devices, mounts, blkio throttle)".into());
     }
     if let Err(missing) = fault::WriteThrottle::for_this_host() {
-        return Some(missing);
+        return Some(missing.to_string());
     }
     for tool in ["losetup", "mkfs.ext4", "mount", "umount"] {
         let found = Command::new("sh")

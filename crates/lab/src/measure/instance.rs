@@ -1,4 +1,5 @@
-//! One variant on one JDK as the run starts, follows and ends it.
+//! One variant on one JDK as the run starts, follows and ends it: what its summary is
+//! measured from.
 
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -34,10 +35,21 @@ pub struct Instance {
     /// Measurements the runner itself takes (CPU throttling of the variant's cgroup).
     pub runner_measurements: Vec<crate::measure::Measurement>,
     #[serde(skip)]
-    pub(super) started_at: Option<SystemTime>,
+    pub(crate) started_at: Option<SystemTime>,
     /// Its logs, read as the JVM writes them (progress, then the bundle).
     #[serde(skip)]
     pub follow: Follow,
+}
+
+impl Instance {
+    /// `<variant>-<jdk label>`, unique in the run; the bundle directory name.
+    pub fn id(&self) -> String {
+        format!("{}-{}", self.variant, self.jdk)
+    }
+
+    pub fn started_at(&self) -> Option<SystemTime> {
+        self.started_at
+    }
 }
 
 /// The logs of one instance that the lab reads while the JVM writes them.
@@ -50,7 +62,7 @@ pub struct Follow {
 }
 
 impl Follow {
-    pub(super) fn poll(&mut self, at_end: bool) {
+    pub(crate) fn poll(&mut self, at_end: bool) {
         if let Some(f) = &mut self.safepoints {
             f.poll(at_end);
         }

@@ -1,0 +1,187 @@
+//! The diagnosis rules, one file each: what it watches for, its thresholds and the words of
+//! its finding. Every rule has an absolute margin: JDK 8 and `gc+cpu` round CPU times to
+//! 10 ms, so a relative rule alone fires on healthy logs (`user=0.00 sys=0.00, real=0.01`).
+//!
+//! [`registry!`] lists them: adding a rule is a file here and its line there
+//! (docs/analyze.md, "Adding a rule").
+
+pub(crate) mod causes;
+mod collection;
+pub(crate) mod finding;
+pub(crate) mod rule;
+
+use crate::rules::finding::Finding;
+use crate::rules::rule::{Context, Rule};
+
+/// Margins the rules use; the defaults are documented in docs/analyze.md and kept in each
+/// rule's file.
+#[derive(Debug, Clone, Copy)]
+pub struct Thresholds {
+    /// real - (user + sys) above which a pause was off-CPU for a significant time.
+    pub off_cpu_ns: u64,
+    /// sys above which "sys > user" is worth reporting.
+    pub sys_ns: u64,
+    /// stopped - GC above which the JVM stayed stopped after (or before) its GC.
+    pub stopped_excess_ns: u64,
+    /// Time to safepoint above which threads were slow to stop.
+    pub ttsp_ns: u64,
+    /// A non-GC safepoint at least this long is listed as evidence.
+    pub non_gc_ns: u64,
+    /// Share of the covered time in GC pauses above which the collector costs too much, %.
+    pub gc_share_pct: f64,
+    /// The same, over the worst 1-minute window (localized throughput), %.
+    pub window_share_pct: f64,
+    /// The share of time in pauses is judged only over a log that covers at least this
+    /// long (the smallest window): a log of one pause and little else tells nothing of it.
+    pub min_share_span_ns: u64,
+    /// A ZGC allocation stall at least this long is listed as evidence.
+    pub alloc_stall_ns: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            off_cpu_ns: real_gt_cpu::OFF_CPU_NS,
+            sys_ns: sys_gt_user::SYS_NS,
+            stopped_excess_ns: stopped_gt_gc::STOPPED_EXCESS_NS,
+            ttsp_ns: long_ttsp::TTSP_NS,
+            non_gc_ns: non_gc_safepoints::NON_GC_NS,
+            gc_share_pct: gc_time_share::GC_SHARE_PCT,
+            window_share_pct: gc_time_share::WINDOW_SHARE_PCT,
+            min_share_span_ns: gc_time_share::MIN_SHARE_SPAN_NS,
+            alloc_stall_ns: allocation_stalls::ALLOC_STALL_NS,
+        }
+    }
+}
+
+/// One rule of the registry: its id (`--fail-on finding:ID`, the JSON's `rule`) and how
+/// to start watching a log with it.
+pub(crate) struct Entry {
+    pub id: &'static str,
+    pub start: fn() -> Box<dyn Rule>,
+}
+
+/// Declares each rule's file and lists it in [`REGISTRY`]: `name,` for `rules/name.rs`,
+/// which holds `pub(crate) const ID` and `pub(crate) fn start() -> Box<dyn Rule>`.
+macro_rules! registry {
+    ($($rule:ident,)*) => {
+        $(pub(crate) mod $rule;)*
+
+        /// Every rule, in the order their findings are listed when severity and count tie.
+        pub(crate) const REGISTRY: &[Entry] = &[$(Entry { id: $rule::ID, start: $rule::start },)*];
+    };
+}
+
+registry! {
+    real_gt_cpu,
+    sys_gt_user,
+    stopped_gt_gc,
+    long_ttsp,
+    non_gc_safepoints,
+    gc_time_share,
+    full_gc,
+    evacuation_failure,
+    concurrent_mode_failure,
+    promotion_failure,
+    humongous_allocation,
+    degenerated_gc,
+    allocation_stalls,
+    busy_cpu,
+}
+
+/// Rule ids, as used by `--fail-on finding:RULE` and in the JSON.
+pub const RULES: [&str; REGISTRY.len()] = {
+    let mut ids = [""; REGISTRY.len()];
+    let mut i = 0;
+    while i < ids.len() {
+        ids[i] = REGISTRY[i].id;
+        i += 1;
+    }
+    ids
+};
+
+/// Every rule of the registry watching one analysis.
+pub(crate) struct Rules(Vec<(&'static str, Box<dyn Rule>)>);
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules(REGISTRY.iter().map(|e| (e.id, (e.start)())).collect())
+    }
+}
+
+impl Rules {
+    /// Shows every rule the same thing.
+    pub fn observe(&mut self, mut see: impl FnMut(&mut dyn Rule)) {
+        for (_, rule) in &mut self.0 {
+            see(rule.as_mut());
+        }
+    }
+
+    /// The findings, most severe first, then the most frequent; equal ones in the
+    /// registry's order. Fills in `ctx.matched`.
+    pub fn findings(&self, ctx: &mut Context<'_>) -> Vec<Finding> {
+        ctx.matched = self.0.iter().map(|(id, r)| (*id, r.matched(ctx))).collect();
+        let mut out: Vec<Finding> = self.0.iter().filter_map(|(_, r)| r.finding(ctx)).collect();
+        out.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.count.cmp(&a.count)));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::RuleTracker;
+    use crate::rules::causes::JvmFlags;
+    use crate::rules::rule::Series;
+
+    /// docs/analyze.md, whose tables document every rule.
+    const DOCS: &str = include_str!("../../../../docs/analyze.md");
+
+    #[test]
+    fn every_rule_has_a_unique_documented_id_and_starts_with_nothing_found() {
+        assert_eq!(RULES.len(), REGISTRY.len());
+        for (i, entry) in REGISTRY.iter().enumerate() {
+            assert!(
+                !RULES[..i].contains(&entry.id),
+                "rule id {} is in the registry twice",
+                entry.id
+            );
+            assert!(
+                DOCS.contains(&format!("| `{}` |", entry.id)),
+                "rule {} has no row in docs/analyze.md's tables of rules",
+                entry.id
+            );
+            assert!(
+                entry
+                    .id
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b == b'_'),
+                "rule id {} is not snake_case (--fail-on finding:ID)",
+                entry.id
+            );
+        }
+        let mut rules = Rules::default();
+        let empty = RuleTracker::default();
+        let mut ctx = Context {
+            thresholds: Thresholds::default(),
+            flags: &JvmFlags::default(),
+            pause_count: 0,
+            pause_total_ns: 0,
+            covered_ns: 0,
+            series: Series::Lines,
+            safepoint_count: 0,
+            non_gc_total_ns: 0,
+            non_gc_count: 0,
+            top_non_gc_operations: Vec::new(),
+            full_gc_causes: Vec::new(),
+            worst_windows: &[],
+            allocation_stalls: (0, 0.0, 0.0),
+            safepoint_timeouts: &[],
+            unmatched_timeouts: &empty,
+            matched: Vec::new(),
+        };
+        rules.observe(|_| {});
+        assert!(rules.findings(&mut ctx).is_empty());
+        assert_eq!(ctx.matched.len(), REGISTRY.len());
+    }
+}
