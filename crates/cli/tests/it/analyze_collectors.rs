@@ -561,7 +561,10 @@ fn run_saturated(jdk: &str, dir: &Path, log: &Path) {
         ))
         .arg("-cp")
         .arg(dir)
-        .args(["Saturated", "8192", "1500"])
+        // 120 MB allocated: long enough that the JVM runs past the scheduler's credit for
+        // its wake-up and its collections share the CPU with the loops (1,500 arrays,
+        // 12 MB, could finish inside that credit, with no pause off-CPU).
+        .args(["Saturated", "8192", "15000"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -427,29 +427,48 @@ fn exporter() -> (Running, String) {
     (exporter, addr)
 }
 
-/// A Prometheus server scraping `target` every second, storing into `dir`; returns it with
-/// the address of its API.
+/// A Prometheus server scraping `target` every second, storing into `dir`, once its API
+/// answers; returns it with the address of its API. A port another test took between
+/// `free_port` and Prometheus's bind makes Prometheus exit: it starts again on another.
 fn prometheus(dir: &Path, target: &str) -> (Running, String) {
-    let port = free_port();
     let config = dir.join("prometheus.yml");
     let scrape = format!(
         "global: {{scrape_interval: 1s, scrape_timeout: 1s}}\n\
          scrape_configs: [{{job_name: jvms, static_configs: [{{targets: ['{target}']}}]}}]\n"
     );
     std::fs::write(&config, scrape).unwrap();
-    let child = Command::new("prometheus")
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!(
-            "--storage.tsdb.path={}",
-            dir.join("tsdb").display()
-        ))
-        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("prometheus (Debian package prometheus; `make test` installs it)");
-    (Running(child), format!("127.0.0.1:{port}"))
+    for _attempt in 0..5 {
+        let addr = format!("127.0.0.1:{}", free_port());
+        let mut server = Running(
+            Command::new("prometheus")
+                .arg(format!("--config.file={}", config.display()))
+                .arg(format!(
+                    "--storage.tsdb.path={}",
+                    dir.join("tsdb").display()
+                ))
+                .arg(format!("--web.listen-address={addr}"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("prometheus (Debian package prometheus; `make test` installs it)"),
+        );
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if server.0.try_wait().unwrap().is_some() {
+                break;
+            }
+            let ready = Command::new("curl")
+                .args(["-sf", "-o", "/dev/null", &format!("http://{addr}/-/ready")])
+                .status()
+                .unwrap();
+            if ready.success() {
+                return (server, addr);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+    panic!("prometheus did not answer on any of 5 ports within 60 s each");
 }
 
 /// The finite values of an instant query's samples: a percentile over no pauses is NaN,
