@@ -9,8 +9,9 @@ MVN ?= mvn -B -q -f java/pom.xml
 BIN := target/release/pauselab
 # Extra Debian packages the tests need (installed by scripts/setup.sh when missing).
 # dpkg-dev (dpkg-shlibdeps) is what `make package` needs beyond cargo; zsh, fish, man-db and
-# systemd (systemd-analyze) check the package's files.
-TEST_PACKAGES ?= prometheus chromium dpkg-dev zsh fish man-db systemd
+# systemd (systemd-analyze) check the package's files; GNU time measures a command's own peak
+# memory in the tests.
+TEST_PACKAGES ?= prometheus chromium dpkg-dev zsh fish man-db systemd time
 
 .PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package portable dist dist-test image
 
@@ -64,7 +65,7 @@ image: portable
 # .deb and .rpm installed into empty roots, the image under podman reading a JVM of this host.
 dist-test: dist package image
 	scripts/setup.sh rpm podman runc
-	$(CARGO) test -p pauselab --test package --test contrib -- --ignored --test-threads=1
+	$(CARGO) test -p pauselab --test it -- --ignored --test-threads=1 package:: contrib::
 
 # Reproduces the hsperf-mmap stall here (2 minutes, root) and prints the table; exit 3 from
 # pauselab means "vulnerable", which is what the demo shows.
@@ -75,9 +76,10 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-# Not quiet: Surefire's per-class results are the test report.
+# Not quiet: Surefire's per-class results are the test report. -T 2: the agent's and the
+# workloads' tests (real JVMs, mostly waiting) run side by side.
 test-java:
-	@if [ -f java/pom.xml ]; then mvn -B -ntp -f java/pom.xml install; fi
+	@if [ -f java/pom.xml ]; then mvn -B -ntp -T 2 -f java/pom.xml install; fi
 
 test-rust:
 	$(CARGO) test --workspace
@@ -102,9 +104,9 @@ jmh-jfr:
 # options, twice; the packed-counters question on the slow device (about 23 minutes).
 acceptance: build
 	scripts/setup.sh xfsprogs btrfs-progs
-	$(CARGO) test --release -p pauselab --test lab_acceptance -- --ignored --test-threads=1 --nocapture
-	$(CARGO) test --release -p pauselab --test lab_memory_acceptance -- --ignored --test-threads=1 --nocapture
-	$(CARGO) test --release -p pauselab --test probe packing -- --ignored --nocapture
+	$(CARGO) test --release -p pauselab --test it -- --ignored --test-threads=1 --nocapture lab_acceptance::
+	$(CARGO) test --release -p pauselab --test it -- --ignored --test-threads=1 --nocapture lab_memory_acceptance::
+	$(CARGO) test --release -p pauselab --test it -- --ignored --nocapture probe::packing
 
 bench: build
 	@if [ -d bench ]; then for b in bench/*.sh; do echo "== $$b"; bash "$$b"; done; fi

@@ -22,6 +22,8 @@ for extra in "$@"; do
     xfsprogs) debian_needs+=("mkfs.xfs xfsprogs") ;;
     btrfs-progs) debian_needs+=("mkfs.btrfs btrfs-progs") ;;
     dpkg-dev) debian_needs+=("dpkg-shlibdeps dpkg-dev") ;;
+    # GNU time (the shell keyword would satisfy `command -v`): the tests' peak-RSS reader.
+    time) debian_needs+=("/usr/bin/time time") ;;
     man-db) debian_needs+=("man man-db") ;;
     systemd) debian_needs+=("systemd-analyze systemd") ;;
     rpm) debian_needs+=("rpmbuild rpm") ;;

@@ -7,7 +7,7 @@
 //! writes the result bundle; [`run_matrix`] runs a matrix of such runs. See docs/lab.md.
 
 // Layers, bottom to top: each imports only its own layer and those below it (checked by
-// tests/layers.rs; docs/ARCHITECTURE.md, "The lab's layers").
+// tests/it/layers.rs; docs/ARCHITECTURE.md, "The lab's layers").
 pub mod bundle;
 pub mod experiment;
 mod host;

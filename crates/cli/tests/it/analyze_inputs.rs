@@ -1,0 +1,352 @@
+//! Inputs: rotated sets, stdin, and bad input (binary, truncated, interleaved, empty,
+//! missing, directory): a clear one-line message naming the file, never a panic.
+
+use crate::analyze_support;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use analyze_support::{analyze_json, bin, fixtures, run};
+
+fn tmp(name: &str) -> PathBuf {
+    analyze_support::fresh_dir("analyze-inputs", name)
+}
+
+fn fixture_text(name: &str) -> String {
+    let out = Command::new("gzip")
+        .arg("-dc")
+        .arg(fixtures().join(name))
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn one_line_error(out: &std::process::Output, needle: &str) {
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("pauselab: error: ") && err.contains(needle),
+        "{err}"
+    );
+}
+
+#[test]
+fn rotated_set_given_by_base_name_is_read_oldest_first() {
+    let dir = tmp("rotated");
+    let text = fixture_text("g1-jdk17.log.gz");
+    let lines: Vec<&str> = text.lines().collect();
+    let third = lines.len() / 3;
+    // Unified logging names rotated files cyclically: the numbers do not give the order.
+    for (name, part) in [
+        ("gc.log.1", &lines[..third]),
+        ("gc.log.0", &lines[third..2 * third]),
+        ("gc.log", &lines[2 * third..]),
+    ] {
+        std::fs::write(dir.join(name), part.join("\n") + "\n").unwrap();
+    }
+    let whole = dir.join("whole.log");
+    std::fs::write(&whole, &text).unwrap();
+    let expected = analyze_json(&[whole]);
+    let json = analyze_json(&[dir.join("gc.log")]);
+    assert_eq!(json["pauses"]["count"], expected["pauses"]["count"]);
+    assert_eq!(json["pauses"]["total_ms"], expected["pauses"]["total_ms"]);
+    let inputs: Vec<&str> = json["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["file"].as_str().unwrap())
+        .collect();
+    assert!(
+        inputs[0].ends_with("gc.log.1")
+            && inputs[1].ends_with("gc.log.0")
+            && inputs[2].ends_with("/gc.log"),
+        "{inputs:?}"
+    );
+    // Also when the set is given file by file, and gzip-compressed members count too.
+    let json = analyze_json(&[dir.join("gc.log.0"), dir.join("gc.log")]);
+    assert_eq!(json["pauses"]["count"], expected["pauses"]["count"]);
+}
+
+#[test]
+fn stdin_compressed_or_not() {
+    for (file, gz) in [
+        ("serial-jdk25.log.gz", true),
+        ("serial-jdk25.log.gz", false),
+    ] {
+        let bytes = if gz {
+            std::fs::read(fixtures().join(file)).unwrap()
+        } else {
+            fixture_text(file).into_bytes()
+        };
+        let mut child = Command::new(bin())
+            .args(["analyze", "--json", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            json,
+            analyze_json(&[fixtures().join(file)])["pauses"]
+                .clone()
+                .pipe(|p| {
+                    let mut j = json.clone();
+                    j["pauses"] = p;
+                    j
+                })
+        );
+        assert!(json["pauses"]["count"].as_u64().unwrap() > 0);
+    }
+}
+
+trait Pipe: Sized {
+    fn pipe<T>(self, f: impl FnOnce(Self) -> T) -> T {
+        f(self)
+    }
+}
+impl<T> Pipe for T {}
+
+#[test]
+fn missing_file_directory_empty_and_binary_are_one_line_errors() {
+    let dir = tmp("bad");
+    one_line_error(
+        &run(&[dir.join("nope.log").to_str().unwrap()]),
+        "nope.log: no such file",
+    );
+    one_line_error(&run(&[dir.to_str().unwrap()]), "is a directory");
+    let empty = dir.join("empty.log");
+    std::fs::write(&empty, b"").unwrap();
+    let out = run(&[empty.to_str().unwrap()]);
+    one_line_error(&out, "empty.log");
+    let binary = dir.join("core.bin");
+    let bytes: Vec<u8> = (0..100_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(&binary, bytes).unwrap();
+    one_line_error(&run(&[binary.to_str().unwrap()]), "core.bin: binary data");
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "shopping list\neggs\n").unwrap();
+    one_line_error(
+        &run(&[text.to_str().unwrap()]),
+        "notes.txt: no GC or safepoint log lines; line 1",
+    );
+    // OpenJ9's -Xverbosegclog writes XML from its first line on.
+    let openj9 = dir.join("verbosegc.xml");
+    std::fs::write(
+        &openj9,
+        "<?xml version=\"1.0\" ?>\n\n<verbosegc xmlns=\"http://www.ibm.com/j9/verbosegc\" version=\"0.40.0\">\n",
+    )
+    .unwrap();
+    one_line_error(
+        &run(&[openj9.to_str().unwrap()]),
+        "as OpenJ9 and IBM J9 write; pauselab reads HotSpot's GC logs",
+    );
+    // -Xlog:gc:file=gc.log:none writes lines without the time of each.
+    let undecorated = dir.join("undecorated.log");
+    std::fs::write(
+        &undecorated,
+        "Using G1\nGC(0) Pause Young (Normal) (G1 Evacuation Pause) 23M->2M(64M) 1.531ms\n",
+    )
+    .unwrap();
+    one_line_error(
+        &run(&[undecorated.to_str().unwrap()]),
+        "undecorated.log: no GC or safepoint log lines; line 1 reads: Using G1 (unified logging without decorations",
+    );
+}
+
+#[test]
+fn truncated_last_line_is_a_warning_with_its_line_number() {
+    let dir = tmp("truncated");
+    let text = fixture_text("parallel-jdk17.log.gz");
+    let cut_at = text.rfind("Pause Young").unwrap() + 8;
+    let path = dir.join("gc.log");
+    std::fs::write(&path, &text[..cut_at]).unwrap();
+    let line_no = text[..cut_at].lines().count();
+    let out = run(&["--json", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("gc.log:{line_no}: the last line is cut off")),
+        "{err}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["unparsed_lines"], 1);
+    assert_eq!(json["first_unparsed"]["line"], line_no);
+}
+
+#[test]
+fn a_thread_id_decoration_alone_is_not_taken_for_a_process() {
+    // `-Xlog:...:utctime,tid,level,tags`: one JVM, lines written by several threads.
+    for name in ["g1-jdk25.log.gz", "g1-jdk21.log.gz"] {
+        let text = fixture_text(name);
+        let tids: std::collections::BTreeSet<&str> = text
+            .lines()
+            .filter_map(|l| {
+                l.split("][")
+                    .find(|d| d.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .collect();
+        assert!(tids.len() > 1, "{name}: one thread only");
+        let out = run(&[fixtures().join(name).to_str().unwrap()]);
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("interleaved"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn two_jvms_interleaved_in_one_file_are_reported() {
+    let dir = tmp("interleaved");
+    // Two JVMs with pid decorations appending to one file, lines interleaved.
+    let a = fixture_text("parallel-jdk17.log.gz");
+    let pid = a
+        .lines()
+        .next()
+        .unwrap()
+        .split("][")
+        .nth(2)
+        .unwrap()
+        .to_string();
+    let b: String = a
+        .lines()
+        .map(|l| l.replacen(&format!("][{pid}]["), "][20777][", 1) + "\n")
+        .collect();
+    let mut mixed = String::new();
+    for (x, y) in a.lines().zip(b.lines()) {
+        mixed.push_str(x);
+        mixed.push('\n');
+        mixed.push_str(y);
+        mixed.push('\n');
+    }
+    let path = dir.join("gc.log");
+    std::fs::write(&path, mixed).unwrap();
+    let out = run(&[path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "gc.log: lines of 2 processes (pids {pid}, 20777) are interleaved"
+        )),
+        "{err}"
+    );
+    // Two JVMs' runs concatenated: time goes back once.
+    let twice = dir.join("twice.log");
+    std::fs::write(&twice, fixture_text("serial-jdk17.log.gz").repeat(2)).unwrap();
+    let out = run(&[twice.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("twice.log:") && err.contains("time stamps go back 1 time(s)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn fail_on_exits_3_only_when_the_condition_holds() {
+    let log = fixtures().join("g1-jdk25.log.gz");
+    let log = log.to_str().unwrap();
+    let out = run(&["--fail-on", "max>1ns", log]);
+    assert_eq!(out.status.code(), Some(3));
+    // The value holding the condition has its unit.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("max = ") && stderr.contains(" ms"),
+        "{stderr}"
+    );
+    assert_eq!(run(&["--fail-on", "max>60m", log]).status.code(), Some(0));
+    assert_eq!(
+        run(&["--fail-on", "p99.9>200ms,count>1000000", log])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        run(&["--fail-on", "finding:real_gt_cpu", log])
+            .status
+            .code(),
+        Some(0)
+    );
+    // A condition that does not parse is bad usage: exit 2, as for any bad argument.
+    for bad in ["max>200", "p42>1ms", "finding:nope", "max"] {
+        let out = run(&["--fail-on", bad, log]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("bad --fail-on condition"));
+    }
+    assert!(
+        String::from_utf8_lossy(&run(&["--fail-on", "max>200", log]).stderr)
+            .contains("not a duration")
+    );
+}
+
+#[test]
+fn a_log_with_a_header_and_no_event_is_reported_with_a_warning() {
+    let dir = tmp("header-only");
+    let path = dir.join("gc.log");
+    std::fs::write(
+        &path,
+        "Java HotSpot(TM) 64-Bit Server VM (25.202-b08) for linux-amd64 JRE (1.8.0_202-b08), built on Dec 15 2018 12:40:22 by \"java_re\" with gcc 7.3.0\n\
+         Memory: 4k page, physical 8000000k(4000000k free), swap 1000000k(1000000k free)\n\
+         CommandLine flags: -XX:MaxHeapSize=1073741824 -XX:+PrintGCDetails -XX:+UseParallelGC\n",
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let out = run(&[file]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{file}: no GC events (the log holds only the JVM's header"
+        )),
+        "{err}"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Findings   none: the log holds no GC event"),
+        "{text}"
+    );
+    let json = analyze_json(std::slice::from_ref(&path));
+    let warning = json["warnings"][0]["message"].as_str().unwrap();
+    assert!(warning.starts_with("no GC events"), "{warning}");
+    // --fail-on is evaluated as for any log.
+    let out = run(&["--fail-on", "count<1", file]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+}
+
+#[test]
+fn a_large_log_reads_the_same_with_any_number_of_threads() {
+    let dir = tmp("threads");
+    // A JDK 8 CMS log whose events span many lines (heap at GC, free list statistics,
+    // tenuring distribution, a remark holding a young collection), over a few chunks.
+    let sample = Command::new("tar")
+        .arg("xzOf")
+        .arg(analyze_support::repo_root().join("fixtures/reference/gclogs/gcviewer-samples.tar.gz"))
+        .arg(
+            "gcviewer-samples/logs/SampleSun1_8_0CMS_ScavengeBR_HeapAtGC_TenuringDist_PrintFLS.txt",
+        )
+        .output()
+        .unwrap()
+        .stdout;
+    let copies = 3_000_000 / sample.len() + 1;
+    let log = dir.join("gc.log");
+    std::fs::write(&log, sample.repeat(copies)).unwrap();
+    let log = log.to_str().unwrap();
+    let one = run(&["--json", "--threads", "1", log]);
+    assert!(one.status.success(), "{one:?}");
+    let report: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    // One pause per copy: the remark with the young collection it holds.
+    assert_eq!(report["pauses"]["count"], copies as u64, "{report}");
+    for threads in ["2", "3"] {
+        let many = run(&["--json", "--threads", threads, log]);
+        assert_eq!(
+            String::from_utf8_lossy(&many.stdout),
+            String::from_utf8_lossy(&one.stdout)
+        );
+        assert_eq!(many.stderr, one.stderr);
+    }
+    let zero = run(&["--threads", "0", log]);
+    assert_eq!(zero.status.code(), Some(2), "{zero:?}");
+}

@@ -1,0 +1,351 @@
+//! `pauselab analyze recording.jfr` on a real JDK 25 recording: the same report, `--json`,
+//! `--fail-on` and `--hlog` as for GC logs, checked against the JDK's `jfr print --json`;
+//! recordings mixed with GC logs, truncated and foreign files get a one-line error.
+
+use crate::analyze_support;
+use crate::jfr_support;
+
+use std::path::Path;
+use std::process::Command;
+
+use analyze_support::{analyze_json, bin, export_events, run, CpuHogs};
+use jfr_support::{jfr_print, record, record_for, record_repository, record_with, JDK25};
+
+/// How many events of each of `types` the recording has, per `jfr print --json`.
+fn jdk_count(jfr: &Path, types: &[&str]) -> Vec<u64> {
+    let events = jfr_print(Path::new(JDK25), jfr, types);
+    types
+        .iter()
+        .map(|t| events.iter().filter(|e| e["type"] == *t).count() as u64)
+        .collect()
+}
+
+/// GC pauses and safepoints (`jdk.SafepointBegin`) in the recording per `jfr print --json`.
+fn jdk_counts(jfr: &Path) -> (u64, u64) {
+    let counts = jdk_count(jfr, &["jdk.GCPhasePause", "jdk.SafepointBegin"]);
+    (counts[0], counts[1])
+}
+
+#[test]
+fn recordings_get_the_gc_log_report_and_hostile_files_a_clear_error() {
+    let Some(run_) = record(JDK25, "-XX:+UseG1GC") else {
+        return;
+    };
+    let jfr = &run_.jfr;
+    let (pauses, safepoints) = jdk_counts(jfr);
+    assert!(pauses > 0 && safepoints > 0);
+
+    let json = analyze_json(std::slice::from_ref(jfr));
+    assert_eq!(json["pauses"]["count"], pauses);
+    assert_eq!(json["safepoints"]["count"], safepoints);
+    assert_eq!(json["jvm"]["collector"], "G1");
+    assert!(json["jfr"][0]["heap"]["collections"].as_u64().unwrap() > 0);
+    assert!(json["jfr"][0]["cpu_load"]["samples"].as_u64().unwrap() > 0);
+
+    let text = run(&[jfr.to_str().unwrap()]);
+    assert!(text.status.success());
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("G1New"), "{text}");
+    assert!(text.contains("Recording  "), "{text}");
+    // Worst pauses are located by event number: a recording has no lines.
+    let name = jfr.display().to_string();
+    assert!(text.contains(&format!("{name} event ")), "{text}");
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.contains(&format!("{name}:")) && !l.starts_with("Recording")),
+        "{text}"
+    );
+
+    // --fail-on and --hlog work as for logs.
+    let hlog = jfr.with_extension("hlog");
+    let out = run(&[
+        "--fail-on",
+        "count>0",
+        "--hlog",
+        hlog.to_str().unwrap(),
+        jfr.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let hlog_text = std::fs::read_to_string(&hlog).unwrap();
+    assert!(
+        hlog_text.lines().any(|l| l.starts_with("Tag=gc,")),
+        "{hlog_text}"
+    );
+
+    // --events: a row per pause and safepoint counted, cited by event index, with the heap
+    // of the recording's own heap events.
+    let rows = export_events(jfr, &jfr.with_extension("csv"));
+    assert_eq!((rows.gc_pauses, rows.safepoints), (pauses, safepoints));
+    assert_eq!(rows.rows, pauses + safepoints);
+    assert_eq!(
+        (rows.rows_with_line, rows.rows_with_event_index),
+        (0, rows.rows)
+    );
+    assert!(rows.rows_with_heap > 0);
+
+    // A recording and the GC log of the same JVM are not added up.
+    let out = run(&[jfr.to_str().unwrap(), run_.log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("analyze them separately"), "{err}");
+
+    // Truncated in its only chunk, and a text file named .jfr: one line naming the file.
+    let bytes = std::fs::read(jfr).unwrap();
+    let cut = jfr.with_file_name("cut.jfr");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let foreign = jfr.with_file_name("notes.jfr");
+    std::fs::write(&foreign, "not a recording\n").unwrap();
+    for (file, says) in [(&cut, "cut off"), (&foreign, "not a JFR recording")] {
+        let out = Command::new(bin())
+            .args(["analyze", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains(file.to_str().unwrap()) && err.contains(says),
+            "{err}"
+        );
+    }
+}
+
+/// A ZGC recording's allocation stalls count like a GC log's: `allocation_stalls`, the
+/// finding and `--fail-on alloc_stall.*`.
+#[test]
+fn recorded_allocation_stalls_feed_fail_on() {
+    let Some(run_) = record_with(Path::new(JDK25), &["-XX:+UseZGC", "-Xmx32m"]) else {
+        return;
+    };
+    let jfr = run_.jfr.to_str().unwrap();
+    let stalls = jdk_count(&run_.jfr, &["jdk.ZAllocationStall"])[0];
+    assert!(stalls > 0, "a 32 MB ZGC heap made no allocation stall");
+    let json = analyze_json(std::slice::from_ref(&run_.jfr));
+    assert_eq!(json["allocation_stalls"]["count"], stalls);
+    assert_eq!(json["jfr"][0]["allocation_stalls"]["count"], stalls);
+    let at_least = format!("alloc_stall.count>={stalls}");
+    assert_eq!(run(&["--fail-on", &at_least, jfr]).status.code(), Some(3));
+    let more = format!("alloc_stall.count>{stalls}");
+    assert_eq!(run(&["--fail-on", &more, jfr]).status.code(), Some(0));
+    let max_ms = json["allocation_stalls"]["max_ms"].as_f64().unwrap();
+    assert!(max_ms > 0.0);
+    let over = format!("alloc_stall.max>{}ms", max_ms * 2.0);
+    assert_eq!(run(&["--fail-on", &over, jfr]).status.code(), Some(0));
+}
+
+/// The pauses, safepoints and total pause time `analyze --json` finds in `inputs`.
+fn pause_numbers(inputs: &[std::path::PathBuf]) -> (u64, u64, f64) {
+    let json = analyze_json(inputs);
+    (
+        json["pauses"]["count"].as_u64().unwrap(),
+        json["safepoints"]["count"].as_u64().unwrap(),
+        json["pauses"]["total_ms"].as_f64().unwrap(),
+    )
+}
+
+/// A recording read from its JVM's repository directory (several chunk files, one of
+/// them started at a safepoint whose events straddle two chunks) matches the JDK's `jfr`
+/// on each chunk file; gzipped or in a zip, a recording gives what the file gives.
+#[test]
+fn a_recording_as_its_repository_gzipped_or_zipped_gives_the_same_pauses() {
+    let repository = tempfile::tempdir().unwrap();
+    let Some(jvm_dir) = record_repository(Path::new(JDK25), repository.path()) else {
+        return;
+    };
+    let mut chunk_files: Vec<_> = std::fs::read_dir(&jvm_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jfr"))
+        .collect();
+    chunk_files.sort();
+    assert!(chunk_files.len() >= 2, "{chunk_files:?}");
+    let (mut pauses, mut safepoints) = (0, 0);
+    for file in &chunk_files {
+        let (p, s) = jdk_counts(file);
+        pauses += p;
+        safepoints += s;
+    }
+    assert!(pauses > 0 && safepoints > 0);
+    // Another program's file named like a chunk: a one-line warning naming it, and the
+    // JVM's chunks are read.
+    let notes = jvm_dir.join("notes.jfr");
+    std::fs::write(&notes, "not a recording\n").unwrap();
+    let out = run(&["--json", jvm_dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&json["pauses"]["count"], &json["safepoints"]["count"]),
+        (&pauses.into(), &safepoints.into())
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(notes.to_str().unwrap()) && err.contains("not a JFR recording"),
+        "{err}"
+    );
+    std::fs::remove_file(&notes).unwrap();
+    // A FIFO named like a chunk is left alone in a directory, and refused given alone.
+    let fifo = jvm_dir.join("9999_99_99_99_99_99.jfr");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = run(&[fifo.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("not a regular file") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    // The JVM's directory, and the repository root holding it.
+    for dir in [&jvm_dir, &repository.path().to_path_buf()] {
+        let (p, s, _) = pause_numbers(std::slice::from_ref(dir));
+        assert_eq!((p, s), (pauses, safepoints), "{}", dir.display());
+    }
+
+    // Gzipped, and zipped alone.
+    let Some(run_) = record(JDK25, "-XX:+UseG1GC") else {
+        return;
+    };
+    let whole = pause_numbers(std::slice::from_ref(&run_.jfr));
+    let bytes = std::fs::read(&run_.jfr).unwrap();
+    let gz = run_.jfr.with_file_name("rec.jfr.gz");
+    let mut encoder = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut encoder, &bytes).unwrap();
+    encoder.finish().unwrap();
+    let zipped = run_.jfr.with_file_name("recording.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&zipped).unwrap());
+    zip.start_file(
+        "rec.jfr",
+        zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated),
+    )
+    .unwrap();
+    std::io::Write::write_all(&mut zip, &bytes).unwrap();
+    zip.finish().unwrap();
+    for packed in [&gz, &zipped] {
+        assert_eq!(
+            pause_numbers(std::slice::from_ref(packed)),
+            whole,
+            "{}",
+            packed.display()
+        );
+        // Over a lower limit than the recording's size: one line naming file and limit.
+        let out = Command::new(bin())
+            .args(["analyze", packed.to_str().unwrap()])
+            .env("PAUSELAB_MAX_DECOMPRESSED", "64K")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.trim_end().lines().count() == 1
+                && err.contains("decompresses to more than 64K")
+                && err.contains(packed.file_name().unwrap().to_str().unwrap()),
+            "{err}"
+        );
+    }
+
+    // Two JVMs' repositories under one root: name one.
+    let other = repository.path().join("2026_01_01_00_00_00_1");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::copy(&run_.jfr, other.join("2026_01_01_00_00_00.jfr")).unwrap();
+    let out = run(&[repository.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("of 2 JVMs") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+}
+
+/// Full collections of a JVM competing with busy loops on every core: the recording's
+/// CPU samples put the machine at 90 % or more around them, and the `busy_cpu` finding
+/// names them; the physical memory the recording saw is reported.
+#[test]
+fn pauses_on_a_saturated_machine_are_named_from_the_cpu_samples() {
+    let hogs = CpuHogs::start();
+    let recorded = record_for(Path::new(JDK25), &["-XX:+UseSerialGC"], 4000);
+    drop(hogs);
+    let Some(run_) = recorded else {
+        return;
+    };
+    let json = analyze_json(std::slice::from_ref(&run_.jfr));
+    let finding = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "busy_cpu")
+        .unwrap_or_else(|| panic!("no busy_cpu finding: {:#}", json["findings"]));
+    let count = finding["count"].as_u64().unwrap();
+    assert!(count >= 1);
+    let long_pauses = json["pauses"]["count"].as_u64().unwrap();
+    assert!(count <= long_pauses);
+    for evidence in finding["evidence"].as_array().unwrap() {
+        let detail = evidence["detail"].as_str().unwrap();
+        let busy: f64 = detail
+            .strip_prefix("machine CPU ")
+            .and_then(|d| d.split('%').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{detail}"));
+        assert!(busy >= 90.0, "{detail}");
+    }
+    assert_eq!(
+        run(&["--fail-on", "finding:busy_cpu", run_.jfr.to_str().unwrap()])
+            .status
+            .code(),
+        Some(3)
+    );
+    let memory = &json["jfr"][0]["physical_memory"];
+    let total = memory["total_bytes"].as_u64().unwrap();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let host_total = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
+        .unwrap()
+        * 1024;
+    // The host's memory, or a container's smaller limit.
+    assert!(
+        total > 0 && total <= host_total,
+        "jdk.PhysicalMemory {total} against /proc/meminfo {host_total}"
+    );
+    assert!(memory["max_used_bytes"].as_u64().unwrap() <= total);
+}
+
+/// 18 MB of gzip that inflates to 18 GiB of zeros, named like a recording: refused on its
+/// first 68 bytes. The command runs with a file size limit of 8 MiB, which writing the
+/// decompressed copy first would exceed (SIGXFSZ).
+#[test]
+fn a_gzip_bomb_named_like_a_recording_is_refused_before_it_is_spooled() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..64 {
+        std::io::Write::write_all(&mut member, &zeros).unwrap();
+    }
+    let member = member.finish().unwrap();
+    // Concatenated gzip members read as one stream, as zcat reads them.
+    let copies = (18 << 20) / member.len();
+    let bomb = dir.path().join("rec.jfr.gz");
+    std::fs::write(&bomb, member.repeat(copies)).unwrap();
+    let out = Command::new("sh")
+        .args(["-c", "ulimit -f 8192 && exec \"$0\" analyze \"$1\""])
+        .args([bin(), bomb.to_str().unwrap()])
+        .env("TMPDIR", dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.trim_end().lines().count() == 1
+            && err.contains("rec.jfr.gz")
+            && err.contains("not a JFR recording"),
+        "{err}"
+    );
+}
