@@ -10,11 +10,12 @@ fn opt_dur(ms: Option<f64>) -> String {
     ms.map_or_else(|| "n/a".to_string(), dur)
 }
 
-/// A CPU time of `[Times:]` or `gc+cpu`, which HotSpot prints to 10 ms: `110 ms`, not
-/// `110.0 ms`; finer values (a recording's) keep their precision.
-fn cpu_dur(ms: f64) -> String {
+/// A CPU time as precisely as its source gives it. A recording's (`jdk.GCCPUTime`, in ns)
+/// like every other duration; a log's `[Times:]` or `gc+cpu`, which HotSpot prints to 10
+/// ms, as `110 ms`, not `110.0 ms` (finer values of a log keep their precision).
+fn cpu_dur(ms: f64, recorded: bool) -> String {
     let tens = ms / 10.0;
-    if (tens - tens.round()).abs() < 1e-9 && ms < 10_000.0 {
+    if !recorded && (tens - tens.round()).abs() < 1e-9 && ms < 10_000.0 {
         format!("{ms:.0} ms")
     } else {
         dur(ms)
@@ -223,8 +224,13 @@ pub fn worst_text(r: &Report) -> String {
             } else {
                 what
             };
+            let recorded = e.source.as_ref().is_some_and(|s| recording(r, &s.file));
             let (u, sy, re) = match e.cpu {
-                Some(c) => (cpu_dur(c.user_ms), cpu_dur(c.sys_ms), cpu_dur(c.real_ms)),
+                Some(c) => (
+                    cpu_dur(c.user_ms, recorded),
+                    cpu_dur(c.sys_ms, recorded),
+                    cpu_dur(c.real_ms, recorded),
+                ),
                 None => ("n/a".into(), "n/a".into(), "n/a".into()),
             };
             let at = e
@@ -303,12 +309,15 @@ pub fn findings_text(r: &Report) -> String {
 
 /// Where a pause or safepoint came from: `gc.log:120` for a log line, `rec.jfr event 202`
 /// for a recording, whose inputs have no line format and number their events instead.
-fn place(r: &Report, file: &str, number: u64) -> String {
-    let recording = r
-        .inputs
+/// Whether input `file` is a recording (it has no log format).
+fn recording(r: &Report, file: &str) -> bool {
+    r.inputs
         .iter()
-        .any(|i| i.file == file && i.format.is_none());
-    if recording {
+        .any(|i| i.file == file && i.format.is_none())
+}
+
+fn place(r: &Report, file: &str, number: u64) -> String {
+    if recording(r, file) {
         format!("{file} event {number}")
     } else {
         format!("{file}:{number}")
@@ -403,4 +412,51 @@ fn culprits(threads: &[crate::Culprit]) -> String {
         .chain((threads.len() > 8).then(|| format!("{} more", threads.len() - 8)))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use pauselab_pause::record::{Cpu, GcPause};
+    use pauselab_pause::{Record, RecordSink, Stamp};
+
+    use crate::{Analyzer, Options};
+
+    /// A recording's CPU times (ns) print like its durations; a log's print to 10 ms
+    /// (`numbers_not_recorded_are_null_and_cpu_times_keep_the_logs_precision`).
+    #[test]
+    fn a_recordings_cpu_times_keep_their_precision() {
+        let mut analyzer = Analyzer::new(Options::default());
+        analyzer.begin_input("rec.jfr");
+        let pause = GcPause {
+            gc_id: Some(1),
+            start: Stamp::default(),
+            duration_ns: 48_250_000,
+            name: "Pause Full".to_string(),
+            cause: Some("System.gc()".to_string()),
+            cpu: Some(Cpu {
+                user_ns: 10_000_000,
+                sys_ns: 0,
+                real_ns: 50_000_000,
+            }),
+            heap: None,
+            young: None,
+            failures: Default::default(),
+            upgraded_to_full: false,
+        };
+        let end = Stamp {
+            uptime_ns: Some(2_000_000_000),
+            ..Stamp::default()
+        };
+        analyzer.record(end, Record::Pause(pause), 1);
+        analyzer.end_input(100);
+        let mut report = analyzer.finish();
+        // As `analyze` marks a recording: an input with no log format.
+        report.inputs[0].format = None;
+        let text = super::worst_text(&report);
+        let row = text.lines().find(|l| l.contains("Pause Full")).unwrap();
+        assert!(
+            row.contains(" 10.0 ms 0.000 ms  50.0 ms ") && row.contains("rec.jfr event 1"),
+            "{text}"
+        );
+    }
 }
