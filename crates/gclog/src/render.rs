@@ -10,13 +10,15 @@ fn opt_dur(ms: Option<f64>) -> String {
     ms.map_or_else(|| "n/a".to_string(), dur)
 }
 
-/// A CPU time as precisely as its source gives it. A recording's (`jdk.GCCPUTime`, in ns)
-/// like every other duration; a log's `[Times:]` or `gc+cpu`, which HotSpot prints to 10
-/// ms, as `110 ms`, not `110.0 ms` (finer values of a log keep their precision).
-fn cpu_dur(ms: f64, recorded: bool) -> String {
-    let tens = ms / 10.0;
-    if !recorded && (tens - tens.round()).abs() < 1e-9 && ms < 10_000.0 {
-        format!("{ms:.0} ms")
+/// A CPU time as precisely as HotSpot measures it: in clock ticks of 10 ms (`times()`), for
+/// `[Times:]` and `gc+cpu` lines and for a recording's `jdk.GCCPUTime` alike, whose ns carry
+/// the ticks' float rounding (`PT0.009999997S`). So `110 ms`, not `110.0 ms` or `109.999997
+/// ms`; a value off the ticks (another source's) keeps its precision.
+fn cpu_dur(ms: f64) -> String {
+    const TICK_MS: f64 = 10.0;
+    let off_tick = (ms - (ms / TICK_MS).round() * TICK_MS).abs();
+    if off_tick < 0.001 && ms < 10_000.0 {
+        format!("{:.0} ms", (ms / TICK_MS).round() * TICK_MS)
     } else {
         dur(ms)
     }
@@ -224,13 +226,8 @@ pub fn worst_text(r: &Report) -> String {
             } else {
                 what
             };
-            let recorded = e.source.as_ref().is_some_and(|s| recording(r, &s.file));
             let (u, sy, re) = match e.cpu {
-                Some(c) => (
-                    cpu_dur(c.user_ms, recorded),
-                    cpu_dur(c.sys_ms, recorded),
-                    cpu_dur(c.real_ms, recorded),
-                ),
+                Some(c) => (cpu_dur(c.user_ms), cpu_dur(c.sys_ms), cpu_dur(c.real_ms)),
                 None => ("n/a".into(), "n/a".into(), "n/a".into()),
             };
             let at = e
@@ -309,15 +306,12 @@ pub fn findings_text(r: &Report) -> String {
 
 /// Where a pause or safepoint came from: `gc.log:120` for a log line, `rec.jfr event 202`
 /// for a recording, whose inputs have no line format and number their events instead.
-/// Whether input `file` is a recording (it has no log format).
-fn recording(r: &Report, file: &str) -> bool {
-    r.inputs
-        .iter()
-        .any(|i| i.file == file && i.format.is_none())
-}
-
 fn place(r: &Report, file: &str, number: u64) -> String {
-    if recording(r, file) {
+    let recording = r
+        .inputs
+        .iter()
+        .any(|i| i.file == file && i.format.is_none());
+    if recording {
         format!("{file} event {number}")
     } else {
         format!("{file}:{number}")
@@ -421,10 +415,12 @@ mod tests {
 
     use crate::{Analyzer, Options};
 
-    /// A recording's CPU times (ns) print like its durations; a log's print to 10 ms
-    /// (`numbers_not_recorded_are_null_and_cpu_times_keep_the_logs_precision`).
+    /// A recording's CPU times are HotSpot's 10 ms clock ticks in ns, with the float
+    /// rounding of `jfr print`'s `PT0.009999997S`: they print as a log's do (`10 ms`,
+    /// `numbers_not_recorded_are_null_and_cpu_times_keep_the_logs_precision`), and a
+    /// value off the ticks keeps its precision.
     #[test]
-    fn a_recordings_cpu_times_keep_their_precision() {
+    fn a_recordings_cpu_times_print_to_the_ticks_they_were_measured_in() {
         let mut analyzer = Analyzer::new(Options::default());
         analyzer.begin_input("rec.jfr");
         let pause = GcPause {
@@ -434,9 +430,9 @@ mod tests {
             name: "Pause Full".to_string(),
             cause: Some("System.gc()".to_string()),
             cpu: Some(Cpu {
-                user_ns: 10_000_000,
-                sys_ns: 0,
-                real_ns: 50_000_000,
+                user_ns: 9_999_997,
+                sys_ns: 12_345_678,
+                real_ns: 50_000_001,
             }),
             heap: None,
             young: None,
@@ -455,7 +451,7 @@ mod tests {
         let text = super::worst_text(&report);
         let row = text.lines().find(|l| l.contains("Pause Full")).unwrap();
         assert!(
-            row.contains(" 10.0 ms 0.000 ms  50.0 ms ") && row.contains("rec.jfr event 1"),
+            row.contains("   10 ms  12.3 ms    50 ms ") && row.contains("rec.jfr event 1"),
             "{text}"
         );
     }
