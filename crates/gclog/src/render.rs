@@ -10,12 +10,15 @@ fn opt_dur(ms: Option<f64>) -> String {
     ms.map_or_else(|| "n/a".to_string(), dur)
 }
 
-/// A CPU time of `[Times:]` or `gc+cpu`, which HotSpot prints to 10 ms: `110 ms`, not
-/// `110.0 ms`; finer values (a recording's) keep their precision.
+/// A CPU time as precisely as HotSpot measures it: in clock ticks of 10 ms (`times()`), for
+/// `[Times:]` and `gc+cpu` lines and for a recording's `jdk.GCCPUTime` alike, whose ns carry
+/// the ticks' float rounding (`PT0.009999997S`). So `110 ms`, not `110.0 ms` or `109.999997
+/// ms`; a value off the ticks (another source's) keeps its precision.
 fn cpu_dur(ms: f64) -> String {
-    let tens = ms / 10.0;
-    if (tens - tens.round()).abs() < 1e-9 && ms < 10_000.0 {
-        format!("{ms:.0} ms")
+    const TICK_MS: f64 = 10.0;
+    let off_tick = (ms - (ms / TICK_MS).round() * TICK_MS).abs();
+    if off_tick < 0.001 && ms < 10_000.0 {
+        format!("{:.0} ms", (ms / TICK_MS).round() * TICK_MS)
     } else {
         dur(ms)
     }
@@ -403,4 +406,53 @@ fn culprits(threads: &[crate::Culprit]) -> String {
         .chain((threads.len() > 8).then(|| format!("{} more", threads.len() - 8)))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use pauselab_pause::record::{Cpu, GcPause};
+    use pauselab_pause::{Record, RecordSink, Stamp};
+
+    use crate::{Analyzer, Options};
+
+    /// A recording's CPU times are HotSpot's 10 ms clock ticks in ns, with the float
+    /// rounding of `jfr print`'s `PT0.009999997S`: they print as a log's do (`10 ms`,
+    /// `numbers_not_recorded_are_null_and_cpu_times_keep_the_logs_precision`), and a
+    /// value off the ticks keeps its precision.
+    #[test]
+    fn a_recordings_cpu_times_print_to_the_ticks_they_were_measured_in() {
+        let mut analyzer = Analyzer::new(Options::default());
+        analyzer.begin_input("rec.jfr");
+        let pause = GcPause {
+            gc_id: Some(1),
+            start: Stamp::default(),
+            duration_ns: 48_250_000,
+            name: "Pause Full".to_string(),
+            cause: Some("System.gc()".to_string()),
+            cpu: Some(Cpu {
+                user_ns: 9_999_997,
+                sys_ns: 12_345_678,
+                real_ns: 50_000_001,
+            }),
+            heap: None,
+            young: None,
+            failures: Default::default(),
+            upgraded_to_full: false,
+        };
+        let end = Stamp {
+            uptime_ns: Some(2_000_000_000),
+            ..Stamp::default()
+        };
+        analyzer.record(end, Record::Pause(pause), 1);
+        analyzer.end_input(100);
+        let mut report = analyzer.finish();
+        // As `analyze` marks a recording: an input with no log format.
+        report.inputs[0].format = None;
+        let text = super::worst_text(&report);
+        let row = text.lines().find(|l| l.contains("Pause Full")).unwrap();
+        assert!(
+            row.contains("   10 ms  12.3 ms    50 ms ") && row.contains("rec.jfr event 1"),
+            "{text}"
+        );
+    }
 }

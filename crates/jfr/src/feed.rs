@@ -12,6 +12,7 @@ use pauselab_pause::{Record, RecordSink, Stamp};
 use serde::Serialize;
 
 use crate::assemble::{Assembler, Extras, Item};
+use crate::event::{Event, EventData};
 use crate::find::{max_decompressed, open_part, parts_of, Part};
 use crate::{Error, Malformed};
 
@@ -112,6 +113,7 @@ pub fn read_recordings_with(
                     );
                 }
                 feed.origin_ns.get_or_insert(chunk.start_epoch_ns);
+                feed.names.collections(&chunk.events);
                 for item in assembler.chunk(chunk) {
                     feed.item(sink, item);
                 }
@@ -159,6 +161,83 @@ struct Feed {
     ordinal: u64,
     /// The last pause fed, start and end: a safepoint not around it is not its safepoint.
     open_pause: Option<(i64, i64)>,
+    names: LogNames,
+}
+
+/// Collections known by GC id beyond which the oldest are forgotten: a pause is fed in the
+/// chunk of its collection's `jdk.GarbageCollection` event, so only recent ones are asked.
+const MAX_COLLECTIONS_NAMED: usize = 1024;
+
+/// Names a recorded pause as the GC log of the same JVM names it (`Pause Young` where the
+/// recording says `G1New`), from the pause's own name and its collection's
+/// (`jdk.GarbageCollection`).
+#[derive(Default)]
+struct LogNames {
+    /// Collector name of each recent collection, by GC id (`ZGC Minor`, `ZGC Major`).
+    collections: std::collections::BTreeMap<u64, String>,
+    /// Generational ZGC's major collection being fed, and how many of its pauses came
+    /// since its `Pause Mark Start (Major)` (`None` before it): its young generation's
+    /// mark end and relocate start come first (`Y: `), then the old generation's (`O: `).
+    major: Option<(u64, Option<u8>)>,
+}
+
+impl LogNames {
+    /// Notes the collections of a chunk, before its pauses are fed.
+    fn collections(&mut self, events: &[Event]) {
+        for ev in events {
+            if let EventData::GarbageCollection {
+                gc_id,
+                name: Some(name),
+                ..
+            } = &ev.data
+            {
+                self.collections.insert(*gc_id, name.clone());
+                if self.collections.len() > MAX_COLLECTIONS_NAMED {
+                    self.collections.pop_first();
+                }
+            }
+        }
+    }
+
+    /// The log's name of a pause the recording names `name` in collection `gc_id`.
+    fn of(&mut self, gc_id: u64, name: String) -> String {
+        // The one pause of a young or full collection, which JFR calls `GC Pause` (the
+        // assembler then names it after its collection). G1 logs the kind of a young
+        // collection too (`Pause Young (Normal)`, `(Concurrent Start)`, `(Mixed)`): only
+        // `jdk.G1GarbageCollection` says it, and that event is not read.
+        let whole = match name.as_str() {
+            "G1New" | "ParallelScavenge" | "DefNew" | "ParNew" => Some("Pause Young"),
+            "G1Full" | "ParallelOld" | "SerialOld" | "PSMarkSweep" => Some("Pause Full"),
+            _ => None,
+        };
+        if let Some(whole) = whole {
+            return whole.to_string();
+        }
+        // Generational ZGC prefixes the generation: `y: ` in a minor collection, `Y: ` and
+        // `O: ` in a major one.
+        let generation = match self.collections.get(&gc_id).map(String::as_str) {
+            Some("ZGC Minor") => "y",
+            Some("ZGC Major") => self.major_generation(gc_id, &name),
+            _ => return name,
+        };
+        format!("{generation}: {name}")
+    }
+
+    /// `Y` or `O` for a pause of major collection `gc_id`: after `Pause Mark Start
+    /// (Major)`, the young generation's mark end and relocate start, then the old's.
+    fn major_generation(&mut self, gc_id: u64, name: &str) -> &'static str {
+        let since_start = match self.major {
+            _ if name == "Pause Mark Start (Major)" => Some(0),
+            Some((id, Some(n))) if id == gc_id => Some(n.saturating_add(1)),
+            _ => None,
+        };
+        self.major = Some((gc_id, since_start));
+        if since_start.is_some_and(|n| n >= 3) {
+            "O"
+        } else {
+            "Y"
+        }
+    }
 }
 
 impl Feed {
@@ -197,7 +276,7 @@ impl Feed {
                     gc_id: Some(p.gc_id),
                     start: Stamp::default(),
                     duration_ns: p.duration_ns,
-                    name: p.name,
+                    name: self.names.of(p.gc_id, p.name),
                     cause: p.cause,
                     cpu: p.cpu_ns.map(|(user_ns, sys_ns, real_ns)| Cpu {
                         user_ns,
@@ -286,6 +365,166 @@ fn jdk_version(jvm_version: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::Path;
+    use std::process::Command;
+
+    /// Allocates for a second, keeping some, with a `System.gc()` now and then: young and
+    /// full collections (minor and major ones on generational ZGC).
+    const WORKLOAD: &str = "public class Alloc { public static void main(String[] a) {
+        long end = System.nanoTime() + 1_000_000_000L; long n = 0;
+        java.util.List<byte[]> keep = new java.util.ArrayList<>();
+        while (System.nanoTime() < end) { byte[] b = new byte[4096];
+            if (++n % 50 == 0) keep.add(b); if (keep.size() > 20000) keep.clear();
+            if (n % 100000 == 0) System.gc(); } } }";
+
+    /// The pause names a recording feeds, by GC id.
+    #[derive(Default)]
+    struct PauseNames(BTreeMap<u64, BTreeSet<String>>);
+
+    impl RecordSink for PauseNames {
+        fn begin_input(&mut self, _: &str) {}
+        fn record(&mut self, _: Stamp, record: Record, _: u64) {
+            if let Record::Pause(GcPause {
+                gc_id: Some(id),
+                name,
+                ..
+            }) = record
+            {
+                self.0.entry(id).or_default().insert(name);
+            }
+        }
+        fn jvm_flags(&mut self, _: &str) {}
+        fn close_pauses(&mut self) {}
+        fn warn(&mut self, _: &str, _: String) {}
+        fn end_input(&mut self, _: u64) {}
+    }
+
+    /// The pause names of a unified GC log's lines `GC(7) Pause Young (Normal) (G1
+    /// Evacuation Pause) 24M->3M(256M) 3.2ms` for the given GC ids, as the log's analysis
+    /// names them (the cause after the name dropped). G1's kind of young collection
+    /// (`(Normal)`) is dropped too: a recording does not say it (docs/jfr.md).
+    fn log_names(log: &str, gc_ids: &BTreeSet<u64>) -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        for line in log.lines().filter(|l| l.ends_with("ms")) {
+            let Some((_, rest)) = line.split_once("] GC(") else {
+                continue;
+            };
+            let Some((id, rest)) = rest.split_once(") ") else {
+                continue;
+            };
+            let Ok(id) = id.parse::<u64>() else { continue };
+            let Some((mut name, _duration)) = rest.rsplit_once(' ') else {
+                continue;
+            };
+            let bare = name
+                .get(3..)
+                .filter(|_| name.as_bytes().get(1) == Some(&b':'));
+            if !bare.unwrap_or(name).starts_with("Pause ") || !gc_ids.contains(&id) {
+                continue;
+            }
+            if let Some((before_heap, heap)) = name.rsplit_once(' ') {
+                if heap.contains("->") {
+                    name = before_heap
+                        .rsplit_once(" (")
+                        .map_or(before_heap, |(n, _)| n);
+                }
+            }
+            let young_kind = [
+                "(Normal)",
+                "(Concurrent Start)",
+                "(Prepare Mixed)",
+                "(Mixed)",
+            ];
+            let name = match name.split_once(" (") {
+                Some(("Pause Young", kind)) if young_kind.contains(&&*format!("({kind}")) => {
+                    "Pause Young"
+                }
+                _ => name,
+            };
+            names.insert(name.to_string());
+        }
+        names
+    }
+
+    /// Records the workload on `jdk` with `collector`, with a GC log: the pause names of
+    /// the recording and of the log.
+    fn recorded_and_logged(
+        classes: &Path,
+        jdk: &str,
+        collector: &str,
+    ) -> (BTreeSet<String>, BTreeSet<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let (jfr, log) = (dir.path().join("rec.jfr"), dir.path().join("gc.log"));
+        let status = Command::new(Path::new(jdk).join("bin/java"))
+            .args(["-Xmx256m", "-XX:TieredStopAtLevel=1", collector])
+            .arg(format!(
+                "-XX:StartFlightRecording:filename={},settings=profile",
+                jfr.display()
+            ))
+            .arg(format!("-Xlog:gc*:file={}", log.display()))
+            .arg("-cp")
+            .arg(classes)
+            .arg("Alloc")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{jdk} {collector}");
+        let mut sink = PauseNames::default();
+        read_recordings(&[jfr.display().to_string()], &mut sink).unwrap();
+        let gc_ids = sink.0.keys().copied().collect();
+        let recorded = sink.0.into_values().flatten().collect();
+        let logged = log_names(&std::fs::read_to_string(&log).unwrap(), &gc_ids);
+        (recorded, logged)
+    }
+
+    /// A recording's pauses carry the names the GC log of the same JVM gives them, for
+    /// every collector of JDK 17 and 25.
+    #[test]
+    fn recorded_pauses_are_named_as_the_gc_log_names_them() {
+        const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
+        const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
+        let runs = [
+            (JDK17, "-XX:+UseG1GC"),
+            (JDK17, "-XX:+UseParallelGC"),
+            (JDK17, "-XX:+UseSerialGC"),
+            (JDK17, "-XX:+UseZGC"),
+            (JDK25, "-XX:+UseG1GC"),
+            (JDK25, "-XX:+UseParallelGC"),
+            (JDK25, "-XX:+UseSerialGC"),
+            (JDK25, "-XX:+UseZGC"),
+        ];
+        let runs: Vec<_> = runs
+            .into_iter()
+            .filter(|(jdk, _)| Path::new(jdk).join("bin/java").exists())
+            .collect();
+        let Some((javac_jdk, _)) = runs.first() else {
+            return;
+        };
+        let classes = tempfile::tempdir().unwrap();
+        let source = classes.path().join("Alloc.java");
+        std::fs::write(&source, WORKLOAD).unwrap();
+        let javac = Command::new(Path::new(javac_jdk).join("bin/javac"))
+            .args(["--release", "17", "-d"])
+            .args([classes.path(), &source])
+            .status()
+            .unwrap();
+        assert!(javac.success());
+        // Two at a time: each JVM is short, and most of a second is its start.
+        for pair in runs.chunks(2) {
+            let names: Vec<_> = std::thread::scope(|s| {
+                let threads: Vec<_> = pair
+                    .iter()
+                    .map(|(jdk, gc)| s.spawn(|| recorded_and_logged(classes.path(), jdk, gc)))
+                    .collect();
+                threads.into_iter().map(|t| t.join().unwrap()).collect()
+            });
+            for ((jdk, gc), (recorded, logged)) in pair.iter().zip(names) {
+                assert!(recorded.len() >= 2, "{jdk} {gc}: {recorded:?}");
+                assert_eq!(recorded, logged, "{jdk} {gc}");
+            }
+        }
+    }
 
     #[test]
     fn versions_read_like_gc_logs_state_them() {
