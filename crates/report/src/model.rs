@@ -386,9 +386,14 @@ impl Section {
         facts.push(("pauses".to_string(), read.pauses.len().to_string()));
         if let Some(longest) = read.diagnosis.longest_ms() {
             // The table's max comes from a histogram (3 significant digits).
+            let source = if read.diagnosis.recordings.is_empty() {
+                "the log"
+            } else {
+                "the recording"
+            };
             facts.push((
                 "longest pause".to_string(),
-                format!("{longest} ms (exact, from the log)"),
+                format!("{longest} ms (exact, from {source})"),
             ));
         }
         Section {

@@ -947,6 +947,10 @@ fn a_jfr_recording_is_charted_like_its_gc_log() {
     // The same charts as the log's: percentiles, timeline with a marker per pause, heap
     // after GC and pauses by type.
     let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("(exact, from the recording)") && html.contains("(exact, from the log)"),
+        "each longest pause names where it was read"
+    );
     assert_eq!(figures(&html, "percentiles").len(), 2);
     let timeline = figures(&html, "timeline")[0];
     assert_eq!(timeline.matches(r#"class="marker""#).count(), pauses);
