@@ -372,6 +372,8 @@ impl Assembler {
                         Some((start, dur, operation.clone()));
                 }
                 EventData::ExecuteVmOperation { .. } => {}
+                // The kind of a G1 young collection names its pause (`feed::LogNames`).
+                EventData::G1GarbageCollection { .. } => {}
                 EventData::ZAllocationStall { page_type, .. } => {
                     self.stalls.record(dur);
                     items.push(Item::AllocationStall {

@@ -11,6 +11,7 @@ use crate::Malformed;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Kind {
     GarbageCollection,
+    G1GarbageCollection,
     GcPhasePause,
     SafepointBegin,
     SafepointStateSynchronization,
@@ -29,6 +30,7 @@ impl Kind {
     fn of(class_name: &str) -> Option<Kind> {
         Some(match class_name {
             "jdk.GarbageCollection" => Kind::GarbageCollection,
+            "jdk.G1GarbageCollection" => Kind::G1GarbageCollection,
             "jdk.GCPhasePause" => Kind::GcPhasePause,
             "jdk.SafepointBegin" => Kind::SafepointBegin,
             "jdk.SafepointStateSynchronization" => Kind::SafepointStateSynchronization,
@@ -73,6 +75,15 @@ pub enum EventData {
         sum_of_pauses_ns: u64,
         /// Longest single pause of the collection, ns.
         longest_pause_ns: u64,
+    },
+    /// `jdk.G1GarbageCollection`: the kind of a G1 young collection, written with its
+    /// `jdk.GarbageCollection`.
+    G1GarbageCollection {
+        /// The collection's id.
+        gc_id: u64,
+        /// `type`: `Normal`, `Concurrent Start` (`Initial Mark` on JDK 11), `During Mark`,
+        /// `Mixed`.
+        young_kind: Option<String>,
     },
     /// `jdk.GCPhasePause`: one stop-the-world pause of a collection.
     GcPhasePause {
@@ -201,6 +212,7 @@ fn slots(
             &[],
             &["name", "cause"],
         ),
+        Kind::G1GarbageCollection => (&["gcId"], &[], &["type"]),
         Kind::GcPhasePause => (&["gcId"], &[], &["name"]),
         Kind::SafepointBegin | Kind::SafepointStateSynchronization | Kind::SafepointEnd => {
             (&["safepointId"], &[], &[])
@@ -369,6 +381,10 @@ impl RawEvent {
                 cause: text(1),
                 sum_of_pauses_ns: span(1),
                 longest_pause_ns: span(2),
+            },
+            Kind::G1GarbageCollection => EventData::G1GarbageCollection {
+                gc_id: uint(0),
+                young_kind: text(0),
             },
             Kind::GcPhasePause => EventData::GcPhasePause {
                 gc_id: uint(0),

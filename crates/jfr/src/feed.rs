@@ -2,6 +2,7 @@
 //! events joined into [`Item`]s by the [`Assembler`], each item fed to a [`RecordSink`] (the
 //! analysis) as the [`Record`] a GC log line of the same event would give.
 
+use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use pauselab_pause::input::escape_control;
@@ -168,13 +169,64 @@ struct Feed {
 /// chunk of its collection's `jdk.GarbageCollection` event, so only recent ones are asked.
 const MAX_COLLECTIONS_NAMED: usize = 1024;
 
+/// Remembers `value` for collection `gc_id`, forgetting the oldest beyond
+/// [`MAX_COLLECTIONS_NAMED`].
+fn remember<V>(by_gc_id: &mut BTreeMap<u64, V>, gc_id: u64, value: V) {
+    by_gc_id.insert(gc_id, value);
+    if by_gc_id.len() > MAX_COLLECTIONS_NAMED {
+        by_gc_id.pop_first();
+    }
+}
+
+/// The kind of a G1 young collection, which G1's log adds to its pause's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum G1Young {
+    Normal,
+    ConcurrentStart,
+    PrepareMixed,
+    Mixed,
+}
+
+impl G1Young {
+    /// From `jdk.G1GarbageCollection`'s `type`. JDK 17 and later record the log's kinds
+    /// (`Normal`, `Concurrent Start`, `Prepare Mixed`, `Mixed`). JDK 11 records `Initial
+    /// Mark` where its log says `Concurrent Start`, `During Mark` for a young collection
+    /// during marking or the remembered sets' rebuild, which its log calls `Normal`, and
+    /// no `Prepare Mixed`: that collection is `Normal` there, and
+    /// [`LogNames::collections`] tells it by the `Mixed` one after it.
+    fn from_jfr(kind: &str) -> Option<G1Young> {
+        Some(match kind {
+            "Normal" | "During Mark" => G1Young::Normal,
+            "Concurrent Start" | "Initial Mark" => G1Young::ConcurrentStart,
+            "Prepare Mixed" => G1Young::PrepareMixed,
+            "Mixed" => G1Young::Mixed,
+            _ => return None,
+        })
+    }
+
+    /// The log's name of the collection's pause.
+    fn pause_name(self) -> &'static str {
+        match self {
+            G1Young::Normal => "Pause Young (Normal)",
+            G1Young::ConcurrentStart => "Pause Young (Concurrent Start)",
+            G1Young::PrepareMixed => "Pause Young (Prepare Mixed)",
+            G1Young::Mixed => "Pause Young (Mixed)",
+        }
+    }
+}
+
 /// Names a recorded pause as the GC log of the same JVM names it (`Pause Young` where the
 /// recording says `G1New`), from the pause's own name and its collection's
-/// (`jdk.GarbageCollection`).
+/// (`jdk.GarbageCollection`, `jdk.G1GarbageCollection`).
 #[derive(Default)]
 struct LogNames {
     /// Collector name of each recent collection, by GC id (`ZGC Minor`, `ZGC Major`).
-    collections: std::collections::BTreeMap<u64, String>,
+    collections: BTreeMap<u64, String>,
+    /// Kind of each recent G1 young collection, by GC id.
+    g1_young: BTreeMap<u64, G1Young>,
+    /// The last G1 young collection noted: a `Normal` one right before a `Mixed` one is
+    /// the log's `Prepare Mixed` (G1 enters its mixed phase through that collection only).
+    last_g1_young: Option<(u64, G1Young)>,
     /// Generational ZGC's major collection being fed, and how many of its pauses came
     /// since its `Pause Mark Start (Major)` (`None` before it): its young generation's
     /// mark end and relocate start come first (`Y: `), then the old generation's (`O: `).
@@ -182,19 +234,34 @@ struct LogNames {
 }
 
 impl LogNames {
-    /// Notes the collections of a chunk, before its pauses are fed.
+    /// Notes the collections of a chunk, before its pauses are fed. A `Prepare Mixed`
+    /// collection is told by the next one, so it is named right when that one is in the
+    /// same chunk; the last of a chunk followed by a `Mixed` one in the next chunk has
+    /// been fed as `Normal`.
     fn collections(&mut self, events: &[Event]) {
         for ev in events {
-            if let EventData::GarbageCollection {
-                gc_id,
-                name: Some(name),
-                ..
-            } = &ev.data
-            {
-                self.collections.insert(*gc_id, name.clone());
-                if self.collections.len() > MAX_COLLECTIONS_NAMED {
-                    self.collections.pop_first();
+            match &ev.data {
+                EventData::GarbageCollection {
+                    gc_id,
+                    name: Some(name),
+                    ..
+                } => remember(&mut self.collections, *gc_id, name.clone()),
+                EventData::G1GarbageCollection {
+                    gc_id,
+                    young_kind: Some(kind),
+                } => {
+                    let Some(kind) = G1Young::from_jfr(kind) else {
+                        continue;
+                    };
+                    if let (G1Young::Mixed, Some((before, G1Young::Normal))) =
+                        (kind, self.last_g1_young)
+                    {
+                        remember(&mut self.g1_young, before, G1Young::PrepareMixed);
+                    }
+                    self.last_g1_young = Some((*gc_id, kind));
+                    remember(&mut self.g1_young, *gc_id, kind);
                 }
+                _ => {}
             }
         }
     }
@@ -203,8 +270,10 @@ impl LogNames {
     fn of(&mut self, gc_id: u64, name: String) -> String {
         // The one pause of a young or full collection, which JFR calls `GC Pause` (the
         // assembler then names it after its collection). G1 logs the kind of a young
-        // collection too (`Pause Young (Normal)`, `(Concurrent Start)`, `(Mixed)`): only
-        // `jdk.G1GarbageCollection` says it, and that event is not read.
+        // collection too (`Pause Young (Normal)`, `(Concurrent Start)`, `(Mixed)`).
+        if let ("G1New", Some(kind)) = (name.as_str(), self.g1_young.get(&gc_id)) {
+            return kind.pause_name().to_string();
+        }
         let whole = match name.as_str() {
             "G1New" | "ParallelScavenge" | "DefNew" | "ParNew" => Some("Pause Young"),
             "G1Full" | "ParallelOld" | "SerialOld" | "PSMarkSweep" => Some("Pause Full"),
@@ -365,7 +434,7 @@ fn jdk_version(jvm_version: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeSet;
     use std::path::Path;
     use std::process::Command;
 
@@ -402,8 +471,7 @@ mod tests {
 
     /// The pause names of a unified GC log's lines `GC(7) Pause Young (Normal) (G1
     /// Evacuation Pause) 24M->3M(256M) 3.2ms` for the given GC ids, as the log's analysis
-    /// names them (the cause after the name dropped). G1's kind of young collection
-    /// (`(Normal)`) is dropped too: a recording does not say it (docs/jfr.md).
+    /// names them (the cause after the name dropped).
     fn log_names(log: &str, gc_ids: &BTreeSet<u64>) -> BTreeSet<String> {
         let mut names = BTreeSet::new();
         for line in log.lines().filter(|l| l.ends_with("ms")) {
@@ -430,25 +498,13 @@ mod tests {
                         .map_or(before_heap, |(n, _)| n);
                 }
             }
-            let young_kind = [
-                "(Normal)",
-                "(Concurrent Start)",
-                "(Prepare Mixed)",
-                "(Mixed)",
-            ];
-            let name = match name.split_once(" (") {
-                Some(("Pause Young", kind)) if young_kind.contains(&&*format!("({kind}")) => {
-                    "Pause Young"
-                }
-                _ => name,
-            };
             names.insert(name.to_string());
         }
         names
     }
 
-    /// Records the workload on `jdk` with `collector`, with a GC log: the pause names of
-    /// the recording and of the log.
+    /// Records the workload on `jdk` with `collector` (options separated by spaces), with a
+    /// GC log: the pause names of the recording and of the log.
     fn recorded_and_logged(
         classes: &Path,
         jdk: &str,
@@ -457,7 +513,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (jfr, log) = (dir.path().join("rec.jfr"), dir.path().join("gc.log"));
         let status = Command::new(Path::new(jdk).join("bin/java"))
-            .args(["-Xmx256m", "-XX:TieredStopAtLevel=1", collector])
+            .args(["-Xmx256m", "-XX:TieredStopAtLevel=1"])
+            .args(collector.split(' '))
             .arg(format!(
                 "-XX:StartFlightRecording:filename={},settings=profile",
                 jfr.display()
@@ -479,7 +536,8 @@ mod tests {
     }
 
     /// A recording's pauses carry the names the GC log of the same JVM gives them, for
-    /// every collector of JDK 17 and 25.
+    /// every collector of JDK 17 and 25; G1 with `System.gc()` starting a concurrent cycle
+    /// has every kind of young collection (`Concurrent Start`, `Prepare Mixed`, `Mixed`).
     #[test]
     fn recorded_pauses_are_named_as_the_gc_log_names_them() {
         const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
@@ -493,6 +551,8 @@ mod tests {
             (JDK25, "-XX:+UseParallelGC"),
             (JDK25, "-XX:+UseSerialGC"),
             (JDK25, "-XX:+UseZGC"),
+            (JDK17, "-XX:+UseG1GC -XX:+ExplicitGCInvokesConcurrent"),
+            (JDK25, "-XX:+UseG1GC -XX:+ExplicitGCInvokesConcurrent"),
         ];
         let runs: Vec<_> = runs
             .into_iter()
@@ -524,6 +584,46 @@ mod tests {
                 assert_eq!(recorded, logged, "{jdk} {gc}");
             }
         }
+    }
+
+    /// JDK 11's kinds (no JDK 11 runs here): `Initial Mark` and `During Mark` read as its
+    /// log names them, and the `Normal` collection right before a `Mixed` one is the
+    /// log's `Prepare Mixed`.
+    #[test]
+    fn jdk11_young_kinds_are_named_as_its_log_names_them() {
+        let g1 = |gc_id, kind: &str| Event {
+            start_epoch_ns: gc_id as i64,
+            duration_ns: 1,
+            data: EventData::G1GarbageCollection {
+                gc_id,
+                young_kind: Some(kind.to_string()),
+            },
+        };
+        let kinds = [
+            "Normal",
+            "Initial Mark",
+            "During Mark",
+            "Normal",
+            "Mixed",
+            "Mixed",
+        ];
+        let events: Vec<_> = (1..).zip(kinds).map(|(id, k)| g1(id, k)).collect();
+        let mut names = LogNames::default();
+        names.collections(&events);
+        let named: Vec<_> = (1..=6)
+            .map(|id| names.of(id, "G1New".to_string()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                "Pause Young (Normal)",
+                "Pause Young (Concurrent Start)",
+                "Pause Young (Normal)",
+                "Pause Young (Prepare Mixed)",
+                "Pause Young (Mixed)",
+                "Pause Young (Mixed)",
+            ]
+        );
     }
 
     #[test]

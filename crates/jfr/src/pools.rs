@@ -1,5 +1,5 @@
-//! A chunk's constant pools: the texts (GC names, causes, VM operations, strings) that
-//! events refer to by index. Filled by the chunk reader, read by events.
+//! A chunk's constant pools: the texts (GC names, causes, G1 young kinds, VM operations,
+//! strings) that events refer to by index. Filled by the chunk reader, read by events.
 
 use crate::cursor::{Cursor, RawStr};
 use crate::metadata::Metadata;
@@ -16,6 +16,7 @@ const TEXT_POOLS: &[&str] = &[
     "jdk.types.GCName",
     "jdk.types.GCCause",
     "jdk.types.GCWhen",
+    "jdk.types.G1YCType",
     "jdk.types.VMOperationType",
     "jdk.types.ZPageTypeType",
 ];
