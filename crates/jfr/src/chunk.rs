@@ -2,14 +2,12 @@
 //! A chunk is read in two steps: its metadata first (the header says where), then its
 //! events in order, skipping by size every event type that is not read.
 
-use std::io;
-
 use crate::cursor::Cursor;
 use crate::event::{Decoder, Event};
 use crate::header::{Header, HEADER_SIZE};
 use crate::metadata::Metadata;
 use crate::pools::{read_checkpoint, Pools};
-use crate::source::{ReadAt, Window};
+use crate::source::{ChunkError, ReadAt, Window};
 use crate::Malformed;
 
 const EVENT_METADATA: u64 = 0;
@@ -168,29 +166,6 @@ fn cached_metadata<'c>(
 fn note_limit(limits_hit: &mut Vec<&'static str>, what: &'static str) {
     if !limits_hit.contains(&what) {
         limits_hit.push(what);
-    }
-}
-
-/// Why a chunk could not be read: the input failed, or its bytes are not a recording.
-#[derive(Debug)]
-pub(crate) enum ChunkError {
-    Io(io::Error),
-    Malformed(Malformed),
-}
-
-impl From<io::Error> for ChunkError {
-    fn from(e: io::Error) -> Self {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            ChunkError::Malformed(Malformed::Truncated)
-        } else {
-            ChunkError::Io(e)
-        }
-    }
-}
-
-impl From<Malformed> for ChunkError {
-    fn from(e: Malformed) -> Self {
-        ChunkError::Malformed(e)
     }
 }
 

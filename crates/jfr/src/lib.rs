@@ -54,8 +54,9 @@ pub use find::{
 pub use source::ReadAt;
 pub use spool::{spool, Spooled};
 
-use chunk::{ChunkError, Scratch};
+use chunk::Scratch;
 use header::{Header, HEADER_SIZE, MAGIC};
+use source::ChunkError;
 
 /// Why a recording could not be read.
 #[derive(Debug, thiserror::Error)]

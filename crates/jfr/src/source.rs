@@ -5,9 +5,31 @@
 use std::fs::File;
 use std::io;
 
-use crate::chunk::ChunkError;
 use crate::cursor::decode_varint;
 use crate::Malformed;
+
+/// Why a chunk could not be read: the input failed, or its bytes are not a recording.
+#[derive(Debug)]
+pub(crate) enum ChunkError {
+    Io(io::Error),
+    Malformed(Malformed),
+}
+
+impl From<io::Error> for ChunkError {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            ChunkError::Malformed(Malformed::Truncated)
+        } else {
+            ChunkError::Io(e)
+        }
+    }
+}
+
+impl From<Malformed> for ChunkError {
+    fn from(e: Malformed) -> Self {
+        ChunkError::Malformed(e)
+    }
+}
 
 /// Bytes a recording is read from, at any offset and from several threads at once.
 pub trait ReadAt: Sync {
