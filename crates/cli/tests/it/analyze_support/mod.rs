@@ -58,11 +58,13 @@ pub fn analyze_json(files: &[PathBuf]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Processes that keep every core busy until dropped.
-pub struct CpuHogs(Vec<std::process::Child>);
+/// Processes that keep every core busy until dropped. They hold the host lock: a lab
+/// run beside them would be judged on a busy host.
+pub struct CpuHogs(Vec<std::process::Child>, std::sync::MutexGuard<'static, ()>);
 
 impl CpuHogs {
     pub fn start() -> CpuHogs {
+        let host = crate::host_lock::exclusive();
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         CpuHogs(
             (0..2 * cores)
@@ -73,6 +75,7 @@ impl CpuHogs {
                         .unwrap()
                 })
                 .collect(),
+            host,
         )
     }
 }
