@@ -242,14 +242,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(line) => format!("{}:{line}: {}", w.file, w.message),
             None => format!("{}: {}", w.file, w.message),
         };
-        eprintln!("pauselab: warning: {}", escape_control(&line));
+        pauselab_pause::eprintln_lossy!("pauselab: warning: {}", escape_control(&line));
     }
     let separated: Vec<Option<&str>> = groups
         .iter()
         .map(|g| g.separated_because.as_deref())
         .collect();
     if reports.len() > 1 {
-        eprintln!(
+        pauselab_pause::eprintln_lossy!(
             "pauselab: the inputs come from {} different JVMs; each is analysed on its own",
             reports.len()
         );
@@ -304,8 +304,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let (holds, why) = c.holds(report);
             if holds {
                 match reports.len() {
-                    1 => eprintln!("pauselab: --fail-on holds: {why}"),
-                    _ => eprintln!("pauselab: --fail-on holds for JVM {}: {why}", i + 1),
+                    1 => pauselab_pause::eprintln_lossy!("pauselab: --fail-on holds: {why}"),
+                    _ => pauselab_pause::eprintln_lossy!(
+                        "pauselab: --fail-on holds for JVM {}: {why}",
+                        i + 1
+                    ),
                 }
                 code = ExitCode::from(EXIT_CONDITION);
             }
