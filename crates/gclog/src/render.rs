@@ -28,7 +28,7 @@ fn cpu_dur(ms: f64) -> String {
 fn when(e: &pauselab_pause::PauseEvent) -> String {
     match e.wall_start_ms {
         Some(w) if e.start_ms == 0.0 => {
-            let t = crate::num::format_epoch_ms(w as i64);
+            let t = pauselab_pause::civil::format_epoch_ms(w as i64);
             t.get(11..23).unwrap_or(&t).to_string()
         }
         _ => format!("{:.3}s", e.start_ms / 1000.0),

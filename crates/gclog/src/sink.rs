@@ -1,7 +1,7 @@
-//! The analysis as a [`RecordSink`]: what a source other than a GC log (a JFR recording,
-//! read by pauselab-jfr) feeds it.
+//! The analysis as a [`RecordSink`]: what every source feeds it (a GC log's lines, read by
+//! pauselab-gclog; a JFR recording's events, read by pauselab-jfr).
 
-use pauselab_pause::{Record, RecordSink, Stamp};
+use pauselab_pause::{LogLine, Record, RecordSink, Stamp};
 
 use crate::Analyzer;
 
@@ -14,6 +14,14 @@ impl RecordSink for Analyzer<'_> {
         Analyzer::record(self, end, record, ordinal);
     }
 
+    fn line(&mut self, line: LogLine<'_>, number: u64) {
+        Analyzer::line(self, line, number);
+    }
+
+    fn line_count(&mut self, lines: u64) {
+        self.set_line_count(lines);
+    }
+
     fn jvm_flags(&mut self, options: &str) {
         Analyzer::jvm_flags(self, options);
     }
@@ -22,8 +30,8 @@ impl RecordSink for Analyzer<'_> {
         Analyzer::close_pauses(self);
     }
 
-    fn warn(&mut self, input: &str, message: String) {
-        Analyzer::warn(self, input, None, message);
+    fn warn(&mut self, input: &str, line: Option<u64>, message: String) {
+        Analyzer::warn(self, input, line, message);
     }
 
     fn end_input(&mut self, bytes: u64) {

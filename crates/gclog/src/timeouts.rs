@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use crate::evidence::{Evidence, RuleTracker};
-use crate::num::format_epoch_ms;
 use crate::parse::{Stamp, TimeoutLine};
+use pauselab_pause::civil::format_epoch_ms;
 
 const MAX_THREADS_PER_REPORT: usize = 32;
 const MAX_CULPRITS: usize = 100;

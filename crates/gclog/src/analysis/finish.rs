@@ -7,12 +7,12 @@ use crate::analysis::safepoints::SafepointSeries;
 use crate::analysis::Analyzer;
 use crate::evidence::RuleTracker;
 use crate::health::{SlidingShare, StallSection, WindowShare};
-use crate::num::format_epoch_ms;
 use crate::rules::concurrent_mode_failure;
 use crate::rules::finding::Finding;
 use crate::rules::rule::{Context, Series};
 use crate::timeouts::TimeoutSection;
 use crate::totals::{NameTotals, Totals};
+use pauselab_pause::civil::format_epoch_ms;
 
 /// What the findings need besides the analyzer's own numbers.
 struct Judged<'a> {

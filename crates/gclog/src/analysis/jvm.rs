@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use pauselab_pause::Collector;
 
 use crate::analysis::report::FileSummary;
-use crate::parse::{collector_from_flags, Format, Record};
+use crate::parse::{Format, Record};
 use crate::rules::causes::JvmFlags;
 use crate::totals::Totals;
 
@@ -29,7 +29,7 @@ impl JvmFacts {
             }
             Record::Flags(options) => {
                 if self.collector.is_none() {
-                    self.collector = collector_from_flags(&options).map(str::to_string);
+                    self.collector = Collector::from_flags(&options).map(|c| c.name().to_string());
                 }
                 self.flags.add(&options);
             }

@@ -5,7 +5,6 @@
 //! The analyzer keeps the report's numbers; the diagnosis rules (`crate::rules`) watch the
 //! same pauses, safepoints, stalls and samples and word the findings.
 
-mod classify;
 mod clock;
 mod finish;
 mod jvm;
@@ -17,23 +16,21 @@ mod safepoints;
 
 use std::collections::BTreeMap;
 
-use pauselab_pause::{DurationStats, PauseEvent};
+use pauselab_pause::{DurationStats, LogLine, PauseEvent};
 
 use crate::health::{MemoryStats, SlidingShare, StallStats};
 use crate::parse::{Format, GcPause, OldChange, Parsed, Record, Stamp};
 use crate::rules::{Rules, Thresholds};
 use crate::timeouts::Timeouts;
 use crate::totals::Totals;
-use classify::Outcome;
 use clock::{Clock, UptimeRange};
 use jvm::JvmFacts;
 use nesting::{NestedPause, OpenPauses};
 use pauses::Pending;
 use safepoints::SafepointSeries;
 
-pub use crate::pause_type::is_gc_operation;
 pub use crate::totals::NameTotals;
-pub use classify::ClassifiedLine;
+pub use pauselab_pause::is_gc_operation;
 pub use report::{
     FileSummary, Jvm, PauseSection, Report, SafepointSection, Span, UnparsedLine, Warning,
     WorstPause,
@@ -180,7 +177,7 @@ impl<'s> Analyzer<'s> {
         self
     }
 
-    pub fn warn(&mut self, file: &str, line: Option<u64>, message: String) {
+    pub(crate) fn warn(&mut self, file: &str, line: Option<u64>, message: String) {
         self.warnings.push(Warning {
             file: file.to_string(),
             line,
@@ -189,7 +186,7 @@ impl<'s> Analyzer<'s> {
     }
 
     /// Starts a new input; later lines belong to it.
-    pub fn begin_file(&mut self, name: &str) {
+    pub(crate) fn begin_file(&mut self, name: &str) {
         self.release_nested();
         self.open_pauses = OpenPauses::default();
         self.flush_pending();
@@ -211,7 +208,7 @@ impl<'s> Analyzer<'s> {
     }
 
     /// Ends the current input; `bytes` is how much was read from it.
-    pub fn end_file(&mut self, bytes: u64) {
+    pub(crate) fn end_file(&mut self, bytes: u64) {
         self.release_nested();
         self.flush_pending();
         self.timeouts.end_file(self.opts.evidence);
@@ -248,55 +245,10 @@ impl<'s> Analyzer<'s> {
         }
     }
 
-    /// Feeds one line of the current input.
-    pub fn line(&mut self, bytes: &[u8], number: u64, unterminated: bool, overlong: bool) {
-        let keep_text = self.first_unparsed.is_none();
-        self.apply(
-            ClassifiedLine::new(bytes, unterminated, overlong, keep_text),
-            number,
-        );
-    }
-
-    /// Feeds one line of the current input already classified (see [`ClassifiedLine`]).
-    pub fn apply(&mut self, line: ClassifiedLine, number: u64) {
-        let fi = self.files.len() - 1;
-        self.files[fi].lines += 1;
-        if let Some(counted) = line.unterminated {
-            let name = self.files[fi].file.clone();
-            self.warn(
-                &name,
-                Some(number),
-                if counted {
-                    "the last line has no newline (the log was still being written); it parsed completely and was counted"
-                } else {
-                    "the last line is cut off (no newline at the end): the log was still being written or was truncated; it was not counted"
-                }
-                .to_string(),
-            );
-        }
-        match line.outcome {
-            Outcome::Nothing => {}
-            Outcome::Other { format, stamp } => {
-                self.observe(format, &stamp, false, number);
-                self.timeouts.other_record();
-            }
-            Outcome::Record(parsed) => self.parsed(*parsed, number),
-            Outcome::Unparsed(text) => self.unparsed_line(&text, number),
-        }
-    }
-
-    /// Sets how many lines the current input has: lines joined into one event (JDK 8) reach
-    /// [`Analyzer::line`] as one.
-    pub fn set_line_count(&mut self, count: u64) {
-        if let Some(file) = self.files.last_mut() {
-            file.lines = count;
-        }
-    }
-
     /// Feeds one record of the current input that did not come from a log line (a pause or
     /// safepoint of a JFR recording). `end` is when its event ended, like the stamp of a
     /// unified log line; `number` locates it in the input (for JFR, the event's ordinal).
-    pub fn record(&mut self, end: Stamp, record: Record, number: u64) {
+    pub(crate) fn record(&mut self, end: Stamp, record: Record, number: u64) {
         let parsed = Parsed {
             format: Format::Unified,
             stamp: end,
@@ -307,19 +259,32 @@ impl<'s> Analyzer<'s> {
 
     /// The JVM's options, from a source other than a log line (a recording's
     /// `jdk.JVMInformation`): findings never advise what the JVM already does.
-    pub fn jvm_flags(&mut self, options: &str) {
+    pub(crate) fn jvm_flags(&mut self, options: &str) {
         self.jvm.flags.add(options);
     }
 
     /// Closes the pauses waiting for their safepoint: the next safepoint fed is not theirs
     /// (for sources that know which safepoint a pause ran in).
-    pub fn close_pauses(&mut self) {
+    pub(crate) fn close_pauses(&mut self) {
         self.flush_pending();
     }
 
-    /// Lines this file has that were recognised as GC or safepoint log lines.
-    pub fn recognised_lines(&self) -> u64 {
-        let c = self.format_counts.last().copied().unwrap_or_default();
-        c[0] + c[1]
+    /// One line of a text log (see [`RecordSink::line`](pauselab_pause::RecordSink::line)).
+    pub(crate) fn line(&mut self, line: LogLine<'_>, number: u64) {
+        let fi = self.files.len() - 1;
+        self.files[fi].lines += 1;
+        match line {
+            LogLine::Nothing => {}
+            LogLine::Parsed(parsed) => self.parsed(parsed, number),
+            LogLine::Unparsed(text) => self.unparsed_line(text, number),
+        }
+    }
+
+    /// Sets how many lines the current input has: lines joined into one event (JDK 8) reach
+    /// [`Analyzer::line`] as one.
+    pub(crate) fn set_line_count(&mut self, count: u64) {
+        if let Some(file) = self.files.last_mut() {
+            file.lines = count;
+        }
     }
 }

@@ -1,7 +1,6 @@
 //! Each record of the log (a parsed line, or an event of a recording) to the part of the
 //! analysis it feeds.
 
-use crate::analysis::classify::is_blank;
 use crate::analysis::clock::clock_ns;
 use crate::analysis::report::UnparsedLine;
 use crate::analysis::Analyzer;
@@ -12,7 +11,7 @@ impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
     pub(super) fn observe(&mut self, format: Format, stamp: &Stamp, record: bool, line: u64) {
         let fi = self.files.len() - 1;
-        if !is_blank(format, stamp, record) {
+        if record || !format.is_blank(stamp) {
             self.format_counts[fi][format as usize] += 1;
         }
         self.clocks[fi].observe(stamp, line);

@@ -7,9 +7,9 @@ use pauselab_pause::{DurationStats, PauseEvent, PauseKind, SourceLine};
 
 use crate::analysis::Analyzer;
 use crate::parse::{GcPause, Safepoint};
-use crate::pause_type::is_gc_operation;
 use crate::rules::rule::{Seen, Series, Stop};
 use crate::totals::Totals;
+use pauselab_pause::is_gc_operation;
 
 /// Distinct VM operations kept.
 const MAX_OPERATIONS: usize = 1000;

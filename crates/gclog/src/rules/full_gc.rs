@@ -7,7 +7,7 @@ use crate::parse::GcPause;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
 use crate::rules::rule::{Context, Rule, Seen};
-use crate::pause_type::PauseType;
+use pauselab_pause::PauseType;
 
 pub(crate) const ID: &str = "full_gc";
 

@@ -3,12 +3,12 @@
 
 use crate::evidence::{Evidence, RuleTracker};
 use crate::health::WindowShare;
-use crate::num::format_epoch_ms;
 use crate::parse::{CpuLoad, GcPause, Safepoint, Stall, Stamp};
 use crate::rules::causes::JvmFlags;
 use crate::rules::finding::Finding;
 use crate::rules::Thresholds;
 use crate::timeouts::Culprit;
+use pauselab_pause::civil::format_epoch_ms;
 
 /// One diagnosis rule. Every observation has a default that ignores it: a rule implements
 /// what it looks at and [`Rule::finding`].

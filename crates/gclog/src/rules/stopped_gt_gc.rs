@@ -5,7 +5,7 @@
 use crate::evidence::RuleTracker;
 use crate::num::dur;
 use crate::parse::GcPause;
-use crate::pause_type::is_gc_operation;
+use pauselab_pause::is_gc_operation;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{graded, ms, Finding};
 use crate::rules::rule::{Context, Rule, Seen, Series, Stop};

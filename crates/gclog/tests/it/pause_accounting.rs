@@ -2,15 +2,17 @@
 //! 100 %, a pause nested in another is one stop, a CMS collection that fails twice counts
 //! for both failures and as a full collection, and a log without events says so.
 
-use pauselab_gclog::{Analyzer, Options, Report};
+use pauselab_gclog::{Analyzer, LineFeed, Options, Report};
+use pauselab_pause::RecordSink;
 
 fn analyze(lines: &[&str]) -> Report {
     let mut analyzer = Analyzer::new(Options::default());
-    analyzer.begin_file("gc.log");
+    analyzer.begin_input("gc.log");
+    let mut feed = LineFeed::new(&mut analyzer, "gc.log");
     for (i, line) in lines.iter().enumerate() {
-        analyzer.line(line.as_bytes(), i as u64 + 1, false, false);
+        feed.line(line.as_bytes(), i as u64 + 1, false, false);
     }
-    analyzer.end_file(0);
+    analyzer.end_input(0);
     analyzer.finish()
 }
 

@@ -1,5 +1,7 @@
 //! Lines classified without the analysis state, so that one thread can parse while another
-//! analyses.
+//! analyses, and fed to a [`RecordSink`] in order.
+
+use pauselab_pause::{LogLine, RecordSink};
 
 use crate::parse::{parse_line, Format, Parsed, Record, Stamp};
 
@@ -7,14 +9,14 @@ use crate::parse::{parse_line, Format, Parsed, Record, Stamp};
 const UNPARSED_TEXT: usize = 200;
 
 /// One log line as the parser understood it, decided without the analysis state: lines can
-/// be classified on one thread while another feeds them to [`Analyzer::apply`], in order.
-pub struct ClassifiedLine {
-    pub(super) outcome: Outcome,
+/// be classified on one thread while another feeds them to [`LineFeed::apply`], in order.
+pub(crate) struct ClassifiedLine {
+    outcome: Outcome,
     /// The line had no newline at the end of the input: whether it was counted all the same.
-    pub(super) unterminated: Option<bool>,
+    unterminated: Option<bool>,
 }
 
-pub(super) enum Outcome {
+enum Outcome {
     /// Nothing but NUL bytes.
     Nothing,
     /// A line of the log that carries no record (most lines): only its clock counts.
@@ -29,7 +31,7 @@ impl ClassifiedLine {
     /// Parses one line. `overlong`: it was cut at the line reader's limit (never trusted).
     /// `keep_text`: keep an unparsed line's beginning for the report (only the first one
     /// is shown, so callers stop asking once they have one).
-    pub fn new(bytes: &[u8], unterminated: bool, overlong: bool, keep_text: bool) -> Self {
+    pub(crate) fn new(bytes: &[u8], unterminated: bool, overlong: bool, keep_text: bool) -> Self {
         let unparsed = |bytes: &[u8]| {
             Outcome::Unparsed(if keep_text {
                 bytes[..bytes.len().min(UNPARSED_TEXT)].into()
@@ -88,23 +90,87 @@ impl ClassifiedLine {
     }
 
     /// The line was recognised as a line of a GC or safepoint log (it counts for
-    /// [`Analyzer::recognised_lines`]).
-    pub fn recognised(&self) -> bool {
+    /// [`LineFeed::recognised`]).
+    pub(crate) fn recognised(&self) -> bool {
         match &self.outcome {
-            Outcome::Other { format, stamp } => !is_blank(*format, stamp, false),
+            Outcome::Other { format, stamp } => !format.is_blank(stamp),
             Outcome::Record(_) => true,
             Outcome::Nothing | Outcome::Unparsed(_) => false,
         }
     }
 
     /// An unparsed line whose beginning was kept.
-    pub fn has_unparsed_text(&self) -> bool {
+    pub(crate) fn has_unparsed_text(&self) -> bool {
         matches!(&self.outcome, Outcome::Unparsed(text) if !text.is_empty())
     }
 }
 
-/// An empty JDK 8 line (no record, no stamp): parsed, but says nothing about the log's
-/// format.
-pub(super) fn is_blank(format: Format, stamp: &Stamp, record: bool) -> bool {
-    !record && *stamp == Stamp::default() && format == Format::Jdk8
+/// Feeds one input's lines to a [`RecordSink`] (the analysis) in order, as
+/// [`RecordSink::line`]s, warning about a last line without its newline, and counts the
+/// lines recognised as a GC or safepoint log's.
+pub struct LineFeed<'a> {
+    sink: &'a mut dyn RecordSink,
+    input: &'a str,
+    recognised: u64,
+    /// Keep an unparsed line's beginning: only the first one is shown.
+    keep_text: bool,
+}
+
+impl<'a> LineFeed<'a> {
+    /// Feeds the lines of input `input` (already begun with [`RecordSink::begin_input`])
+    /// to `sink`.
+    pub fn new(sink: &'a mut dyn RecordSink, input: &'a str) -> Self {
+        LineFeed {
+            sink,
+            input,
+            recognised: 0,
+            keep_text: true,
+        }
+    }
+
+    /// Parses and feeds one line. `unterminated`: it is the input's last and has no
+    /// newline; `overlong`: it was cut at the line reader's limit (never trusted).
+    pub fn line(&mut self, bytes: &[u8], number: u64, unterminated: bool, overlong: bool) {
+        let line = ClassifiedLine::new(bytes, unterminated, overlong, self.keep_text);
+        self.apply(line, number);
+    }
+
+    /// Feeds one line already classified (see [`ClassifiedLine`]).
+    pub(crate) fn apply(&mut self, line: ClassifiedLine, number: u64) {
+        self.recognised += u64::from(line.recognised());
+        self.keep_text &= !line.has_unparsed_text();
+        if let Some(counted) = line.unterminated {
+            self.sink.warn(
+                self.input,
+                Some(number),
+                if counted {
+                    "the last line has no newline (the log was still being written); it parsed completely and was counted"
+                } else {
+                    "the last line is cut off (no newline at the end): the log was still being written or was truncated; it was not counted"
+                }
+                .to_string(),
+            );
+        }
+        let line = match line.outcome {
+            Outcome::Nothing => LogLine::Nothing,
+            Outcome::Other { format, stamp } => LogLine::Parsed(Parsed {
+                format,
+                stamp,
+                record: Record::Other,
+            }),
+            Outcome::Record(parsed) => LogLine::Parsed(*parsed),
+            Outcome::Unparsed(ref text) => LogLine::Unparsed(text),
+        };
+        self.sink.line(line, number);
+    }
+
+    /// The sink the lines are fed to.
+    pub(crate) fn sink(&mut self) -> &mut dyn RecordSink {
+        self.sink
+    }
+
+    /// Lines fed so far that were recognised as a GC or safepoint log's.
+    pub fn recognised(&self) -> u64 {
+        self.recognised
+    }
 }
