@@ -433,8 +433,8 @@ mod tests {
 
     use proptest::prelude::*;
 
-    use crate::analysis::{Analyzer, Options};
     use crate::input::Input;
+    use pauselab_analysis::{Analyzer, Options};
 
     /// Lines besides the pieces of JDK 8 events (tests/data/event_pieces.txt): unified
     /// lines, whole events, printouts, lines that are not a log's.

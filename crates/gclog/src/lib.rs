@@ -1,49 +1,32 @@
-//! GC and safepoint logs of HotSpot JVMs (JDK 8 to 25) into pause events, summaries and a
-//! diagnosis. Streaming throughout: memory does not grow with the length of the log.
+//! GC and safepoint logs of HotSpot JVMs (JDK 8 to 25) into records, fed to any
+//! [`RecordSink`] (the analysis, pauselab-analysis, is one). Streaming throughout: memory
+//! does not grow with the length of the log.
 //!
 //! - [`lines`]: block reader handing out borrowed lines;
 //! - [`stitch`]: joins the lines of a JDK 6-8 event the JVM spread over several lines;
-//! - `reading`: reads an input on a thread of its own, sharing the parsing with the analysis;
+//! - `reading`: reads an input on a thread of its own, sharing the parsing with the thread
+//!   that feeds the sink;
 //! - `chunks`: reads one large file with several threads, with the same result;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
-//! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
-//! - `sink`: the analysis as a `RecordSink` that other sources (JFR recordings) feed;
-//! - `rules`: the diagnosis rules, one file each, listed in one registry: what each
-//!   watches for, its thresholds and its finding's evidence, causes and fixes;
-//! - [`findings`]: the findings' public names;
-//! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
-//! - `timeouts`: safepoint timeout reports, the threads that held a safepoint up;
+//! - `classify`: a line parsed without the sink's state, and [`LineFeed`], which feeds an
+//!   input's lines to the sink in order;
 //! - `jvms`: which inputs one JVM wrote ([`group_by_jvm`]), so JVMs are never merged;
 //! - [`input`]: files, rotated sets, gzip, zip, stdin;
 //! - [`follow`]: a log the JVM is still writing, read as it grows and through rotation.
 
-pub mod analysis;
 mod chunks;
 mod classify;
-pub mod condition;
-mod evidence;
-pub mod findings;
 pub mod follow;
-mod health;
-pub mod hlog;
 pub mod input;
 mod jvms;
 pub mod lines;
 pub mod num;
 pub mod parse;
 mod reading;
-pub mod render;
-mod rules;
-mod sink;
 pub mod stitch;
-mod timeouts;
-mod totals;
 
-pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
 pub use classify::LineFeed;
-pub use health::{MemorySection, StallSection, WindowShare};
 pub use jvms::{ensure_one_jvm, group_by_jvm, JvmInputs};
-pub use timeouts::{Culprit, TimeoutSection};
 
 use std::io;
 use std::sync::mpsc;
@@ -104,7 +87,7 @@ fn join_errors(errors: &[Error]) -> String {
         .join("; ")
 }
 
-/// Reads every input and analyzes them as one log (a rotated set, or several files of one
+/// Reads every input and feeds them to `sink` as one log (a rotated set, or several files of one
 /// service), warning about empty inputs, with as many threads as the machine has cores.
 /// An input that cannot be read or is not a GC log does not stop the others: the analysis
 /// covers the readable ones and the result is [`Error::InputsFailed`] listing the others (a
@@ -246,11 +229,11 @@ fn read_sequentially(
     reader: input::Reader,
     name: &str,
     threads: usize,
-    analyzer: &mut LineFeed<'_>,
+    feed: &mut LineFeed<'_>,
 ) -> Result<reading::ReadSummary, Error> {
     if threads == 1 {
         return reading::read_lines(reader, name, &mut |batch| {
-            batch.analyse(analyzer);
+            batch.analyse(feed);
             true
         });
     }
@@ -260,7 +243,7 @@ fn read_sequentially(
             reading::read_lines(reader, name, &mut |batch| send.send(batch).is_ok())
         });
         for batch in received {
-            batch.analyse(analyzer);
+            batch.analyse(feed);
         }
         reading
             .join()

@@ -12,7 +12,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use pauselab_gclog::{HeapSample, PauseSink, Report};
+use pauselab_analysis::{HeapSample, PauseSink, Report};
 use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::record::{GcPause, HeapChange};
 use pauselab_pause::{PauseEvent, PauseType};

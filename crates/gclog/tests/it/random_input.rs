@@ -2,9 +2,10 @@
 //! lines, go through the parser and the analyzer without a panic, and the analyzer's counts
 //! stay consistent.
 
+use pauselab_analysis::{Analyzer, Options, Report};
 use pauselab_gclog::parse::parse_line;
 use pauselab_gclog::stitch::{Stitcher, MAX_PENDING};
-use pauselab_gclog::{analysis::Analyzer, LineFeed, Options};
+use pauselab_gclog::LineFeed;
 use pauselab_pause::RecordSink;
 use proptest::prelude::*;
 
@@ -25,7 +26,7 @@ fn event_pieces() -> Vec<&'static str> {
     EVENT_PIECES.lines().collect()
 }
 
-fn feed(lines: &[Vec<u8>]) -> pauselab_gclog::Report {
+fn feed(lines: &[Vec<u8>]) -> Report {
     let mut analyzer = Analyzer::new(Options::default());
     analyzer.begin_input("random");
     let mut feed = LineFeed::new(&mut analyzer, "random");

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use pauselab_gclog::{Analyzer, Options, PauseSink};
+use pauselab_analysis::{Analyzer, Options, PauseSink};
 use pauselab_pause::{PauseEvent, PauseType};
 use serde::Serialize;
 

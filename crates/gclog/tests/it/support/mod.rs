@@ -3,7 +3,8 @@
 
 use std::io::Write;
 
-use pauselab_gclog::{analyze_inputs, input::Input, Analyzer, Options, Report};
+use pauselab_analysis::{Analyzer, Options, Report};
+use pauselab_gclog::{analyze_inputs, input::Input};
 
 /// The report of `text` saved as `gc.log`.
 pub fn analyze_text(text: &str) -> Report {
