@@ -1,9 +1,10 @@
 //! `--fail-on` conditions: `p99.9>200ms`, `max>1s`, `count>=100`, `stopped_share>5%`,
 //! `finding:real_gt_cpu`, `finding:any`; several joined by `,` hold when any holds.
 
+use pauselab_pause::units::parse_duration;
+
 use crate::analyzer::Report;
 use crate::rules::RULES;
-use pauselab_pause::units::parse_duration;
 
 /// One `--fail-on` condition.
 #[derive(Debug, Clone, PartialEq)]

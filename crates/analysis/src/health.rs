@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
+use pauselab_pause::record::HeapChange;
 use pauselab_pause::{DurationStats, Summary};
 use serde::Serialize;
 
 use crate::totals::{NameTotals, Totals};
-use pauselab_pause::record::HeapChange;
 
 const SECOND_NS: u64 = 1_000_000_000;
 

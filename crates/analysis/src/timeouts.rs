@@ -3,11 +3,11 @@
 //! prints the report while it waits, the safepoint's line when it ends). Memory is bounded:
 //! at most [`MAX_THREADS_PER_REPORT`] threads per report and [`MAX_CULPRITS`] names in all.
 
+use pauselab_pause::civil::format_epoch_ms;
+use pauselab_pause::record::{Stamp, TimeoutLine};
 use serde::Serialize;
 
 use crate::evidence::{Evidence, RuleTracker};
-use pauselab_pause::civil::format_epoch_ms;
-use pauselab_pause::record::{Stamp, TimeoutLine};
 
 const MAX_THREADS_PER_REPORT: usize = 32;
 const MAX_CULPRITS: usize = 100;

@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use pauselab_pause::civil::format_epoch_ms;
+
 use crate::analyzer::report::{Jvm, PauseSection, Report, SafepointSection, Span, Warning};
 use crate::analyzer::safepoints::SafepointSeries;
 use crate::analyzer::Analyzer;
@@ -12,7 +14,6 @@ use crate::rules::finding::Finding;
 use crate::rules::rule::{Context, Series};
 use crate::timeouts::TimeoutSection;
 use crate::totals::{NameTotals, Totals};
-use pauselab_pause::civil::format_epoch_ms;
 
 /// What the findings need besides the analyzer's own numbers.
 struct Judged<'a> {

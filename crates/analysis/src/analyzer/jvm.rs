@@ -3,12 +3,12 @@
 
 use std::collections::BTreeMap;
 
+use pauselab_pause::record::{Format, Record};
 use pauselab_pause::Collector;
 
 use crate::analyzer::report::FileSummary;
 use crate::rules::causes::JvmFlags;
 use crate::totals::Totals;
-use pauselab_pause::record::{Format, Record};
 
 #[derive(Default)]
 pub(super) struct JvmFacts {

@@ -2,10 +2,11 @@
 //! log the full one (`GC(2) Pause Full`) inside the young one (`GC(1) Pause Young`); it is
 //! one stop of the application (docs/analyze.md, "Pauses inside pauses").
 
+use pauselab_pause::record::{Failure, Format, GcPause, Stamp};
+
 use crate::analyzer::clock::clock_ns;
 use crate::analyzer::Analyzer;
 use crate::rules::full_gc::is_full_collection;
-use pauselab_pause::record::{Failure, Format, GcPause, Stamp};
 
 /// A pause line whose pause began after another pause began and before it ended.
 pub(super) struct NestedPause {

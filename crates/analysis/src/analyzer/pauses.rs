@@ -1,6 +1,7 @@
 //! GC pauses: counted when their line comes, committed once their CPU times and safepoint
 //! are known (the rules see them then), kept among the worst.
 
+use pauselab_pause::record::{Format, GcPause, HeapChange, OldChange, Stamp};
 use pauselab_pause::{CpuTimes, PauseEvent, PauseKind, SourceLine};
 
 use crate::analyzer::clock::clock_ns;
@@ -9,7 +10,6 @@ use crate::analyzer::{Analyzer, HeapSample};
 use crate::rules::full_gc::{is_full_collection, upgrade_reason};
 use crate::rules::rule::Seen;
 use crate::totals::Totals;
-use pauselab_pause::record::{Format, GcPause, HeapChange, OldChange, Stamp};
 
 /// A GC pause waiting for its `gc+cpu` line or its safepoint line.
 pub(super) struct Pending {

@@ -1,5 +1,6 @@
 //! What `pauselab analyze` reports: the sections of [`Report`], serialised as `--json`.
 
+use pauselab_pause::record::Format;
 use pauselab_pause::{PauseEvent, Summary};
 use serde::Serialize;
 
@@ -7,7 +8,6 @@ use crate::health::{MemorySection, StallSection, WindowShare};
 use crate::rules::finding::Finding;
 use crate::timeouts::TimeoutSection;
 use crate::totals::NameTotals;
-use pauselab_pause::record::Format;
 /// Per input file.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileSummary {

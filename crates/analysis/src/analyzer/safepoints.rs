@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use pauselab_pause::is_gc_operation;
+use pauselab_pause::record::{GcPause, Safepoint};
 use pauselab_pause::{DurationStats, PauseEvent, PauseKind, SourceLine};
 
 use crate::analyzer::Analyzer;
 use crate::rules::rule::{Seen, Series, Stop};
 use crate::totals::Totals;
-use pauselab_pause::is_gc_operation;
-use pauselab_pause::record::{GcPause, Safepoint};
 
 /// Distinct VM operations kept.
 const MAX_OPERATIONS: usize = 1000;

@@ -1,8 +1,9 @@
 //! `allocation_stalls`: ZGC threads that waited for memory (`Allocation Stall`), which no
 //! pause statistic shows.
 
-use crate::evidence::RuleTracker;
 use pauselab_pause::record::{Stall, StallKind};
+
+use crate::evidence::RuleTracker;
 use crate::rules::causes::listed;
 use crate::rules::finding::{Finding, Severity};
 use crate::rules::rule::{Context, Rule, Seen};

@@ -6,8 +6,9 @@
 
 use std::collections::VecDeque;
 
-use crate::evidence::{Evidence, RuleTracker};
 use pauselab_pause::record::{CpuLoad, GcPause};
+
+use crate::evidence::{Evidence, RuleTracker};
 use crate::rules::causes::listed;
 use crate::rules::finding::{graded, Finding};
 use crate::rules::rule::{Context, Rule, Seen};

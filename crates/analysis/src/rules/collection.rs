@@ -1,11 +1,12 @@
 //! Rules that count the collections the log marks (a failure, a cause, a kind): one
 //! [`Collection`] each, worded alike.
 
+use pauselab_pause::record::GcPause;
+
 use crate::evidence::RuleTracker;
 use crate::rules::causes::listed;
 use crate::rules::finding::{Finding, Severity};
 use crate::rules::rule::{Context, Rule, Seen};
-use pauselab_pause::record::GcPause;
 
 /// What one collection rule looks for and says.
 pub(crate) struct Collection {

@@ -3,6 +3,7 @@
 //! promote counts here and in `promotion_failure`.
 
 use pauselab_pause::record::Failure;
+
 use crate::rules::collection::Collection;
 use crate::rules::finding::Severity;
 use crate::rules::rule::Rule;

@@ -2,6 +2,7 @@
 //! (to-space exhausted).
 
 use pauselab_pause::record::Failure;
+
 use crate::rules::collection::Collection;
 use crate::rules::finding::Severity;
 use crate::rules::rule::Rule;

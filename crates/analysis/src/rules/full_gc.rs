@@ -2,12 +2,13 @@
 //! upgraded to a full one). Their causes, as the log gives them, rank the causes and
 //! choose the fixes.
 
-use crate::evidence::RuleTracker;
 use pauselab_pause::record::GcPause;
+use pauselab_pause::PauseType;
+
+use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
 use crate::rules::rule::{Context, Rule, Seen};
-use pauselab_pause::PauseType;
 
 pub(crate) const ID: &str = "full_gc";
 

@@ -2,6 +2,7 @@
 //! their survivors (`(promotion failed)`, Parallel's `GC--`).
 
 use pauselab_pause::record::Failure;
+
 use crate::rules::collection::Collection;
 use crate::rules::finding::Severity;
 use crate::rules::rule::Rule;

@@ -2,8 +2,9 @@
 //! than the margin: the GC threads were off-CPU, waiting on the OS. Its causes are weighed
 //! by the CPU times summed over its pauses and by what other rules found.
 
-use crate::evidence::RuleTracker;
 use pauselab_pause::record::GcPause;
+
+use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{graded, ms, Finding};
 use crate::rules::rule::{Context, Rule, Seen};

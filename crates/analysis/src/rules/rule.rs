@@ -1,14 +1,15 @@
 //! What a rule is: it watches the log go by (pauses, safepoints, stalls, CPU samples) and, at
 //! the end, words its finding with its evidence, ranked causes and fixes.
 
+use pauselab_pause::civil::format_epoch_ms;
+use pauselab_pause::record::{CpuLoad, GcPause, Safepoint, Stall, Stamp};
+
 use crate::evidence::{Evidence, RuleTracker};
 use crate::health::WindowShare;
 use crate::rules::causes::JvmFlags;
 use crate::rules::finding::Finding;
 use crate::rules::Thresholds;
 use crate::timeouts::Culprit;
-use pauselab_pause::civil::format_epoch_ms;
-use pauselab_pause::record::{CpuLoad, GcPause, Safepoint, Stall, Stamp};
 
 /// One diagnosis rule. Every observation has a default that ignores it: a rule implements
 /// what it looks at and [`Rule::finding`].

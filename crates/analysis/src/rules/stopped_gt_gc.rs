@@ -2,10 +2,11 @@
 //! them and the time to reach them. The VM operations that ran in those stops rank the
 //! causes.
 
-use crate::evidence::RuleTracker;
-use crate::terminal::dur;
 use pauselab_pause::record::GcPause;
 use pauselab_pause::is_gc_operation;
+
+use crate::evidence::RuleTracker;
+use crate::terminal::dur;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{graded, ms, Finding};
 use crate::rules::rule::{Context, Rule, Seen, Series, Stop};

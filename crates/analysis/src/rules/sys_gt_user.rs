@@ -1,7 +1,8 @@
 //! `sys_gt_user`: GC pauses that spent more CPU time in the kernel than in the JVM.
 
-use crate::evidence::RuleTracker;
 use pauselab_pause::record::GcPause;
+
+use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{graded, ms, Finding};
 use crate::rules::rule::{Context, Rule, Seen};
