@@ -137,8 +137,6 @@ impl<'a> LineFeed<'a> {
 
     /// Feeds one line already classified (see [`ClassifiedLine`]).
     pub(crate) fn apply(&mut self, line: ClassifiedLine, number: u64) {
-        self.recognised += u64::from(line.recognised());
-        self.keep_text &= !line.has_unparsed_text();
         if let Some(counted) = line.unterminated {
             self.sink.warn(
                 self.input,
@@ -151,15 +149,21 @@ impl<'a> LineFeed<'a> {
                 .to_string(),
             );
         }
+        // What `recognised` and `has_unparsed_text` say, told by the same match.
         let line = match line.outcome {
             Outcome::Nothing => LogLine::Nothing,
-            Outcome::Other { format, stamp } => LogLine::Parsed(Parsed {
-                format,
-                stamp,
-                record: Record::Other,
-            }),
-            Outcome::Record(parsed) => LogLine::Parsed(*parsed),
-            Outcome::Unparsed(ref text) => LogLine::Unparsed(text),
+            Outcome::Other { format, stamp } => {
+                self.recognised += u64::from(!format.is_blank(&stamp));
+                LogLine::Other { format, stamp }
+            }
+            Outcome::Record(parsed) => {
+                self.recognised += 1;
+                LogLine::Record(parsed)
+            }
+            Outcome::Unparsed(ref text) => {
+                self.keep_text &= text.is_empty();
+                LogLine::Unparsed(text)
+            }
         };
         self.sink.line(line, number);
     }

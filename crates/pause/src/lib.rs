@@ -1,7 +1,7 @@
 //! The pause model shared by every pauselab source and renderer: the records every source
-//! feeds to a [`RecordSink`] ([`record`]), pause events, histograms over time, HdrHistogram
-//! interval logs (compatible with Java's HdrHistogram), and opening inputs, compressed
-//! ones too ([`archive`]).
+//! feeds to a [`RecordSink`] ([`record`]), pause events and their types, histograms over
+//! time, HdrHistogram interval logs (compatible with Java's HdrHistogram), and opening
+//! inputs, compressed ones too ([`archive`]).
 
 pub mod archive;
 pub mod civil;

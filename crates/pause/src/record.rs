@@ -330,7 +330,7 @@ pub struct Parsed {
     /// Its decorations (unified) or time stamps (JDK 8).
     pub stamp: Stamp,
     /// What it says; [`Record::Other`] for a line of the log that carries nothing the
-    /// analysis uses (its stamp still moves the log's clock).
+    /// analysis uses.
     pub record: Record,
 }
 
@@ -347,13 +347,19 @@ impl Parsed {
 }
 
 /// One line of a text log (a GC log), as [`RecordSink::line`] receives it.
-// Handed over by value once per line and never stored: boxing the parsed line would
-// allocate for every line.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LogLine<'a> {
-    /// A line of the log, parsed.
-    Parsed(Parsed),
+    /// A line that says what happened: its record (never [`Record::Other`]), stamp and
+    /// format. Boxed: few lines are records, and lines cross threads in batches.
+    Record(Box<Parsed>),
+    /// A line of the log that carries no record (most lines): its stamp still moves the
+    /// log's clock.
+    Other {
+        /// The format it is written in.
+        format: Format,
+        /// Its stamp.
+        stamp: Stamp,
+    },
     /// A line not understood: its beginning, or empty when the reader did not keep it
     /// (the report shows the first such line only, so readers stop keeping text once they
     /// kept one).
@@ -376,10 +382,8 @@ pub trait RecordSink {
     /// without records and shows the first line not understood. Sources without lines never
     /// call it; by default a line's record is fed to [`RecordSink::record`].
     fn line(&mut self, line: LogLine<'_>, number: u64) {
-        if let LogLine::Parsed(parsed) = line {
-            if parsed.record != Record::Other {
-                self.record(parsed.end(), parsed.record, number);
-            }
+        if let LogLine::Record(parsed) = line {
+            self.record(parsed.end(), parsed.record, number);
         }
     }
     /// How many lines the current text input has, once it is read (joined lines count

@@ -284,7 +284,11 @@ impl<'s> Analyzer<'s> {
         self.files[fi].lines += 1;
         match line {
             LogLine::Nothing => {}
-            LogLine::Parsed(parsed) => self.parsed(parsed, number),
+            LogLine::Other { format, stamp } => {
+                self.observe(format, &stamp, false, number);
+                self.timeouts.other_record();
+            }
+            LogLine::Record(parsed) => self.parsed(*parsed, number),
             LogLine::Unparsed(text) => self.unparsed_line(text, number),
         }
     }

@@ -10,3 +10,4 @@ mod jdk8_interleaved_output;
 mod pause_accounting;
 mod pause_types;
 mod random_input;
+mod record_sink;
