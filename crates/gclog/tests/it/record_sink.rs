@@ -3,9 +3,7 @@
 //! pause's (stamped at its start in the log) too, and a last line without its newline is
 //! warned about at its line.
 
-use std::io::Write;
-
-use pauselab_gclog::{analyze_inputs, input::Input};
+use pauselab_gclog::analyze_inputs;
 use pauselab_pause::{Record, RecordSink, Stamp};
 
 /// The records and warnings fed, in order.
@@ -37,17 +35,7 @@ fn a_logs_records_reach_any_sink_stamped_at_their_end() {
     let log = "2.193: [GC 2.193: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]\n\
                not a log line\n\
                [3.058s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 12M->1M(256M) 1.626ms";
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gc.log");
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(log.as_bytes())
-        .unwrap();
-    let input = Input {
-        name: "gc.log".to_string(),
-        path: Some(path),
-        zip_entry: None,
-    };
+    let (_dir, input) = super::support::log_input(log);
     let mut sink = Records::default();
     analyze_inputs(&[input], &mut sink).unwrap();
 
