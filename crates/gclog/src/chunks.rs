@@ -431,10 +431,10 @@ impl Read for At<'_> {
 mod tests {
     use std::io::Write;
 
+    use pauselab_analysis::{Analyzer, Options};
     use proptest::prelude::*;
 
     use crate::input::Input;
-    use pauselab_analysis::{Analyzer, Options};
 
     /// Lines besides the pieces of JDK 8 events (tests/data/event_pieces.txt): unified
     /// lines, whole events, printouts, lines that are not a log's.
