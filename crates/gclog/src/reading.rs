@@ -5,7 +5,7 @@
 //! each batch and the analysing thread the rest (reading and joining cost about as much as
 //! analysing, and parsing as much as both together).
 
-use crate::analysis::{Analyzer, ClassifiedLine};
+use crate::classify::{ClassifiedLine, LineFeed};
 use crate::lines::{Line, LineReader};
 use crate::stitch::Stitcher;
 use crate::{input, Error};
@@ -63,7 +63,7 @@ impl Batch {
     }
 
     /// Feeds the batch's lines to the analysis, in order, parsing those not parsed yet.
-    pub(crate) fn analyse(self, analyzer: &mut Analyzer<'_>) {
+    pub(crate) fn analyse(self, analyzer: &mut LineFeed<'_>) {
         let mut parsed = self.parsed.into_iter();
         let mut start = 0;
         for raw in &self.lines {

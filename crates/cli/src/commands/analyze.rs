@@ -6,12 +6,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use pauselab_gclog::condition::{parse_conditions, Condition};
-use pauselab_gclog::hlog::{HlogMode, HlogSink};
-use pauselab_gclog::{
-    analyze_inputs_with, default_threads, group_by_jvm, input, render, Analyzer, HeapSample,
-    JvmInputs, Options, PauseSink,
+use pauselab_analysis::{
+    parse_conditions, render_text, Analyzer, Condition, HeapSample, HlogMode, HlogSink, Options,
+    PauseSink,
 };
+use pauselab_gclog::{analyze_inputs_with, default_threads, group_by_jvm, input, JvmInputs};
 use pauselab_pause::input::escape_control;
 use pauselab_pause::record::GcPause;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
@@ -268,7 +267,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             writeln!(out)?;
         }
         ([one], false) => {
-            out.write_all(render::render_text(one).as_bytes())?;
+            out.write_all(render_text(one).as_bytes())?;
             if let Some(jfr) = &jfr {
                 out.write_all(super::jfr_render::render(jfr).as_bytes())?;
             }
@@ -293,7 +292,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     files.join(", "),
                     separated[i].map_or(String::new(), |why| format!(" (another JVM: {why})"))
                 )?;
-                out.write_all(render::render_text(report).as_bytes())?;
+                out.write_all(render_text(report).as_bytes())?;
                 writeln!(out)?;
             }
         }
