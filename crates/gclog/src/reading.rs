@@ -14,6 +14,8 @@ use crate::{input, Error};
 const BATCH_LINES: usize = 2048;
 /// Text sent at a time, at most (plus one line): JDK 8 events joined may be 64 KiB each.
 const BATCH_BYTES: usize = 1 << 20;
+/// Text a batch is given room for at first: [`BATCH_LINES`] lines of a unified log.
+const BATCH_TEXT: usize = 256 * 1024;
 /// Share of each batch's lines parsed by the reading thread: reading and joining lines
 /// cost it a little more than analysing them costs the other (measured on unified G1 logs
 /// with `valgrind --tool=callgrind --separate-threads=yes`).
@@ -51,7 +53,9 @@ struct RawLine {
 impl Batch {
     fn new() -> Self {
         Batch {
-            text: Vec::new(),
+            // Grown once, not by doubling from nothing in every batch (the reallocations
+            // cost 5 % of reading a unified log).
+            text: Vec::with_capacity(BATCH_TEXT),
             lines: Vec::with_capacity(BATCH_LINES),
             parsed: Vec::with_capacity(BATCH_LINES),
         }
