@@ -46,7 +46,6 @@ pub use pause_type::PauseType;
 pub use timeouts::{Culprit, TimeoutSection};
 
 use std::io;
-use std::sync::mpsc;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -124,13 +123,18 @@ pub fn analyze_inputs_with(
     let threads = threads.max(1);
     let mut empty = Vec::new();
     let mut failed = Vec::new();
-    for input in inputs {
-        match analyze_input(input, analyzer, threads) {
-            Ok(Content::Lines) => {}
-            Ok(Content::Empty) => empty.push(input.name.clone()),
-            Err(error) => failed.push(error),
+    std::thread::scope(|scope| {
+        let mut ahead = reading::ReadAhead::new(scope, inputs, threads);
+        for (index, input) in inputs.iter().enumerate() {
+            let started = ahead.take(index);
+            ahead.start_after(index);
+            match analyze_input_in(input, analyzer, threads, chunks::CHUNK, started) {
+                Ok(Content::Lines) => {}
+                Ok(Content::Empty) => empty.push(input.name.clone()),
+                Err(error) => failed.push(error),
+            }
         }
-    }
+    });
     if failed.len() == 1 && inputs.len() == 1 {
         return Err(failed.remove(0));
     }
@@ -156,22 +160,17 @@ enum Content {
     Empty,
 }
 
-fn analyze_input(
-    input: &input::Input,
-    analyzer: &mut Analyzer<'_>,
-    threads: usize,
-) -> Result<Content, Error> {
-    analyze_input_in(input, analyzer, threads, chunks::CHUNK)
-}
-
-/// [`analyze_input`]; a file of at least two `chunk`s is read in chunks by several threads.
+/// Reads one input into `analyzer`; a file of at least two `chunk`s is read in chunks by
+/// several threads. `started`: the input is already being read on a thread of its own (see
+/// [`reading::ReadAhead`]), or could not be opened.
 fn analyze_input_in(
     input: &input::Input,
     analyzer: &mut Analyzer<'_>,
     threads: usize,
     chunk: u64,
+    started: Option<Result<reading::Reading<'_>, Error>>,
 ) -> Result<Content, Error> {
-    let split = (threads > 1)
+    let split = (threads > 1 && started.is_none())
         .then(|| input::open_splittable(input, 2 * chunk))
         .flatten();
     let mut summary = None;
@@ -179,9 +178,14 @@ fn analyze_input_in(
         analyzer.begin_file(&input.name);
         summary = chunks::read(file, *size, chunk, &input.name, threads, analyzer)?;
     }
-    let summary = match summary {
-        Some(summary) => summary,
-        None => {
+    let summary = match (summary, started) {
+        (Some(summary), _) => summary,
+        (None, Some(reading)) => {
+            let reading = reading?;
+            analyzer.begin_file(&input.name);
+            reading.analyse(analyzer)?
+        }
+        (None, None) => {
             let reader = input::open_for_reading(input, threads)?;
             if split.is_none() {
                 analyzer.begin_file(&input.name);
@@ -246,16 +250,5 @@ fn read_sequentially(
             true
         });
     }
-    std::thread::scope(|scope| {
-        let (send, received) = mpsc::sync_channel(reading::BATCHES_IN_FLIGHT);
-        let reading = scope.spawn(move || {
-            reading::read_lines(reader, name, &mut |batch| send.send(batch).is_ok())
-        });
-        for batch in received {
-            batch.analyse(analyzer);
-        }
-        reading
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
+    std::thread::scope(|scope| reading::Reading::spawn(scope, reader, name).analyse(analyzer))
 }

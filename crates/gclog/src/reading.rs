@@ -6,9 +6,13 @@
 //! analysing, and parsing as much as both together).
 
 use crate::analysis::{Analyzer, ClassifiedLine};
+use crate::input::Input;
 use crate::lines::{Line, LineReader};
 use crate::stitch::Stitcher;
 use crate::{input, Error};
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::thread::{Scope, ScopedJoinHandle};
 
 /// Lines sent at a time.
 const BATCH_LINES: usize = 2048;
@@ -182,6 +186,110 @@ pub(crate) fn read_lines(
     })
 }
 
+/// An input being read on a thread of its own: its batches, in order, and the thread.
+pub(crate) struct Reading<'scope> {
+    batches: mpsc::Receiver<Batch>,
+    thread: ScopedJoinHandle<'scope, Result<ReadSummary, Error>>,
+}
+
+impl<'scope> Reading<'scope> {
+    /// Starts reading `reader` on a thread of `scope`, at most [`BATCHES_IN_FLIGHT`]
+    /// batches ahead of the analysis.
+    pub(crate) fn spawn<'env>(
+        scope: &'scope Scope<'scope, 'env>,
+        reader: input::Reader,
+        name: &'env str,
+    ) -> Self {
+        let (send, batches) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        let thread =
+            scope.spawn(move || read_lines(reader, name, &mut |batch| send.send(batch).is_ok()));
+        Reading { batches, thread }
+    }
+
+    /// Feeds every batch to the analysis, in order; what reading found.
+    pub(crate) fn analyse(self, analyzer: &mut Analyzer<'_>) -> Result<ReadSummary, Error> {
+        for batch in self.batches {
+            batch.analyse(analyzer);
+        }
+        self.thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    }
+}
+
+/// Inputs read at most this many ahead of the one analysed: a rotated set of small or
+/// compressed files keeps the cores busy across the files' edges, and each input ahead
+/// holds at most [`BATCHES_IN_FLIGHT`] batches.
+const INPUTS_AHEAD: usize = 2;
+
+/// The inputs after the one being analysed, read (decompressed, joined and partly parsed)
+/// while it is: each on a thread of its own, its batches waiting for their turn, so the
+/// result is the same as reading them one after the other. Only inputs that one thread
+/// reads are read ahead: a large plain file is read in chunks by every thread when its
+/// turn comes (see `crate::chunks`), and standard input and pipes are not opened early.
+pub(crate) struct ReadAhead<'scope, 'env> {
+    scope: &'scope Scope<'scope, 'env>,
+    inputs: &'env [Input],
+    threads: usize,
+    /// Inputs started (or that failed to open), by index.
+    started: BTreeMap<usize, Result<Reading<'scope>, Error>>,
+    /// The first input not looked at yet (inputs up to the one analysed are not read ahead).
+    next: usize,
+}
+
+impl<'scope, 'env> ReadAhead<'scope, 'env> {
+    pub(crate) fn new(
+        scope: &'scope Scope<'scope, 'env>,
+        inputs: &'env [Input],
+        threads: usize,
+    ) -> Self {
+        ReadAhead {
+            scope,
+            inputs,
+            threads,
+            started: BTreeMap::new(),
+            next: 0,
+        }
+    }
+
+    /// Input `index`, when it was started ahead (or failed to open then).
+    pub(crate) fn take(&mut self, index: usize) -> Option<Result<Reading<'scope>, Error>> {
+        self.started.remove(&index)
+    }
+
+    /// Starts reading the inputs after `index` that are read by one thread, up to
+    /// [`INPUTS_AHEAD`] of them (with one thread, none).
+    pub(crate) fn start_after(&mut self, index: usize) {
+        let ahead = INPUTS_AHEAD.min(self.threads - 1);
+        self.next = self.next.max(index + 1);
+        while self.next < self.inputs.len() && self.next <= index + ahead {
+            let input = &self.inputs[self.next];
+            if read_by_one_thread(input) {
+                let reading = input::open_for_reading(input, self.threads)
+                    .map(|reader| Reading::spawn(self.scope, reader, &input.name));
+                self.started.insert(self.next, reading);
+            }
+            self.next += 1;
+        }
+    }
+
+    /// Inputs being read ahead.
+    #[cfg(test)]
+    fn started(&self) -> usize {
+        self.started.len()
+    }
+}
+
+/// A zip member, or a regular file too small to be read in chunks (or compressed).
+fn read_by_one_thread(input: &Input) -> bool {
+    let Some(path) = &input.path else {
+        return false;
+    };
+    input.zip_entry.is_some()
+        || (std::fs::metadata(path).is_ok_and(|m| m.is_file())
+            && input::open_splittable(input, 2 * crate::chunks::CHUNK).is_none())
+}
+
 /// Receives a logical line: its text, number, and whether it was unterminated or cut.
 pub(crate) type EmitLine<'a> = dyn FnMut(&[u8], u64, bool, bool) + 'a;
 
@@ -253,4 +361,83 @@ fn printable(line: &[u8]) -> String {
         .chars()
         .map(|c| if c.is_control() { '?' } else { c })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::path::Path;
+
+    use super::ReadAhead;
+    use crate::analysis::{Analyzer, Options};
+    use crate::input::Input;
+
+    /// A rotated set, its members plain, gzip, empty and missing, read ahead while the
+    /// members before are analysed, reads as one thread reads it member by member.
+    #[test]
+    fn a_rotated_set_read_ahead_reads_as_one_thread_reads_it() {
+        let log = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gclogs/demo-g1-jdk17.log"),
+        )
+        .unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        let third = lines.len() / 3;
+        let part =
+            |i: usize| lines[i * third..((i + 1) * third).min(lines.len())].join("\n") + "\n";
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(part(1).as_bytes()).unwrap();
+        let paths = [
+            file("gc.log.0", part(0).as_bytes()),
+            file("gc.log.1.gz", &gz.finish().unwrap()),
+            dir.path().join("gc.log.2"), // rotated away while being read
+            file("gc.log.3", b""),
+            file("gc.log", part(2).as_bytes()),
+        ];
+        let inputs: Vec<Input> = paths
+            .iter()
+            .map(|p| Input {
+                name: p.file_name().unwrap().to_string_lossy().into_owned(),
+                path: Some(p.clone()),
+                zip_entry: None,
+            })
+            .collect();
+
+        std::thread::scope(|scope| {
+            let mut ahead = ReadAhead::new(scope, &inputs, 3);
+            ahead.start_after(0);
+            // The gzip member is being read while the first is analysed; the missing one
+            // is left for its turn, which reports it.
+            assert_eq!(ahead.started(), 1);
+            ahead.start_after(1);
+            assert_eq!(ahead.started(), 2);
+            assert!(ahead.take(1).is_some_and(|reading| reading.is_ok()));
+            assert!(ahead.take(2).is_none());
+            // Never the input being analysed, nor any with one thread.
+            ahead.start_after(3);
+            assert_eq!(ahead.started(), 2);
+        });
+        std::thread::scope(|scope| {
+            let mut ahead = ReadAhead::new(scope, &inputs, 1);
+            ahead.start_after(0);
+            ahead.start_after(1);
+            assert_eq!(ahead.started(), 0);
+        });
+
+        let report = |threads: usize| {
+            let mut analyzer = Analyzer::new(Options::default());
+            let result = crate::analyze_inputs_with(&inputs, &mut analyzer, threads);
+            let error = result.err().map(|e| e.to_string()).unwrap_or_default();
+            (error, serde_json::to_string(&analyzer.finish()).unwrap())
+        };
+        let one = report(1);
+        assert!(one.0.contains("gc.log.2: no such file"), "{}", one.0);
+        assert!(one.1.contains("Pause Young"));
+        assert_eq!(one, report(3));
+    }
 }
