@@ -245,10 +245,7 @@ fn read_sequentially(
     analyzer: &mut Analyzer<'_>,
 ) -> Result<reading::ReadSummary, Error> {
     if threads == 1 {
-        return reading::read_lines(reader, name, &mut |batch| {
-            batch.analyse(analyzer);
-            true
-        });
+        return reading::read_lines(reader, name, reading::Destination::Here(analyzer));
     }
     std::thread::scope(|scope| reading::Reading::spawn(scope, reader, name).analyse(analyzer))
 }

@@ -139,13 +139,35 @@ impl Filling {
     }
 }
 
-/// Reads one input's lines, joins the lines of JDK 8 events and hands them to `deliver` in
-/// batches (which says false when the analysis stopped). Stops at the first I/O error, or
-/// when the input turns out to be binary data.
+/// Where the lines read go.
+pub(crate) enum Destination<'a, 'b> {
+    /// To the analysis on this thread: in batches until the input is known to be a log
+    /// (lines read before it turns out to be binary data are never analysed), then line by
+    /// line, without copying them into batches.
+    Here(&'a mut Analyzer<'b>),
+    /// In batches to another thread, through `deliver` (false when the analysis stopped).
+    Batches(&'a mut dyn FnMut(Batch) -> bool),
+}
+
+impl Destination<'_, '_> {
+    fn deliver(&mut self, batch: Batch) -> bool {
+        match self {
+            Destination::Here(analyzer) => {
+                batch.analyse(analyzer);
+                true
+            }
+            Destination::Batches(deliver) => deliver(batch),
+        }
+    }
+}
+
+/// Reads one input's lines, joins the lines of JDK 8 events and hands them to
+/// `destination`. Stops at the first I/O error, or when the input turns out to be binary
+/// data.
 pub(crate) fn read_lines(
     reader: input::Reader,
     name: &str,
-    deliver: &mut dyn FnMut(Batch) -> bool,
+    mut destination: Destination<'_, '_>,
 ) -> Result<ReadSummary, Error> {
     let mut lines = LineReader::new(reader);
     let mut stitcher = Stitcher::new();
@@ -156,6 +178,8 @@ pub(crate) fn read_lines(
         recognised: 0,
         keep_text: true,
     };
+    // The analysis on this thread takes the lines one by one (see `Destination::Here`).
+    let mut direct = false;
     loop {
         let line = lines
             .next_line()
@@ -163,6 +187,17 @@ pub(crate) fn read_lines(
         let Some(line) = line else { break };
         count += 1;
         sniff.check(&line, filling.recognised == 0, name)?;
+        if let (true, Destination::Here(analyzer)) = (direct, &mut destination) {
+            stitch_line(
+                &mut stitcher,
+                &line,
+                line.number,
+                &mut |bytes, number, u, t| {
+                    analyzer.line(bytes, number, u, t);
+                },
+            );
+            continue;
+        }
         stitch_line(
             &mut stitcher,
             &line,
@@ -171,12 +206,22 @@ pub(crate) fn read_lines(
                 filling.push(bytes, number, u, t);
             },
         );
-        if filling.full() && !deliver(filling.take()) {
+        if matches!(destination, Destination::Here(_)) && filling.recognised > 0 {
+            destination.deliver(filling.take());
+            direct = true;
+        } else if filling.full() && !destination.deliver(filling.take()) {
             break;
         }
     }
-    stitcher.finish(&mut |bytes, number| filling.push(bytes, number, false, false));
-    deliver(filling.take());
+    match &mut destination {
+        Destination::Here(analyzer) if direct => {
+            stitcher.finish(&mut |bytes, number| analyzer.line(bytes, number, false, false));
+        }
+        _ => {
+            stitcher.finish(&mut |bytes, number| filling.push(bytes, number, false, false));
+            destination.deliver(filling.take());
+        }
+    }
     Ok(ReadSummary {
         lines: count,
         bytes: lines.bytes_read(),
@@ -201,8 +246,10 @@ impl<'scope> Reading<'scope> {
         name: &'env str,
     ) -> Self {
         let (send, batches) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
-        let thread =
-            scope.spawn(move || read_lines(reader, name, &mut |batch| send.send(batch).is_ok()));
+        let thread = scope.spawn(move || {
+            let mut deliver = |batch| send.send(batch).is_ok();
+            read_lines(reader, name, Destination::Batches(&mut deliver))
+        });
         Reading { batches, thread }
     }
 

@@ -258,28 +258,42 @@ fn may_open_event(line: &[u8]) -> bool {
     match line.first() {
         Some(b'[') => opens_event(line),
         Some(c) if c.is_ascii_digit() => {
-            bracket_may_follow_stamps(line) && opens_event(jdk8_prefix(line).1)
+            after_stamps(line).is_some_and(|after| after.unsure || opens_event(&line[after.at..]))
+                && opens_event(jdk8_prefix(line).1)
         }
         _ => false,
     }
 }
 
-/// Whether a `[` may come right after the time stamps and GC id (`#12: `) that `line`
-/// starts with, told without reading them (a date stamp's calendar arithmetic costs more
-/// than the rest of the stitching of a line outside an event): the first byte that none of
-/// them holds must be that `[`, or be the one byte of a date stamp that is not looked at
-/// (between its minutes and seconds, 12 bytes after its `-`).
-fn bracket_may_follow_stamps(line: &[u8]) -> bool {
+/// Where the time stamps and GC id (`#12: `) that a line starts with may end, told without
+/// reading them (a date stamp's calendar arithmetic costs more than the rest of the
+/// stitching of a line outside an event).
+struct AfterStamps {
+    /// The first byte that none of them holds: they end there, or before it (and then
+    /// what follows them starts with one of their bytes, never a `[`).
+    at: usize,
+    /// That byte may be the one byte of a date stamp that is not looked at (between its
+    /// minutes and seconds, 12 bytes after its `-`): they may end further on.
+    unsure: bool,
+}
+
+fn after_stamps(line: &[u8]) -> Option<AfterStamps> {
     let stamp_byte = |c: &u8| {
         matches!(
             c,
             b'0'..=b'9' | b'.' | b',' | b':' | b'-' | b'+' | b'T' | b'Z' | b' ' | b'#'
         )
     };
-    match line.iter().position(|c| !stamp_byte(c)) {
-        Some(at) => line[at] == b'[' || (at >= 16 && line[at - 12] == b'-'),
-        None => false,
-    }
+    let at = line.iter().position(|c| !stamp_byte(c))?;
+    Some(AfterStamps {
+        at,
+        unsure: at >= 16 && line[at - 12] == b'-',
+    })
+}
+
+/// Whether a `[` may come right after the time stamps that `line` starts with.
+fn bracket_may_follow_stamps(line: &[u8]) -> bool {
+    after_stamps(line).is_some_and(|after| after.unsure || line[after.at] == b'[')
 }
 
 fn opens_event(rest: &[u8]) -> bool {
