@@ -177,11 +177,19 @@ const WORD_BYTES: [bool; 256] = {
 
 fn trim_spaces(s: &[u8]) -> &[u8] {
     let mut end = s.len();
-    // Eight spaces at a time: unified logging pads its tags with up to a dozen.
-    while end >= 8 && s[end - 8..end] == [b' '; 8] {
+    // Eight spaces at a time, then four, two and one: unified logging pads its tags with
+    // up to a dozen.
+    // (Compared as integers: comparing slices calls memcmp.)
+    while end >= 8 && <[u8; 8]>::try_from(&s[end - 8..end]).is_ok_and(|b| b == [b' '; 8]) {
         end -= 8;
     }
-    while end > 0 && s[end - 1] == b' ' {
+    if end >= 4 && <[u8; 4]>::try_from(&s[end - 4..end]).is_ok_and(|b| b == [b' '; 4]) {
+        end -= 4;
+    }
+    if end >= 2 && s[end - 2] == b' ' && s[end - 1] == b' ' {
+        end -= 2;
+    }
+    if end >= 1 && s[end - 1] == b' ' {
         end -= 1;
     }
     let mut start = 0;
