@@ -37,9 +37,10 @@ build: setup java
 # Every artifact below packs this one build (docs/packaging.md).
 DIST_TARGET := x86_64-unknown-linux-gnu
 PORTABLE_BIN := target/$(DIST_TARGET)/release/pauselab
+DIST_TOOLS ?= $(HOME)/.cache/pauselab/dist-tools
 portable:
-	scripts/setup.sh dist-tools
-	$(CARGO) zigbuild --release -p pauselab --target $(DIST_TARGET).2.17
+	PAUSELAB_DIST_TOOLS=$(DIST_TOOLS) scripts/setup.sh dist-tools
+	PATH="$(DIST_TOOLS)/bin:$$PATH" $(CARGO) zigbuild --release -p pauselab --target $(DIST_TARGET).2.17
 
 # target/dist/pauselab-<version>-x86_64-linux.tar.gz and .sha256: the portable binary, man
 # pages, completions, contrib/, LICENSE and README.

@@ -28,10 +28,7 @@ for extra in "$@"; do
     systemd) debian_needs+=("systemd-analyze systemd") ;;
     rpm) debian_needs+=("rpmbuild rpm") ;;
     # The portable binary of `make dist` (see below); pip for zig when Python has none.
-    dist-tools)
-      dist_tools=1
-      python3 -m pip --version >/dev/null 2>&1 || debian_needs+=("pip3 python3-pip")
-      ;;
+    dist-tools) dist_tools=1 ;;
     *) debian_needs+=("$extra $extra") ;;
   esac
 done
@@ -58,17 +55,21 @@ fi
 command -v cargo >/dev/null || { echo "setup: cargo not found: install Rust (rustup)" >&2; exit 1; }
 command -v mvn >/dev/null || { echo "setup: mvn not found: install Maven" >&2; exit 1; }
 # zig (PyPI's ziglang) links the portable binary against glibc 2.17's symbol versions, and
-# cargo-zigbuild (crates.io) drives cargo with it: docs/packaging.md says why these two.
-# cargo-zigbuild runs `python3 -m ziglang` itself when there is no zig on the PATH.
+# cargo-zigbuild drives cargo with it: docs/packaging.md says why these two. Both come as
+# wheels from PyPI, pinned, into a virtual environment of their own (no compiling, no change
+# to the system's Python); the Makefile puts its bin/ first on the PATH, where cargo finds
+# `cargo-zigbuild` and cargo-zigbuild finds the `python3 -m ziglang` it runs.
 if [ -n "${dist_tools:-}" ]; then
-  if ! command -v zig >/dev/null && ! python3 -m ziglang version >/dev/null 2>&1; then
-    echo "setup: installing zig (pip install ziglang)"
-    # Debian's own Python refuses pip installs unless told (PEP 668); others ignore this.
-    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q "ziglang==$ZIGLANG_VERSION"
-  fi
-  if ! command -v cargo-zigbuild >/dev/null; then
-    echo "setup: installing cargo-zigbuild (cargo install)"
-    cargo install -q --locked "cargo-zigbuild@$CARGO_ZIGBUILD_VERSION"
+  tools=${PAUSELAB_DIST_TOOLS:-$HOME/.cache/pauselab/dist-tools}
+  want="ziglang==$ZIGLANG_VERSION cargo-zigbuild==$CARGO_ZIGBUILD_VERSION"
+  if [ "$(cat "$tools/.installed" 2>/dev/null)" != "$want" ]; then
+    echo "setup: installing $want into $tools (pip)"
+    rm -rf "$tools"
+    python3 -m venv "$tools" ||
+      { echo "setup: python3 -m venv failed: install python3-venv" >&2; exit 1; }
+    # shellcheck disable=SC2086 # two requirements, split on purpose
+    "$tools/bin/python3" -m pip install -q --disable-pip-version-check $want
+    echo "$want" >"$tools/.installed"
   fi
 fi
 

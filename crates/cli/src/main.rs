@@ -3,6 +3,11 @@
 //! This crate only parses the command line and wires library crates together; every
 //! command lives in its own module under `commands/` and exposes `Args` and `run`.
 
+// stdout and stderr may be closed pipes (`| head`): `println!`/`eprintln!` would panic
+// there, and a lab run must never die before undoing its host changes. Output goes through
+// `writeln!` and `?`, messages through `pauselab_pause::eprintln_lossy!`.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+
 mod commands;
 mod render;
 
@@ -64,7 +69,7 @@ fn report_panics_in_one_line() {
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
         let what = what.replace(['\n', '\r'], " ");
-        eprintln!("pauselab: internal error: {what}{at} (a bug: please report it with the command that caused it)");
+        pauselab_pause::eprintln_lossy!("pauselab: internal error: {what}{at} (a bug: please report it with the command that caused it)");
     }));
 }
 

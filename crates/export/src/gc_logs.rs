@@ -14,13 +14,12 @@ use std::path::{Path, PathBuf};
 
 use pauselab_gclog::follow::GcLogFollower;
 use pauselab_gclog::parse::Parsed;
-use pauselab_gclog::PauseType;
 use pauselab_host::jvm_options::{JvmOptions, LogTarget};
 use pauselab_host::trust::{OpenDir, ProcessFiles};
 use pauselab_hsperf::{glob_match, JvmProcess};
 use pauselab_pause::input::open_regular_file;
 use pauselab_pause::record::{Record, StallKind};
-use pauselab_pause::Collector;
+use pauselab_pause::{Collector, PauseType};
 use prometheus_client::collector::Collector as EncodeCollector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
 use prometheus_client::metrics::gauge::ConstGauge;

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use crate::connection::{Connection, PlainHttpOnTls};
 use crate::exposition::Format;
 use crate::http::{self, Parsed, Request, Response, MAX_HEAD_BYTES};
-use crate::web_config::{BasicAuth, Remembered, WebConfig};
+use crate::web_config::{BasicAuth, Remembered, WebConfig, WebSettings};
 use crate::{Error, Exporter};
 
 /// Connections still sending their request head. One more evicts the oldest, so a client
@@ -57,7 +57,7 @@ pub struct Server {
     listener: TcpListener,
     exporter: Arc<Exporter>,
     local_addr: SocketAddr,
-    web: Arc<Option<WebConfig>>,
+    web: Option<Arc<WebConfig>>,
 }
 
 impl Server {
@@ -80,13 +80,13 @@ impl Server {
             listener,
             exporter,
             local_addr,
-            web: Arc::new(None),
+            web: None,
         })
     }
 
     /// Serves with TLS and/or basic authentication as `--web.config.file` says.
     pub fn with_web_config(mut self, config: WebConfig) -> Server {
-        self.web = Arc::new(Some(config));
+        self.web = Some(Arc::new(config));
         self
     }
 
@@ -103,18 +103,15 @@ impl Server {
         for n in 0..WORKERS {
             let queue = Arc::clone(&queue);
             let exporter = Arc::clone(&self.exporter);
-            let web = Arc::clone(&self.web);
             thread::Builder::new()
                 .name(format!("export-worker-{n}"))
-                .spawn(move || answer_scrapes(&queue, &exporter, web_auth(&web)))
+                .spawn(move || answer_scrapes(&queue, &exporter))
                 .map_err(|e| self.listener_error(format!("cannot start a worker thread: {e}")))?;
         }
         let mut heads = Heads {
             pending: VecDeque::new(),
             poll_fds: Vec::new(),
-            tls: self.web.as_ref().as_ref().and_then(|web| web.tls.clone()),
         };
-        let auth = web_auth(&self.web);
         let mut accept_failing_since: Option<Instant> = None;
         let mut accept_paused_until: Option<Instant> = None;
         loop {
@@ -128,7 +125,7 @@ impl Server {
             let ready = heads.wait(&self.listener, listening, wake_at);
             let listener_ready = ready.map_err(|e| self.listener_error(format!("poll: {e}")))?;
 
-            heads.read_ready(&scrapes, auth);
+            heads.read_ready(&scrapes);
             heads.expire(Instant::now());
 
             if listening {
@@ -141,7 +138,10 @@ impl Server {
                 match self.listener.accept() {
                     Ok((stream, _)) => {
                         accept_failing_since = None;
-                        heads.admit(stream);
+                        // The settings in force when the connection came: its handshake
+                        // and its request are judged by them.
+                        let settings = self.web.as_ref().map(|web| web.current());
+                        heads.admit(stream, settings);
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                     // The client gave up before it was accepted: nothing to do.
@@ -182,8 +182,8 @@ fn is_passing_accept_error(e: &io::Error) -> bool {
     )
 }
 
-fn web_auth(web: &Option<WebConfig>) -> Option<&BasicAuth> {
-    web.as_ref().and_then(|web| web.basic_auth.as_ref())
+fn basic_auth(settings: &Option<Arc<WebSettings>>) -> Option<&BasicAuth> {
+    settings.as_ref().and_then(|web| web.basic_auth.as_ref())
 }
 
 /// A request handed to a worker: `/metrics`, or any request whose password needs bcrypt.
@@ -192,11 +192,14 @@ struct Scrape {
     request: Request,
     /// The credentials were not verified yet.
     verify: bool,
+    /// `--web.config.file`'s settings when the connection came.
+    settings: Option<Arc<WebSettings>>,
 }
 
 /// A connection whose request head is still arriving.
 struct PendingHead {
     connection: Connection,
+    settings: Option<Arc<WebSettings>>,
     deadline: Instant,
     received: Vec<u8>,
 }
@@ -206,8 +209,6 @@ struct Heads {
     pending: VecDeque<PendingHead>,
     /// Reused between wake-ups: one entry per pending connection, then the listener.
     poll_fds: Vec<libc::pollfd>,
-    /// Set on a TLS port.
-    tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Heads {
@@ -269,7 +270,7 @@ impl Heads {
 
     /// Reads from every connection `wait` found readable; a complete head is answered or
     /// handed to a worker, and the connection leaves the pending set.
-    fn read_ready(&mut self, scrapes: &SyncSender<Scrape>, auth: Option<&BasicAuth>) {
+    fn read_ready(&mut self, scrapes: &SyncSender<Scrape>) {
         let mut index = 0;
         let mut kept = VecDeque::with_capacity(self.pending.len());
         while let Some(mut connection) = self.pending.pop_front() {
@@ -287,7 +288,7 @@ impl Heads {
                     connection.connection.send_now(&response.to_bytes(false))
                 }
                 HeadState::Complete(Parsed::Request(request)) => {
-                    route(connection.connection, request, scrapes, auth)
+                    route(connection.connection, request, scrapes, connection.settings)
                 }
             }
         }
@@ -304,8 +305,9 @@ impl Heads {
         }
     }
 
-    fn admit(&mut self, stream: TcpStream) {
-        let Ok(connection) = Connection::new(stream, self.tls.as_ref()) else {
+    fn admit(&mut self, stream: TcpStream, settings: Option<Arc<WebSettings>>) {
+        let tls = settings.as_ref().and_then(|web| web.tls.as_ref());
+        let Ok(connection) = Connection::new(stream, tls) else {
             return;
         };
         if self.pending.len() >= MAX_CONNECTIONS {
@@ -313,6 +315,7 @@ impl Heads {
         }
         self.pending.push_back(PendingHead {
             connection,
+            settings,
             deadline: Instant::now() + HEAD_TIMEOUT,
             received: Vec::new(),
         });
@@ -374,9 +377,9 @@ fn route(
     connection: Connection,
     request: Request,
     scrapes: &SyncSender<Scrape>,
-    auth: Option<&BasicAuth>,
+    settings: Option<Arc<WebSettings>>,
 ) {
-    let verify = match (auth, &request.credentials) {
+    let verify = match (basic_auth(&settings), &request.credentials) {
         (None, _) => false,
         (Some(_), None) => {
             connection.send_now(&unauthorized().to_bytes(request.head_only));
@@ -391,6 +394,7 @@ fn route(
             connection,
             request,
             verify,
+            settings,
         };
         if let Err(TrySendError::Full(scrape) | TrySendError::Disconnected(scrape)) =
             scrapes.try_send(scrape)
@@ -420,18 +424,19 @@ fn unauthorized() -> Response {
 }
 
 /// A worker: verifies passwords, runs scrapes from the queue and sends their responses.
-fn answer_scrapes(queue: &Mutex<Receiver<Scrape>>, exporter: &Exporter, auth: Option<&BasicAuth>) {
+fn answer_scrapes(queue: &Mutex<Receiver<Scrape>>, exporter: &Exporter) {
     loop {
         let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
         let Ok(Scrape {
             connection,
             request,
             verify,
+            settings,
         }) = next
         else {
             return; // The server stopped.
         };
-        let allowed = match (verify, auth, &request.credentials) {
+        let allowed = match (verify, basic_auth(&settings), &request.credentials) {
             (false, _, _) => true,
             (true, Some(auth), Some(sent)) => auth.verify(&sent.user, &sent.password),
             (true, _, _) => false,

@@ -15,10 +15,19 @@
 //! Everything is read and checked at start: a file that cannot be read, a key that does not
 //! fit its certificate, an unknown key, a password that is not a bcrypt hash, are errors
 //! then, never a server that quietly speaks plain HTTP or lets anyone in.
+//!
+//! Afterwards, as the exporter-toolkit does, changes are picked up without a restart (a
+//! certificate renewed by cert-manager or certbot, a password changed): the file and the
+//! certificates it names are looked at again at most once per [`RECHECK`], when a
+//! connection arrives, and read again when one of them changed. A change that does not
+//! load (a half-written file, a key that does not fit) keeps the previous settings in force
+//! and says why on stderr; so does one that would turn TLS on or off, which needs a restart.
 
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -28,11 +37,54 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::Error;
 
-/// What `--web.config.file` asks for: TLS, basic authentication, or both.
+/// How often, at most, the files are looked at for changes.
+pub const RECHECK: Duration = Duration::from_secs(1);
+
+/// `--web.config.file`: the settings in force, read again when the files change.
 pub struct WebConfig {
+    path: PathBuf,
+    state: Mutex<Loaded>,
+}
+
+struct Loaded {
+    settings: Arc<WebSettings>,
+    /// What the files looked like when `settings` (or a refused change) was read.
+    stamps: Vec<Option<FileStamp>>,
+    checked: Instant,
+}
+
+/// Enough of a file's metadata to see that it was replaced or rewritten.
+#[derive(Debug, PartialEq, Eq)]
+struct FileStamp {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified_ns: i128,
+}
+
+fn stamps(files: &[PathBuf]) -> Vec<Option<FileStamp>> {
+    files
+        .iter()
+        .map(|file| {
+            let meta = std::fs::metadata(file).ok()?;
+            Some(FileStamp {
+                device: meta.dev(),
+                inode: meta.ino(),
+                len: meta.len(),
+                modified_ns: i128::from(meta.mtime()) * 1_000_000_000
+                    + i128::from(meta.mtime_nsec()),
+            })
+        })
+        .collect()
+}
+
+/// One reading of the file: TLS, basic authentication, or both.
+pub(crate) struct WebSettings {
     pub(crate) tls: Option<Arc<ServerConfig>>,
     pub(crate) basic_auth: Option<BasicAuth>,
     client_certificates: ClientAuth,
+    /// The configuration file and every file it names, watched for changes.
+    files: Vec<PathBuf>,
 }
 
 /// The exporter-toolkit's `client_auth_type`, as far as it checks certificates.
@@ -47,22 +99,80 @@ impl WebConfig {
     /// Reads and checks `path`. Relative paths in it are taken from the file's directory,
     /// as the exporter-toolkit does.
     pub fn load(path: &Path) -> Result<WebConfig, Error> {
-        let error = |reason: String| Error::WebConfig {
+        let settings = read(path).map_err(|reason| Error::WebConfig {
             path: path.to_path_buf(),
             reason,
-        };
-        let text = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        parse(&text, base).map_err(error)
+        })?;
+        Ok(WebConfig {
+            path: path.to_path_buf(),
+            state: Mutex::new(Loaded {
+                stamps: stamps(&settings.files),
+                settings: Arc::new(settings),
+                checked: Instant::now(),
+            }),
+        })
     }
 
-    /// Whether connections are TLS.
+    /// The settings in force, read again first if a file changed since the last look
+    /// (at most once per [`RECHECK`]).
+    pub(crate) fn current(&self) -> Arc<WebSettings> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.checked.elapsed() < RECHECK {
+            return Arc::clone(&state.settings);
+        }
+        state.checked = Instant::now();
+        let now = stamps(&state.settings.files);
+        if now == state.stamps {
+            return Arc::clone(&state.settings);
+        }
+        // Also for a refused change: it is reported once, not at every connection.
+        state.stamps = now;
+        let refused = |why: &str| {
+            pauselab_pause::eprintln_lossy!(
+                "pauselab export: --web.config.file {}: {why}; the previous settings stay in force",
+                self.path.display()
+            )
+        };
+        match read(&self.path) {
+            Err(reason) => refused(&reason),
+            Ok(new) if new.tls.is_some() != state.settings.tls.is_some() => {
+                refused("turning TLS on or off needs a restart")
+            }
+            Ok(new) => {
+                // The files the new settings name, as they were when read.
+                state.stamps = stamps(&new.files);
+                state.settings = Arc::new(new);
+                pauselab_pause::eprintln_lossy!(
+                    "pauselab export: --web.config.file {} read again: {}",
+                    self.path.display(),
+                    state.settings.describe()
+                );
+            }
+        }
+        Arc::clone(&state.settings)
+    }
+
+    /// Whether connections are TLS (fixed at start).
     pub fn tls(&self) -> bool {
-        self.tls.is_some()
+        self.current().tls.is_some()
     }
 
     /// A few words for the start-up line: what a client needs to get in.
     pub fn describe(&self) -> String {
+        self.current().describe()
+    }
+}
+
+fn read(path: &Path) -> Result<WebSettings, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut settings = parse(&text, base)?;
+    settings.files.insert(0, path.to_path_buf());
+    Ok(settings)
+}
+
+impl WebSettings {
+    fn describe(&self) -> String {
         let mut parts = Vec::new();
         if self.tls.is_some() {
             parts.push(match self.client_certificates {
@@ -103,7 +213,7 @@ const UNSUPPORTED_TLS_KEYS: &[&str] = &[
     "client_allowed_sans",
 ];
 
-fn parse(text: &str, base: &Path) -> Result<WebConfig, String> {
+fn parse(text: &str, base: &Path) -> Result<WebSettings, String> {
     let documents = YamlLoader::load_from_str(text).map_err(|e| format!("not YAML: {e}"))?;
     let root = match documents.as_slice() {
         [] => return Err(NOTHING_TO_DO.to_string()),
@@ -113,12 +223,12 @@ fn parse(text: &str, base: &Path) -> Result<WebConfig, String> {
     let top = mapping(root, "the file")?;
     check_keys(&top, TOP_KEYS, &[], "")?;
     let tls_section = top.get("tls_server_config").filter(|v| !v.is_null());
-    let (tls, client_certificates) = match tls_section {
+    let (tls, client_certificates, files) = match tls_section {
         Some(section) => {
-            let (config, auth) = tls_config(section, base)?;
-            (Some(Arc::new(config)), auth)
+            let (config, auth, files) = tls_config(section, base)?;
+            (Some(Arc::new(config)), auth, files)
         }
-        None => (None, ClientAuth::NoClientCert),
+        None => (None, ClientAuth::NoClientCert, Vec::new()),
     };
     if let Some(section) = top.get("http_server_config").filter(|v| !v.is_null()) {
         let http = mapping(section, "http_server_config")?;
@@ -132,10 +242,11 @@ fn parse(text: &str, base: &Path) -> Result<WebConfig, String> {
     if tls.is_none() && basic_auth.is_none() {
         return Err(NOTHING_TO_DO.to_string());
     }
-    Ok(WebConfig {
+    Ok(WebSettings {
         tls,
         basic_auth,
         client_certificates,
+        files,
     })
 }
 
@@ -190,7 +301,11 @@ fn text<'a>(map: &Mapping<'a>, key: &str) -> Result<Option<&'a str>, String> {
     }
 }
 
-fn tls_config(section: &Yaml, base: &Path) -> Result<(ServerConfig, ClientAuth), String> {
+/// The TLS settings, and the files they were read from.
+fn tls_config(
+    section: &Yaml,
+    base: &Path,
+) -> Result<(ServerConfig, ClientAuth, Vec<PathBuf>), String> {
     let tls = mapping(section, "tls_server_config")?;
     check_keys(&tls, TLS_KEYS, UNSUPPORTED_TLS_KEYS, "tls_server_config.")?;
     let file = |key: &str| -> Result<Option<PathBuf>, String> {
@@ -225,6 +340,15 @@ fn tls_config(section: &Yaml, base: &Path) -> Result<(ServerConfig, ClientAuth),
         Some(other) => return Err(format!("unknown client_auth_type {other}")),
     };
     let client_ca = file("client_ca_file")?;
+    let files = [
+        &Some(cert_file.clone()),
+        &Some(key_file.clone()),
+        &client_ca,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let verifier = match (client_auth, client_ca) {
         (ClientAuth::NoClientCert, None) => WebPkiClientVerifier::no_client_auth(),
@@ -287,7 +411,7 @@ fn tls_config(section: &Yaml, base: &Path) -> Result<(ServerConfig, ClientAuth),
                 key_file.display()
             )
         })?;
-    Ok((config, client_auth))
+    Ok((config, client_auth, files))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -23,7 +23,7 @@ use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use crate::analysis::{Analyzer, ClassifiedLine};
+use crate::classify::{ClassifiedLine, LineFeed};
 use crate::lines::{LineReader, MAX_LINE};
 use crate::reading::{stitch_line, ReadSummary, Sniff};
 use crate::stitch::Stitcher;
@@ -84,7 +84,7 @@ pub(crate) fn read(
     chunk: u64,
     name: &str,
     threads: usize,
-    analyzer: &mut Analyzer<'_>,
+    analyzer: &mut LineFeed<'_>,
 ) -> Result<Option<ReadSummary>, Error> {
     let chunks = size.div_ceil(chunk).max(1) as usize;
     let threads = threads.min(MAX_IN_FLIGHT);
@@ -226,7 +226,7 @@ impl Drop for StopOnDrop<'_, '_> {
 }
 
 /// Feeds the chunks to the analysis in order, carrying the log's stitcher over their edges.
-fn merge(shared: &Shared<'_>, analyzer: &mut Analyzer<'_>) -> Result<Option<ReadSummary>, Error> {
+fn merge(shared: &Shared<'_>, analyzer: &mut LineFeed<'_>) -> Result<Option<ReadSummary>, Error> {
     let io_error = |e| Error::Io(shared.name.to_string(), e);
     let mut summary = ReadSummary::default();
     // The log's stitcher, numbering lines from the start of the input.
@@ -262,7 +262,7 @@ fn join(
     chunk: Chunk,
     stitcher: &mut Stitcher,
     summary: &mut ReadSummary,
-    analyzer: &mut Analyzer<'_>,
+    analyzer: &mut LineFeed<'_>,
 ) -> io::Result<()> {
     let Some(start) = chunk.start else {
         return Ok(());
@@ -431,9 +431,9 @@ impl Read for At<'_> {
 mod tests {
     use std::io::Write;
 
+    use pauselab_analysis::{Analyzer, Options};
     use proptest::prelude::*;
 
-    use crate::analysis::{Analyzer, Options};
     use crate::input::Input;
 
     /// Lines besides the pieces of JDK 8 events (tests/data/event_pieces.txt): unified

@@ -109,11 +109,19 @@ impl LogTail {
 
     /// Hands every line completed since the last call to `each` (without its newline). A
     /// file that does not exist yet has no lines. With `at_end` (the writer has exited), a
-    /// last line without a newline counts as complete.
+    /// last line without a newline counts as complete, and the file is closed afterwards
+    /// (a later call opens it again and goes on at the same offset): an open descriptor
+    /// would keep its filesystem busy, and a lab run unmounts the device its logs are on
+    /// once their writers have exited.
     pub fn read_new_lines(&mut self, at_end: bool, each: impl FnMut(&[u8])) -> Result<(), String> {
-        self.poll(u64::MAX, at_end, each)
+        let read = self
+            .poll(u64::MAX, at_end, each)
             .map(|_| ())
-            .map_err(|e| format!("{}: {e}", self.path.display()))
+            .map_err(|e| format!("{}: {e}", self.path.display()));
+        if at_end {
+            self.file = None;
+        }
+        read
     }
 
     /// Like [`LogTail::read_new_lines`], reading at most about `budget` bytes; the rest is
@@ -496,6 +504,32 @@ mod tests {
         let mut clone = tail.clone();
         file.write_all(b"five\n").unwrap();
         assert_eq!(lines_of(&mut clone, false), ["five"]);
+    }
+
+    /// Whether this process has `path` open.
+    fn is_open(path: &Path) -> bool {
+        fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .filter_map(|fd| fs::read_link(fd.ok()?.path()).ok())
+            .any(|target| target == path)
+    }
+
+    #[test]
+    fn the_file_is_closed_once_its_writer_has_exited_and_reopened_if_it_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gc.log");
+        fs::write(&path, "one\ntwo").unwrap();
+        let mut tail = LogTail::new(&path);
+        assert_eq!(lines_of(&mut tail, false), ["one"]);
+        assert!(is_open(&path));
+        assert_eq!(lines_of(&mut tail, true), ["two"]);
+        assert!(!is_open(&path), "the log keeps its filesystem busy");
+        fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(b"three\n"))
+            .unwrap();
+        assert_eq!(lines_of(&mut tail, false), ["three"]);
     }
 
     #[test]

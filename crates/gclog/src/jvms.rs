@@ -6,6 +6,9 @@
 //! decoration, and whether the file holds the JVM's start-up lines (unified logging prints
 //! `Version:` once, when the JVM starts; rotated files continue without it).
 
+use pauselab_pause::civil::format_epoch_ms;
+use pauselab_pause::Collector;
+
 use crate::input::{self, Input};
 use crate::lines::LineReader;
 use crate::parse::{parse_line, Format, Record};
@@ -42,8 +45,8 @@ impl Identity {
             .or_else(|| match (self.start_ms, group.start_ms) {
                 (Some(a), Some(b)) if (a - b).abs() > START_TOLERANCE_MS => Some(format!(
                     "JVM start {} vs {}",
-                    crate::num::format_epoch_ms(b),
-                    crate::num::format_epoch_ms(a)
+                    format_epoch_ms(b),
+                    format_epoch_ms(a)
                 )),
                 (Some(_), Some(_)) => None,
                 _ if self.starts_jvm && group.starts_jvm => {
@@ -177,8 +180,8 @@ fn probe(input: &Input) -> Result<Identity, Error> {
                 id.collector.get_or_insert(c);
             }
             Record::Flags(flags) => {
-                if let Some(c) = crate::parse::collector_from_flags(&flags) {
-                    id.collector.get_or_insert(c.to_string());
+                if let Some(c) = Collector::from_flags(&flags) {
+                    id.collector.get_or_insert(c.name().to_string());
                 }
             }
             _ => {}

@@ -1,51 +1,38 @@
-//! GC and safepoint logs of HotSpot JVMs (JDK 8 to 25) into pause events, summaries and a
-//! diagnosis. Streaming throughout: memory does not grow with the length of the log.
+//! GC and safepoint logs of HotSpot JVMs (JDK 8 to 25) into records, fed to any
+//! [`RecordSink`] (the analysis, pauselab-analysis, is one). Streaming throughout: memory
+//! does not grow with the length of the log.
 //!
 //! - [`lines`]: block reader handing out borrowed lines;
 //! - [`stitch`]: joins the lines of a JDK 6-8 event the JVM spread over several lines;
-//! - `reading`: reads an input on a thread of its own, sharing the parsing with the analysis;
+//! - `reading`: reads an input on a thread of its own, sharing the parsing with the thread
+//!   that feeds the sink;
 //! - `chunks`: reads one large file with several threads, with the same result;
 //! - [`parse`]: stateless line parser (JDK 8 PrintGCDetails and unified logging);
-//! - [`analysis`]: pairs pauses with CPU times and safepoints, keeps histograms;
-//! - `sink`: the analysis as a `RecordSink` that other sources (JFR recordings) feed;
-//! - `rules`: the diagnosis rules, one file each, listed in one registry: what each
-//!   watches for, its thresholds and its finding's evidence, causes and fixes;
-//! - [`findings`]: the findings' public names;
-//! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
-//! - `timeouts`: safepoint timeout reports, the threads that held a safepoint up;
+//! - `classify`: a line parsed without the sink's state, and [`LineFeed`], which feeds an
+//!   input's lines to the sink in order;
 //! - `jvms`: which inputs one JVM wrote ([`group_by_jvm`]), so JVMs are never merged;
 //! - [`input`]: files, rotated sets, gzip, zip, stdin;
 //! - [`follow`]: a log the JVM is still writing, read as it grows and through rotation.
 
-pub mod analysis;
 mod chunks;
-pub mod condition;
-mod evidence;
-pub mod findings;
+mod classify;
 pub mod follow;
-mod health;
-pub mod hlog;
 pub mod input;
 mod jvms;
 pub mod lines;
 pub mod num;
 pub mod parse;
-mod pause_type;
 mod reading;
-pub mod render;
-mod rules;
-mod sink;
 pub mod stitch;
-mod timeouts;
-mod totals;
 
-pub use analysis::{Analyzer, HeapSample, Options, PauseSink, Report};
-pub use health::{MemorySection, StallSection, WindowShare};
+pub use classify::LineFeed;
 pub use jvms::{ensure_one_jvm, group_by_jvm, JvmInputs};
-pub use pause_type::PauseType;
-pub use timeouts::{Culprit, TimeoutSection};
 
 use std::io;
+
+use pauselab_pause::RecordSink;
+// The parser names pause types `crate::PauseType` (the type is the pause model's).
+pub(crate) use pauselab_pause::PauseType;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -99,13 +86,13 @@ fn join_errors(errors: &[Error]) -> String {
         .join("; ")
 }
 
-/// Reads every input and analyzes them as one log (a rotated set, or several files of one
+/// Reads every input and feeds them to `sink` as one log (a rotated set, or several files of one
 /// service), warning about empty inputs, with as many threads as the machine has cores.
 /// An input that cannot be read or is not a GC log does not stop the others: the analysis
 /// covers the readable ones and the result is [`Error::InputsFailed`] listing the others (a
 /// single failed input is its own error).
-pub fn analyze_inputs(inputs: &[input::Input], analyzer: &mut Analyzer<'_>) -> Result<(), Error> {
-    analyze_inputs_with(inputs, analyzer, default_threads())
+pub fn analyze_inputs(inputs: &[input::Input], sink: &mut dyn RecordSink) -> Result<(), Error> {
+    analyze_inputs_with(inputs, sink, default_threads())
 }
 
 /// The machine's cores (what `--threads` defaults to).
@@ -117,7 +104,7 @@ pub fn default_threads() -> usize {
 /// same whatever the number.
 pub fn analyze_inputs_with(
     inputs: &[input::Input],
-    analyzer: &mut Analyzer<'_>,
+    sink: &mut dyn RecordSink,
     threads: usize,
 ) -> Result<(), Error> {
     let threads = threads.max(1);
@@ -128,7 +115,7 @@ pub fn analyze_inputs_with(
         for (index, input) in inputs.iter().enumerate() {
             let started = ahead.take(index);
             ahead.start_after(index);
-            match analyze_input_in(input, analyzer, threads, chunks::CHUNK, started) {
+            match analyze_input_in(input, sink, threads, chunks::CHUNK, started) {
                 Ok(Content::Lines) => {}
                 Ok(Content::Empty) => empty.push(input.name.clone()),
                 Err(error) => failed.push(error),
@@ -160,12 +147,12 @@ enum Content {
     Empty,
 }
 
-/// Reads one input into `analyzer`; a file of at least two `chunk`s is read in chunks by
+/// Reads one input into `sink`; a file of at least two `chunk`s is read in chunks by
 /// several threads. `started`: the input is already being read on a thread of its own (see
 /// [`reading::ReadAhead`]), or could not be opened.
 fn analyze_input_in(
     input: &input::Input,
-    analyzer: &mut Analyzer<'_>,
+    sink: &mut dyn RecordSink,
     threads: usize,
     chunk: u64,
     started: Option<Result<reading::Reading<'_>, Error>>,
@@ -174,29 +161,34 @@ fn analyze_input_in(
         .then(|| input::open_splittable(input, 2 * chunk))
         .flatten();
     let mut summary = None;
+    if split.is_some() {
+        sink.begin_input(&input.name);
+    }
+    let mut feed = LineFeed::new(sink, &input.name);
     if let Some((file, size)) = &split {
-        analyzer.begin_file(&input.name);
-        summary = chunks::read(file, *size, chunk, &input.name, threads, analyzer)?;
+        summary = chunks::read(file, *size, chunk, &input.name, threads, &mut feed)?;
     }
     let summary = match (summary, started) {
         (Some(summary), _) => summary,
         (None, Some(reading)) => {
             let reading = reading?;
-            analyzer.begin_file(&input.name);
-            reading.analyse(analyzer)?
+            feed.sink().begin_input(&input.name);
+            reading.analyse(&mut feed)?
         }
         (None, None) => {
             let reader = input::open_for_reading(input, threads)?;
             if split.is_none() {
-                analyzer.begin_file(&input.name);
+                feed.sink().begin_input(&input.name);
             }
-            read_sequentially(reader, &input.name, threads, analyzer)?
+            read_sequentially(reader, &input.name, threads, &mut feed)?
         }
     };
+    // Counted per input, from `begin_input` on.
+    let recognised = feed.recognised();
     let count = summary.lines;
-    analyzer.set_line_count(count);
+    sink.line_count(count);
     if summary.overflows > 0 {
-        analyzer.warn(
+        sink.warn(
             &input.name,
             None,
             format!(
@@ -206,13 +198,12 @@ fn analyze_input_in(
             ),
         );
     }
-    analyzer.end_file(summary.bytes);
+    sink.end_input(summary.bytes);
     if count == 0 {
-        analyzer.warn(&input.name, None, "empty file".to_string());
+        sink.warn(&input.name, None, "empty file".to_string());
         return Ok(Content::Empty);
     }
-    // Counted per input, from `begin_file` on.
-    if analyzer.recognised_lines() == 0 {
+    if recognised == 0 {
         if summary.binary_lines > 0 {
             return Err(Error::Binary {
                 file: input.name.clone(),
@@ -226,7 +217,7 @@ fn analyze_input_in(
                 text,
             });
         }
-        analyzer.warn(
+        sink.warn(
             &input.name,
             None,
             "no log lines (only blank lines)".to_string(),
@@ -242,10 +233,10 @@ fn read_sequentially(
     reader: input::Reader,
     name: &str,
     threads: usize,
-    analyzer: &mut Analyzer<'_>,
+    feed: &mut LineFeed<'_>,
 ) -> Result<reading::ReadSummary, Error> {
     if threads == 1 {
-        return reading::read_lines(reader, name, reading::Destination::Here(analyzer));
+        return reading::read_lines(reader, name, reading::Destination::Here(feed));
     }
-    std::thread::scope(|scope| reading::Reading::spawn(scope, reader, name).analyse(analyzer))
+    std::thread::scope(|scope| reading::Reading::spawn(scope, reader, name).analyse(feed))
 }

@@ -1,7 +1,7 @@
 //! Number and time-stamp scanners for log text. No allocation, no UTF-8 validation: they work
 //! on the bytes as written, with `.` or `,` as the decimal separator (locale-dependent).
 
-use pauselab_pause::civil::{days_from_civil, UtcTime};
+use pauselab_pause::civil::days_from_civil;
 
 /// Parses an unsigned decimal (`12`, `0.0085510`, `0,246`) and scales it by 10^`scale`,
 /// truncating extra fraction digits. `None` when `s` is not exactly such a number.
@@ -152,31 +152,10 @@ pub fn iso_timestamp_ms(s: &[u8]) -> Option<i64> {
     Some(secs * 1000 + millis)
 }
 
-/// Formats milliseconds since the epoch as `2026-11-21T22:42:43.549Z`.
-pub fn format_epoch_ms(ms: i64) -> String {
-    let t = UtcTime::from_epoch_ms(ms);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year, t.month, t.day, t.hour, t.minute, t.second, t.millis
-    )
-}
-
-/// A duration in ms as the terminal shows it.
-pub(crate) fn dur(ms: f64) -> String {
-    if ms >= 10_000.0 {
-        format!("{:.1} s", ms / 1000.0)
-    } else if ms >= 1000.0 {
-        format!("{:.3} s", ms / 1000.0)
-    } else if ms >= 10.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.3} ms")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pauselab_pause::civil::format_epoch_ms;
 
     #[test]
     fn decimals_with_point_or_comma() {

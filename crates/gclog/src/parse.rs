@@ -14,26 +14,9 @@ mod timeout;
 pub use memory::size_bytes;
 
 pub use pauselab_pause::record::{
-    Cpu, CpuLoad, Failure, Failures, GcCycle, GcPause, HeapChange, OldChange, Record, Safepoint,
-    Stall, StallKind, Stamp, TimeoutLine,
+    Cpu, CpuLoad, Failure, Failures, Format, GcCycle, GcPause, HeapChange, OldChange, Parsed,
+    Record, Safepoint, Stall, StallKind, Stamp, TimeoutLine,
 };
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Format {
-    /// JDK 8 and earlier `-XX:+PrintGC*` output.
-    Jdk8,
-    /// Unified logging, `-Xlog` (JDK 9+).
-    Unified,
-}
-
-/// What a line turned out to be.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Parsed {
-    pub format: Format,
-    pub stamp: Stamp,
-    pub record: Record,
-}
 
 /// Why a line was not understood.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,22 +240,6 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
 /// The text of a JDK 8-16 stopped-time line (`-XX:+PrintGCApplicationStoppedTime`,
 /// `-Xlog:safepoint`).
 const STOPPED_TIME: &[u8] = b"Total time for which application threads were stopped: ";
-
-/// The collector the JVM's options select, if they name one.
-pub fn collector_from_flags(flags: &str) -> Option<&'static str> {
-    [
-        ("-XX:+UseG1GC", Collector::G1),
-        ("-XX:+UseConcMarkSweepGC", Collector::Cms),
-        ("-XX:+UseParallelOldGC", Collector::Parallel),
-        ("-XX:+UseParallelGC", Collector::Parallel),
-        ("-XX:+UseSerialGC", Collector::Serial),
-        ("-XX:+UseShenandoahGC", Collector::Shenandoah),
-        ("-XX:+UseZGC", Collector::Zgc),
-    ]
-    .into_iter()
-    .find(|(flag, _)| flags.split_whitespace().any(|f| f == *flag))
-    .map(|(_, collector)| collector.name())
-}
 
 fn collector_name(using: &[u8]) -> Option<&'static str> {
     let using = std::str::from_utf8(using).ok()?;

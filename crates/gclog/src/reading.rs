@@ -5,7 +5,7 @@
 //! each batch and the analysing thread the rest (reading and joining cost about as much as
 //! analysing, and parsing as much as both together).
 
-use crate::analysis::{Analyzer, ClassifiedLine};
+use crate::classify::{ClassifiedLine, LineFeed};
 use crate::input::Input;
 use crate::lines::{Line, LineReader};
 use crate::stitch::Stitcher;
@@ -71,15 +71,15 @@ impl Batch {
     }
 
     /// Feeds the batch's lines to the analysis, in order, parsing those not parsed yet.
-    pub(crate) fn analyse(self, analyzer: &mut Analyzer<'_>) {
+    pub(crate) fn analyse(self, feed: &mut LineFeed<'_>) {
         let mut parsed = self.parsed.into_iter();
         let mut start = 0;
         for raw in &self.lines {
             let text = &self.text[start..raw.end];
             start = raw.end;
             match parsed.next() {
-                Some(line) => analyzer.apply(line, raw.number),
-                None => analyzer.line(text, raw.number, raw.unterminated, raw.truncated),
+                Some(line) => feed.apply(line, raw.number),
+                None => feed.line(text, raw.number, raw.unterminated, raw.truncated),
             }
         }
     }
@@ -144,7 +144,7 @@ pub(crate) enum Destination<'a, 'b> {
     /// To the analysis on this thread: in batches until the input is known to be a log
     /// (lines read before it turns out to be binary data are never analysed), then line by
     /// line, without copying them into batches.
-    Here(&'a mut Analyzer<'b>),
+    Here(&'a mut LineFeed<'b>),
     /// In batches to another thread, through `deliver` (false when the analysis stopped).
     Batches(&'a mut dyn FnMut(Batch) -> bool),
 }
@@ -152,8 +152,8 @@ pub(crate) enum Destination<'a, 'b> {
 impl Destination<'_, '_> {
     fn deliver(&mut self, batch: Batch) -> bool {
         match self {
-            Destination::Here(analyzer) => {
-                batch.analyse(analyzer);
+            Destination::Here(feed) => {
+                batch.analyse(feed);
                 true
             }
             Destination::Batches(deliver) => deliver(batch),
@@ -187,13 +187,13 @@ pub(crate) fn read_lines(
         let Some(line) = line else { break };
         count += 1;
         sniff.check(&line, filling.recognised == 0, name)?;
-        if let (true, Destination::Here(analyzer)) = (direct, &mut destination) {
+        if let (true, Destination::Here(feed)) = (direct, &mut destination) {
             stitch_line(
                 &mut stitcher,
                 &line,
                 line.number,
                 &mut |bytes, number, u, t| {
-                    analyzer.line(bytes, number, u, t);
+                    feed.line(bytes, number, u, t);
                 },
             );
             continue;
@@ -214,8 +214,8 @@ pub(crate) fn read_lines(
         }
     }
     match &mut destination {
-        Destination::Here(analyzer) if direct => {
-            stitcher.finish(&mut |bytes, number| analyzer.line(bytes, number, false, false));
+        Destination::Here(feed) if direct => {
+            stitcher.finish(&mut |bytes, number| feed.line(bytes, number, false, false));
         }
         _ => {
             stitcher.finish(&mut |bytes, number| filling.push(bytes, number, false, false));
@@ -254,9 +254,9 @@ impl<'scope> Reading<'scope> {
     }
 
     /// Feeds every batch to the analysis, in order; what reading found.
-    pub(crate) fn analyse(self, analyzer: &mut Analyzer<'_>) -> Result<ReadSummary, Error> {
+    pub(crate) fn analyse(self, feed: &mut LineFeed<'_>) -> Result<ReadSummary, Error> {
         for batch in self.batches {
-            batch.analyse(analyzer);
+            batch.analyse(feed);
         }
         self.thread
             .join()
@@ -415,8 +415,9 @@ mod tests {
     use std::io::Write;
     use std::path::Path;
 
+    use pauselab_analysis::{Analyzer, Options};
+
     use super::ReadAhead;
-    use crate::analysis::{Analyzer, Options};
     use crate::input::Input;
 
     /// A rotated set, its members plain, gzip, empty and missing, read ahead while the

@@ -68,6 +68,7 @@ pub fn read_recordings_with(
                     }
                     sink.warn(
                         name,
+                        None,
                         format!(
                             "{}: not a JFR recording (no FLR header), skipped; the other chunk files are read",
                             escape_control(&path.display().to_string())
@@ -93,6 +94,7 @@ pub fn read_recordings_with(
                     }) if chunks_before + chunk > 1 && last_part => {
                         sink.warn(
                             name,
+                            None,
                             format!("{file}: chunk {chunk} is cut off (the JVM was still writing it, or the file was truncated): analysed the {} complete chunk(s) before it", chunks_before + chunk - 1),
                         );
                         cut_off = true;
@@ -106,6 +108,7 @@ pub fn read_recordings_with(
                 if !chunk.limits_hit.is_empty() {
                     sink.warn(
                         name,
+                        None,
                         format!(
                             "chunk {}: over the size limit of its {}: some names may be missing",
                             chunks_before + number,
@@ -136,6 +139,7 @@ pub fn read_recordings_with(
         if !extras.missing_events.is_empty() {
             sink.warn(
                 name,
+                None,
                 format!(
                     "the recording has no {} events: record with settings=profile (or enable them, see docs/jfr.md)",
                     extras.missing_events.join(", ")
@@ -465,7 +469,7 @@ mod tests {
         }
         fn jvm_flags(&mut self, _: &str) {}
         fn close_pauses(&mut self) {}
-        fn warn(&mut self, _: &str, _: String) {}
+        fn warn(&mut self, _: &str, _: Option<u64>, _: String) {}
         fn end_input(&mut self, _: u64) {}
     }
 

@@ -6,6 +6,11 @@
 //! variant on every JDK at the same time, and [`bundle::finish`] summarises, judges and
 //! writes the result bundle; [`run_matrix`] runs a matrix of such runs. See docs/lab.md.
 
+// stdout and stderr may be closed pipes (`| head`): `println!`/`eprintln!` would panic
+// there, and a lab run must never die before undoing its host changes. Output goes through
+// `writeln!` and `?`, messages through `pauselab_pause::eprintln_lossy!`.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+
 // Layers, bottom to top: each imports only its own layer and those below it (checked by
 // tests/it/layers.rs; docs/ARCHITECTURE.md, "The lab's layers").
 pub mod bundle;

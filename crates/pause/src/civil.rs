@@ -90,6 +90,15 @@ impl UtcTime {
     }
 }
 
+/// Formats milliseconds since the epoch as `2026-11-21T22:42:43.549Z`.
+pub fn format_epoch_ms(ms: i64) -> String {
+    let t = UtcTime::from_epoch_ms(ms);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year, t.month, t.day, t.hour, t.minute, t.second, t.millis
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,22 @@ impl Collector {
         }
     }
 
+    /// The collector the JVM's options select, if they name one (`-XX:+UseG1GC`...).
+    pub fn from_flags(flags: &str) -> Option<Self> {
+        [
+            ("-XX:+UseG1GC", Collector::G1),
+            ("-XX:+UseConcMarkSweepGC", Collector::Cms),
+            ("-XX:+UseParallelOldGC", Collector::Parallel),
+            ("-XX:+UseParallelGC", Collector::Parallel),
+            ("-XX:+UseSerialGC", Collector::Serial),
+            ("-XX:+UseShenandoahGC", Collector::Shenandoah),
+            ("-XX:+UseZGC", Collector::Zgc),
+        ]
+        .into_iter()
+        .find(|(flag, _)| flags.split_whitespace().any(|f| f == *flag))
+        .map(|(_, collector)| collector)
+    }
+
     /// From the perf counters: `sun.gc.policy.name` (`GarbageFirst`, `ParScav:MSC`,
     /// `Copy:MSC`, `ParNew:CMS`), which ZGC, Shenandoah and Epsilon leave out, and else the
     /// first collector's name `sun.gc.collector.0.name` (JDK 17: "Z concurrent cycle

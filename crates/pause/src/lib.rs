@@ -1,7 +1,7 @@
 //! The pause model shared by every pauselab source and renderer: the records every source
-//! feeds to a [`RecordSink`] ([`record`]), pause events, histograms over time, HdrHistogram
-//! interval logs (compatible with Java's HdrHistogram), and opening inputs, compressed
-//! ones too ([`archive`]).
+//! feeds to a [`RecordSink`] ([`record`]), pause events and their types, histograms over
+//! time, HdrHistogram interval logs (compatible with Java's HdrHistogram), and opening
+//! inputs, compressed ones too ([`archive`]).
 
 pub mod archive;
 pub mod civil;
@@ -10,6 +10,7 @@ pub mod event;
 pub mod input;
 pub mod interval_log;
 pub mod output;
+mod pause_type;
 pub mod record;
 pub mod severity;
 pub mod stats;
@@ -17,6 +18,7 @@ pub mod units;
 
 pub use collector::Collector;
 pub use event::{CpuTimes, PauseEvent, PauseKind, SourceLine};
-pub use record::{Record, RecordSink, Stamp};
+pub use pause_type::{is_gc_operation, PauseType};
+pub use record::{Format, LogLine, Parsed, Record, RecordSink, Stamp};
 pub use severity::Severity;
 pub use stats::{DurationStats, Summary};

@@ -106,6 +106,18 @@ pub fn create_dir(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes one line to stderr, as `eprintln!` does, but never panics: a message that cannot
+/// be shown is dropped. `eprintln!` panics when stderr is a closed pipe
+/// (`pauselab lab run 2>&1 | head`), and a panic whose own message cannot be written
+/// aborts the process, so a lab run would die before undoing what it changed on the host.
+#[macro_export]
+macro_rules! eprintln_lossy {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+    }};
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -302,22 +302,102 @@ pub enum TimeoutLine {
     End,
 }
 
+/// The format a text log is written in. It says what a pause line's stamp marks, so the
+/// analysis needs it with each line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// JDK 8 and earlier `-XX:+PrintGC*` output: a pause line is stamped at the pause's start.
+    Jdk8,
+    /// Unified logging, `-Xlog` (JDK 9+): every line is stamped when it is written.
+    Unified,
+}
+
+impl Format {
+    /// Whether a line of this format stamped `stamp` that carries no record is blank: an
+    /// empty JDK 8 line parses, but says nothing about the log (its format, or whether it is
+    /// a GC log at all).
+    pub fn is_blank(self, stamp: &Stamp) -> bool {
+        self == Format::Jdk8 && *stamp == Stamp::default()
+    }
+}
+
+/// A line of a text log as the parser understood it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    /// The format it is written in.
+    pub format: Format,
+    /// Its decorations (unified) or time stamps (JDK 8).
+    pub stamp: Stamp,
+    /// What it says; [`Record::Other`] for a line of the log that carries nothing the
+    /// analysis uses.
+    pub record: Record,
+}
+
+impl Parsed {
+    /// When the line's event ended: a JDK 8 pause line and a safepoint statistics row are
+    /// stamped when their stop began, every other line when it was written.
+    pub fn end(&self) -> Stamp {
+        match (&self.record, self.format) {
+            (Record::Pause(pause), Format::Jdk8) => self.stamp.plus(pause.duration_ns),
+            (Record::SafepointStatistics(safepoint), _) => self.stamp.plus(safepoint.total_ns),
+            _ => self.stamp,
+        }
+    }
+}
+
+/// One line of a text log (a GC log), as [`RecordSink::line`] receives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogLine<'a> {
+    /// A line that says what happened: its record (never [`Record::Other`]), stamp and
+    /// format. Boxed: few lines are records, and lines cross threads in batches.
+    Record(Box<Parsed>),
+    /// A line of the log that carries no record (most lines): its stamp still moves the
+    /// log's clock.
+    Other {
+        /// The format it is written in.
+        format: Format,
+        /// Its stamp.
+        stamp: Stamp,
+    },
+    /// A line not understood: its beginning, or empty when the reader did not keep it
+    /// (the report shows the first such line only, so readers stop keeping text once they
+    /// kept one).
+    Unparsed(&'a [u8]),
+    /// Nothing but NUL bytes (a log truncated while the JVM wrote it starts so).
+    Nothing,
+}
+
 /// What every source feeds its records to, one input at a time: `begin_input`, then the
-/// input's records in order, then `end_input`.
+/// input's records (or a text log's lines) in order, then `end_input`.
 pub trait RecordSink {
     /// A new input (a file, a recording) begins; later records belong to it.
     fn begin_input(&mut self, name: &str);
     /// One record. `end` is when its event ended (as a unified log line is stamped);
     /// `ordinal` locates it in the input (a line number, an event's ordinal).
     fn record(&mut self, end: Stamp, record: Record, ordinal: u64);
+    /// One line of a text log, `number` its line number (the lines of a JDK 6-8 event
+    /// joined arrive as one, numbered by the first). A text log's reader feeds every line
+    /// here, so the analysis counts lines of each format, follows the log's clock on lines
+    /// without records and shows the first line not understood. Sources without lines never
+    /// call it; by default a line's record is fed to [`RecordSink::record`].
+    fn line(&mut self, line: LogLine<'_>, number: u64) {
+        if let LogLine::Record(parsed) = line {
+            self.record(parsed.end(), parsed.record, number);
+        }
+    }
+    /// How many lines the current text input has, once it is read (joined lines count
+    /// each). Sources without lines never call it.
+    fn line_count(&mut self, _lines: u64) {}
     /// The JVM's options, from a source other than a log line (a recording's
     /// `jdk.JVMInformation`).
     fn jvm_flags(&mut self, options: &str);
     /// The pauses waiting for their safepoint are closed: the next safepoint fed is not
     /// theirs (for sources that know which safepoint a pause ran in).
     fn close_pauses(&mut self);
-    /// Something about input `input` the user should know (it does not stop the input).
-    fn warn(&mut self, input: &str, message: String);
+    /// Something about input `input` the user should know (it does not stop the input),
+    /// about its line `line` when it is a text log's line.
+    fn warn(&mut self, input: &str, line: Option<u64>, message: String);
     /// The current input ended; `bytes` is how much was read from it.
     fn end_input(&mut self, bytes: u64);
 }

@@ -7,8 +7,7 @@
 
 use std::fmt::Write as _;
 
-use pauselab_gclog::analysis::{Jvm, WorstPause};
-use pauselab_gclog::Report;
+use pauselab_analysis::{findings_text, worst_text, Jvm, Report, WorstPause};
 use serde_json::Value;
 
 use crate::bundle::Verdict;
@@ -447,8 +446,7 @@ pub struct Diagnosis {
 
 impl Diagnosis {
     pub(crate) fn of(report: Report) -> Diagnosis {
-        let text = pauselab_gclog::render::worst_text(&report)
-            + &pauselab_gclog::render::findings_text(&report);
+        let text = worst_text(&report) + &findings_text(&report);
         Diagnosis {
             text,
             recordings: report

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use hdrhistogram::Histogram;
-use pauselab_gclog::{Analyzer, HeapSample, Options, PauseSink};
+use pauselab_analysis::{Analyzer, HeapSample, Options, PauseSink};
 use pauselab_pause::PauseEvent;
 
 use crate::diagnosis::Diagnosis;

@@ -6,12 +6,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use pauselab_gclog::condition::{parse_conditions, Condition};
-use pauselab_gclog::hlog::{HlogMode, HlogSink};
-use pauselab_gclog::{
-    analyze_inputs_with, default_threads, group_by_jvm, input, render, Analyzer, HeapSample,
-    JvmInputs, Options, PauseSink,
+use pauselab_analysis::{
+    parse_conditions, render_text, Analyzer, Condition, HeapSample, HlogMode, HlogSink, Options,
+    PauseSink,
 };
+use pauselab_gclog::{analyze_inputs_with, default_threads, group_by_jvm, input, JvmInputs};
 use pauselab_pause::input::escape_control;
 use pauselab_pause::record::GcPause;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
@@ -242,14 +241,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(line) => format!("{}:{line}: {}", w.file, w.message),
             None => format!("{}: {}", w.file, w.message),
         };
-        eprintln!("pauselab: warning: {}", escape_control(&line));
+        pauselab_pause::eprintln_lossy!("pauselab: warning: {}", escape_control(&line));
     }
     let separated: Vec<Option<&str>> = groups
         .iter()
         .map(|g| g.separated_because.as_deref())
         .collect();
     if reports.len() > 1 {
-        eprintln!(
+        pauselab_pause::eprintln_lossy!(
             "pauselab: the inputs come from {} different JVMs; each is analysed on its own",
             reports.len()
         );
@@ -268,7 +267,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             writeln!(out)?;
         }
         ([one], false) => {
-            out.write_all(render::render_text(one).as_bytes())?;
+            out.write_all(render_text(one).as_bytes())?;
             if let Some(jfr) = &jfr {
                 out.write_all(super::jfr_render::render(jfr).as_bytes())?;
             }
@@ -293,7 +292,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     files.join(", "),
                     separated[i].map_or(String::new(), |why| format!(" (another JVM: {why})"))
                 )?;
-                out.write_all(render::render_text(report).as_bytes())?;
+                out.write_all(render_text(report).as_bytes())?;
                 writeln!(out)?;
             }
         }
@@ -304,8 +303,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let (holds, why) = c.holds(report);
             if holds {
                 match reports.len() {
-                    1 => eprintln!("pauselab: --fail-on holds: {why}"),
-                    _ => eprintln!("pauselab: --fail-on holds for JVM {}: {why}", i + 1),
+                    1 => pauselab_pause::eprintln_lossy!("pauselab: --fail-on holds: {why}"),
+                    _ => pauselab_pause::eprintln_lossy!(
+                        "pauselab: --fail-on holds for JVM {}: {why}",
+                        i + 1
+                    ),
                 }
                 code = ExitCode::from(EXIT_CONDITION);
             }

@@ -12,10 +12,10 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use pauselab_gclog::num::format_epoch_ms;
-use pauselab_gclog::{HeapSample, PauseSink, PauseType, Report};
+use pauselab_analysis::{HeapSample, PauseSink, Report};
+use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::record::{GcPause, HeapChange};
-use pauselab_pause::PauseEvent;
+use pauselab_pause::{PauseEvent, PauseType};
 use serde::Serialize;
 
 /// The file format, chosen by the file name's extension.

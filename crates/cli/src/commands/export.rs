@@ -103,7 +103,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if exporter_enables => return Err(e).context("pauselab export"),
         // Nothing to turn on; only leftovers of earlier exporters go unchecked (e.g. an
         // exporter run by a user who may not create the directory).
-        Err(e) if args.state_dir.exists() => eprintln!("pauselab export: {e}"),
+        Err(e) if args.state_dir.exists() => {
+            pauselab_pause::eprintln_lossy!("pauselab export: {e}")
+        }
         Err(_) => {}
     }
     let exporter = Arc::new(exporter);
@@ -116,7 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ),
         None => ("http", String::new()),
     };
-    eprintln!(
+    pauselab_pause::eprintln_lossy!(
         "pauselab export: serving {scheme}://{}/metrics{protection}",
         server.local_addr()
     );

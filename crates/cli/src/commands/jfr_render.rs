@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use pauselab_gclog::Report;
+use pauselab_analysis::Report;
 use pauselab_jfr::RecordingExtras;
 use serde::Serialize;
 

@@ -49,7 +49,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     write!(out, "{}", render::jvms::render(&listed))?;
     if listed.is_empty() {
-        eprintln!("no HotSpot JVM found (processes of other users are only visible to root)");
+        pauselab_pause::eprintln_lossy!(
+            "no HotSpot JVM found (processes of other users are only visible to root)"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

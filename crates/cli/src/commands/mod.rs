@@ -65,7 +65,7 @@ fn stdout_reader_gone() -> bool {
 /// An error as one line on stderr: its causes joined by `: `, a cause already spelled out by
 /// the message before it left out, control characters escaped.
 pub fn print_error(error: &anyhow::Error) {
-    eprintln!("pauselab: error: {}", one_line(error));
+    pauselab_pause::eprintln_lossy!("pauselab: error: {}", one_line(error));
 }
 
 fn one_line(error: &anyhow::Error) -> String {

@@ -145,13 +145,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             break;
         }
         if !alive(pid) {
-            eprintln!("pauselab: pid {pid} exited after {done} intervals");
+            pauselab_pause::eprintln_lossy!("pauselab: pid {pid} exited after {done} intervals");
             break;
         }
         let snapshot = match reader.snapshot() {
             Ok(snapshot) => snapshot,
             Err(_) if !alive(pid) => {
-                eprintln!("pauselab: pid {pid} exited after {done} intervals");
+                pauselab_pause::eprintln_lossy!(
+                    "pauselab: pid {pid} exited after {done} intervals"
+                );
                 break;
             }
             Err(err) => return Err(err).with_context(|| format!("pid {pid}")),

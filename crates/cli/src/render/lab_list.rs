@@ -95,7 +95,7 @@ pub fn print_cleanup(
         }
         for f in &r.failures {
             failed = true;
-            eprintln!("pauselab: warning: {f}");
+            pauselab_pause::eprintln_lossy!("pauselab: warning: {f}");
         }
     }
     Ok(failed)

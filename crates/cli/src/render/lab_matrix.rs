@@ -34,7 +34,7 @@ impl MatrixObserver for MatrixLines<'_> {
     }
 
     fn run_starting(&mut self, number: usize, total: usize, name: &str, remaining: Duration) {
-        eprintln!(
+        pauselab_pause::eprintln_lossy!(
             "run {number}/{total}: {name} (about {} left)",
             human_duration(remaining)
         );
@@ -42,9 +42,11 @@ impl MatrixObserver for MatrixLines<'_> {
 
     fn run_done(&mut self, name: &str, executed: &Executed) {
         for failure in &executed.cleanup_failures {
-            eprintln!("pauselab: warning: could not undo {failure}; run `pauselab lab cleanup`");
+            pauselab_pause::eprintln_lossy!(
+                "pauselab: warning: could not undo {failure}; run `pauselab lab cleanup`"
+            );
         }
-        eprintln!("  {name}: {}", result_word(executed.result));
+        pauselab_pause::eprintln_lossy!("  {name}: {}", result_word(executed.result));
     }
 }
 

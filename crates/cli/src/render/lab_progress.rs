@@ -30,14 +30,14 @@ impl Bars {
 
 impl Observer for Bars {
     fn note(&mut self, message: &str) {
-        eprintln!("{message}");
+        pauselab_pause::eprintln_lossy!("{message}");
     }
 
     fn started(&mut self, total: Duration, labels: &[String]) {
         // A matrix shows each of its runs with the same bars.
         self.last_line = Duration::ZERO;
         if !self.tty {
-            eprintln!(
+            pauselab_pause::eprintln_lossy!(
                 "running {} variant(s) for up to {}s",
                 labels.len(),
                 total.as_secs()
@@ -68,13 +68,13 @@ impl Observer for Bars {
             }
         } else if progress.elapsed >= self.last_line + Duration::from_secs(10) {
             self.last_line = progress.elapsed;
-            eprintln!(
+            pauselab_pause::eprintln_lossy!(
                 "{}s/{}s",
                 progress.elapsed.as_secs(),
                 progress.total.as_secs()
             );
             for v in &progress.variants {
-                eprintln!("  {}", describe(v));
+                pauselab_pause::eprintln_lossy!("  {}", describe(v));
             }
         }
     }

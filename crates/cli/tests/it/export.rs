@@ -1944,6 +1944,118 @@ fn web_config_requires_a_client_certificate_signed_by_its_ca() {
     }
 }
 
+/// The subject of the certificate the exporter at `addr` presents.
+fn served_subject(dir: &Path, addr: SocketAddr) -> String {
+    let out = Command::new("curl")
+        .current_dir(dir)
+        .args([
+            "-s",
+            "-v",
+            "-o",
+            "/dev/null",
+            "--max-time",
+            "10",
+            "--cacert",
+            "ca.crt",
+        ])
+        .arg(format!("https://{addr}/healthz"))
+        .output()
+        .expect("curl");
+    let said = String::from_utf8_lossy(&out.stderr);
+    said.lines()
+        .find_map(|l| l.trim_start_matches(['*', ' ']).strip_prefix("subject:"))
+        .unwrap_or_else(|| panic!("no server certificate: {said}"))
+        .trim()
+        .to_string()
+}
+
+/// Writes `text` to `path` as a deployment tool does: a new file renamed over the old.
+fn replace_file(path: &Path, text: &str) {
+    let new = path.with_extension("new");
+    std::fs::write(&new, text).unwrap();
+    std::fs::rename(&new, path).unwrap();
+}
+
+/// A renewed certificate and a changed password are in force without a restart; a change
+/// that does not load, or one that would turn TLS off, keeps the settings in force.
+#[test]
+fn web_config_changes_are_picked_up_without_a_restart() {
+    let dir = TempDir::new("export-tls-reload");
+    test_certificates(&dir.0);
+    let server_ext = "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n";
+    certificate(&dir.0, "renewed", Some("ca"), server_ext);
+    let config = dir.0.join("web.yml");
+    let web_yml = |cert: &str, password: &str| {
+        let hash = bcrypt::hash(password, 4).unwrap();
+        format!(
+            "tls_server_config:\n  cert_file: {cert}.crt\n  key_file: {cert}.key\n\
+             basic_auth_users:\n  prometheus: '{hash}'\n"
+        )
+    };
+    std::fs::write(&config, web_yml("server", "s3cret")).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pauselab"));
+    command.args(["export", "--listen", "127.0.0.1:0", "--web.config.file"]);
+    command.arg(&config);
+    let (_exporter, addr, stderr) = start_listening(command);
+    let (lines, said) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        stderr
+            .lines()
+            .map_while(Result::ok)
+            .try_for_each(|l| lines.send(l))
+    });
+    let url = format!("https://{addr}/metrics");
+    let status_with = |password: &str| {
+        let credentials = format!("prometheus:{password}");
+        curl(&dir.0, &["-u", &credentials], &url).1
+    };
+    assert_eq!(status_with("s3cret"), 200);
+    assert_eq!(served_subject(&dir.0, addr), "CN=pauselab-test-server");
+    // Connections keep coming (as scrapes do) until the exporter says what it made of the
+    // change.
+    let next_word = |password: &str| -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            assert!(Instant::now() < deadline, "the change was never noticed");
+            status_with(password);
+            if let Ok(line) = said.recv_timeout(Duration::from_millis(200)) {
+                return line;
+            }
+        }
+    };
+
+    replace_file(&config, &web_yml("renewed", "n3w"));
+    let line = next_word("n3w");
+    assert!(line.contains("read again: TLS, basic auth"), "{line}");
+    assert_eq!(status_with("n3w"), 200);
+    assert_eq!(status_with("s3cret"), 401);
+    assert_eq!(served_subject(&dir.0, addr), "CN=pauselab-test-renewed");
+
+    for (change, why) in [
+        (
+            "tls_server_config:\n  cert_file: renewed.crt\n  key_file: server.key\n",
+            "key_file",
+        ),
+        ("basic_auth_users:\n  prometheus: 'plain'\n", "bcrypt"),
+        (
+            &format!(
+                "basic_auth_users:\n  prometheus: '{}'\n",
+                bcrypt::hash("x", 4).unwrap()
+            )[..],
+            "turning TLS on or off needs a restart",
+        ),
+    ] {
+        replace_file(&config, change);
+        let line = next_word("n3w");
+        assert!(
+            line.contains("the previous settings stay in force") && line.contains(why),
+            "{line}"
+        );
+        assert_eq!(status_with("n3w"), 200, "after {change:?}");
+        assert_eq!(served_subject(&dir.0, addr), "CN=pauselab-test-renewed");
+    }
+}
+
 /// A web configuration that cannot be used stops the start: exit status 1 and one line
 /// naming the file, never an exporter serving plain HTTP.
 #[test]

@@ -91,6 +91,33 @@ fn panic_undoes_everything() {
     env.assert_clean();
 }
 
+/// `pauselab lab run 2>&1 | head`: once the reader is gone, every message is written to a
+/// closed pipe. The run must go on to undo its changes, not die on the first message.
+#[test]
+fn a_closed_stderr_and_stdout_neither_kill_the_run_nor_leave_anything() {
+    let Some(env) = TestEnv::new() else { return };
+    let (experiment, out) = (env.experiment(), env.out());
+    let mut child = env
+        .lab(&["run", &experiment, "--duration", "12s", "--out", &out])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stderr));
+    assert!(
+        lines.any(|l| l.is_ok_and(|l| l.contains("running 3 variant(s)"))),
+        "run never started: {:?}",
+        child.wait()
+    );
+    drop(lines);
+    drop(child.stdout.take());
+    // Progress every 10 s, then the table: all of it into the closed pipes.
+    let status = child.wait().unwrap();
+    assert!(status.code().is_some(), "the run died: {status}");
+    env.assert_clean();
+}
+
 fn sigkill_then_cleanup(point: &str) {
     let Some(env) = TestEnv::new() else { return };
     let mut child = start_at(&env, Some(point), &format!("pauselab-testpoint {point}"));

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pauselab_gclog::findings::Severity;
-use pauselab_gclog::{analyze_inputs, input::Input, Analyzer, Options, Report};
+use pauselab_analysis::{Analyzer, Options, Report, Severity};
+use pauselab_gclog::{analyze_inputs, input::Input};
 
 /// The field's GC logs in the repository (fixtures/reference/gclogs).
 fn gclogs_dir() -> PathBuf {

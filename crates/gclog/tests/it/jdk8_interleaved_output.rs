@@ -5,7 +5,7 @@
 
 use crate::support;
 
-use pauselab_gclog::Report;
+use pauselab_analysis::Report;
 use support::analyze_text as analyze;
 
 /// (name, count, total ms rounded to 0.1 ms) per pause name, most frequent first.

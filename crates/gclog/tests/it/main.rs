@@ -8,4 +8,6 @@ mod gcviewer_samples;
 mod jdk8_g1_details_heap;
 mod jdk8_interleaved_output;
 mod pause_accounting;
+mod pause_types;
 mod random_input;
+mod record_sink;

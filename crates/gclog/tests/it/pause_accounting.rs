@@ -2,15 +2,18 @@
 //! 100 %, a pause nested in another is one stop, a CMS collection that fails twice counts
 //! for both failures and as a full collection, and a log without events says so.
 
-use pauselab_gclog::{Analyzer, Options, Report};
+use pauselab_analysis::{Analyzer, Finding, Options, Report};
+use pauselab_gclog::LineFeed;
+use pauselab_pause::RecordSink;
 
 fn analyze(lines: &[&str]) -> Report {
     let mut analyzer = Analyzer::new(Options::default());
-    analyzer.begin_file("gc.log");
+    analyzer.begin_input("gc.log");
+    let mut feed = LineFeed::new(&mut analyzer, "gc.log");
     for (i, line) in lines.iter().enumerate() {
-        analyzer.line(line.as_bytes(), i as u64 + 1, false, false);
+        feed.line(line.as_bytes(), i as u64 + 1, false, false);
     }
-    analyzer.end_file(0);
+    analyzer.end_input(0);
     analyzer.finish()
 }
 
@@ -18,7 +21,7 @@ fn rules(r: &Report) -> Vec<&'static str> {
     r.findings.iter().map(|f| f.rule).collect()
 }
 
-fn finding<'a>(r: &'a Report, rule: &str) -> &'a pauselab_gclog::findings::Finding {
+fn finding<'a>(r: &'a Report, rule: &str) -> &'a Finding {
     r.findings
         .iter()
         .find(|f| f.rule == rule)
@@ -220,7 +223,7 @@ fn a_log_without_events_warns_and_does_not_read_as_healthy() {
         "{}",
         w.message
     );
-    let text = pauselab_gclog::render::render_text(&r);
+    let text = pauselab_analysis::render_text(&r);
     assert!(text.contains("the log holds no GC event"), "{text}");
     // Decorated lines that are not events (statistics at exit).
     let r = analyze(&[
@@ -297,7 +300,7 @@ fn off_cpu_pauses_on_a_saturated_host_rank_descheduling_first_and_no_fix_the_jvm
         .unwrap()
         .contains("already runs with -XX:+PerfDisableSharedMem"));
     // The text shows every cause with its evidence.
-    let text = pauselab_gclog::render::render_text(&r);
+    let text = pauselab_analysis::render_text(&r);
     for c in &f.causes {
         assert!(text.contains(c.cause), "{text}");
     }
@@ -362,7 +365,7 @@ fn numbers_not_recorded_are_null_and_cpu_times_keep_the_logs_precision() {
         json["safepoints"]
     );
     assert!(json["memory"].get("allocation_rate_mib_s").is_some());
-    let text = pauselab_gclog::render::render_text(&r);
+    let text = pauselab_analysis::render_text(&r);
     let safepoints = text
         .lines()
         .skip_while(|l| !l.starts_with("Safepoints"))
@@ -379,8 +382,7 @@ fn numbers_not_recorded_are_null_and_cpu_times_keep_the_logs_precision() {
     );
     assert!(!worst.contains("110.0 ms"), "{worst}");
     // A condition on what was not recorded does not hold, and says so; others give units.
-    let ttsp =
-        &pauselab_gclog::condition::parse_conditions("ttsp.p99<1s,p99>1ms,gc_share>0").unwrap();
+    let ttsp = &pauselab_analysis::parse_conditions("ttsp.p99<1s,p99>1ms,gc_share>0").unwrap();
     assert_eq!(
         ttsp[0].holds(&r),
         (false, "ttsp.p99 = n/a (not in the input)".to_string())

@@ -2,9 +2,11 @@
 //! lines, go through the parser and the analyzer without a panic, and the analyzer's counts
 //! stay consistent.
 
+use pauselab_analysis::{Analyzer, Options, Report};
 use pauselab_gclog::parse::parse_line;
 use pauselab_gclog::stitch::{Stitcher, MAX_PENDING};
-use pauselab_gclog::{analysis::Analyzer, Options};
+use pauselab_gclog::LineFeed;
+use pauselab_pause::RecordSink;
 use proptest::prelude::*;
 
 const REAL_LINES: [&str; 6] = [
@@ -24,13 +26,14 @@ fn event_pieces() -> Vec<&'static str> {
     EVENT_PIECES.lines().collect()
 }
 
-fn feed(lines: &[Vec<u8>]) -> pauselab_gclog::Report {
+fn feed(lines: &[Vec<u8>]) -> Report {
     let mut analyzer = Analyzer::new(Options::default());
-    analyzer.begin_file("random");
+    analyzer.begin_input("random");
+    let mut feed = LineFeed::new(&mut analyzer, "random");
     for (i, l) in lines.iter().enumerate() {
-        analyzer.line(l, i as u64 + 1, i + 1 == lines.len(), false);
+        feed.line(l, i as u64 + 1, i + 1 == lines.len(), false);
     }
-    analyzer.end_file(0);
+    analyzer.end_input(0);
     analyzer.finish()
 }
 
@@ -87,21 +90,22 @@ proptest! {
     ) {
         let mut stitcher = Stitcher::new();
         let mut analyzer = Analyzer::new(Options::default());
-        analyzer.begin_file("random");
+        analyzer.begin_input("random");
+        let mut feed = LineFeed::new(&mut analyzer, "random");
         let mut emitted = 0u64;
         for (i, line) in picks.iter().enumerate() {
             stitcher.push(line, i as u64 + 1, &mut |l, n| {
                 emitted += 1;
-                analyzer.line(l, n, false, false);
+                feed.line(l, n, false, false);
             });
             prop_assert!(stitcher.held_bytes() <= 2 * MAX_PENDING);
         }
         stitcher.finish(&mut |l, n| {
             emitted += 1;
-            analyzer.line(l, n, false, false);
+            feed.line(l, n, false, false);
         });
         prop_assert_eq!(stitcher.held_bytes(), 0);
-        analyzer.end_file(0);
+        analyzer.end_input(0);
         let report = analyzer.finish();
         // A pause needs a closing bracket: never more pauses than logical lines.
         prop_assert!(report.pauses.summary.count <= emitted);

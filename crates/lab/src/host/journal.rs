@@ -243,10 +243,10 @@ impl Drop for Journal {
         }
         let failures = self.undo_all();
         for failure in &failures {
-            eprintln!("pauselab: warning: could not undo {failure}");
+            pauselab_pause::eprintln_lossy!("pauselab: warning: could not undo {failure}");
         }
         if !failures.is_empty() {
-            eprintln!(
+            pauselab_pause::eprintln_lossy!(
                 "pauselab: warning: journal kept at {}; run `pauselab lab cleanup`",
                 self.path.display()
             );

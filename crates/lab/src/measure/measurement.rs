@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use pauselab_gclog::{Analyzer, Options, PauseSink, PauseType};
-use pauselab_pause::PauseEvent;
+use pauselab_analysis::{Analyzer, Options, PauseSink};
+use pauselab_pause::{PauseEvent, PauseType};
 use serde::Serialize;
 
 use crate::measure::error::MeasureError;

@@ -25,7 +25,7 @@ pub fn hit(name: &str, stop: &AtomicBool) {
     if HITS.fetch_add(1, Ordering::SeqCst) + 1 != nth {
         return;
     }
-    eprintln!("pauselab-testpoint {name}");
+    pauselab_pause::eprintln_lossy!("pauselab-testpoint {name}");
     if action == "panic" {
         panic!("test point {name} asked to panic");
     }

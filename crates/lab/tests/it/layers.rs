@@ -641,6 +641,38 @@ fn import_loops(krate: &str, modules: &Modules) -> Vec<String> {
     found
 }
 
+/// The workspace crates a manifest's `[dependencies]` name (dev-dependencies left out).
+fn workspace_dependencies(manifest: &str) -> Vec<String> {
+    let Some((_, rest)) = manifest.split_once("\n[dependencies]\n") else {
+        return Vec::new();
+    };
+    let section = rest.split("\n[").next().unwrap_or_default();
+    section
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("pauselab-"))
+        .filter_map(|rest| rest.split(['.', ' ', '=']).next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The GC log reader, the recording reader and the analysis sit side by side on the ground
+/// floor (docs/ARCHITECTURE.md): each depends on pauselab-pause and on no other crate of the
+/// workspace, the readers feed a `RecordSink` and the analysis is one.
+#[test]
+fn the_readers_and_the_analysis_depend_on_the_ground_floor_only() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    for krate in ["gclog", "jfr", "analysis"] {
+        let manifest = crates.join(krate).join("Cargo.toml");
+        let manifest = std::fs::read_to_string(&manifest)
+            .unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+        assert_eq!(
+            workspace_dependencies(&manifest),
+            ["pause"],
+            "crates/{krate}/Cargo.toml"
+        );
+    }
+}
+
 #[test]
 fn no_crate_of_the_workspace_has_an_import_loop() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();

@@ -60,7 +60,7 @@ pub(super) fn run(
     let table = pauselab_report::matrix::matrix(&sections);
     print_matrix(&mut io::stdout().lock(), &dir, &done, &table, args.json)?;
     if done.record.interrupted {
-        eprintln!(
+        pauselab_pause::eprintln_lossy!(
             "pauselab: lab run {} interrupted (SIGINT or SIGTERM): {} of {} runs done, host changes undone; {} holds them",
             args.experiment,
             done.record.bundles.len(),

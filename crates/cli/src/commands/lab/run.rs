@@ -56,7 +56,9 @@ pub(super) fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("lab run {}", args.experiment))?;
     let interrupted = stop.load(Ordering::SeqCst);
     for failure in &finished.cleanup_failures {
-        eprintln!("pauselab: warning: could not undo {failure}; run `pauselab lab cleanup`");
+        pauselab_pause::eprintln_lossy!(
+            "pauselab: warning: could not undo {failure}; run `pauselab lab cleanup`"
+        );
     }
     let outcome = pauselab_lab::bundle::finish(&finished)?;
     let mut out = io::stdout().lock();
@@ -73,7 +75,7 @@ pub(super) fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     if interrupted {
         // On stderr, also with --json: the run was cut short, whatever the table says.
-        eprintln!(
+        pauselab_pause::eprintln_lossy!(
             "pauselab: lab run {} interrupted (SIGINT or SIGTERM): rounds were cut short, host changes undone; the bundle {} holds what was measured until then",
             args.experiment,
             bundle_dir.display()

@@ -3,10 +3,19 @@
 
 use std::io::Write;
 
-use pauselab_gclog::{analyze_inputs, input::Input, Analyzer, Options, Report};
+use pauselab_analysis::{Analyzer, Options, Report};
+use pauselab_gclog::{analyze_inputs, input::Input};
 
 /// The report of `text` saved as `gc.log`.
 pub fn analyze_text(text: &str) -> Report {
+    let (_dir, input) = log_input(text);
+    let mut analyzer = Analyzer::new(Options::default());
+    analyze_inputs(&[input], &mut analyzer).unwrap();
+    analyzer.finish()
+}
+
+/// `text` saved as `gc.log`, in a directory that lasts as long as the `TempDir`.
+pub fn log_input(text: &str) -> (tempfile::TempDir, Input) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gc.log");
     std::fs::File::create(&path)
@@ -18,7 +27,5 @@ pub fn analyze_text(text: &str) -> Report {
         path: Some(path),
         zip_entry: None,
     };
-    let mut analyzer = Analyzer::new(Options::default());
-    analyze_inputs(&[input], &mut analyzer).unwrap();
-    analyzer.finish()
+    (dir, input)
 }

@@ -1,0 +1,77 @@
+//! What the input says of the JVM: its version, its collector and its options, and what
+//! the pauses tell of the collector when no line names it.
+
+use std::collections::BTreeMap;
+
+use pauselab_pause::record::{Format, Record};
+use pauselab_pause::Collector;
+
+use crate::analyzer::report::FileSummary;
+use crate::rules::causes::JvmFlags;
+use crate::totals::Totals;
+
+#[derive(Default)]
+pub(super) struct JvmFacts {
+    version: Option<String>,
+    collector: Option<String>,
+    /// The first pause's name, which tells the collector when no line states it.
+    pub(super) first_pause_name: Option<String>,
+    /// The JVM's options, when the input states them.
+    pub(super) flags: JvmFlags,
+}
+
+impl JvmFacts {
+    /// A line of the JVM's header: the first version and collector stated count.
+    pub(super) fn header(&mut self, record: Record) {
+        match record {
+            Record::Collector(c) => {
+                self.collector.get_or_insert(c);
+            }
+            Record::Flags(options) => {
+                if self.collector.is_none() {
+                    self.collector = Collector::from_flags(&options).map(|c| c.name().to_string());
+                }
+                self.flags.add(&options);
+            }
+            Record::Version(v) => {
+                self.version.get_or_insert(v);
+            }
+            _ => {}
+        }
+    }
+
+    /// The version stated, else JDK 8's format says "8 or earlier".
+    pub(super) fn version(&self, files: &[FileSummary]) -> Option<String> {
+        self.version.clone().or_else(|| {
+            (files.iter().any(|f| f.format == Some(Format::Jdk8))
+                && !files.iter().any(|f| f.format == Some(Format::Unified)))
+            .then(|| "8 or earlier (PrintGCDetails format)".to_string())
+        })
+    }
+
+    /// Not stated in JDK 8 logs without the flags line, nor in a rotated unified log's
+    /// later files: the pause names (`by_name`) tell. CMS's own pauses first (a CMS young
+    /// collection may be `DefNew`), then the first pause, then any pause that tells.
+    pub(super) fn collector(
+        &self,
+        by_name: &BTreeMap<String, Totals>,
+        cms_failures: bool,
+    ) -> Option<String> {
+        self.collector.clone().or_else(|| {
+            let names = || by_name.keys().map(String::as_str);
+            names()
+                .find(|n| n.starts_with("CMS"))
+                .and_then(Collector::from_pause_name)
+                .or_else(|| {
+                    self.first_pause_name
+                        .as_deref()
+                        .and_then(Collector::from_pause_name)
+                })
+                .or_else(|| names().find_map(Collector::from_pause_name))
+                // Only CMS reports a concurrent mode failure or `(promotion failed)`
+                // (Parallel's failed promotion is `GC--`, counted apart).
+                .or_else(|| cms_failures.then_some(Collector::Cms))
+                .map(|c| c.name().to_string())
+        })
+    }
+}

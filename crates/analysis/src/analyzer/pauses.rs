@@ -1,0 +1,224 @@
+//! GC pauses: counted when their line comes, committed once their CPU times and safepoint
+//! are known (the rules see them then), kept among the worst.
+
+use pauselab_pause::record::{Format, GcPause, HeapChange, OldChange, Stamp};
+use pauselab_pause::{CpuTimes, PauseEvent, PauseKind, SourceLine};
+
+use crate::analyzer::clock::clock_ns;
+use crate::analyzer::report::WorstPause;
+use crate::analyzer::{Analyzer, HeapSample};
+use crate::rules::full_gc::{is_full_collection, upgrade_reason};
+use crate::rules::rule::Seen;
+use crate::totals::Totals;
+
+/// A GC pause waiting for its `gc+cpu` line or its safepoint line.
+pub(super) struct Pending {
+    pub(super) pause: GcPause,
+    file: usize,
+    line: u64,
+    /// Other pauses of the same GC id came before it (ZGC, Shenandoah cycles): the cycle's
+    /// CPU times are not this pause's.
+    pub(super) shares_gc_id: bool,
+    pub(super) ttsp_ns: Option<u64>,
+    pub(super) stopped_ns: Option<u64>,
+}
+
+/// Distinct pause names and full collection causes kept.
+const MAX_NAMES: usize = 1000;
+const MAX_CAUSES: usize = 100;
+
+impl Analyzer<'_> {
+    /// One stop of the application: its heap, its time and its place in the pause windows.
+    pub(super) fn count_pause(
+        &mut self,
+        mut pause: GcPause,
+        stamp: Stamp,
+        format: Format,
+        line: u64,
+    ) {
+        let fi = self.files.len() - 1;
+        if let Some(heap) = pause.heap {
+            self.heap_sample(&stamp, heap, &pause.name, pause.gc_id);
+            // A young collection that failed and was upgraded promoted nothing it can tell.
+            if let Some(young) = pause.young.filter(|_| !pause.upgraded_to_full) {
+                self.memory.young(clock_ns(&stamp), young, heap);
+            }
+        }
+        if let Some(bytes) = self.promoted_by(&pause) {
+            self.memory.promoted(clock_ns(&stamp), bytes);
+        }
+        let (start, end) = match format {
+            // A unified pause line is written when the pause ends.
+            Format::Unified => (stamp.minus(pause.duration_ns), stamp),
+            // A JDK 8 event is stamped when it begins.
+            Format::Jdk8 => (stamp, stamp.plus(pause.duration_ns)),
+        };
+        pause.start = start;
+        self.clocks[fi].extend(&start, &end);
+        for u in [start.uptime_ns, end.uptime_ns].into_iter().flatten() {
+            self.uptime.include(u);
+        }
+        if let Some(start) = clock_ns(&start) {
+            for w in &mut self.windows {
+                w.pause(start, start.saturating_add(pause.duration_ns));
+            }
+        }
+        let seen = Seen {
+            item: &pause,
+            start,
+            file: &self.files[fi].file,
+            line,
+            keep: self.opts.evidence,
+            thresholds: &self.opts.thresholds,
+        };
+        self.rules
+            .observe(|rule| rule.pause_ended(&seen, clock_ns(&end)));
+        self.flush_pending();
+        let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
+        self.last_gc_id = pause.gc_id;
+        if self.jvm.first_pause_name.is_none() {
+            self.jvm.first_pause_name = Some(pause.name.clone());
+        }
+        self.pending.push(Pending {
+            pause,
+            file: fi,
+            line,
+            shares_gc_id: shares,
+            ttsp_ns: None,
+            stopped_ns: None,
+        });
+    }
+
+    /// What a young collection of a unified log moved into the old generation, from the
+    /// old generation's line of the same collection. Mixed and full collections also free
+    /// old space, so their growth says nothing of promotion.
+    fn promoted_by(&self, pause: &GcPause) -> Option<u64> {
+        let (gc_id, change) = self.old_generation?;
+        if pause.gc_id != Some(gc_id)
+            || pause.upgraded_to_full
+            || !pause.name.starts_with("Pause Young")
+            || pause.name.contains("Mixed")
+        {
+            return None;
+        }
+        Some(match change {
+            OldChange::Bytes(old) => old.after.saturating_sub(old.before),
+            OldChange::Regions { before, after } => {
+                after.saturating_sub(before) * self.region_size?
+            }
+        })
+    }
+
+    pub(super) fn heap_sample(
+        &mut self,
+        stamp: &Stamp,
+        heap: HeapChange,
+        name: &str,
+        gc_id: Option<u64>,
+    ) {
+        self.memory.heap(clock_ns(stamp), heap);
+        if let Some(sink) = self.sink.as_deref_mut() {
+            sink.heap(&HeapSample {
+                uptime_ms: stamp.uptime_ns.map(|u| u as f64 / 1e6),
+                wall_ms: stamp.wall_ms.map(|w| w as f64),
+                before_bytes: heap.before,
+                after_bytes: heap.after,
+                capacity_bytes: heap.capacity,
+                name: name.to_string(),
+                gc_id,
+            });
+        }
+    }
+
+    pub(super) fn flush_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        for pp in pending {
+            self.commit(pp);
+        }
+    }
+
+    /// A pause whose CPU times and safepoint are known: counted, shown to the rules, kept
+    /// among the worst and handed to the sink.
+    fn commit(&mut self, pp: Pending) {
+        let p = &pp.pause;
+        self.files[pp.file].pauses += 1;
+        self.gc.record(p.duration_ns);
+        let distinct = self.by_name.len();
+        match self.by_name.get_mut(&p.name) {
+            Some(tot) => tot.add(p.duration_ns),
+            None if distinct < MAX_NAMES => {
+                let mut tot = Totals::default();
+                tot.add(p.duration_ns);
+                self.by_name.insert(p.name.clone(), tot);
+            }
+            None => {}
+        }
+        let seen = Seen {
+            item: p,
+            start: p.start,
+            file: &self.files[pp.file].file,
+            line: pp.line,
+            keep: self.opts.evidence,
+            thresholds: &self.opts.thresholds,
+        };
+        self.rules.observe(|rule| rule.pause(&seen));
+        if is_full_collection(&p.name) || p.upgraded_to_full {
+            let cause = p
+                .cause
+                .clone()
+                .or_else(|| upgrade_reason(p).map(str::to_string))
+                .unwrap_or_else(|| "cause not in log".to_string());
+            if self.full_gc_causes.len() < MAX_CAUSES || self.full_gc_causes.contains_key(&cause) {
+                self.full_gc_causes
+                    .entry(cause)
+                    .or_default()
+                    .add(p.duration_ns);
+            }
+        }
+        self.keep_if_worst(&pp);
+        if let Some(sink) = self.sink.as_deref_mut() {
+            sink.gc_pause(&to_event(&pp, &self.files[pp.file].file), &pp.pause);
+        }
+    }
+
+    /// Worst pauses: a small sorted vector, cheaper than a heap at N = 10.
+    fn keep_if_worst(&mut self, pp: &Pending) {
+        let n = self.opts.top;
+        if n == 0 {
+            return;
+        }
+        let worst_min = self.worst.last().map(|w| w.event.duration_ms);
+        let ms = pp.pause.duration_ns as f64 / 1e6;
+        if self.worst.len() < n || worst_min.is_some_and(|m| ms > m) {
+            let w = WorstPause {
+                event: to_event(pp, &self.files[pp.file].file),
+                stopped_ms: pp.stopped_ns.map(|s| s as f64 / 1e6),
+            };
+            let at = self.worst.partition_point(|x| x.event.duration_ms >= ms);
+            self.worst.insert(at, w);
+            self.worst.truncate(n);
+        }
+    }
+}
+
+fn to_event(pp: &Pending, file: &str) -> PauseEvent {
+    let p = &pp.pause;
+    PauseEvent {
+        start_ms: p.start.uptime_ns.map_or(0.0, |u| u as f64 / 1e6),
+        wall_start_ms: p.start.wall_ms.map(|w| w as f64),
+        duration_ms: p.duration_ns as f64 / 1e6,
+        kind: PauseKind::Gc,
+        name: p.name.clone(),
+        cause: p.cause.clone(),
+        cpu: p.cpu.map(|c| CpuTimes {
+            user_ms: c.user_ns as f64 / 1e6,
+            sys_ms: c.sys_ns as f64 / 1e6,
+            real_ms: c.real_ns as f64 / 1e6,
+        }),
+        ttsp_ms: pp.ttsp_ns.map(|t| t as f64 / 1e6),
+        source: Some(SourceLine {
+            file: file.to_string(),
+            line: pp.line,
+        }),
+    }
+}

@@ -1,0 +1,184 @@
+//! Each record of the log (a parsed line, or an event of a recording) to the part of the
+//! analysis it feeds.
+
+use crate::analyzer::clock::clock_ns;
+use crate::analyzer::report::UnparsedLine;
+use crate::analyzer::Analyzer;
+use crate::rules::rule::{Seen, Series};
+use pauselab_pause::record::{
+    Cpu, Failure, Format, HeapChange, Parsed, Record, Stall, StallKind, Stamp,
+};
+
+impl Analyzer<'_> {
+    /// What every parsed line tells, `record` or not: the log's format and its clock.
+    pub(super) fn observe(&mut self, format: Format, stamp: &Stamp, record: bool, line: u64) {
+        let fi = self.files.len() - 1;
+        if record || !format.is_blank(stamp) {
+            self.format_counts[fi][format as usize] += 1;
+        }
+        self.clocks[fi].observe(stamp, line);
+        // Windows of pause time move with the log's clock, pauses or not.
+        if let Some(at) = clock_ns(stamp) {
+            for w in &mut self.windows {
+                w.tick(at);
+            }
+        }
+        if let Some(u) = stamp.uptime_ns {
+            self.uptime.include(u);
+        }
+    }
+
+    /// `text` is the line's beginning, or empty when it was not kept (an unparsed line was
+    /// seen before it).
+    pub(super) fn unparsed_line(&mut self, text: &[u8], number: u64) {
+        let fi = self.files.len() - 1;
+        self.unparsed += 1;
+        self.files[fi].unparsed_lines += 1;
+        if self.first_unparsed.is_none() {
+            let text: String = String::from_utf8_lossy(text)
+                .chars()
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect();
+            self.first_unparsed = Some(UnparsedLine {
+                file: self.files[fi].file.clone(),
+                line: number,
+                text,
+            });
+        }
+    }
+
+    pub(super) fn parsed(&mut self, p: Parsed, line: u64) {
+        let record = !matches!(p.record, Record::Other);
+        self.observe(p.format, &p.stamp, record, line);
+        if !matches!(p.record, Record::SafepointTimeout(_)) {
+            self.timeouts.other_record();
+        }
+        let fi = self.files.len() - 1;
+        match p.record {
+            Record::Other => {}
+            Record::SafepointTimeout(timeout) => {
+                let file = self.files[fi].file.clone();
+                self.timeouts
+                    .line(timeout, p.stamp, &file, line, self.opts.evidence);
+            }
+            Record::Pause(mut pause) => {
+                if pause.gc_id.is_some() && pause.gc_id == self.evacuation_failed_gc_id {
+                    pause.failures.add(Failure::Evacuation);
+                }
+                self.pause_line(pause, p.stamp, p.format, line);
+            }
+            Record::PauseStart { gc_id } => {
+                self.files_pause_starts[fi] = true;
+                self.open_pauses.begin(gc_id);
+            }
+            Record::Cpu { gc_id, cpu } => self.cpu_line(gc_id, cpu),
+            Record::DetailsHeap { heap, young } => self.details_heap(heap, young),
+            Record::SafepointBegin(op) => self.pending_operation = Some(op),
+            Record::Safepoint(mut sp) => {
+                // A safepoint ends every pause inside it: a pause still waiting for the
+                // pause it seemed nested in was not nested.
+                self.release_nested();
+                sp.start = p.stamp.minus(sp.total_ns);
+                self.clocks[fi].extend(&sp.start, &p.stamp);
+                if sp.operation.is_none() {
+                    sp.operation = self.pending_operation.take();
+                }
+                self.files[fi].safepoints += 1;
+                let held_up_by = self.timeouts.take_for_safepoint(self.opts.evidence);
+                self.safepoint(sp, fi, line, Series::Lines, held_up_by);
+            }
+            Record::SafepointStatistics(mut sp) => {
+                sp.start = p.stamp;
+                self.safepoint(sp, fi, line, Series::Statistics, None);
+            }
+            Record::CpuLoad(load) => {
+                let keep = self.opts.evidence;
+                let at = clock_ns(&p.stamp);
+                self.rules.observe(|rule| rule.cpu_load(at, load, keep));
+            }
+            Record::Stall(stall) => self.stall(stall, p.stamp, fi, line),
+            Record::Cycle(cycle) => {
+                if let Some(heap) = cycle.heap {
+                    self.heap_sample(&p.stamp, heap, &cycle.name, Some(cycle.gc_id));
+                }
+                if let Some(ns) = cycle.duration_ns {
+                    self.memory.cycle(&cycle.name, ns);
+                }
+            }
+            Record::ToSpaceExhausted { gc_id } => {
+                self.evacuation_failed_gc_id = Some(gc_id);
+            }
+            Record::OldGeneration { gc_id, change } => {
+                self.old_generation = Some((gc_id, change));
+            }
+            header @ (Record::Version(_)
+            | Record::Collector(_)
+            | Record::Flags(_)
+            | Record::RegionSize(_)) => self.header(header, fi),
+        }
+    }
+
+    /// The JVM's header: version, collector, options, G1's region size.
+    fn header(&mut self, record: Record, fi: usize) {
+        self.header_lines[fi] += 1;
+        match record {
+            Record::RegionSize(bytes) => self.region_size = Some(bytes),
+            stated => self.jvm.header(stated),
+        }
+    }
+
+    /// A `gc+cpu` line: the CPU times of the pause of `gc_id` waiting for them.
+    fn cpu_line(&mut self, gc_id: Option<u64>, cpu: Cpu) {
+        // The nested pause's own CPU line: kept in case its outer pause never ends.
+        if let Some(nested) = self.nested.as_mut().filter(|n| n.pause.gc_id == gc_id) {
+            nested.pause.cpu.get_or_insert(cpu);
+        } else if let Some(pending) = self
+            .pending
+            .iter_mut()
+            .rev()
+            .find(|pp| pp.pause.gc_id == gc_id && pp.pause.cpu.is_none())
+        {
+            if !pending.shares_gc_id {
+                pending.pause.cpu = Some(cpu);
+            }
+        }
+    }
+
+    /// A JDK 8 detail line after its pause's line: the pause is counted, its heap sample is
+    /// taken now.
+    fn details_heap(&mut self, heap: HeapChange, young: HeapChange) {
+        let pause = self
+            .pending
+            .last_mut()
+            .map(|pp| &mut pp.pause)
+            .filter(|pause| pause.heap.is_none());
+        if let Some(pause) = pause {
+            pause.heap = Some(heap);
+            pause.young = Some(young);
+            let (start, name, gc_id) = (pause.start, pause.name.clone(), pause.gc_id);
+            self.heap_sample(&start, heap, &name, gc_id);
+            // A mixed collection frees old regions too: what it promoted is unknown.
+            if !name.contains("mixed") {
+                self.memory.young(clock_ns(&start), young, heap);
+            }
+        }
+    }
+
+    /// A ZGC stall ending at `end`.
+    fn stall(&mut self, stall: Stall, end: Stamp, fi: usize, line: u64) {
+        let stats = match stall.kind {
+            StallKind::Allocation => &mut self.allocation_stalls,
+            StallKind::Relocation => &mut self.relocation_stalls,
+        };
+        stats.record(&stall.thread, stall.duration_ns);
+        let seen = Seen {
+            item: &stall,
+            start: end.minus(stall.duration_ns),
+            file: &self.files[fi].file,
+            line,
+            keep: self.opts.evidence,
+            thresholds: &self.opts.thresholds,
+        };
+        self.rules.observe(|rule| rule.stall(&seen));
+    }
+}

@@ -1,0 +1,120 @@
+//! Safepoints: counted per series and per VM operation, shown to the rules, and closing the
+//! GC pauses that ran in them.
+
+use std::collections::BTreeMap;
+
+use pauselab_pause::is_gc_operation;
+use pauselab_pause::record::{GcPause, Safepoint};
+use pauselab_pause::{DurationStats, PauseEvent, PauseKind, SourceLine};
+
+use crate::analyzer::Analyzer;
+use crate::rules::rule::{Seen, Series, Stop};
+use crate::totals::Totals;
+
+/// Distinct VM operations kept.
+const MAX_OPERATIONS: usize = 1000;
+
+/// Safepoints from one kind of line (stopped-time / `Safepoint "..."` lines, or the JDK 8
+/// safepoint statistics table); both describe the same stops, so they are never added up.
+#[derive(Default)]
+pub(super) struct SafepointSeries {
+    pub(super) stats: DurationStats,
+    pub(super) ttsp: DurationStats,
+    pub(super) non_gc: Totals,
+    pub(super) operations: BTreeMap<String, Totals>,
+}
+
+impl Analyzer<'_> {
+    /// `held_up_by`: the threads a safepoint timeout report named for this safepoint.
+    pub(super) fn safepoint(
+        &mut self,
+        sp: Safepoint,
+        fi: usize,
+        line: u64,
+        series: Series,
+        held_up_by: Option<String>,
+    ) {
+        let statistics = series == Series::Statistics;
+        // The pauses waiting for their safepoint ran in this one (safepoint lines only).
+        let pauses: Vec<&GcPause> = if statistics {
+            Vec::new()
+        } else {
+            self.pending.iter().map(|pp| &pp.pause).collect()
+        };
+        let had_gc = !pauses.is_empty();
+        let is_gc = match &sp.operation {
+            Some(op) => is_gc_operation(op) || had_gc,
+            None => had_gc,
+        };
+        let operation = sp
+            .operation
+            .clone()
+            .unwrap_or_else(|| if is_gc { "GC" } else { "(not a GC)" }.to_string());
+        let counted = match series {
+            Series::Lines => &mut self.safepoint_lines,
+            Series::Statistics => &mut self.safepoint_statistics,
+        };
+        count_safepoint(counted, &sp, &operation, is_gc);
+        let seen = Seen {
+            item: &Stop {
+                safepoint: &sp,
+                operation: &operation,
+                is_gc,
+                series,
+                held_up_by: held_up_by.as_deref(),
+                pauses: &pauses,
+            },
+            start: sp.start,
+            file: &self.files[fi].file,
+            line,
+            keep: self.opts.evidence,
+            thresholds: &self.opts.thresholds,
+        };
+        self.rules.observe(|rule| rule.safepoint(&seen));
+        if let Some(sink) = self.sink.as_deref_mut() {
+            let event = PauseEvent {
+                start_ms: sp.start.uptime_ns.map_or(0.0, |u| u as f64 / 1e6),
+                wall_start_ms: sp.start.wall_ms.map(|w| w as f64),
+                duration_ms: sp.total_ns as f64 / 1e6,
+                kind: PauseKind::Safepoint,
+                name: operation,
+                cause: None,
+                cpu: None,
+                ttsp_ms: sp.ttsp_ns.map(|t| t as f64 / 1e6),
+                source: Some(SourceLine {
+                    file: self.files[fi].file.clone(),
+                    line,
+                }),
+            };
+            sink.safepoint(&event, statistics);
+        }
+        if had_gc {
+            for pp in &mut self.pending {
+                pp.ttsp_ns = sp.ttsp_ns;
+                pp.stopped_ns = Some(sp.total_ns);
+            }
+            self.flush_pending();
+        }
+    }
+}
+
+/// The safepoint's time, its time to safepoint and its VM operation in `series`.
+fn count_safepoint(series: &mut SafepointSeries, sp: &Safepoint, operation: &str, is_gc: bool) {
+    series.stats.record(sp.total_ns);
+    if let Some(ttsp) = sp.ttsp_ns {
+        series.ttsp.record(ttsp);
+    }
+    if series.operations.len() < MAX_OPERATIONS || series.operations.contains_key(operation) {
+        series
+            .operations
+            .entry(operation.to_string())
+            .or_insert_with(|| Totals {
+                gc: Some(is_gc),
+                ..Totals::default()
+            })
+            .add(sp.total_ns);
+    }
+    if !is_gc {
+        series.non_gc.add(sp.total_ns);
+    }
+}

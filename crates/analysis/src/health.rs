@@ -1,0 +1,389 @@
+//! GC health beyond single pauses: the share of time in pauses over sliding windows, heap
+//! occupancy, allocation and promotion rates, concurrent cycles and ZGC stalls. Every
+//! accumulator here has a fixed size, whatever the length of the log.
+
+use std::collections::BTreeMap;
+
+use pauselab_pause::record::HeapChange;
+use pauselab_pause::{DurationStats, Summary};
+use serde::Serialize;
+
+use crate::totals::{NameTotals, Totals};
+
+const SECOND_NS: u64 = 1_000_000_000;
+
+/// The worst share of pause time over any window of `window_s` whole seconds, from one-second
+/// buckets in a ring: memory is one counter per second of the window.
+pub(crate) struct SlidingShare {
+    ring: Vec<u64>,
+    /// The absolute second of the newest bucket (a pause's end may lie ahead of the lines).
+    current: Option<u64>,
+    /// The latest second a log line was written in: a step back from it is a new JVM run.
+    last_line: Option<u64>,
+    /// Seconds seen since the last reset (windows shorter than the ring are not judged).
+    filled: u64,
+    sum: u64,
+    worst: Option<(u64, u64)>,
+}
+
+/// The worst window of pause time found.
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowShare {
+    /// The window's length.
+    pub window_s: u64,
+    /// Start of the window: seconds since JVM start, or since the epoch when the log only has
+    /// wall-clock stamps.
+    pub start_s: f64,
+    /// Pause time in the window.
+    pub pause_ms: f64,
+    /// Its share of the window, percent.
+    pub share_pct: f64,
+}
+
+impl SlidingShare {
+    pub(crate) fn new(window_s: usize) -> Self {
+        SlidingShare {
+            ring: vec![0; window_s],
+            current: None,
+            last_line: None,
+            filled: 0,
+            sum: 0,
+            worst: None,
+        }
+    }
+
+    /// A log line written at `at_ns` on a clock that only goes forward: a step back of more
+    /// than a second starts the windows over (a new JVM run), as for the covered time.
+    pub(crate) fn tick(&mut self, at_ns: u64) {
+        let second = at_ns / SECOND_NS;
+        match self.last_line {
+            // Another line in the same second: nothing changes (most lines of a log).
+            Some(l) if l == second => {}
+            Some(l) if second + 1 < l => self.reset(second),
+            _ => {
+                self.advance_to(second);
+                self.last_line = Some(self.last_line.map_or(second, |l| l.max(second)));
+            }
+        }
+    }
+
+    /// A pause from `start_ns` to `end_ns`: each second gets the part of the pause that fell
+    /// in it, so a window never holds more pause than its own length.
+    pub(crate) fn pause(&mut self, start_ns: u64, end_ns: u64) {
+        let len = self.ring.len() as u64;
+        let end_ns = end_ns.max(start_ns);
+        let last = end_ns / SECOND_NS;
+        // The seconds of a pause longer than two windows before its last two windows hold
+        // windows of nothing but pause, as the ones kept do: no need to walk them.
+        let first = (start_ns / SECOND_NS).max(last.saturating_sub(2 * len));
+        for second in first..=last {
+            let from = start_ns.max(second * SECOND_NS);
+            let to = end_ns.min((second + 1).saturating_mul(SECOND_NS));
+            self.advance_to(second);
+            let current = self.current.unwrap_or(second);
+            // A second that already left the ring belongs to no window judged from now on.
+            if second + len > current {
+                let slot = (second % len) as usize;
+                let part = to.saturating_sub(from);
+                self.ring[slot] += part;
+                self.sum += part;
+            }
+            self.judge();
+        }
+    }
+
+    /// Moves the newest bucket forward to `second`, judging each window it passes: a window
+    /// that ends in a quiet stretch of the log (no lines) is judged too.
+    fn advance_to(&mut self, second: u64) {
+        let len = self.ring.len() as u64;
+        match self.current {
+            None => self.reset(second),
+            Some(c) if second > c => {
+                for s in 1..=(second - c).min(len) {
+                    let slot = ((c + s) % len) as usize;
+                    self.sum -= self.ring[slot];
+                    self.ring[slot] = 0;
+                    self.filled += 1;
+                    self.current = Some(c + s);
+                    self.judge();
+                }
+                self.filled += (second - c).saturating_sub(len);
+                self.current = Some(second);
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn judge(&mut self) {
+        let len = self.ring.len() as u64;
+        if let Some(current) = self.current {
+            if self.filled >= len && self.worst.is_none_or(|(w, _)| self.sum > w) {
+                self.worst = Some((self.sum, current + 1 - len));
+            }
+        }
+    }
+
+    fn reset(&mut self, second: u64) {
+        self.ring.iter_mut().for_each(|b| *b = 0);
+        self.sum = 0;
+        self.filled = 1;
+        self.current = Some(second);
+        self.last_line = Some(second);
+    }
+
+    pub(crate) fn worst(&self) -> Option<WindowShare> {
+        let len = self.ring.len() as u64;
+        self.worst.map(|(ns, start)| WindowShare {
+            window_s: len,
+            start_s: start as f64,
+            pause_ms: ns as f64 / 1e6,
+            // Pauses that overlap in the log (two JVMs in one file) could add up to more.
+            share_pct: (ns as f64 * 100.0 / (len * SECOND_NS) as f64).min(100.0),
+        })
+    }
+}
+
+/// ZGC stalls of one kind: how often, how long, which threads.
+#[derive(Default)]
+pub(crate) struct StallStats {
+    stats: DurationStats,
+    by_thread: BTreeMap<String, Totals>,
+}
+
+/// Threads that waited for memory (ZGC). Not safepoints: only the stalled thread stopped.
+#[derive(Debug, Clone, Serialize)]
+pub struct StallSection {
+    /// The stalls' durations.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// The threads that stalled longest in total (at most 10).
+    pub by_thread: Vec<NameTotals>,
+}
+
+impl StallStats {
+    pub(crate) fn record(&mut self, thread: &str, ns: u64) {
+        self.stats.record(ns);
+        let distinct = self.by_thread.len();
+        match self.by_thread.get_mut(thread) {
+            Some(t) => t.add(ns),
+            None if distinct < 1000 => {
+                let mut t = Totals::default();
+                t.add(ns);
+                self.by_thread.insert(thread.to_string(), t);
+            }
+            None => {}
+        }
+    }
+
+    pub(crate) fn section(&self) -> StallSection {
+        let mut by_thread: Vec<NameTotals> = self
+            .by_thread
+            .iter()
+            .map(|(name, t)| t.named(name))
+            .collect();
+        by_thread.sort_by(|a, b| b.total_ms.total_cmp(&a.total_ms));
+        by_thread.truncate(10);
+        StallSection {
+            summary: self.stats.summary(),
+            by_thread,
+        }
+    }
+}
+
+/// Heap occupancy around collections and what it says about allocation and promotion.
+#[derive(Default)]
+pub(crate) struct MemoryStats {
+    samples: u64,
+    after_min: Option<u64>,
+    after_max: Option<u64>,
+    after_last: Option<u64>,
+    before_max: Option<u64>,
+    capacity_max: Option<u64>,
+    /// The previous sample on the current forward-going clock: (time ns, heap after).
+    previous: Option<(u64, u64)>,
+    allocated: u128,
+    allocation_ns: u64,
+    promoted: u128,
+    promotion_ns: u64,
+    last_young_at: Option<u64>,
+    cycles: BTreeMap<String, Totals>,
+}
+
+/// Heap before and after collections, allocation and promotion rates, concurrent cycles.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemorySection {
+    /// Collections whose log line gives the heap before and after.
+    pub heap_samples: u64,
+    /// Smallest heap after a collection.
+    pub heap_after_gc_min_bytes: Option<u64>,
+    /// Largest heap after a collection.
+    pub heap_after_gc_max_bytes: Option<u64>,
+    /// Heap after the last collection.
+    pub heap_after_gc_last_bytes: Option<u64>,
+    /// Largest heap before a collection.
+    pub heap_before_gc_max_bytes: Option<u64>,
+    /// Largest committed heap.
+    pub heap_capacity_max_bytes: Option<u64>,
+    /// Bytes allocated between collections (heap before a collection minus heap after the
+    /// previous one), summed.
+    pub allocated_bytes: Option<u64>,
+    /// `allocated_bytes` over the time covered, MiB/s.
+    pub allocation_rate_mib_s: Option<f64>,
+    /// Bytes moved from the young to the old generation by young collections: JDK 8 events
+    /// that print both transitions, unified logs with `gc+heap` (the old generation's growth
+    /// in each young collection; G1 in whole regions).
+    pub promoted_bytes: Option<u64>,
+    /// `promoted_bytes` over the time covered, MiB/s.
+    pub promotion_rate_mib_s: Option<f64>,
+    /// Collection cycles with a duration (G1 concurrent mark, ZGC minor and major
+    /// collections): they run beside the application, they are not pauses.
+    pub cycles: Vec<NameTotals>,
+}
+
+fn mib_per_s(bytes: u128, ns: u64) -> Option<f64> {
+    (ns >= SECOND_NS / 10).then(|| bytes as f64 / (1u64 << 20) as f64 / (ns as f64 / 1e9))
+}
+
+impl MemoryStats {
+    /// A heap transition written at `at_ns` (same clock as [`SlidingShare::add`]).
+    pub(crate) fn heap(&mut self, at_ns: Option<u64>, heap: HeapChange) {
+        self.samples += 1;
+        self.after_min = Some(self.after_min.map_or(heap.after, |m| m.min(heap.after)));
+        self.after_max = Some(self.after_max.map_or(heap.after, |m| m.max(heap.after)));
+        self.after_last = Some(heap.after);
+        self.before_max = Some(self.before_max.map_or(heap.before, |m| m.max(heap.before)));
+        if let Some(c) = heap.capacity {
+            self.capacity_max = Some(self.capacity_max.map_or(c, |m| m.max(c)));
+        }
+        let Some(at) = at_ns else {
+            self.previous = None;
+            return;
+        };
+        if let Some((prev_at, prev_after)) = self.previous {
+            if at >= prev_at {
+                self.allocated += u128::from(heap.before.saturating_sub(prev_after));
+                self.allocation_ns += at - prev_at;
+            }
+        }
+        self.previous = Some((at, heap.after));
+    }
+
+    /// A young collection that printed the young generation's and the heap's transitions.
+    pub(crate) fn young(&mut self, at_ns: Option<u64>, young: HeapChange, heap: HeapChange) {
+        let freed_young = young.before.saturating_sub(young.after);
+        let freed_heap = heap.before.saturating_sub(heap.after);
+        self.promoted(at_ns, freed_young.saturating_sub(freed_heap));
+    }
+
+    /// A young collection that moved `bytes` into the old generation.
+    pub(crate) fn promoted(&mut self, at_ns: Option<u64>, bytes: u64) {
+        self.promoted += u128::from(bytes);
+        if let (Some(at), Some(last)) = (at_ns, self.last_young_at) {
+            if at >= last {
+                self.promotion_ns += at - last;
+            }
+        }
+        self.last_young_at = at_ns;
+    }
+
+    pub(crate) fn cycle(&mut self, name: &str, duration_ns: u64) {
+        if self.cycles.len() < 100 || self.cycles.contains_key(name) {
+            self.cycles
+                .entry(name.to_string())
+                .or_default()
+                .add(duration_ns);
+        }
+    }
+
+    pub(crate) fn section(&self) -> MemorySection {
+        let clamp = |b: u128| b.min(u128::from(u64::MAX)) as u64;
+        MemorySection {
+            heap_samples: self.samples,
+            heap_after_gc_min_bytes: self.after_min,
+            heap_after_gc_max_bytes: self.after_max,
+            heap_after_gc_last_bytes: self.after_last,
+            heap_before_gc_max_bytes: self.before_max,
+            heap_capacity_max_bytes: self.capacity_max,
+            allocated_bytes: (self.allocation_ns > 0).then(|| clamp(self.allocated)),
+            allocation_rate_mib_s: mib_per_s(self.allocated, self.allocation_ns),
+            promoted_bytes: self.last_young_at.map(|_| clamp(self.promoted)),
+            promotion_rate_mib_s: mib_per_s(self.promoted, self.promotion_ns),
+            cycles: self.cycles.iter().map(|(n, t)| t.named(n)).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worst_window_is_found_and_old_buckets_leave_it() {
+        let mut w = SlidingShare::new(60);
+        // 1 s of pauses in second 10, then 30 s of pauses spread over seconds 100..130.
+        w.pause(9 * SECOND_NS, 10 * SECOND_NS);
+        for s in 100..130 {
+            w.pause((s - 1) * SECOND_NS, s * SECOND_NS);
+        }
+        w.tick(400 * SECOND_NS);
+        let worst = w.worst().unwrap();
+        assert_eq!(worst.window_s, 60);
+        assert_eq!(worst.pause_ms, 30_000.0);
+        assert_eq!(worst.share_pct, 50.0);
+        assert!(worst.start_s >= 69.0 && worst.start_s <= 99.0, "{worst:?}");
+    }
+
+    #[test]
+    fn a_window_ending_in_a_quiet_stretch_counts() {
+        let mut w = SlidingShare::new(60);
+        for s in 10..40 {
+            w.pause(s * SECOND_NS, s * SECOND_NS + SECOND_NS / 2);
+        }
+        // No line for 50 s, then one.
+        w.tick(90 * SECOND_NS);
+        assert_eq!(w.worst().unwrap().pause_ms, 15_000.0);
+    }
+
+    #[test]
+    fn a_log_shorter_than_the_window_has_no_worst_window() {
+        let mut w = SlidingShare::new(60);
+        w.pause(0, SECOND_NS);
+        w.pause(29 * SECOND_NS, 30 * SECOND_NS);
+        assert!(w.worst().is_none());
+    }
+
+    #[test]
+    fn a_pause_longer_than_the_window_fills_it_and_no_more() {
+        let mut w = SlidingShare::new(60);
+        // A JDK 8 event: stamped at its start, 97 s long; a line held back inside it (a
+        // concurrent phase) is not a new JVM run.
+        w.tick(1_000 * SECOND_NS);
+        w.pause(1_000 * SECOND_NS, 1_097 * SECOND_NS);
+        w.tick(1_040 * SECOND_NS);
+        let worst = w.worst().unwrap();
+        assert_eq!(worst.share_pct, 100.0, "{worst:?}");
+        assert_eq!(worst.pause_ms, 60_000.0);
+        // A pause of hours is walked over its last windows only.
+        let mut w = SlidingShare::new(600);
+        w.pause(0, 100_000 * SECOND_NS);
+        assert_eq!(w.worst().unwrap().share_pct, 100.0);
+        // Stamps and durations at the end of the clock's range.
+        let mut w = SlidingShare::new(60);
+        w.tick(u64::MAX - 5);
+        w.pause(u64::MAX - 3 * SECOND_NS, u64::MAX);
+    }
+
+    #[test]
+    fn a_pause_spread_over_two_seconds_counts_in_both() {
+        let mut w = SlidingShare::new(60);
+        w.tick(0);
+        // 400 ms before second 10 and 600 ms after it.
+        w.pause(9_600_000_000, 10_600_000_000);
+        w.tick(69 * SECOND_NS);
+        // The window of seconds 10..69 holds only the second part.
+        w.tick(70 * SECOND_NS);
+        let worst = w.worst().unwrap();
+        assert_eq!(worst.pause_ms, 1_000.0);
+        assert_eq!(worst.start_s, 0.0);
+    }
+}

@@ -1,0 +1,163 @@
+//! `full_gc`: full collections (unified `Pause Full`, JDK 8 `Full GC`, a young collection
+//! upgraded to a full one). Their causes, as the log gives them, rank the causes and
+//! choose the fixes.
+
+use pauselab_pause::record::GcPause;
+use pauselab_pause::PauseType;
+
+use crate::evidence::RuleTracker;
+use crate::rules::causes::{rank, Candidate};
+use crate::rules::finding::{Finding, Severity};
+use crate::rules::rule::{Context, Rule, Seen};
+
+pub(crate) const ID: &str = "full_gc";
+
+#[derive(Default)]
+struct FullGc(RuleTracker);
+
+pub(crate) fn start() -> Box<dyn Rule> {
+    Box::<FullGc>::default()
+}
+
+/// Unified `Pause Full`, JDK 8 `Full GC` (Shenandoah's and G1's fallbacks included).
+pub(crate) fn is_full_collection(name: &str) -> bool {
+    PauseType::of(name) == PauseType::Full
+}
+
+/// Why a collection not named full was one: the failure that made the JVM collect the old
+/// generation, or the full collection nested in it.
+pub(crate) fn upgrade_reason(p: &GcPause) -> Option<&'static str> {
+    if !p.upgraded_to_full {
+        None
+    } else if p.failures.concurrent_mode {
+        Some("concurrent mode failure")
+    } else if p.failures.promotion {
+        Some("promotion failed")
+    } else {
+        Some("a full collection ran inside it")
+    }
+}
+
+impl Rule for FullGc {
+    fn pause(&mut self, seen: &Seen<'_, GcPause>) {
+        let p = seen.item;
+        if !is_full_collection(&p.name) && !p.upgraded_to_full {
+            return;
+        }
+        self.0.hit(p.duration_ns, seen.keep, || {
+            let upgraded = match upgrade_reason(p) {
+                Some(why) => format!(" ({} upgraded to a full one: {why})", p.name),
+                None => String::new(),
+            };
+            let detail = format!(
+                "full collection, {:.1} ms{upgraded}",
+                p.duration_ns as f64 / 1e6
+            );
+            seen.evidence(p.described(), detail, p.duration_ns)
+        });
+    }
+
+    fn matched(&self, _ctx: &Context<'_>) -> u64 {
+        self.0.count
+    }
+
+    fn finding(&self, ctx: &Context<'_>) -> Option<Finding> {
+        let r = self.0.fired()?;
+        let full_ms = r.excess_ns as f64 / 1e6;
+        let causes = ctx
+            .full_gc_causes
+            .iter()
+            .map(|(c, n, ms)| format!("{c} x{n} ({:.1} s)", ms / 1000.0))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let pause_ms = ctx.pause_total_ns as f64 / 1e6;
+        let full_share = if pause_ms > 0.0 {
+            full_ms * 100.0 / pause_ms
+        } else {
+            0.0
+        };
+        let severity = if r.count >= 10 || full_share >= 50.0 {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
+        let title = format!(
+            "{} full collections, {:.1} s: {full_share:.1}% of the pause time; causes: {causes}",
+            r.count,
+            full_ms / 1000.0
+        );
+        let mut f = Finding::tracked(ID, r, severity, title);
+        f.confidence = "high: the log names each full collection and its cause";
+        f.causes = rank(ranked_causes(ctx), ctx.flags).0;
+        f.fixes = fixes(ctx);
+        Some(f)
+    }
+}
+
+/// Each cause weighed by how many full collections the log gives a cause of its kind for.
+fn ranked_causes(ctx: &Context<'_>) -> Vec<Candidate> {
+    let counted = |names: &[&str]| -> (bool, u32, String) {
+        let hits: Vec<&(String, u64, f64)> = ctx
+            .full_gc_causes
+            .iter()
+            .filter(|(c, _, _)| names.iter().any(|n| c.contains(n)))
+            .collect();
+        let n: u64 = hits.iter().map(|(_, n, _)| n).sum();
+        let named = hits
+            .iter()
+            .map(|(c, n, _)| format!("{c} x{n}"))
+            .collect::<Vec<_>>();
+        (
+            n > 0,
+            u32::try_from(n).unwrap_or(u32::MAX),
+            format!("the log gives the cause {}", named.join(", ")),
+        )
+    };
+    let weighed = |c: Candidate, names: &[&str]| {
+        let (holds, n, evidence) = counted(names);
+        c.weigh_if(holds, n, || evidence)
+    };
+    vec![
+        weighed(
+            Candidate::new("the old generation filled up: live data or promotion outgrew the heap"),
+            &["Allocation Failure", "Ergonomics", "Evacuation", "promotion failed", "concurrent mode failure", "a full collection ran inside it", "Humongous"],
+        ),
+        weighed(
+            Candidate::new("explicit System.gc() calls (RMI's distributed GC, NIO direct buffers, application code)"),
+            &["System.gc()"],
+        ),
+        weighed(
+            Candidate::new("metaspace reached its high-water mark (Metadata GC Threshold)"),
+            &["Metadata GC Threshold"],
+        ),
+        weighed(
+            Candidate::new("a heap dump or heap inspection (jmap, jcmd GC.heap_dump, GC.class_histogram)"),
+            &["Heap Inspection", "Heap Dump"],
+        ),
+    ]
+}
+
+/// The fixes of the causes the log gives.
+fn fixes(ctx: &Context<'_>) -> Vec<&'static str> {
+    let has = |c: &str| ctx.full_gc_causes.iter().any(|(x, _, _)| x.contains(c));
+    let mut fixes = Vec::new();
+    if has("System.gc()") {
+        fixes.push("System.gc(): -XX:+DisableExplicitGC, or -XX:+ExplicitGCInvokesConcurrent on G1 and CMS");
+    }
+    if has("Metadata GC Threshold") {
+        fixes.push("Metadata GC Threshold: raise -XX:MetaspaceSize to the metaspace the application settles at");
+    }
+    if has("Humongous") {
+        fixes.push("G1 Humongous Allocation: raise -XX:G1HeapRegionSize so the large arrays are not humongous");
+    }
+    if has("Ergonomics") || has("Allocation Failure") || has("Evacuation") {
+        fixes.push("the heap is too small for the live set: raise -Xmx, or find what holds memory (jcmd GC.class_histogram, a heap dump)");
+    }
+    if has("Heap Inspection") || has("Heap Dump") {
+        fixes.push("Heap Inspection / Heap Dump: someone runs jmap -histo or heap dumps on this JVM");
+    }
+    if fixes.is_empty() {
+        fixes.push("raise -Xmx or lower the live set; -Xlog:gc+heap=debug shows which generation filled");
+    }
+    fixes
+}

@@ -1,0 +1,137 @@
+//! What a rule is: it watches the log go by (pauses, safepoints, stalls, CPU samples) and, at
+//! the end, words its finding with its evidence, ranked causes and fixes.
+
+use pauselab_pause::civil::format_epoch_ms;
+use pauselab_pause::record::{CpuLoad, GcPause, Safepoint, Stall, Stamp};
+
+use crate::evidence::{Evidence, RuleTracker};
+use crate::health::WindowShare;
+use crate::rules::causes::JvmFlags;
+use crate::rules::finding::Finding;
+use crate::rules::Thresholds;
+use crate::timeouts::Culprit;
+
+/// One diagnosis rule. Every observation has a default that ignores it: a rule implements
+/// what it looks at and [`Rule::finding`].
+pub(crate) trait Rule {
+    /// A GC pause as soon as its line is counted, before its CPU times and safepoint are
+    /// known; `end_ns`: when it ended on the analysis clock (uptime, else wall clock).
+    fn pause_ended(&mut self, _pause: &Seen<'_, GcPause>, _end_ns: Option<u64>) {}
+    /// A GC pause with its CPU times and safepoint, in log order.
+    fn pause(&mut self, _pause: &Seen<'_, GcPause>) {}
+    /// A safepoint, of either series (see [`Series`]).
+    fn safepoint(&mut self, _stop: &Seen<'_, Stop<'_>>) {}
+    /// A ZGC allocation or relocation stall.
+    fn stall(&mut self, _stall: &Seen<'_, Stall>) {}
+    /// A CPU load sample of the period that ends at `at_ns` (JFR `jdk.CPULoad`).
+    /// `keep`: how many examples each finding keeps.
+    fn cpu_load(&mut self, _at_ns: Option<u64>, _load: CpuLoad, _keep: usize) {}
+    /// How many pauses or safepoints matched, as the finding counts them (other rules weigh
+    /// their causes by it).
+    fn matched(&self, _ctx: &Context<'_>) -> u64 {
+        0
+    }
+    /// The finding, when the rule fired.
+    fn finding(&self, ctx: &Context<'_>) -> Option<Finding>;
+}
+
+/// Something of the log a rule sees: the item, where it is, and the rules' settings.
+pub(crate) struct Seen<'a, T> {
+    pub item: &'a T,
+    /// When it began.
+    pub start: Stamp,
+    pub file: &'a str,
+    pub line: u64,
+    /// How many examples each finding keeps.
+    pub keep: usize,
+    pub thresholds: &'a Thresholds,
+}
+
+impl<T> Seen<'_, T> {
+    /// Evidence located at this item.
+    pub fn evidence(&self, what: String, detail: String, excess_ns: u64) -> Evidence {
+        Evidence {
+            file: self.file.to_string(),
+            line: self.line,
+            uptime_s: self.start.uptime_ns.map(|u| u as f64 / 1e9),
+            wall: self.start.wall_ms.map(format_epoch_ms),
+            what,
+            detail,
+            excess_ms: excess_ns as f64 / 1e6,
+        }
+    }
+}
+
+/// Which lines a safepoint came from. Stopped-time / `Safepoint "..."` lines and the JDK 8
+/// safepoint statistics table describe the same stops: the report counts one series
+/// (`safepoints.source`), so a safepoint rule keeps each apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Series {
+    Lines = 0,
+    Statistics = 1,
+}
+
+/// One value per [`Series`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PerSeries<T>([T; 2]);
+
+impl<T> PerSeries<T> {
+    pub fn get(&self, series: Series) -> &T {
+        &self.0[series as usize]
+    }
+
+    pub fn get_mut(&mut self, series: Series) -> &mut T {
+        &mut self.0[series as usize]
+    }
+}
+
+/// A safepoint as the rules see it.
+pub(crate) struct Stop<'a> {
+    pub safepoint: &'a Safepoint,
+    /// Its VM operation, or `GC` / `(not a GC)` when the line does not name it.
+    pub operation: &'a str,
+    pub is_gc: bool,
+    pub series: Series,
+    /// The threads a safepoint timeout report named for it.
+    pub held_up_by: Option<&'a str>,
+    /// The GC pauses that ran in it (safepoint lines only).
+    pub pauses: &'a [&'a GcPause],
+}
+
+/// What the findings are worded and ranked with, besides each rule's own state.
+pub(crate) struct Context<'a> {
+    pub thresholds: Thresholds,
+    /// The JVM's own options, when the input states them.
+    pub flags: &'a JvmFlags,
+    pub pause_count: u64,
+    /// Sum of all GC pauses.
+    pub pause_total_ns: u128,
+    pub covered_ns: u64,
+    /// The safepoint series the report counts.
+    pub series: Series,
+    pub safepoint_count: u64,
+    pub non_gc_total_ns: u128,
+    pub non_gc_count: u64,
+    pub top_non_gc_operations: Vec<(String, u64, f64)>,
+    /// Full collections by cause: (cause, count, total ms), most frequent first.
+    pub full_gc_causes: Vec<(String, u64, f64)>,
+    /// The worst 1-minute and 10-minute windows of pause time, when the log is that long.
+    pub worst_windows: &'a [WindowShare],
+    /// Allocation stalls: count, total ms, max ms.
+    pub allocation_stalls: (u64, f64, f64),
+    /// Threads named by safepoint timeout reports, most often first.
+    pub safepoint_timeouts: &'a [Culprit],
+    /// Timeout reports no safepoint line followed, as hits of a long time to safepoint.
+    pub unmatched_timeouts: &'a RuleTracker,
+    /// Each rule's [`Rule::matched`], by id.
+    pub matched: Vec<(&'static str, u64)>,
+}
+
+impl Context<'_> {
+    /// How many pauses or safepoints the rule `id` matched.
+    pub fn matched(&self, id: &str) -> u64 {
+        let found = self.matched.iter().find(|(rule, _)| *rule == id);
+        debug_assert!(found.is_some(), "no rule {id} in the registry");
+        found.map_or(0, |(_, n)| *n)
+    }
+}

@@ -1,0 +1,180 @@
+//! Lines classified without the analysis state, so that one thread can parse while another
+//! analyses, and fed to a [`RecordSink`] in order.
+
+use pauselab_pause::{LogLine, RecordSink};
+
+use crate::parse::{parse_line, Format, Parsed, Record, Stamp};
+
+/// Longest beginning of an unparsed line kept for the report.
+const UNPARSED_TEXT: usize = 200;
+
+/// One log line as the parser understood it, decided without the analysis state: lines can
+/// be classified on one thread while another feeds them to [`LineFeed::apply`], in order.
+pub(crate) struct ClassifiedLine {
+    outcome: Outcome,
+    /// The line had no newline at the end of the input: whether it was counted all the same.
+    unterminated: Option<bool>,
+}
+
+enum Outcome {
+    /// Nothing but NUL bytes.
+    Nothing,
+    /// A line of the log that carries no record (most lines): only its clock counts.
+    Other { format: Format, stamp: Stamp },
+    /// Boxed: few lines are records, and lines move between threads in batches.
+    Record(Box<Parsed>),
+    /// Not understood; the line's beginning, when asked to keep it.
+    Unparsed(Box<[u8]>),
+}
+
+impl ClassifiedLine {
+    /// Parses one line. `overlong`: it was cut at the line reader's limit (never trusted).
+    /// `keep_text`: keep an unparsed line's beginning for the report (only the first one
+    /// is shown, so callers stop asking once they have one).
+    pub(crate) fn new(bytes: &[u8], unterminated: bool, overlong: bool, keep_text: bool) -> Self {
+        let unparsed = |bytes: &[u8]| {
+            Outcome::Unparsed(if keep_text {
+                bytes[..bytes.len().min(UNPARSED_TEXT)].into()
+            } else {
+                Box::default()
+            })
+        };
+        if overlong {
+            return ClassifiedLine {
+                outcome: unparsed(bytes),
+                unterminated: None,
+            };
+        }
+        // A file truncated while the JVM was writing it (logrotate copytruncate) starts
+        // with NUL bytes; the text after them is still a log line.
+        let bytes = if bytes.first() == Some(&0) {
+            let skip = bytes.iter().position(|&b| b != 0).unwrap_or(bytes.len());
+            if skip == bytes.len() {
+                return ClassifiedLine {
+                    outcome: Outcome::Nothing,
+                    unterminated: None,
+                };
+            }
+            &bytes[skip..]
+        } else {
+            bytes
+        };
+        match parse_line(bytes) {
+            // A line without its newline may be cut anywhere: trust it only when it parsed
+            // into a record with values (a pause line cut before its duration reads as the
+            // pause's start line).
+            Ok(p)
+                if unterminated
+                    && matches!(p.record, Record::Other | Record::PauseStart { .. }) =>
+            {
+                ClassifiedLine {
+                    outcome: unparsed(bytes),
+                    unterminated: Some(false),
+                }
+            }
+            Ok(p) => ClassifiedLine {
+                outcome: match p.record {
+                    Record::Other => Outcome::Other {
+                        format: p.format,
+                        stamp: p.stamp,
+                    },
+                    _ => Outcome::Record(Box::new(p)),
+                },
+                unterminated: unterminated.then_some(true),
+            },
+            Err(_) => ClassifiedLine {
+                outcome: unparsed(bytes),
+                unterminated: unterminated.then_some(false),
+            },
+        }
+    }
+
+    /// The line was recognised as a line of a GC or safepoint log (it counts for
+    /// [`LineFeed::recognised`]).
+    pub(crate) fn recognised(&self) -> bool {
+        match &self.outcome {
+            Outcome::Other { format, stamp } => !format.is_blank(stamp),
+            Outcome::Record(_) => true,
+            Outcome::Nothing | Outcome::Unparsed(_) => false,
+        }
+    }
+
+    /// An unparsed line whose beginning was kept.
+    pub(crate) fn has_unparsed_text(&self) -> bool {
+        matches!(&self.outcome, Outcome::Unparsed(text) if !text.is_empty())
+    }
+}
+
+/// Feeds one input's lines to a [`RecordSink`] (the analysis) in order, as
+/// [`RecordSink::line`]s, warning about a last line without its newline, and counts the
+/// lines recognised as a GC or safepoint log's.
+pub struct LineFeed<'a> {
+    sink: &'a mut dyn RecordSink,
+    input: &'a str,
+    recognised: u64,
+    /// Keep an unparsed line's beginning: only the first one is shown.
+    keep_text: bool,
+}
+
+impl<'a> LineFeed<'a> {
+    /// Feeds the lines of input `input` (already begun with [`RecordSink::begin_input`])
+    /// to `sink`.
+    pub fn new(sink: &'a mut dyn RecordSink, input: &'a str) -> Self {
+        LineFeed {
+            sink,
+            input,
+            recognised: 0,
+            keep_text: true,
+        }
+    }
+
+    /// Parses and feeds one line. `unterminated`: it is the input's last and has no
+    /// newline; `overlong`: it was cut at the line reader's limit (never trusted).
+    pub fn line(&mut self, bytes: &[u8], number: u64, unterminated: bool, overlong: bool) {
+        let line = ClassifiedLine::new(bytes, unterminated, overlong, self.keep_text);
+        self.apply(line, number);
+    }
+
+    /// Feeds one line already classified (see [`ClassifiedLine`]).
+    pub(crate) fn apply(&mut self, line: ClassifiedLine, number: u64) {
+        if let Some(counted) = line.unterminated {
+            self.sink.warn(
+                self.input,
+                Some(number),
+                if counted {
+                    "the last line has no newline (the log was still being written); it parsed completely and was counted"
+                } else {
+                    "the last line is cut off (no newline at the end): the log was still being written or was truncated; it was not counted"
+                }
+                .to_string(),
+            );
+        }
+        // What `recognised` and `has_unparsed_text` say, told by the same match.
+        let line = match line.outcome {
+            Outcome::Nothing => LogLine::Nothing,
+            Outcome::Other { format, stamp } => {
+                self.recognised += u64::from(!format.is_blank(&stamp));
+                LogLine::Other { format, stamp }
+            }
+            Outcome::Record(parsed) => {
+                self.recognised += 1;
+                LogLine::Record(parsed)
+            }
+            Outcome::Unparsed(ref text) => {
+                self.keep_text &= text.is_empty();
+                LogLine::Unparsed(text)
+            }
+        };
+        self.sink.line(line, number);
+    }
+
+    /// The sink the lines are fed to.
+    pub(crate) fn sink(&mut self) -> &mut dyn RecordSink {
+        self.sink
+    }
+
+    /// Lines fed so far that were recognised as a GC or safepoint log's.
+    pub fn recognised(&self) -> u64 {
+        self.recognised
+    }
+}
