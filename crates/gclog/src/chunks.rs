@@ -460,7 +460,7 @@ mod tests {
             zip_entry: None,
         };
         let mut analyzer = Analyzer::new(Options::default());
-        match crate::analyze_input_in(&input, &mut analyzer, threads, chunk) {
+        match crate::analyze_input_in(&input, &mut analyzer, threads, chunk, None) {
             Ok(_) => serde_json::to_string(&analyzer.finish()).unwrap(),
             Err(error) => error.to_string(),
         }

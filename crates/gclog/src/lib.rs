@@ -29,7 +29,6 @@ pub use classify::LineFeed;
 pub use jvms::{ensure_one_jvm, group_by_jvm, JvmInputs};
 
 use std::io;
-use std::sync::mpsc;
 
 use pauselab_pause::RecordSink;
 // The parser names pause types `crate::PauseType` (the type is the pause model's).
@@ -111,13 +110,18 @@ pub fn analyze_inputs_with(
     let threads = threads.max(1);
     let mut empty = Vec::new();
     let mut failed = Vec::new();
-    for input in inputs {
-        match analyze_input(input, sink, threads) {
-            Ok(Content::Lines) => {}
-            Ok(Content::Empty) => empty.push(input.name.clone()),
-            Err(error) => failed.push(error),
+    std::thread::scope(|scope| {
+        let mut ahead = reading::ReadAhead::new(scope, inputs, threads);
+        for (index, input) in inputs.iter().enumerate() {
+            let started = ahead.take(index);
+            ahead.start_after(index);
+            match analyze_input_in(input, sink, threads, chunks::CHUNK, started) {
+                Ok(Content::Lines) => {}
+                Ok(Content::Empty) => empty.push(input.name.clone()),
+                Err(error) => failed.push(error),
+            }
         }
-    }
+    });
     if failed.len() == 1 && inputs.len() == 1 {
         return Err(failed.remove(0));
     }
@@ -143,22 +147,17 @@ enum Content {
     Empty,
 }
 
-fn analyze_input(
-    input: &input::Input,
-    sink: &mut dyn RecordSink,
-    threads: usize,
-) -> Result<Content, Error> {
-    analyze_input_in(input, sink, threads, chunks::CHUNK)
-}
-
-/// [`analyze_input`]; a file of at least two `chunk`s is read in chunks by several threads.
+/// Reads one input into `sink`; a file of at least two `chunk`s is read in chunks by
+/// several threads. `started`: the input is already being read on a thread of its own (see
+/// [`reading::ReadAhead`]), or could not be opened.
 fn analyze_input_in(
     input: &input::Input,
     sink: &mut dyn RecordSink,
     threads: usize,
     chunk: u64,
+    started: Option<Result<reading::Reading<'_>, Error>>,
 ) -> Result<Content, Error> {
-    let split = (threads > 1)
+    let split = (threads > 1 && started.is_none())
         .then(|| input::open_splittable(input, 2 * chunk))
         .flatten();
     let mut summary = None;
@@ -169,9 +168,14 @@ fn analyze_input_in(
     if let Some((file, size)) = &split {
         summary = chunks::read(file, *size, chunk, &input.name, threads, &mut feed)?;
     }
-    let summary = match summary {
-        Some(summary) => summary,
-        None => {
+    let summary = match (summary, started) {
+        (Some(summary), _) => summary,
+        (None, Some(reading)) => {
+            let reading = reading?;
+            feed.sink().begin_input(&input.name);
+            reading.analyse(&mut feed)?
+        }
+        (None, None) => {
             let reader = input::open_for_reading(input, threads)?;
             if split.is_none() {
                 feed.sink().begin_input(&input.name);
@@ -232,21 +236,7 @@ fn read_sequentially(
     feed: &mut LineFeed<'_>,
 ) -> Result<reading::ReadSummary, Error> {
     if threads == 1 {
-        return reading::read_lines(reader, name, &mut |batch| {
-            batch.analyse(feed);
-            true
-        });
+        return reading::read_lines(reader, name, reading::Destination::Here(feed));
     }
-    std::thread::scope(|scope| {
-        let (send, received) = mpsc::sync_channel(reading::BATCHES_IN_FLIGHT);
-        let reading = scope.spawn(move || {
-            reading::read_lines(reader, name, &mut |batch| send.send(batch).is_ok())
-        });
-        for batch in received {
-            batch.analyse(feed);
-        }
-        reading
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
+    std::thread::scope(|scope| reading::Reading::spawn(scope, reader, name).analyse(feed))
 }

@@ -30,9 +30,21 @@ pub fn decimal_scaled(s: &[u8], scale: u32) -> Option<u64> {
     if digits == 0 || i != s.len() {
         return None;
     }
-    let value = int.checked_mul(10u64.checked_pow(scale)?)?;
-    value.checked_add(frac * 10u64.pow(scale - frac_digits))
+    // Powers from a table: computing them took a third of this function's time.
+    let value = int.checked_mul(*POW10.get(scale as usize)?)?;
+    value.checked_add(frac * POW10[(scale - frac_digits) as usize])
 }
+
+/// 10^0 to 10^19, every power of ten a u64 holds.
+const POW10: [u64; 20] = {
+    let mut table = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
 
 /// Haystacks shorter than this are searched without building a searcher (a JDK 8 event
 /// joined from its lines is a few hundred bytes to a few KiB).
@@ -111,8 +123,17 @@ pub fn iso_timestamp_ms(s: &[u8]) -> Option<i64> {
             b'+' | b'-' => {
                 let sign = if s[i] == b'-' { -1 } else { 1 };
                 let rest = &s[i + 1..];
-                let digits: Vec<u8> = rest.iter().copied().filter(|c| *c != b':').collect();
-                if digits.len() != 4 || !digits.iter().all(u8::is_ascii_digit) {
+                // `+0100` or `+01:00`, without allocating (this runs on every JDK 8 line).
+                let mut digits = [0u8; 4];
+                let mut count = 0;
+                for &c in rest.iter().filter(|&&c| c != b':') {
+                    if count == 4 || !c.is_ascii_digit() {
+                        return None;
+                    }
+                    digits[count] = c;
+                    count += 1;
+                }
+                if count != 4 {
                     return None;
                 }
                 let hh = i64::from(digits[0] - b'0') * 10 + i64::from(digits[1] - b'0');

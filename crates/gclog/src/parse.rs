@@ -139,19 +139,40 @@ fn classify_decoration(
     }
     // level, tags or hostname: short words without spaces inside (tags are padded, which
     // trim_spaces removed) and no characters a JDK 8 bracket would contain.
-    if token.len() > 256
-        || !token
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b',' | b'+' | b'_' | b'-' | b'.'))
-    {
+    if token.len() > 256 || !token.iter().all(|&c| WORD_BYTES[usize::from(c)]) {
         return None;
     }
     Some(())
 }
 
+/// The bytes of a level, tags or hostname decoration, as a table: this runs on every byte
+/// of every unified line's tags.
+const WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b.is_ascii_alphanumeric() || matches!(b, b',' | b'+' | b'_' | b'-' | b'.');
+        c += 1;
+    }
+    table
+};
+
 fn trim_spaces(s: &[u8]) -> &[u8] {
     let mut end = s.len();
-    while end > 0 && s[end - 1] == b' ' {
+    // Eight spaces at a time, then four, two and one: unified logging pads its tags with
+    // up to a dozen.
+    // (Compared as integers: comparing slices calls memcmp.)
+    while end >= 8 && <[u8; 8]>::try_from(&s[end - 8..end]).is_ok_and(|b| b == [b' '; 8]) {
+        end -= 8;
+    }
+    if end >= 4 && <[u8; 4]>::try_from(&s[end - 4..end]).is_ok_and(|b| b == [b' '; 4]) {
+        end -= 4;
+    }
+    if end >= 2 && s[end - 2] == b' ' && s[end - 1] == b' ' {
+        end -= 2;
+    }
+    if end >= 1 && s[end - 1] == b' ' {
         end -= 1;
     }
     let mut start = 0;
@@ -228,6 +249,12 @@ fn collector_name(using: &[u8]) -> Option<&'static str> {
 fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
     // Generational ZGC prefixes its phases: `y:` minor (young only) collections, `Y:` the
     // young and `O:` the old generation of major collections.
+    // Most lines of a `gc*` log are `gc,phases` details, indented under their GC id
+    // (`GC(20)     Object Copy (ms): ...`), or other lines whose first letter none of the
+    // records below starts with: dismissed by that byte, before any search.
+    if !body.first().is_some_and(|b| b"yYOTPCMGU".contains(b)) {
+        return Ok(Record::Other);
+    }
     let (prefix, body) = match body {
         [g @ (b'y' | b'Y' | b'O'), b':', b' ', rest @ ..] => (Some(*g), rest),
         _ => (None, body),
@@ -817,12 +844,29 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
 /// A CMS collection that fails to promote and then has a concurrent mode failure reports
 /// both: both are kept.
 fn jdk8_failures(line: &[u8]) -> Failures {
-    let has = |pat: &[u8]| crate::num::find(line, pat).is_some();
+    // Searchers built once: these words' first letters are everywhere in an event, so
+    // looking at each place one occurs cost more than the rest of reading the event.
+    static FAILURES: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+        std::sync::LazyLock::new(|| {
+            [
+                &b"concurrent mode failure"[..],
+                b"promotion failed",
+                b"to-space ",
+            ]
+            .map(memchr::memmem::Finder::new)
+        });
+    let [concurrent_mode, promotion, to_space] = &*FAILURES;
+    let has = |finder: &memchr::memmem::Finder<'_>| finder.find(line).is_some();
+    // `to-space exhausted` (G1) or `to-space overflow` (Parallel).
+    let evacuation = to_space.find_iter(line).any(|at| {
+        let after = &line[at + b"to-space ".len()..];
+        after.starts_with(b"exhausted") || after.starts_with(b"overflow")
+    });
     Failures {
-        concurrent_mode: has(b"concurrent mode failure"),
+        concurrent_mode: has(concurrent_mode),
         // Parallel Scavenge marks a young collection that could not promote with `GC--`.
-        promotion: has(b"promotion failed") || line.starts_with(b"[GC--"),
-        evacuation: has(b"to-space exhausted") || has(b"to-space overflow"),
+        promotion: has(promotion) || line.starts_with(b"[GC--"),
+        evacuation,
     }
 }
 

@@ -6,14 +6,20 @@
 //! analysing, and parsing as much as both together).
 
 use crate::classify::{ClassifiedLine, LineFeed};
+use crate::input::Input;
 use crate::lines::{Line, LineReader};
 use crate::stitch::Stitcher;
 use crate::{input, Error};
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::thread::{Scope, ScopedJoinHandle};
 
 /// Lines sent at a time.
 const BATCH_LINES: usize = 2048;
 /// Text sent at a time, at most (plus one line): JDK 8 events joined may be 64 KiB each.
 const BATCH_BYTES: usize = 1 << 20;
+/// Text a batch is given room for at first: [`BATCH_LINES`] lines of a unified log.
+const BATCH_TEXT: usize = 256 * 1024;
 /// Share of each batch's lines parsed by the reading thread: reading and joining lines
 /// cost it a little more than analysing them costs the other (measured on unified G1 logs
 /// with `valgrind --tool=callgrind --separate-threads=yes`).
@@ -51,7 +57,9 @@ struct RawLine {
 impl Batch {
     fn new() -> Self {
         Batch {
-            text: Vec::new(),
+            // Grown once, not by doubling from nothing in every batch (the reallocations
+            // cost 5 % of reading a unified log).
+            text: Vec::with_capacity(BATCH_TEXT),
             lines: Vec::with_capacity(BATCH_LINES),
             parsed: Vec::with_capacity(BATCH_LINES),
         }
@@ -63,15 +71,15 @@ impl Batch {
     }
 
     /// Feeds the batch's lines to the analysis, in order, parsing those not parsed yet.
-    pub(crate) fn analyse(self, analyzer: &mut LineFeed<'_>) {
+    pub(crate) fn analyse(self, feed: &mut LineFeed<'_>) {
         let mut parsed = self.parsed.into_iter();
         let mut start = 0;
         for raw in &self.lines {
             let text = &self.text[start..raw.end];
             start = raw.end;
             match parsed.next() {
-                Some(line) => analyzer.apply(line, raw.number),
-                None => analyzer.line(text, raw.number, raw.unterminated, raw.truncated),
+                Some(line) => feed.apply(line, raw.number),
+                None => feed.line(text, raw.number, raw.unterminated, raw.truncated),
             }
         }
     }
@@ -131,13 +139,35 @@ impl Filling {
     }
 }
 
-/// Reads one input's lines, joins the lines of JDK 8 events and hands them to `deliver` in
-/// batches (which says false when the analysis stopped). Stops at the first I/O error, or
-/// when the input turns out to be binary data.
+/// Where the lines read go.
+pub(crate) enum Destination<'a, 'b> {
+    /// To the analysis on this thread: in batches until the input is known to be a log
+    /// (lines read before it turns out to be binary data are never analysed), then line by
+    /// line, without copying them into batches.
+    Here(&'a mut LineFeed<'b>),
+    /// In batches to another thread, through `deliver` (false when the analysis stopped).
+    Batches(&'a mut dyn FnMut(Batch) -> bool),
+}
+
+impl Destination<'_, '_> {
+    fn deliver(&mut self, batch: Batch) -> bool {
+        match self {
+            Destination::Here(feed) => {
+                batch.analyse(feed);
+                true
+            }
+            Destination::Batches(deliver) => deliver(batch),
+        }
+    }
+}
+
+/// Reads one input's lines, joins the lines of JDK 8 events and hands them to
+/// `destination`. Stops at the first I/O error, or when the input turns out to be binary
+/// data.
 pub(crate) fn read_lines(
     reader: input::Reader,
     name: &str,
-    deliver: &mut dyn FnMut(Batch) -> bool,
+    mut destination: Destination<'_, '_>,
 ) -> Result<ReadSummary, Error> {
     let mut lines = LineReader::new(reader);
     let mut stitcher = Stitcher::new();
@@ -148,6 +178,8 @@ pub(crate) fn read_lines(
         recognised: 0,
         keep_text: true,
     };
+    // The analysis on this thread takes the lines one by one (see `Destination::Here`).
+    let mut direct = false;
     loop {
         let line = lines
             .next_line()
@@ -155,6 +187,17 @@ pub(crate) fn read_lines(
         let Some(line) = line else { break };
         count += 1;
         sniff.check(&line, filling.recognised == 0, name)?;
+        if let (true, Destination::Here(feed)) = (direct, &mut destination) {
+            stitch_line(
+                &mut stitcher,
+                &line,
+                line.number,
+                &mut |bytes, number, u, t| {
+                    feed.line(bytes, number, u, t);
+                },
+            );
+            continue;
+        }
         stitch_line(
             &mut stitcher,
             &line,
@@ -163,12 +206,22 @@ pub(crate) fn read_lines(
                 filling.push(bytes, number, u, t);
             },
         );
-        if filling.full() && !deliver(filling.take()) {
+        if matches!(destination, Destination::Here(_)) && filling.recognised > 0 {
+            destination.deliver(filling.take());
+            direct = true;
+        } else if filling.full() && !destination.deliver(filling.take()) {
             break;
         }
     }
-    stitcher.finish(&mut |bytes, number| filling.push(bytes, number, false, false));
-    deliver(filling.take());
+    match &mut destination {
+        Destination::Here(feed) if direct => {
+            stitcher.finish(&mut |bytes, number| feed.line(bytes, number, false, false));
+        }
+        _ => {
+            stitcher.finish(&mut |bytes, number| filling.push(bytes, number, false, false));
+            destination.deliver(filling.take());
+        }
+    }
     Ok(ReadSummary {
         lines: count,
         bytes: lines.bytes_read(),
@@ -176,6 +229,112 @@ pub(crate) fn read_lines(
         first_text: sniff.first_text,
         overflows: stitcher.overflows(),
     })
+}
+
+/// An input being read on a thread of its own: its batches, in order, and the thread.
+pub(crate) struct Reading<'scope> {
+    batches: mpsc::Receiver<Batch>,
+    thread: ScopedJoinHandle<'scope, Result<ReadSummary, Error>>,
+}
+
+impl<'scope> Reading<'scope> {
+    /// Starts reading `reader` on a thread of `scope`, at most [`BATCHES_IN_FLIGHT`]
+    /// batches ahead of the analysis.
+    pub(crate) fn spawn<'env>(
+        scope: &'scope Scope<'scope, 'env>,
+        reader: input::Reader,
+        name: &'env str,
+    ) -> Self {
+        let (send, batches) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        let thread = scope.spawn(move || {
+            let mut deliver = |batch| send.send(batch).is_ok();
+            read_lines(reader, name, Destination::Batches(&mut deliver))
+        });
+        Reading { batches, thread }
+    }
+
+    /// Feeds every batch to the analysis, in order; what reading found.
+    pub(crate) fn analyse(self, feed: &mut LineFeed<'_>) -> Result<ReadSummary, Error> {
+        for batch in self.batches {
+            batch.analyse(feed);
+        }
+        self.thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    }
+}
+
+/// Inputs read at most this many ahead of the one analysed: a rotated set of small or
+/// compressed files keeps the cores busy across the files' edges, and each input ahead
+/// holds at most [`BATCHES_IN_FLIGHT`] batches.
+const INPUTS_AHEAD: usize = 2;
+
+/// The inputs after the one being analysed, read (decompressed, joined and partly parsed)
+/// while it is: each on a thread of its own, its batches waiting for their turn, so the
+/// result is the same as reading them one after the other. Only inputs that one thread
+/// reads are read ahead: a large plain file is read in chunks by every thread when its
+/// turn comes (see `crate::chunks`), and standard input and pipes are not opened early.
+pub(crate) struct ReadAhead<'scope, 'env> {
+    scope: &'scope Scope<'scope, 'env>,
+    inputs: &'env [Input],
+    threads: usize,
+    /// Inputs started (or that failed to open), by index.
+    started: BTreeMap<usize, Result<Reading<'scope>, Error>>,
+    /// The first input not looked at yet (inputs up to the one analysed are not read ahead).
+    next: usize,
+}
+
+impl<'scope, 'env> ReadAhead<'scope, 'env> {
+    pub(crate) fn new(
+        scope: &'scope Scope<'scope, 'env>,
+        inputs: &'env [Input],
+        threads: usize,
+    ) -> Self {
+        ReadAhead {
+            scope,
+            inputs,
+            threads,
+            started: BTreeMap::new(),
+            next: 0,
+        }
+    }
+
+    /// Input `index`, when it was started ahead (or failed to open then).
+    pub(crate) fn take(&mut self, index: usize) -> Option<Result<Reading<'scope>, Error>> {
+        self.started.remove(&index)
+    }
+
+    /// Starts reading the inputs after `index` that are read by one thread, up to
+    /// [`INPUTS_AHEAD`] of them (with one thread, none).
+    pub(crate) fn start_after(&mut self, index: usize) {
+        let ahead = INPUTS_AHEAD.min(self.threads - 1);
+        self.next = self.next.max(index + 1);
+        while self.next < self.inputs.len() && self.next <= index + ahead {
+            let input = &self.inputs[self.next];
+            if read_by_one_thread(input) {
+                let reading = input::open_for_reading(input, self.threads)
+                    .map(|reader| Reading::spawn(self.scope, reader, &input.name));
+                self.started.insert(self.next, reading);
+            }
+            self.next += 1;
+        }
+    }
+
+    /// Inputs being read ahead.
+    #[cfg(test)]
+    fn started(&self) -> usize {
+        self.started.len()
+    }
+}
+
+/// A zip member, or a regular file too small to be read in chunks (or compressed).
+fn read_by_one_thread(input: &Input) -> bool {
+    let Some(path) = &input.path else {
+        return false;
+    };
+    input.zip_entry.is_some()
+        || (std::fs::metadata(path).is_ok_and(|m| m.is_file())
+            && input::open_splittable(input, 2 * crate::chunks::CHUNK).is_none())
 }
 
 /// Receives a logical line: its text, number, and whether it was unterminated or cut.
@@ -249,4 +408,84 @@ fn printable(line: &[u8]) -> String {
         .chars()
         .map(|c| if c.is_control() { '?' } else { c })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::path::Path;
+
+    use pauselab_analysis::{Analyzer, Options};
+
+    use super::ReadAhead;
+    use crate::input::Input;
+
+    /// A rotated set, its members plain, gzip, empty and missing, read ahead while the
+    /// members before are analysed, reads as one thread reads it member by member.
+    #[test]
+    fn a_rotated_set_read_ahead_reads_as_one_thread_reads_it() {
+        let log = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gclogs/demo-g1-jdk17.log"),
+        )
+        .unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        let third = lines.len() / 3;
+        let part =
+            |i: usize| lines[i * third..((i + 1) * third).min(lines.len())].join("\n") + "\n";
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(part(1).as_bytes()).unwrap();
+        let paths = [
+            file("gc.log.0", part(0).as_bytes()),
+            file("gc.log.1.gz", &gz.finish().unwrap()),
+            dir.path().join("gc.log.2"), // rotated away while being read
+            file("gc.log.3", b""),
+            file("gc.log", part(2).as_bytes()),
+        ];
+        let inputs: Vec<Input> = paths
+            .iter()
+            .map(|p| Input {
+                name: p.file_name().unwrap().to_string_lossy().into_owned(),
+                path: Some(p.clone()),
+                zip_entry: None,
+            })
+            .collect();
+
+        std::thread::scope(|scope| {
+            let mut ahead = ReadAhead::new(scope, &inputs, 3);
+            ahead.start_after(0);
+            // The gzip member is being read while the first is analysed; the missing one
+            // is left for its turn, which reports it.
+            assert_eq!(ahead.started(), 1);
+            ahead.start_after(1);
+            assert_eq!(ahead.started(), 2);
+            assert!(ahead.take(1).is_some_and(|reading| reading.is_ok()));
+            assert!(ahead.take(2).is_none());
+            // Never the input being analysed, nor any with one thread.
+            ahead.start_after(3);
+            assert_eq!(ahead.started(), 2);
+        });
+        std::thread::scope(|scope| {
+            let mut ahead = ReadAhead::new(scope, &inputs, 1);
+            ahead.start_after(0);
+            ahead.start_after(1);
+            assert_eq!(ahead.started(), 0);
+        });
+
+        let report = |threads: usize| {
+            let mut analyzer = Analyzer::new(Options::default());
+            let result = crate::analyze_inputs_with(&inputs, &mut analyzer, threads);
+            let error = result.err().map(|e| e.to_string()).unwrap_or_default();
+            (error, serde_json::to_string(&analyzer.finish()).unwrap())
+        };
+        let one = report(1);
+        assert!(one.0.contains("gc.log.2: no such file"), "{}", one.0);
+        assert!(one.1.contains("Pause Young"));
+        assert_eq!(one, report(3));
+    }
 }

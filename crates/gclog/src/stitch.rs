@@ -204,11 +204,16 @@ impl Stitcher {
     }
 
     fn continue_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+        // Most lines inside an event are printouts (heap at GC, free list statistics) that
+        // start with a letter and hold no fragment to cut out: skipped without copying.
+        if !may_continue(line) && next_fragment(line).is_none() {
+            return;
+        }
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
         cut_fragments(line, number, &mut kept, &mut self.held, emit);
-        // Most lines inside an event are printouts (heap at GC, free list statistics) that
-        // start with a letter: they are skipped without searching them for a printout.
+        // Printouts with fragments cut out are skipped without searching them for a
+        // printout either.
         let part = if may_continue(&kept) {
             &kept[..printout_start(&kept).unwrap_or(kept.len())]
         } else {
@@ -252,9 +257,43 @@ impl Stitcher {
 fn may_open_event(line: &[u8]) -> bool {
     match line.first() {
         Some(b'[') => opens_event(line),
-        Some(c) if c.is_ascii_digit() => opens_event(jdk8_prefix(line).1),
+        Some(c) if c.is_ascii_digit() => {
+            after_stamps(line).is_some_and(|after| after.unsure || opens_event(&line[after.at..]))
+                && opens_event(jdk8_prefix(line).1)
+        }
         _ => false,
     }
+}
+
+/// Where the time stamps and GC id (`#12: `) that a line starts with may end, told without
+/// reading them (a date stamp's calendar arithmetic costs more than the rest of the
+/// stitching of a line outside an event).
+struct AfterStamps {
+    /// The first byte that none of them holds: they end there, or before it (and then
+    /// what follows them starts with one of their bytes, never a `[`).
+    at: usize,
+    /// That byte may be the one byte of a date stamp that is not looked at (between its
+    /// minutes and seconds, 12 bytes after its `-`): they may end further on.
+    unsure: bool,
+}
+
+fn after_stamps(line: &[u8]) -> Option<AfterStamps> {
+    let stamp_byte = |c: &u8| {
+        matches!(
+            c,
+            b'0'..=b'9' | b'.' | b',' | b':' | b'-' | b'+' | b'T' | b'Z' | b' ' | b'#'
+        )
+    };
+    let at = line.iter().position(|c| !stamp_byte(c))?;
+    Some(AfterStamps {
+        at,
+        unsure: at >= 16 && line[at - 12] == b'-',
+    })
+}
+
+/// Whether a `[` may come right after the time stamps that `line` starts with.
+fn bracket_may_follow_stamps(line: &[u8]) -> bool {
+    after_stamps(line).is_some_and(|after| after.unsure || line[after.at] == b'[')
 }
 
 fn opens_event(rest: &[u8]) -> bool {
@@ -274,7 +313,7 @@ const MAX_ORPHAN_STAMPS: usize = 128;
 /// thread's text, without its `: ` (`...: 6627.019: 6627.019[GC concurrent-mark-start]`): that
 /// stamp's `: ` and the rest of its line follow on the next line.
 fn stamps_without_separator(line: &[u8]) -> Option<usize> {
-    if !line.first().is_some_and(u8::is_ascii_digit) {
+    if !line.first().is_some_and(u8::is_ascii_digit) || !bracket_may_follow_stamps(line) {
         return None;
     }
     let rest = jdk8_prefix(line).1;
@@ -397,18 +436,7 @@ fn cut_fragments(
 ) {
     let mut rest = line;
     loop {
-        // Every fragment starts with a bracket: look only where one opens.
-        let found = memchr::memchr_iter(b'[', rest).find_map(|at| {
-            let here = &rest[at..];
-            if DROPPED_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
-                Some((at, false))
-            } else if CONCURRENT_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
-                Some((at, true))
-            } else {
-                None
-            }
-        });
-        let Some((at, concurrent)) = found else {
+        let Some((at, concurrent)) = next_fragment(rest) else {
             kept.extend_from_slice(rest);
             return;
         };
@@ -427,6 +455,26 @@ fn cut_fragments(
         kept.extend_from_slice(&rest[..start]);
         rest = &rest[end..];
     }
+}
+
+/// Where the first fragment to cut out of `text` starts, and whether it is a concurrent
+/// phase (handed on) rather than G1 ergonomics (dropped).
+fn next_fragment(text: &[u8]) -> Option<(usize, bool)> {
+    // Every fragment starts with a bracket: look only where one opens.
+    memchr::memchr_iter(b'[', text).find_map(|at| {
+        let here = &text[at..];
+        // Every fragment's name starts with `C` or `G`; most brackets are others' (`size[8]`,
+        // `[0x00000000e0000000, ...`): passed over without comparing the names.
+        if !matches!(here.get(1), Some(b'C' | b'G')) {
+            None
+        } else if DROPPED_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
+            Some((at, false))
+        } else if CONCURRENT_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
+            Some((at, true))
+        } else {
+            None
+        }
+    })
 }
 
 /// Start of the time stamps (`2014-03-12T21:18:31.372-0500: 13300.980: `) right before
