@@ -85,11 +85,10 @@ test-java:
 test-rust:
 	$(CARGO) test --workspace
 
+# lint, test-java and test-rust, one after the other (scripts/test.sh, docs/testing.md).
 test: setup
 	scripts/setup.sh $(TEST_PACKAGES)
-	$(MAKE) lint
-	$(MAKE) test-java
-	$(MAKE) test-rust
+	scripts/test.sh
 
 # JFR socket-instrumentation overhead (JMH, about a minute): prints us/op and B/op per set-up.
 # JAVA=/path/to/bin/java picks the JDK under test.

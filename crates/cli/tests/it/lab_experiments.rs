@@ -127,7 +127,7 @@ fn gclog_io_sync_log_stalls_and_the_analyzer_says_why() {
             "run",
             "gclog-io",
             "--duration",
-            "45s",
+            "30s",
             "--out",
             &env.out(),
             "--json",
@@ -172,7 +172,11 @@ fn gclog_io_sync_log_stalls_and_the_analyzer_says_why() {
 
 #[test]
 fn open_loop_request_latency_is_read_shown_and_judged() {
-    let Some(env) = TestEnv::new() else { return };
+    // Host /tmp, no fault: nothing on the host changes, and the verdict's margin (p99 over
+    // a second against milliseconds) is far beyond what other tests' CPU use can move.
+    let Some(env) = TestEnv::beside_others() else {
+        return;
+    };
     let experiment = env.experiment_named("openloop.toml");
     let output = env
         .lab(&["run", &experiment, "--out", &env.out()])
