@@ -99,15 +99,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|path| hlog_sink(path, &args))
         .transpose()?;
     // Created before the analysis, so that a path that cannot be written fails at once.
-    let events_file = args.events.as_ref().map(|to| {
-        pauselab_pause::output::create_file(&to.path)
-            .with_context(|| format!("{}: cannot create the --events file", to.path.display()))
+    let events = args.events.as_ref().map(|to| {
+        let file = pauselab_pause::output::create_file(&to.path)
+            .with_context(|| format!("{}: cannot create the --events file", to.path.display()));
+        file.map(|file| (file, EventRows::new(recordings.is_some())))
     });
-    let events_file = events_file.transpose()?;
-    let mut events = args
-        .events
-        .as_ref()
-        .map(|_| EventRows::new(recordings.is_some()));
+    let mut events = events.transpose()?;
     let options = Options {
         top: args.top,
         ..Options::default()
@@ -124,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for group in groups {
         let mut sinks = Tee::default()
             .with(hlog.as_mut().map(|s| s as &mut dyn PauseSink))
-            .with(events.as_mut().map(|s| s as &mut dyn PauseSink));
+            .with(events.as_mut().map(|(_, rows)| rows as &mut dyn PauseSink));
         let mut analyzer = Analyzer::new(options.clone());
         if !sinks.is_empty() {
             analyzer = analyzer.with_sink(&mut sinks);
@@ -163,16 +160,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         sink.finish()
             .with_context(|| format!("{}: writing the interval log", path.display()))?;
     }
-    if let (Some(rows), Some(file), Some(to)) = (events, events_file, &args.events) {
+    if let (Some((file, rows)), Some(to)) = (events, &args.events) {
         rows.write(file, to.format, &reports[0])
             .with_context(|| format!("{}: writing the events", to.path.display()))?;
     }
 
     render::warnings(&reports);
-    let separated_because: Vec<Option<&str>> = separated.iter().map(Option::as_deref).collect();
     let jvms = Jvms {
         reports: &reports,
-        separated_because: &separated_because,
+        separated_because: &separated,
         jfr: jfr.as_deref(),
     };
     render::write(&mut std::io::stdout().lock(), &jvms, args.json)?;

@@ -13,7 +13,7 @@ use super::jfr;
 /// The reports of one JVM each, and why each JVM after the first is another one.
 pub struct Jvms<'a> {
     pub reports: &'a [Report],
-    pub separated_because: &'a [Option<&'a str>],
+    pub separated_because: &'a [Option<String>],
     /// What the recordings add, when the input was JFR (one JVM then).
     pub jfr: Option<&'a [RecordingExtras]>,
 }
@@ -68,7 +68,7 @@ pub fn write(out: &mut impl Write, jvms: &Jvms, json: bool) -> anyhow::Result<()
         (several, false) => {
             for (i, report) in several.iter().enumerate() {
                 let files: Vec<&str> = report.inputs.iter().map(|f| f.file.as_str()).collect();
-                let why = jvms.separated_because[i];
+                let why = jvms.separated_because[i].as_deref();
                 writeln!(
                     out,
                     "=== JVM {} of {}: {}{}\n",
