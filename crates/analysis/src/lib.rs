@@ -14,18 +14,21 @@
 //! - `health`: worst windows of pause time, heap and allocation rate, ZGC stalls;
 //! - `timeouts`: safepoint timeout reports, the threads that held a safepoint up;
 //! - `condition`: `--fail-on` conditions over a report;
-//! - `render`: the report as terminal text; `hlog`: pauses as an HdrHistogram interval log.
+//! - `render`: the report as terminal text; `hlog`: pauses as an HdrHistogram interval log;
+//!   `events`: one row per pause and safepoint (CSV, JSON lines); `tee`: both at once.
 
 #![deny(missing_docs)]
 
 mod analyzer;
 mod condition;
+mod events;
 mod evidence;
 mod health;
 mod hlog;
 mod render;
 mod rules;
 mod sink;
+mod tee;
 mod terminal;
 mod timeouts;
 mod totals;
@@ -35,6 +38,7 @@ pub use analyzer::{
     SafepointSection, Span, UnparsedLine, Warning, WorstPause,
 };
 pub use condition::{parse_conditions, Condition, ConditionError, Op};
+pub use events::{EventRows, EventsFile, EventsFormat, UnknownEventsFormat};
 pub use evidence::Evidence;
 pub use health::{MemorySection, StallSection, WindowShare};
 pub use hlog::{HlogMode, HlogSink};
@@ -42,5 +46,6 @@ pub use render::{findings_text, render_text, worst_text};
 pub use rules::causes::Cause;
 pub use rules::finding::{Finding, Severity};
 pub use rules::{Thresholds, RULES};
+pub use tee::Tee;
 pub use timeouts::{Culprit, TimeoutSection};
 pub use totals::NameTotals;

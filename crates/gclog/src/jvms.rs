@@ -193,9 +193,79 @@ fn probe(input: &Input) -> Result<Identity, Error> {
     Ok(id)
 }
 
+/// The inputs by the JVM that wrote them; `one_jvm`: the caller's output holds one JVM's
+/// pauses (an interval log, an events file, a recording's report), so several are refused.
+pub fn jvm_groups(inputs: Vec<Input>, one_jvm: bool) -> Result<Vec<JvmInputs>, Error> {
+    if !one_jvm {
+        return group_by_jvm(inputs);
+    }
+    ensure_one_jvm(&inputs)?;
+    Ok(vec![JvmInputs {
+        inputs,
+        separated_because: None,
+    }])
+}
+
+/// What reading one JVM's inputs left to report, when inputs of `jvms` JVMs were given.
+#[derive(Debug)]
+pub enum JvmRead {
+    /// Every input was read.
+    Complete,
+    /// Some inputs were read; these could not be (named after the report).
+    Partly(Vec<Error>),
+    /// None of this JVM's inputs could be read; the other JVMs are still reported.
+    Unread(Error),
+}
+
+impl JvmRead {
+    /// Sorts the result of reading one JVM's inputs ([`crate::analyze_inputs_with`]): an
+    /// error is returned only when it leaves nothing to report.
+    pub fn of(read: Result<(), Error>, jvms: usize) -> Result<JvmRead, Error> {
+        match read {
+            Ok(()) => Ok(JvmRead::Complete),
+            Err(Error::InputsFailed { failed, read }) if read > 0 => Ok(JvmRead::Partly(failed)),
+            Err(error) if jvms > 1 => Ok(JvmRead::Unread(error)),
+            Err(error) => Err(error),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn missing(name: &str) -> Error {
+        Error::NothingToAnalyze(name.into())
+    }
+
+    #[test]
+    fn a_jvm_read_error_stops_only_when_nothing_is_left_to_report() {
+        assert!(matches!(JvmRead::of(Ok(()), 1), Ok(JvmRead::Complete)));
+        let partly = Error::InputsFailed {
+            failed: vec![missing("b.log")],
+            read: 1,
+        };
+        match JvmRead::of(Err(partly), 1) {
+            Ok(JvmRead::Partly(failed)) => assert_eq!(failed.len(), 1),
+            other => panic!("{other:?}"),
+        }
+        let none_read = || Error::InputsFailed {
+            failed: vec![missing("a.log"), missing("b.log")],
+            read: 0,
+        };
+        assert!(matches!(
+            JvmRead::of(Err(none_read()), 1),
+            Err(Error::InputsFailed { .. })
+        ));
+        assert!(matches!(
+            JvmRead::of(Err(none_read()), 2),
+            Ok(JvmRead::Unread(_))
+        ));
+        assert!(matches!(
+            JvmRead::of(Err(missing("a.log")), 3),
+            Ok(JvmRead::Unread(_))
+        ));
+    }
 
     #[test]
     fn conflicts() {

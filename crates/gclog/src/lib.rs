@@ -26,7 +26,7 @@ mod reading;
 pub mod stitch;
 
 pub use classify::LineFeed;
-pub use jvms::{ensure_one_jvm, group_by_jvm, JvmInputs};
+pub use jvms::{ensure_one_jvm, group_by_jvm, jvm_groups, JvmInputs, JvmRead};
 
 use std::io;
 

@@ -26,6 +26,7 @@ mod error;
 mod format;
 #[doc(hidden)]
 pub mod fuzzing;
+mod gc;
 pub mod jstat;
 mod memory;
 mod pages;
@@ -34,6 +35,8 @@ mod rate;
 mod read_at;
 mod reader;
 mod select;
+#[cfg(test)]
+mod test_region;
 
 pub use discover::{
     discover_jvms, inspect, jvm_options, main_class, JvmDetails, JvmProcess, PerfData,
@@ -42,9 +45,10 @@ pub use error::{Error, Result};
 pub use format::{
     parse_prologue, Counter, Prologue, Slot, Snapshot, Units, Value, Variability, MAGIC,
 };
+pub use gc::{CollectorCounters, HeapCounters};
 pub use memory::{locate_region, AddressSource, RemoteRegion};
 pub use pages::{CounterWrites, PageMap, PageMapper, PageWrites, PAGE_SIZE};
 pub use process::{read_cmdline, read_environ, read_status, ProcStatus, ProcessHandle};
-pub use rate::CounterRate;
-pub use reader::{Reader, Route, Source};
+pub use rate::{CounterRate, IntervalRates, RateTracker};
+pub use reader::{Reader, Route, SnapshotCost, Source};
 pub use select::{glob_match, CounterFilter};

@@ -296,34 +296,14 @@ pub struct CounterWrites {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_region::{test_region, TestValue};
 
-    /// A version 2.0 little-endian region of variable long counters, laid out as HotSpot
-    /// lays them out (20-byte header, name, value aligned to 8).
     fn region(counters: &[(String, i64)]) -> Snapshot {
-        let mut entries = Vec::new();
-        for (name, value) in counters {
-            let data_offset = (20 + name.len() + 1).div_ceil(8) * 8;
-            let length = data_offset + 8;
-            let start = entries.len();
-            entries.extend_from_slice(&(length as i32).to_le_bytes());
-            entries.extend_from_slice(&20i32.to_le_bytes());
-            entries.extend_from_slice(&0i32.to_le_bytes());
-            // Type long, flags, units events, variability variable.
-            entries.extend_from_slice(&[b'J', 1, 4, 3]);
-            entries.extend_from_slice(&(data_offset as i32).to_le_bytes());
-            entries.extend_from_slice(name.as_bytes());
-            entries.resize(start + data_offset, 0);
-            entries.extend_from_slice(&value.to_le_bytes());
-        }
-        let mut buf = vec![0xCA, 0xFE, 0xC0, 0xC0, 1, 2, 0, 1];
-        buf.extend_from_slice(&((32 + entries.len()) as i32).to_le_bytes());
-        buf.extend_from_slice(&0i32.to_le_bytes());
-        buf.extend_from_slice(&1i64.to_le_bytes());
-        buf.extend_from_slice(&32i32.to_le_bytes());
-        buf.extend_from_slice(&(counters.len() as i32).to_le_bytes());
-        buf.extend_from_slice(&entries);
-        let capacity = buf.len();
-        Snapshot::parse(buf, capacity, "test").unwrap()
+        let entries: Vec<(&str, TestValue)> = counters
+            .iter()
+            .map(|(name, value)| (name.as_str(), TestValue::Long(*value)))
+            .collect();
+        test_region(&entries)
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! How monotonic counters changed between two samples: the delta in the counter's unit and
 //! the change per second, ticks converted to seconds with `sun.os.hrt.frequency`.
 
-use std::time::Duration;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -54,6 +55,45 @@ impl CounterRate {
     }
 }
 
+/// The long counters' values at the previous sample, for the rates of the next one.
+#[derive(Debug, Default)]
+pub struct RateTracker {
+    previous: Option<(Instant, HashMap<String, i64>)>,
+}
+
+/// The rates of one sample: the time since the previous one and each counter's rate, in the
+/// sample's order (`None` for a counter that has none, or was not in the previous sample).
+pub type IntervalRates = (Duration, Vec<Option<CounterRate>>);
+
+impl RateTracker {
+    /// Keeps `counters`, taken at `taken`, for the next sample; returns their rates since
+    /// the previous sample (`None` for the first).
+    pub fn next(
+        &mut self,
+        taken: Instant,
+        counters: &[Counter],
+        tick_frequency: Option<i64>,
+    ) -> Option<IntervalRates> {
+        let values: HashMap<String, i64> = counters
+            .iter()
+            .filter_map(|c| match c.value {
+                Value::Long(v) => Some((c.name.to_string(), v)),
+                _ => None,
+            })
+            .collect();
+        let (before, before_values) = self.previous.replace((taken, values))?;
+        let elapsed = taken.duration_since(before);
+        let rates = counters
+            .iter()
+            .map(|c| {
+                let was = *before_values.get(c.name)?;
+                CounterRate::since(c, was, elapsed, tick_frequency)
+            })
+            .collect();
+        Some((elapsed, rates))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +140,29 @@ mod tests {
             None
         );
         assert_eq!(CounterRate::since(&events, 0, Duration::ZERO, None), None);
+    }
+
+    #[test]
+    fn a_tracker_gives_rates_from_the_second_sample_on_for_counters_seen_before() {
+        let start = Instant::now();
+        let mut tracker = RateTracker::default();
+        let first = [counter(10, Units::Events, Variability::Monotonic)];
+        assert_eq!(tracker.next(start, &first, None), None);
+        let mut added = counter(7, Units::Events, Variability::Monotonic);
+        added.name = "new";
+        let second = [counter(40, Units::Events, Variability::Monotonic), added];
+        let (elapsed, rates) = tracker
+            .next(start + Duration::from_secs(2), &second, None)
+            .unwrap();
+        assert_eq!(elapsed, Duration::from_secs(2));
+        assert_eq!(rates.len(), 2);
+        assert_eq!(rates[0].map(|r| (r.delta, r.rate)), Some((30, 15.0)));
+        assert_eq!(rates[1], None, "not in the previous sample");
+        let third = [counter(41, Units::Events, Variability::Monotonic)];
+        let (elapsed, rates) = tracker
+            .next(start + Duration::from_secs(3), &third, None)
+            .unwrap();
+        assert_eq!(elapsed, Duration::from_secs(1));
+        assert_eq!(rates[0].map(|r| r.delta), Some(1));
     }
 }

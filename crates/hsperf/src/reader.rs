@@ -65,6 +65,21 @@ enum Backend {
 }
 
 /// A reader of one JVM's counters that keeps its route open between snapshots.
+/// What taking a snapshot costs (`pauselab perf --time-snapshots`, for bench/hsperf.sh).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SnapshotCost {
+    /// Microseconds per snapshot, median.
+    pub median_us: f64,
+    /// 99th percentile.
+    pub p99_us: f64,
+    /// Mean.
+    pub mean_us: f64,
+    /// How many snapshots were timed.
+    pub snapshots: usize,
+    /// Counters in each.
+    pub counters: usize,
+}
+
 pub struct Reader {
     pid: Option<u32>,
     uid: u32,
@@ -164,6 +179,28 @@ impl Reader {
         let mut snapshot = Snapshot::empty();
         self.snapshot_into(&mut snapshot)?;
         Ok(snapshot)
+    }
+
+    /// What taking `n` snapshots (at least one) into a warm snapshot costs in this process.
+    pub fn time_snapshots(&mut self, n: usize) -> Result<SnapshotCost> {
+        let n = n.max(1);
+        let mut snapshot = self.snapshot()?;
+        let mut nanos = Vec::with_capacity(n);
+        for _ in 0..n {
+            let start = std::time::Instant::now();
+            self.snapshot_into(&mut snapshot)?;
+            nanos.push(start.elapsed().as_nanos() as u64);
+        }
+        let mean_us = nanos.iter().sum::<u64>() as f64 / n as f64 / 1000.0;
+        nanos.sort_unstable();
+        let at = |q: f64| nanos[((n - 1) as f64 * q) as usize] as f64 / 1000.0;
+        Ok(SnapshotCost {
+            median_us: at(0.5),
+            p99_us: at(0.99),
+            mean_us,
+            snapshots: n,
+            counters: snapshot.len(),
+        })
     }
 
     /// Takes a new snapshot into `snapshot`, reusing its buffers (no allocation once warm).

@@ -1,6 +1,8 @@
 //! Selecting counters by exact name or glob (`*`, `?`), as `pauselab perf` and the
 //! exporter take them.
 
+use crate::format::{Counter, Snapshot};
+
 /// A set of name patterns; empty selects everything.
 #[derive(Debug, Clone, Default)]
 pub struct CounterFilter {
@@ -17,6 +19,18 @@ impl CounterFilter {
     /// True if `name` matches any pattern (or there are none).
     pub fn matches(&self, name: &str) -> bool {
         self.patterns.is_empty() || self.patterns.iter().any(|p| glob_match(p, name))
+    }
+
+    /// The counters of `snapshot` that match, with the prologue's six `sun.perfdata.*`
+    /// counters (as `jcmd PID PerfCounter.print` lists them), sorted by name.
+    pub fn select<'a>(&self, snapshot: &'a Snapshot) -> Vec<Counter<'a>> {
+        let mut counters: Vec<Counter<'a>> = snapshot
+            .counters()
+            .chain(snapshot.prologue_counters())
+            .filter(|c| self.matches(c.name))
+            .collect();
+        counters.sort_by(|a, b| a.name.cmp(b.name));
+        counters
     }
 }
 
@@ -50,7 +64,36 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::glob_match;
+    use super::*;
+    use crate::test_region::{test_region, TestValue};
+
+    #[test]
+    fn select_sorts_the_matching_counters_with_the_prologues() {
+        let snapshot = test_region(&[
+            ("sun.rt.safepoints", TestValue::Long(3)),
+            ("sun.gc.policy.name", TestValue::Str("G1")),
+            ("java.cls.loadedClasses", TestValue::Long(900)),
+        ]);
+        let names = |filter: CounterFilter| -> Vec<String> {
+            let selected = filter.select(&snapshot);
+            selected.iter().map(|c| c.name.to_string()).collect()
+        };
+        assert_eq!(
+            names(CounterFilter::new(["sun.*"])),
+            [
+                "sun.gc.policy.name",
+                "sun.perfdata.majorVersion",
+                "sun.perfdata.minorVersion",
+                "sun.perfdata.overflow",
+                "sun.perfdata.size",
+                "sun.perfdata.timestamp",
+                "sun.perfdata.used",
+                "sun.rt.safepoints",
+            ]
+        );
+        assert_eq!(names(CounterFilter::default()).len(), 9);
+        assert!(names(CounterFilter::new(["nothing.*"])).is_empty());
+    }
 
     #[test]
     fn globs() {

@@ -7,6 +7,7 @@ pub mod diagnosis;
 pub mod gc;
 pub mod hgrm;
 pub mod html;
+pub mod inputs;
 pub mod matrix;
 pub mod model;
 pub mod png;
@@ -18,6 +19,14 @@ pub mod text;
 pub use summary::{IntervalPoint, LogSummary, Stats};
 
 use pauselab_pause::interval_log::IntervalLogError;
+
+/// A file under the repository's `fixtures/`, for tests.
+#[cfg(test)]
+pub(crate) fn fixture(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(path)
+}
 
 /// Why a report could not be made. Display names the file.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +46,9 @@ pub enum ReportError {
     /// A JFR recording that could not be read; the message names the file.
     #[error("{0}")]
     Recording(String),
+    /// `--matrix` over sections that make no matrix, or too large a one.
+    #[error("{0}")]
+    Matrix(String),
     #[error("{path}: {error}")]
     Io {
         path: String,

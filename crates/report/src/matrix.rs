@@ -10,6 +10,7 @@ use pauselab_bundle::{combine_repeats, CellVerdict, VariantVerdict};
 use serde::Serialize;
 
 use crate::model::{variant_anchor, verdict_words, Section};
+use crate::ReportError;
 
 /// A column: a JDK, and the collector when the bundles name one (matrix runs do).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -160,6 +161,25 @@ impl Matrix {
             .sum();
         lines * self.columns.len()
     }
+}
+
+/// The matrix of `sections` for `--matrix`: refused when no section is a lab bundle naming
+/// its default variant, or when its table would be too large to read.
+pub fn checked_matrix(sections: &[Section]) -> Result<Matrix, ReportError> {
+    let m = matrix(sections);
+    if m.rows.is_empty() {
+        return Err(ReportError::Matrix(
+            "--matrix needs lab bundles whose manifest names a default variant".into(),
+        ));
+    }
+    let cells = m.table_cells();
+    if cells > MAX_TABLE_CELLS {
+        return Err(ReportError::Matrix(format!(
+            "--matrix: {cells} table cells ({} columns), more than {MAX_TABLE_CELLS}: report fewer bundles at a time",
+            m.columns.len()
+        )));
+    }
+    Ok(m)
 }
 
 impl MatrixRow {

@@ -476,6 +476,15 @@ impl Sla {
             })
             .collect()
     }
+
+    /// Whether any variant of `sections` breaks this service level.
+    pub fn breached_by(&self, sections: &[Section], unit_ratio: f64) -> bool {
+        sections
+            .iter()
+            .flat_map(|s| &s.variants)
+            .filter_map(|v| v.hiccups.as_ref())
+            .any(|h| !self.breaches(h, unit_ratio).is_empty())
+    }
 }
 
 pub fn variant_anchor(section: &Section, variant: &VariantReport) -> String {

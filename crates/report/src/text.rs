@@ -211,15 +211,8 @@ pub fn column_title(column: &crate::matrix::MatrixColumn) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
-
     use super::*;
-
-    fn fixture(path: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures")
-            .join(path)
-    }
+    use crate::fixture;
 
     #[test]
     fn a_gc_log_shows_its_findings_with_evidence_ranked_causes_and_fixes() {

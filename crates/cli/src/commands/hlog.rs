@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use pauselab_pause::input::escape_control;
 use pauselab_pause::interval_log::TagFilter;
 use pauselab_pause::units::{parse_duration, DurationError, TimeUnit};
-use pauselab_report::hgrm::{self, DEFAULT_TICKS_PER_HALF_DISTANCE, DEFAULT_UNIT_RATIO};
-use pauselab_report::{table, LogSummary};
+use pauselab_report::hgrm::{DEFAULT_TICKS_PER_HALF_DISTANCE, DEFAULT_UNIT_RATIO};
+use pauselab_report::LogSummary;
+
+use crate::render;
+use crate::render::hlog::Shown;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -78,77 +80,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let mut out = std::io::stdout().lock();
+    let shown = Shown {
+        tag: args.tag.as_deref(),
+        hgrm: args.hgrm,
+        ticks: args.ticks,
+        unit_ratio: args.unit_ratio,
+    };
     if args.json {
-        let files: Vec<_> = summaries
-            .iter()
-            .map(|s| {
-                let mut doc = serde_json::json!({
-                    "file": escape_control(&s.source),
-                    "tag": args.tag,
-                    "start_time_s": s.start_s,
-                    "intervals": s.intervals.len(),
-                    "span_s": s.span_s(),
-                    "unit_ratio": args.unit_ratio,
-                    "stats": s.stats(),
-                });
-                if args.hgrm {
-                    doc["distribution"] =
-                        serde_json::json!(hgrm::percentile_points(&s.histogram, args.ticks));
-                }
-                doc
-            })
-            .collect();
-        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "files": files }))?;
-        writeln!(out)?;
+        render::hlog::write_json(&mut out, &summaries, &shown)?;
     } else if args.hgrm {
-        for (i, summary) in summaries.iter().enumerate() {
-            if summaries.len() > 1 {
-                writeln!(
-                    out,
-                    "{}# {}",
-                    if i > 0 { "\n" } else { "" },
-                    escape_control(&summary.source)
-                )?;
-            }
-            summary.write_hgrm(&mut out, args.ticks, args.unit_ratio)?;
-        }
+        render::hlog::write_hgrm(&mut out, &summaries, &shown)?;
     } else {
-        let header = [
-            "file",
-            "intervals",
-            "span s",
-            "count",
-            "mean",
-            "p50",
-            "p90",
-            "p99",
-            "p99.9",
-            "p99.99",
-            "max",
-        ];
-        let rows: Vec<Vec<String>> = summaries
-            .iter()
-            .map(|s| {
-                let st = s.stats();
-                let r = args.unit_ratio;
-                let mut row = vec![
-                    escape_control(&s.source).into_owned(),
-                    s.intervals.len().to_string(),
-                    format!("{:.1}", s.span_s()),
-                    st.count.to_string(),
-                    table::scaled(st.mean, r),
-                ];
-                row.extend(
-                    [st.p50, st.p90, st.p99, st.p99_9, st.p99_99, st.max]
-                        .map(|v| table::scaled(v as f64, r)),
-                );
-                row
-            })
-            .collect();
-        out.write_all(table::render(&header, &rows).as_bytes())?;
-        if args.unit_ratio == DEFAULT_UNIT_RATIO {
-            writeln!(out, "(values in ms)")?;
-        }
+        render::hlog::write_table(&mut out, &summaries, &shown)?;
     }
     out.flush().context("writing to stdout")?;
     for failure in &failures {

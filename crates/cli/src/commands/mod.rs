@@ -10,13 +10,11 @@
 //!   status `cat` and `grep` end with; nothing is printed.
 
 pub mod analyze;
-mod analyze_events;
 pub mod doctor;
 pub mod export;
 pub mod generate;
 pub mod hlog;
 pub mod jcmd;
-mod jfr_render;
 pub mod jstat;
 pub mod jvms;
 pub mod lab;

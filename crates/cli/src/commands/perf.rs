@@ -2,13 +2,12 @@
 //! `jcmd PID PerfCounter.print` (sorted, with its six `sun.perfdata.*` counters), read from
 //! the hsperfdata file or straight from the JVM's memory.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use pauselab_hsperf::{Counter, CounterFilter, CounterRate, Reader, Snapshot, Source, Value};
+use pauselab_hsperf::{CounterFilter, RateTracker, Reader, Source};
 
 use crate::render;
 
@@ -66,7 +65,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (None, None) => anyhow::bail!("give a pid or --file"),
     };
     if let Some(n) = args.time_snapshots {
-        return time_snapshots(&mut reader, n);
+        let cost = reader.time_snapshots(n as usize)?;
+        render::perf::write_cost(&mut std::io::stdout(), &cost, &reader)?;
+        return Ok(ExitCode::SUCCESS);
     }
     if args.pages {
         let interval = args.interval.unwrap_or(PAGES_INTERVAL);
@@ -88,7 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut snapshot = reader.snapshot()?;
     let mut taken = Instant::now();
     let mut next = taken;
-    let mut previous: Option<(Instant, HashMap<String, i64>)> = None;
+    let mut rates = RateTracker::default();
     let mut printed = 0u64;
     for sample in 0..snapshots {
         if sample > 0 {
@@ -97,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             reader.snapshot_into(&mut snapshot)?;
             taken = Instant::now();
         }
-        let mut counters = selected(&snapshot, &filter);
+        let counters = filter.select(&snapshot);
         if sample == 0 && counters.is_empty() && !args.patterns.is_empty() {
             anyhow::bail!(
                 "no counter matches {}; list all names with `pauselab perf {}`",
@@ -105,28 +106,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 args.pid.map(|p| p.to_string()).unwrap_or_default()
             );
         }
-        counters.sort_by(|a, b| a.name.cmp(b.name));
         let interval_rates = if args.rate {
-            let values: HashMap<String, i64> = counters
-                .iter()
-                .filter_map(|c| match c.value {
-                    Value::Long(v) => Some((c.name.to_string(), v)),
-                    _ => None,
-                })
-                .collect();
-            let Some((before, before_values)) = previous.replace((taken, values)) else {
+            let Some(rates) = rates.next(taken, &counters, snapshot.tick_frequency()) else {
                 continue;
             };
-            let elapsed = taken.duration_since(before);
-            let frequency = snapshot.tick_frequency();
-            let rates: Vec<Option<CounterRate>> = counters
-                .iter()
-                .map(|c| {
-                    let was = *before_values.get(c.name)?;
-                    CounterRate::since(c, was, elapsed, frequency)
-                })
-                .collect();
-            Some((elapsed, rates))
+            Some(rates)
         } else {
             None
         };
@@ -151,36 +135,5 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         written.and_then(|_| out.flush())?;
         printed += 1;
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn selected<'a>(snapshot: &'a Snapshot, filter: &CounterFilter) -> Vec<Counter<'a>> {
-    snapshot
-        .counters()
-        .chain(snapshot.prologue_counters())
-        .filter(|c| filter.matches(c.name))
-        .collect()
-}
-
-fn time_snapshots(reader: &mut Reader, n: u32) -> anyhow::Result<ExitCode> {
-    let n = n.max(1) as usize;
-    let mut snapshot = reader.snapshot()?;
-    let mut nanos = Vec::with_capacity(n);
-    for _ in 0..n {
-        let start = Instant::now();
-        reader.snapshot_into(&mut snapshot)?;
-        nanos.push(start.elapsed().as_nanos() as u64);
-    }
-    let mean = nanos.iter().sum::<u64>() as f64 / n as f64 / 1000.0;
-    nanos.sort_unstable();
-    let at = |q: f64| nanos[((n - 1) as f64 * q) as usize] as f64 / 1000.0;
-    writeln!(
-        std::io::stdout(),
-        "median {:.2} us, p99 {:.2} us, mean {mean:.2} us per snapshot ({n} snapshots, {} counters, {})",
-        at(0.5),
-        at(0.99),
-        snapshot.len(),
-        serde_json::to_string(reader.route()).unwrap_or_default()
-    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,7 +10,6 @@ use anyhow::Context;
 use pauselab_host::watch::{BlockedSeen, CollectorSample, HostSample, Interval, JvmSample};
 use pauselab_hsperf::{Reader, Snapshot, Source};
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
-use serde::Serialize;
 
 use super::probe::stop_on_signals;
 use super::EXIT_CONDITION;
@@ -45,66 +44,21 @@ pub struct Args {
 /// How often JVM threads are checked for uninterruptible sleep within an interval.
 const THREAD_SAMPLE_EVERY: Duration = Duration::from_millis(50);
 
-#[derive(Serialize)]
-struct IntervalLine<'a> {
-    pid: u32,
-    /// End of the interval, milliseconds since the Unix epoch.
-    end_unix_ms: u64,
-    #[serde(flatten)]
-    interval: &'a Interval,
-}
-
 /// The JVM's cumulative counters that watch shows.
 fn jvm_sample(snapshot: &Snapshot) -> JvmSample {
-    let mut collectors = Vec::new();
-    // Indexes need not start at 0: ZGC publishes only collector 2.
-    let mut indexes: Vec<u32> = snapshot
-        .counters()
-        .filter_map(|c| {
-            c.name
-                .strip_prefix("sun.gc.collector.")?
-                .strip_suffix(".name")?
-                .parse()
-                .ok()
-        })
-        .collect();
-    indexes.sort_unstable();
-    for index in indexes {
-        let prefix = format!("sun.gc.collector.{index}");
-        let Some(name) = snapshot.value_str(&format!("{prefix}.name")) else {
-            continue;
-        };
-        collectors.push(CollectorSample {
-            name: name.into_owned(),
-            invocations: snapshot
-                .value_i64(&format!("{prefix}.invocations"))
-                .unwrap_or(0),
-            seconds: snapshot.seconds(&format!("{prefix}.time")).unwrap_or(0.0),
-        });
-    }
-    let (mut used, mut capacity) = (None::<u64>, None::<u64>);
-    for counter in snapshot.counters() {
-        let Some(rest) = counter.name.strip_prefix("sun.gc.generation.") else {
-            continue;
-        };
-        // Generations 0 (young) and 1 (old) make the heap; metaspace is counted elsewhere.
-        if !(rest.starts_with("0.") || rest.starts_with("1.")) {
-            continue;
-        }
-        let value = snapshot.value_i64(counter.name).unwrap_or(0).max(0) as u64;
-        if rest.contains(".space.") && rest.ends_with(".used") {
-            *used.get_or_insert(0) += value;
-        } else if rest.len() == "0.capacity".len() && rest.ends_with(".capacity") {
-            *capacity.get_or_insert(0) += value;
-        }
-    }
+    let heap = snapshot.heap();
+    let collectors = snapshot.collectors().into_iter().map(|c| CollectorSample {
+        name: c.name,
+        invocations: c.invocations,
+        seconds: c.seconds,
+    });
     JvmSample {
         safepoints: snapshot.value_i64("sun.rt.safepoints"),
         safepoint_seconds: snapshot.seconds("sun.rt.safepointTime"),
         safepoint_sync_seconds: snapshot.seconds("sun.rt.safepointSyncTime"),
-        collectors,
-        heap_used: used,
-        heap_capacity: capacity,
+        collectors: collectors.collect(),
+        heap_used: heap.used,
+        heap_capacity: heap.capacity,
     }
 }
 
@@ -179,15 +133,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
         if args.json {
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string(&IntervalLine {
-                    pid,
-                    end_unix_ms,
-                    interval: &line
-                })?
-            )?;
+            render::watch::write_json(&mut out, pid, end_unix_ms, &line)?;
         } else {
             write!(
                 out,

@@ -1,7 +1,10 @@
 //! What a person reads in the terminal, one file per subject (as hyperfine's `export/` holds
 //! one file per format): a command gathers its facts and hands them to its renderer here.
 
+pub mod analyze;
 pub mod doctor;
+pub mod hlog;
+pub mod jfr;
 pub mod jvms;
 pub mod lab_conclusions;
 pub mod lab_list;

@@ -2,9 +2,8 @@
 //! `--rate`) or one JSON line per snapshot.
 
 use std::io::Write;
-use std::time::Duration;
 
-use pauselab_hsperf::{Counter, CounterRate, Reader, Snapshot};
+use pauselab_hsperf::{Counter, CounterRate, IntervalRates, Reader, Snapshot, SnapshotCost};
 use pauselab_pause::input::escape_control;
 use serde::Serialize;
 
@@ -52,7 +51,7 @@ pub fn write_json(
     reader: &Reader,
     snapshot: &Snapshot,
     counters: &[Counter],
-    rates: Option<&(Duration, Vec<Option<CounterRate>>)>,
+    rates: Option<&IntervalRates>,
 ) -> std::io::Result<()> {
     let taken_at = snapshot
         .taken_at()
@@ -78,4 +77,22 @@ pub fn write_json(
     }
     serde_json::to_writer(&mut *out, &doc)?;
     writeln!(out)
+}
+
+/// `--time-snapshots`: one line with what a snapshot costs, and the route it took.
+pub fn write_cost(
+    out: &mut impl Write,
+    cost: &SnapshotCost,
+    reader: &Reader,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "median {:.2} us, p99 {:.2} us, mean {:.2} us per snapshot ({} snapshots, {} counters, {})",
+        cost.median_us,
+        cost.p99_us,
+        cost.mean_us,
+        cost.snapshots,
+        cost.counters,
+        serde_json::to_string(reader.route()).unwrap_or_default()
+    )
 }

@@ -16,17 +16,6 @@ pub struct Written<'a> {
     pub png_files: &'a [PathBuf],
 }
 
-/// Whether any variant breaks the SLA.
-pub fn sla_breached(sections: &[Section], sla: Option<&Sla>, unit_ratio: f64) -> bool {
-    sla.is_some_and(|sla| {
-        sections
-            .iter()
-            .flat_map(|s| &s.variants)
-            .filter_map(|v| v.hiccups.as_ref())
-            .any(|h| !sla.breaches(h, unit_ratio).is_empty())
-    })
-}
-
 /// Each chart of a section with the name of its PNG file (without `.png`).
 pub fn chart_files<'c>(section: &Section, charts: &'c Charts) -> Vec<(String, &'c String)> {
     let mut named: Vec<(String, &String)> = Vec::new();
@@ -81,7 +70,7 @@ pub fn json(
     unit_ratio: f64,
     written: &Written,
 ) -> serde_json::Value {
-    let breached = sla_breached(sections, sla, unit_ratio);
+    let breached = sla.is_some_and(|sla| sla.breached_by(sections, unit_ratio));
     serde_json::json!({
         "sections": sections.iter().map(|s| serde_json::json!({
             "id": s.id, "title": s.title, "source": s.source,

@@ -4,6 +4,7 @@
 use pauselab_host::pressure::PressureDelta;
 use pauselab_host::watch::{CollectorSample, Interval};
 use pauselab_pause::input::escape_control;
+use serde::Serialize;
 
 use super::probe::format_utc_time;
 use super::table::{fit_number, Align, Column, Table};
@@ -163,4 +164,30 @@ fn short_collector(name: &str) -> String {
     // The JVM names it: escaped, and cut so that one name cannot widen the table.
     let kind: String = escape_control(kind).chars().take(10).collect();
     format!("{kind} gc")
+}
+
+/// One interval as a JSON line (`--json`).
+#[derive(Serialize)]
+struct IntervalLine<'a> {
+    pid: u32,
+    /// End of the interval, milliseconds since the Unix epoch.
+    end_unix_ms: u64,
+    #[serde(flatten)]
+    interval: &'a Interval,
+}
+
+/// `--json`: one object per interval, on its own line.
+pub fn write_json(
+    out: &mut impl std::io::Write,
+    pid: u32,
+    end_unix_ms: u64,
+    interval: &Interval,
+) -> anyhow::Result<()> {
+    let line = IntervalLine {
+        pid,
+        end_unix_ms,
+        interval,
+    };
+    writeln!(out, "{}", serde_json::to_string(&line)?)?;
+    Ok(())
 }

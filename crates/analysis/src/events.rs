@@ -1,5 +1,5 @@
-//! `analyze --events FILE.csv|FILE.jsonl`: one row per GC pause and per safepoint the
-//! analysis counted, for spreadsheets and notebooks.
+//! One row per GC pause and per safepoint the analysis counted, as CSV or JSON lines, for
+//! spreadsheets and notebooks (`pauselab analyze --events FILE.csv|FILE.jsonl`).
 //!
 //! The rows come from the analysis's sink ([`PauseSink`]), so they are exactly the pauses
 //! and safepoints the report counts. They are held until the analysis ends: the collector,
@@ -7,12 +7,11 @@
 //! joined by GC id) are known only then.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::str::FromStr;
 
-use anyhow::Context as _;
-use pauselab_analysis::{HeapSample, PauseSink, Report};
+use crate::analyzer::{HeapSample, PauseSink, Report};
 use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::record::{GcPause, HeapChange};
 use pauselab_pause::{PauseEvent, PauseType};
@@ -27,30 +26,37 @@ pub enum EventsFormat {
     JsonLines,
 }
 
-/// `--events FILE`: where, and in which format.
-#[derive(Clone, Debug)]
+/// An events file: where, and in which format.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EventsFile {
+    /// The file to write.
     pub path: PathBuf,
+    /// The format its extension names.
     pub format: EventsFormat,
 }
 
-/// clap's parser for `--events`: a usage error (exit 2) for any other extension.
-pub fn parse_events_file(text: &str) -> Result<EventsFile, String> {
-    let path = PathBuf::from(text);
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let format = match extension.as_deref() {
-        Some("csv") => EventsFormat::Csv,
-        Some("jsonl") => EventsFormat::JsonLines,
-        _ => {
-            return Err(
-                "name the file FILE.csv or FILE.jsonl (the format follows the extension)".into(),
-            )
-        }
-    };
-    Ok(EventsFile { path, format })
+/// A file name whose extension names no events format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("name the file FILE.csv or FILE.jsonl (the format follows the extension)")]
+pub struct UnknownEventsFormat;
+
+impl FromStr for EventsFile {
+    type Err = UnknownEventsFormat;
+
+    /// `.csv` or `.jsonl`, in any case; any other name is refused.
+    fn from_str(text: &str) -> Result<EventsFile, UnknownEventsFormat> {
+        let path = PathBuf::from(text);
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let format = match extension.as_deref() {
+            Some("csv") => EventsFormat::Csv,
+            Some("jsonl") => EventsFormat::JsonLines,
+            _ => return Err(UnknownEventsFormat),
+        };
+        Ok(EventsFile { path, format })
+    }
 }
 
 /// One exported pause or safepoint.
@@ -113,7 +119,8 @@ impl EventRow {
     }
 }
 
-/// Collects the rows while the analysis runs.
+/// Collects the rows while the analysis runs: a [`PauseSink`] given to the
+/// [`Analyzer`](crate::Analyzer), written once its [`Report`] is known.
 pub struct EventRows {
     /// The source numbers JFR events, not lines.
     recording: bool,
@@ -126,6 +133,7 @@ pub struct EventRows {
 }
 
 impl EventRows {
+    /// `recording`: the source is a JFR recording, whose events are numbered, not lines.
     pub fn new(recording: bool) -> EventRows {
         EventRows {
             recording,
@@ -164,8 +172,13 @@ impl EventRows {
         }
     }
 
-    /// Writes the rows the report counts to `file`; returns how many.
-    pub fn write(self, file: File, format: EventsFormat, report: &Report) -> std::io::Result<u64> {
+    /// Writes the rows the report counts to `out`; returns how many.
+    pub fn write(
+        self,
+        out: impl Write,
+        format: EventsFormat,
+        report: &Report,
+    ) -> std::io::Result<u64> {
         let EventRows {
             mut rows,
             statistics,
@@ -192,7 +205,7 @@ impl EventRows {
                 row.set_heap(row.gc_id.and_then(|id| heap_by_gc_id.get(&id)).copied());
             }
         }
-        let mut out = BufWriter::new(file);
+        let mut out = BufWriter::new(out);
         match format {
             EventsFormat::Csv => {
                 // RFC 4180: CRLF line ends, a field quoted when it holds a comma, a quote or
@@ -257,9 +270,148 @@ impl PauseSink for EventRows {
     }
 }
 
-/// Creates the `--events` file before the analysis, so that a path that cannot be written
-/// fails at once, not after reading gigabytes.
-pub fn create(events: &EventsFile) -> anyhow::Result<File> {
-    pauselab_pause::output::create_file(&events.path)
-        .with_context(|| format!("{}: cannot create the --events file", events.path.display()))
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Analyzer, Options};
+    use pauselab_pause::record::{Failures, Stamp};
+    use pauselab_pause::{PauseKind, SourceLine};
+
+    fn event(kind: PauseKind, name: &str, file: &str, line: u64) -> PauseEvent {
+        PauseEvent {
+            start_ms: 1500.25,
+            wall_start_ms: None,
+            duration_ms: 12.5,
+            kind,
+            name: name.into(),
+            cause: None,
+            cpu: None,
+            ttsp_ms: None,
+            source: Some(SourceLine {
+                file: file.into(),
+                line,
+            }),
+        }
+    }
+
+    fn gc_pause(gc_id: Option<u64>, heap: Option<HeapChange>) -> GcPause {
+        GcPause {
+            gc_id,
+            start: Stamp::default(),
+            duration_ns: 12_500_000,
+            name: "Pause Young (Normal)".into(),
+            cause: None,
+            cpu: None,
+            heap,
+            young: None,
+            failures: Failures::default(),
+            upgraded_to_full: false,
+        }
+    }
+
+    fn report(collector: &str, safepoint_source: Option<&'static str>) -> Report {
+        let mut report = Analyzer::new(Options::default()).finish();
+        report.jvm.collector = Some(collector.into());
+        report.safepoints.source = safepoint_source;
+        report
+    }
+
+    fn written(rows: EventRows, format: EventsFormat, report: &Report) -> String {
+        let mut out = Vec::new();
+        rows.write(&mut out, format, report).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_extension_names_the_format_in_any_case() {
+        let csv: EventsFile = "out/Pauses.CSV".parse().unwrap();
+        assert_eq!(csv.format, EventsFormat::Csv);
+        assert_eq!(csv.path, PathBuf::from("out/Pauses.CSV"));
+        let jsonl: EventsFile = "p.jsonl".parse().unwrap();
+        assert_eq!(jsonl.format, EventsFormat::JsonLines);
+        for refused in ["p.json", "p", "csv"] {
+            let error = refused.parse::<EventsFile>().unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                "name the file FILE.csv or FILE.jsonl (the format follows the extension)"
+            );
+        }
+    }
+
+    #[test]
+    fn csv_has_a_header_crlf_quoted_causes_and_the_collector_in_every_row() {
+        let mut rows = EventRows::new(false);
+        let mut pause = event(PauseKind::Gc, "Pause Young (Normal)", "gc.log", 7);
+        pause.cause = Some("G1 \"Humongous\", Allocation".into());
+        let heap = HeapChange {
+            before: 300,
+            after: 100,
+            capacity: Some(1024),
+        };
+        rows.gc_pause(&pause, &gc_pause(Some(4), Some(heap)));
+        let mut safepoint = event(PauseKind::Safepoint, "Cleanup", "gc.log", 9);
+        safepoint.ttsp_ms = Some(0.5);
+        rows.safepoint(&safepoint, false);
+        let text = written(rows, EventsFormat::Csv, &report("G1", None));
+        let lines: Vec<&str> = text.split_inclusive("\r\n").collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[0], CSV_COLUMNS.join(",") + "\r\n");
+        assert_eq!(
+            lines[1],
+            "gc_pause,1500.25,,12.5,Pause Young (Normal),young,\
+             \"G1 \"\"Humongous\"\", Allocation\",G1,,4,300,100,1024,gc.log,7,\r\n"
+        );
+        assert_eq!(
+            lines[2],
+            "safepoint,1500.25,,12.5,Cleanup,,,G1,0.5,,,,,gc.log,9,\r\n"
+        );
+    }
+
+    #[test]
+    fn statistics_rows_are_written_only_when_the_report_counts_them_in_input_order() {
+        let rows = || {
+            let mut rows = EventRows::new(false);
+            rows.safepoint(&event(PauseKind::Safepoint, "A", "gc.log.0", 20), false);
+            rows.safepoint(&event(PauseKind::Safepoint, "B", "gc.log.1", 3), false);
+            rows.safepoint(&event(PauseKind::Safepoint, "S", "gc.log.0", 10), true);
+            rows
+        };
+        let names = |text: String| -> Vec<String> {
+            text.lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["name"].to_string())
+                .collect()
+        };
+        let stopped = written(rows(), EventsFormat::JsonLines, &report("CMS", None));
+        assert_eq!(names(stopped), ["\"A\"", "\"B\""]);
+        let statistics = report("CMS", Some("safepoint_statistics"));
+        let all = written(rows(), EventsFormat::JsonLines, &statistics);
+        assert_eq!(names(all), ["\"S\"", "\"A\"", "\"B\""]);
+    }
+
+    #[test]
+    fn a_recordings_rows_cite_event_indexes_and_take_the_heap_by_gc_id() {
+        let mut rows = EventRows::new(true);
+        let mut pause = event(PauseKind::Gc, "Pause Young (Normal)", "r.jfr", 42);
+        pause.start_ms = 0.0;
+        pause.wall_start_ms = Some(1_700_000_000_123.0);
+        rows.gc_pause(&pause, &gc_pause(Some(9), None));
+        rows.heap(&HeapSample {
+            uptime_ms: None,
+            wall_ms: None,
+            before_bytes: 2048,
+            after_bytes: 512,
+            capacity_bytes: None,
+            name: "Pause Young (Normal)".into(),
+            gc_id: Some(9),
+        });
+        let text = written(rows, EventsFormat::JsonLines, &report("G1", None));
+        let row: serde_json::Value = serde_json::from_str(text.trim_end()).unwrap();
+        assert_eq!(row["start_uptime_ms"], serde_json::Value::Null);
+        assert_eq!(row["start_wall"], "2023-11-14T22:13:20.123Z");
+        assert_eq!(row["source_line"], serde_json::Value::Null);
+        assert_eq!(row["source_event_index"], 42);
+        assert_eq!(row["heap_before_bytes"], 2048);
+        assert_eq!(row["heap_after_bytes"], 512);
+        assert_eq!(row["heap_capacity_bytes"], serde_json::Value::Null);
+    }
 }
