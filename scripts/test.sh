@@ -5,12 +5,12 @@
 #
 # 1. `cargo fmt --check`.
 # 2. The Rust test build with clippy's lints (`-D warnings`, every target), beside the Java
-#    tests. clippy-driver is rustc with the lints, which is how `cargo clippy` runs it;
-#    building the tests with it compiles the dependencies once, where `cargo clippy` then
-#    `cargo test` checked them and then built them.
-# 3. The Rust tests in two lanes side by side: the tests that change the host or time a slow
-#    device (scripts/host-tests), one at a time, mostly waiting for their JVMs; and every
-#    other test. Then the few that need a quiet host, alone.
+#    build (`make java`). clippy-driver is rustc with the lints, which is how `cargo clippy`
+#    runs it; building the tests with it compiles the dependencies once, where `cargo
+#    clippy` then `cargo test` checked them and then built them.
+# 3. The tests in two lanes side by side: the Rust tests that change the host or time a slow
+#    device (scripts/host-tests), one at a time, mostly waiting for their JVMs; and the Java
+#    tests then every other Rust test. Then the few that need a quiet host, alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
@@ -59,23 +59,24 @@ if driver=$(command -v clippy-driver); then
   export RUSTC_WORKSPACE_WRAPPER=$driver
   export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
   build=("$CARGO" test --workspace --all-targets --no-run)
-  step "Rust test build with clippy's lints, beside the Java tests"
+  step "Rust test build with clippy's lints, beside the Java build"
 else
   step "make lint (no clippy-driver on PATH: clippy checks, then the tests build)"
   make --no-print-directory lint
   build=("$CARGO" test --workspace --no-run)
-  step "Rust test build, beside the Java tests"
+  step "Rust test build, beside the Java build"
 fi
-prefixed java make --no-print-directory test-java &
+prefixed java make --no-print-directory java &
 java=$!
 "${build[@]}" &
 rust=$!
 wait_all "$java" "$rust"
 
-step "Rust tests: the host lane (scripts/host-tests) beside all the others"
+step "tests: the host lane (scripts/host-tests) beside the Java tests and the other Rust tests"
 prefixed host "$CARGO" test --workspace --lib --bins --tests -- --test-threads=1 "${host_tests[@]}" &
 host=$!
-"$CARGO" test --workspace -- "${skip_listed[@]}" &
+# Surefire alone: the jars the host lane's JVMs load were built above and stay as they are.
+{ mvn -B -ntp -T 2 -f java/pom.xml surefire:test && "$CARGO" test --workspace -- "${skip_listed[@]}"; } &
 others=$!
 wait_all "$host" "$others"
 
