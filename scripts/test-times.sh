@@ -17,9 +17,10 @@ echo "== steps (start, seconds)"
 grep '^== \[' "$out/test.log" || true
 echo "== test binaries (run wall seconds, from libtest's summaries)"
 # "Running BINARY" is followed by the binary's "test result: ... finished in N.NNs"; the
-# CLI's log is printed whole when it ends.
-awk '/^ *Running /{bin=$2} /^ *Doc-tests /{bin="doc:" $2}
+# host lane's lines (scripts/test.sh) carry a "host| " prefix and are counted apart.
+awk '{lane=""; if (sub(/^host\| /, "")) lane="host:"}
+     /^ *Running /{bin[lane]=$2} /^ *Doc-tests /{bin[lane]="doc:" $2}
      /^test result:/{for(i=1;i<=NF;i++) if($i=="in") t=$(i+1); sub("s$","",t);
-       passed=$4; ignored=$8; print t, passed, ignored, bin}' "$out/test.log" |
+       passed=$4; ignored=$8; if (passed > 0) print t, passed, ignored, lane bin[lane]}' "$out/test.log" |
   sort -rn | head -20 | column -t
 exit "$status"
