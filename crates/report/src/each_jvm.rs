@@ -4,7 +4,7 @@
 //!
 //! Here rather than in pauselab-analysis, which depends on neither reader, nor in a reader,
 //! which depends on no analysis (docs/ARCHITECTURE.md): this crate reads logs and
-//! recordings into the analysis already (`gc`), so `analyze` and `report` share the driver.
+//! recordings into the analysis already (`gc`), and `report` can read each JVM alike.
 
 use pauselab_analysis::{Analyzer, Options, Report, Tee};
 use pauselab_gclog::input::{self, Input};

@@ -1,13 +1,11 @@
 //! `pauselab analyze`: GC and safepoint logs into pause histograms and a diagnosis.
 
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use pauselab_analysis::{
-    parse_conditions, Condition, EventRows, EventsFile, HlogMode, HlogSink, Options, PauseSink, Tee,
+    parse_conditions, Condition, EventsFile, HlogFile, HlogMode, Options, PauseFiles,
 };
 use pauselab_gclog::default_threads;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
@@ -88,38 +86,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // A condition that does not parse is bad usage (exit 2), refused by clap before this.
     let conditions: Vec<Condition> = args.fail_on.clone().map(|f| f.0).unwrap_or_default();
     let sources = Sources::find(&args.logs)?;
-    let mut hlog = args
-        .hlog
-        .as_ref()
-        .map(|path| hlog_sink(path, &args))
-        .transpose()?;
-    // Created before the analysis, so that a path that cannot be written fails at once.
-    let events = args.events.as_ref().map(|to| {
-        let file = pauselab_pause::output::create_file(&to.path)
-            .with_context(|| format!("{}: cannot create the --events file", to.path.display()));
-        file.map(|file| (file, EventRows::new(sources.are_recordings())))
+    let hlog = args.hlog.clone().map(|path| HlogFile {
+        path,
+        mode: match args.hlog_mode {
+            HlogModeArg::Pauses => HlogMode::Pauses,
+            HlogModeArg::Hiccup => HlogMode::Hiccup,
+        },
+        interval: args.hlog_interval,
     });
-    let mut events = events.transpose()?;
+    let mut files = PauseFiles::create(hlog, args.events.as_ref(), sources.are_recordings())?;
     let options = Options {
         top: args.top,
         ..Options::default()
     };
     // The interval log and the events file hold one JVM's pauses.
-    let one_jvm = hlog.is_some() || events.is_some();
+    let one_jvm = !files.is_empty();
     let threads = args.threads.map_or_else(default_threads, usize::from);
-    let mut sinks = Tee::default()
-        .with(hlog.as_mut().map(|s| s as &mut dyn PauseSink))
-        .with(events.as_mut().map(|(_, rows)| rows as &mut dyn PauseSink));
-    let analyses = analyze_each_jvm(sources, one_jvm, &options, &mut sinks, threads)?;
+    let analyses = analyze_each_jvm(sources, one_jvm, &options, &mut files.sinks(), threads)?;
     let reports = &analyses.reports;
-    if let (Some(sink), Some(path)) = (hlog, &args.hlog) {
-        sink.finish()
-            .with_context(|| format!("{}: writing the interval log", path.display()))?;
-    }
-    if let (Some((file, rows)), Some(to)) = (events, &args.events) {
-        rows.write(file, to.format, &reports[0])
-            .with_context(|| format!("{}: writing the events", to.path.display()))?;
-    }
+    files.finish(&reports[0])?;
 
     render::warnings(reports);
     let jvms = Jvms {
@@ -145,19 +130,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         code = ExitCode::from(super::EXIT_ERROR);
     }
     Ok(code)
-}
-
-/// The `--hlog` file's writer, its file created at once.
-fn hlog_sink(
-    path: &std::path::Path,
-    args: &Args,
-) -> anyhow::Result<HlogSink<BufWriter<std::fs::File>>> {
-    let file = pauselab_pause::output::create_file(path)
-        .with_context(|| format!("{}: cannot create the --hlog file", path.display()))?;
-    let mode = match args.hlog_mode {
-        HlogModeArg::Pauses => HlogMode::Pauses,
-        HlogModeArg::Hiccup => HlogMode::Hiccup,
-    };
-    let interval_s = args.hlog_interval.as_secs_f64();
-    Ok(HlogSink::new(BufWriter::new(file), mode, interval_s, "gc"))
 }
