@@ -1,4 +1,8 @@
 //! `pauselab analyze`: GC and safepoint logs into pause histograms and a diagnosis.
+//!
+//! The flags and their wiring only: one analysis per JVM is `pauselab_report::each_jvm`'s
+//! (the one library above the analysis and both readers), the files beside the report
+//! `pauselab_analysis::PauseFiles`'s, the terminal text `render::analyze`'s.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

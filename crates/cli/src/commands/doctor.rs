@@ -1,4 +1,8 @@
 //! `pauselab doctor`: audit this host and its JVMs for stall risks.
+//!
+//! The checks, the probe's targets and a JVM's options in HotSpot's order are
+//! pauselab-host's; this reads each JVM with pauselab-hsperf (host needs no hsperf reader)
+//! and hands the facts over; the text is `render::doctor`'s.
 
 use std::io::Write;
 use std::process::ExitCode;

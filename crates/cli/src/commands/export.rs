@@ -1,4 +1,7 @@
 //! `pauselab export`: serve the counters of every JVM on this host to Prometheus.
+//!
+//! The flags, the threads and the signals; the exporter, its journal and the
+//! `--enable-gc-log` directory are pauselab-export's, the start-up line `render::export`'s.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -73,7 +76,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let enable_gc_log = args.enable_gc_log.as_deref().map(gc_log_root).transpose()?;
-    let exporter_enables = enable_gc_log.is_some();
     let exporter = Exporter::new(Options {
         source: args.source,
         all_counters: args.all_counters,
@@ -95,17 +97,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .and_then(|_| stdout.flush())?;
         return Ok(ExitCode::SUCCESS);
     }
-    match exporter.open_journal(&args.state_dir) {
-        Ok(()) => {}
-        // Without a journal, a log turned on could outlive a killed exporter.
-        Err(e) if exporter_enables => return Err(e).context("pauselab export"),
-        // Nothing to turn on; only leftovers of earlier exporters go unchecked (e.g. an
-        // exporter run by a user who may not create the directory).
-        Err(e) if args.state_dir.exists() => {
-            pauselab_pause::eprintln_lossy!("pauselab export: {e}")
-        }
-        Err(_) => {}
-    }
+    exporter
+        .open_journal(&args.state_dir)
+        .context("pauselab export")?;
     let exporter = Arc::new(exporter);
     let mut server =
         Server::bind_shared(args.listen, Arc::clone(&exporter)).context("pauselab export")?;
