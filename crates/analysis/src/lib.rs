@@ -15,7 +15,8 @@
 //! - `timeouts`: safepoint timeout reports, the threads that held a safepoint up;
 //! - `condition`: `--fail-on` conditions over a report;
 //! - `render`: the report as terminal text; `hlog`: pauses as an HdrHistogram interval log;
-//!   `events`: one row per pause and safepoint (CSV, JSON lines); `tee`: both at once.
+//!   `events`: one row per pause and safepoint (CSV, JSON lines); `tee`: both at once;
+//!   `pause_files`: both as files beside a report (`analyze --hlog`, `--events`).
 
 #![deny(missing_docs)]
 
@@ -25,6 +26,7 @@ mod events;
 mod evidence;
 mod health;
 mod hlog;
+mod pause_files;
 mod render;
 mod rules;
 mod sink;
@@ -42,6 +44,7 @@ pub use events::{EventRows, EventsFile, EventsFormat, UnknownEventsFormat};
 pub use evidence::Evidence;
 pub use health::{MemorySection, StallSection, WindowShare};
 pub use hlog::{HlogMode, HlogSink};
+pub use pause_files::{HlogFile, PauseFileError, PauseFiles};
 pub use render::{findings_text, render_text, worst_text};
 pub use rules::causes::Cause;
 pub use rules::finding::{Finding, Severity};

@@ -464,6 +464,18 @@ fn same_mount_namespace(pid: u32) -> bool {
     matches!((ours, theirs), (Ok(a), Ok(b)) if a == b)
 }
 
+/// The directory of `--enable-gc-log` as an absolute path (the JVMs resolve it, each from
+/// its own working directory), created if missing. pauselab creates directories for other
+/// users in it: one that others can write, or reached through another user's link, is
+/// refused now rather than at the first JVM.
+pub fn gc_log_root(dir: &Path) -> Result<PathBuf, crate::Error> {
+    let refused = crate::Error::GcLogRoot;
+    let absolute =
+        std::path::absolute(dir).map_err(|e| refused(format!("{}: {e}", dir.display())))?;
+    let private = PrivateDir::open_or_create(&absolute).map_err(|e| refused(e.to_string()))?;
+    Ok(private.path().to_path_buf())
+}
+
 /// `DIR/<pid>`, created afresh for the JVM's user (it writes and rotates the files itself):
 /// DIR must be a directory only root can change, and whatever was at `<pid>` (a leftover,
 /// or a link planted there) is removed without being followed.
@@ -475,4 +487,24 @@ fn create_owned_dir(root: &Path, uid: u32, pid: u32) -> Result<PathBuf, String> 
     let name = pid.to_string();
     root.fresh_subdir(&name, uid, gid, 0o750)
         .map_err(|e| format!("{}: {e}", root.path().join(&name).display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn the_gc_log_root_is_created_and_refused_where_others_can_write() {
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().join("logs");
+        assert_eq!(gc_log_root(&root).unwrap(), root);
+        let mode = fs::metadata(&root).unwrap().permissions().mode();
+        assert_eq!(mode & 0o022, 0, "mode {mode:o}");
+        let message = gc_log_root(Path::new("/tmp")).unwrap_err().to_string();
+        assert!(message.starts_with("--enable-gc-log /tmp"), "{message}");
+        let message = gc_log_root(Path::new("")).unwrap_err().to_string();
+        assert!(message.starts_with("--enable-gc-log : "), "{message}");
+    }
 }

@@ -32,6 +32,7 @@ mod web_config;
 
 use std::net::SocketAddr;
 
+pub use enable::gc_log_root;
 pub use exposition::{encode, openmetrics_to_prometheus, Format};
 pub use pauselab_hsperf::Source;
 pub use scrape::{Exporter, Options};
@@ -56,4 +57,7 @@ pub enum Error {
     },
     #[error("cannot keep the journal of GC logs turned on: {reason}")]
     Journal { reason: String },
+    /// The directory of `--enable-gc-log` cannot hold other users' log directories.
+    #[error("--enable-gc-log {0}")]
+    GcLogRoot(String),
 }

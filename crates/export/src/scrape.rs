@@ -134,10 +134,23 @@ impl Exporter {
     /// `state_dir` (created 0700; refused if another user owns it or others can write it),
     /// and takes over what exporters that stopped without undoing it left on: the worker
     /// ([`Exporter::run_gc_log_worker`]) turns those off first.
+    ///
+    /// Without a journal, a log turned on could outlive a killed exporter: one that turns
+    /// logs on fails. One that does not goes on, only leftovers of earlier exporters
+    /// unchecked (e.g. an exporter run by a user who may not create the directory); it
+    /// warns when `state_dir` exists.
     pub fn open_journal(&self, state_dir: &Path) -> Result<(), Error> {
-        self.gc_logs
-            .open_journal(state_dir)
-            .map_err(|reason| Error::Journal { reason })
+        let Err(reason) = self.gc_logs.open_journal(state_dir) else {
+            return Ok(());
+        };
+        let error = Error::Journal { reason };
+        if self.options.enable_gc_log.is_some() {
+            return Err(error);
+        }
+        if state_dir.exists() {
+            pauselab_pause::eprintln_lossy!("pauselab export: {error}");
+        }
+        Ok(())
     }
 
     /// The attach worker, on the calling thread: turns off what stopped exporters left on,
@@ -527,4 +540,29 @@ fn register_self_metrics(
         "Scrapes since the exporter started",
         scrapes,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_exporter_that_turns_logs_on_cannot_go_on_without_its_journal() {
+        // Others can write in /tmp: no place for the journal.
+        let unusable = Path::new("/tmp");
+        Exporter::new(Options::default())
+            .open_journal(unusable)
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let enabling = Exporter::new(Options {
+            enable_gc_log: Some(dir.path().join("logs")),
+            ..Options::default()
+        });
+        let error = enabling.open_journal(unusable).unwrap_err().to_string();
+        assert!(
+            error.starts_with("cannot keep the journal of GC logs turned on: "),
+            "{error}"
+        );
+        enabling.open_journal(&dir.path().join("state")).unwrap();
+    }
 }

@@ -14,7 +14,7 @@ use crate::jvm_options::{JavaVersion, JvmOptions, LogTarget};
 use crate::kernel::{kernel_version, KernelVersion};
 use crate::mounts::{filesystem_of, PathFilesystem};
 use crate::probe::{ProbeResult, ProbeTarget};
-use crate::trust::ProcessFiles;
+use crate::trust::{OpenDir, ProcessFiles};
 use crate::vm::{dirty_settings, meminfo_kib, swap, transparent_huge_pages};
 
 /// The scale shared with `analyze`'s log findings.
@@ -634,6 +634,30 @@ pub fn jvm_probe_directories(jvm: &JvmFacts) -> Vec<ProbeTarget> {
     targets
 }
 
+/// What `doctor --probe` measures: the hsperf directories, the JVMs' own directories (each
+/// once) and anonymous memory, the floor the others are compared with.
+pub fn probe_targets(jvms: &[JvmFacts]) -> Vec<ProbeTarget> {
+    // Each directory is reached through a descriptor: `/tmp/hsperfdata_<user>` belongs to
+    // that user, who could put a link there (docs/ARCHITECTURE.md, Trust).
+    let mut targets: Vec<ProbeTarget> = hsperf_directories()
+        .into_iter()
+        .filter_map(|shown| {
+            let dir = OpenDir::no_follow(&shown).ok()?;
+            Some(ProbeTarget::Opened {
+                shown,
+                dir: std::sync::Arc::new(dir),
+            })
+        })
+        .collect();
+    for target in jvms.iter().flat_map(jvm_probe_directories) {
+        if !targets.iter().any(|t| t.label() == target.label()) {
+            targets.push(target);
+        }
+    }
+    targets.push(ProbeTarget::Anonymous);
+    targets
+}
+
 fn gc_log_checks(jvm: &JvmFacts, kernel: Option<&KernelVersion>) -> Vec<Finding> {
     let mut out = Vec::new();
     for log in &jvm.options.logs {
@@ -894,4 +918,45 @@ pub fn probe_findings(results: &[ProbeResult]) -> Vec<Finding> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This test process as a JVM whose GC log is in `dir`.
+    fn logging_into(dir: &Path) -> JvmFacts {
+        let log = format!("-Xlog:gc:file={}/gc.log", dir.display());
+        JvmFacts {
+            pid: std::process::id(),
+            name: None,
+            java_version: None,
+            gc: None,
+            options: JvmOptions::parse(&[log]),
+            options_source: String::new(),
+            perf_data: PerfDataPlace::MemoryOnly,
+            safepoints: None,
+        }
+    }
+
+    #[test]
+    fn probe_targets_are_each_directory_once_then_anonymous_memory() {
+        let dir = std::env::temp_dir().join(format!("pauselab-doctor-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let jvm = logging_into(&dir);
+        let labels: Vec<String> = probe_targets(&[jvm.clone(), jvm])
+            .iter()
+            .map(ProbeTarget::label)
+            .collect();
+        let hsperf: Vec<String> = hsperf_directories()
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        let expected: Vec<String> = hsperf
+            .into_iter()
+            .chain([dir.display().to_string(), "anonymous".to_string()])
+            .collect();
+        std::fs::remove_dir(&dir).unwrap();
+        assert_eq!(labels, expected);
+    }
 }

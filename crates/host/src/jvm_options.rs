@@ -111,6 +111,66 @@ impl JvmOptions {
     }
 }
 
+/// What a running JVM says about its options, as its process and perf counters hold them
+/// (pauselab-hsperf reads them; this crate needs no hsperf reader).
+#[derive(Debug, Clone, Default)]
+pub struct OptionSources {
+    pub pid: u32,
+    /// The process's environment, `NAME=value` each.
+    pub environment: Vec<String>,
+    /// `/proc/<pid>/cmdline`.
+    pub cmdline: Vec<String>,
+    /// The JVM options on that command line as the launcher splits them, when it is a
+    /// `java` command line.
+    pub launcher_options: Option<Vec<String>>,
+    /// `java.rt.vmArgs` and `java.rt.vmFlags`, when the perf counters could be read.
+    pub vm_args: Option<String>,
+    pub vm_flags: Option<String>,
+}
+
+impl OptionSources {
+    /// The options in the order HotSpot applies them (`JAVA_TOOL_OPTIONS`, the flags file,
+    /// the command line, `_JAVA_OPTIONS`), and where the command line's were read.
+    pub fn options(self) -> (JvmOptions, String) {
+        // java.rt.vmArgs joins the options with spaces, so an option with a space in it (a
+        // log path) would fall apart; the launcher's command line has each one whole. When
+        // the two agree (they do unless @argfiles or JDK_JAVA_OPTIONS added options), the
+        // command line's split is used.
+        let (args, source) = match self.vm_args {
+            Some(joined) => (
+                match self.launcher_options {
+                    Some(options) if options.join(" ") == joined.trim() => options,
+                    _ => words(&joined),
+                },
+                "java.rt.vmArgs (perf counters)".to_string(),
+            ),
+            None => (
+                self.launcher_options.unwrap_or(self.cmdline),
+                format!("/proc/{}/cmdline", self.pid),
+            ),
+        };
+        let mut all = environment_words(&self.environment, "JAVA_TOOL_OPTIONS");
+        all.extend(self.vm_flags.as_deref().map(words).unwrap_or_default());
+        all.extend(args);
+        all.extend(environment_words(&self.environment, "_JAVA_OPTIONS"));
+        (JvmOptions::parse(&all), source)
+    }
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_string).collect()
+}
+
+/// The words of the environment variable `name`.
+fn environment_words(environment: &[String], name: &str) -> Vec<String> {
+    let prefix = format!("{name}=");
+    environment
+        .iter()
+        .filter_map(|e| e.strip_prefix(&prefix))
+        .flat_map(words)
+        .collect()
+}
+
 /// `-Xlog:[what][:[output][:[decorators][:output-options]]]`; `None` for `disable`, `help`
 /// and the like. Outputs that are files keep their `file=` path.
 fn parse_xlog(spec: &str, option: &str) -> Option<LogOutput> {
@@ -175,6 +235,62 @@ impl JavaVersion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sources(vm_args: Option<&str>, launcher: Option<&[&str]>) -> OptionSources {
+        let strings = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        OptionSources {
+            pid: 42,
+            environment: strings(&[
+                "HOME=/root",
+                "_JAVA_OPTIONS=-Xmx3g",
+                "JAVA_TOOL_OPTIONS=-Xmx1g -XX:+AlwaysPreTouch",
+            ]),
+            cmdline: strings(&["java", "-Xmx9g", "Main"]),
+            launcher_options: launcher.map(strings),
+            vm_args: vm_args.map(str::to_string),
+            vm_flags: Some("-XX:-AlwaysPreTouch -XX:+UseG1GC".to_string()),
+        }
+    }
+
+    #[test]
+    fn options_are_applied_in_hotspots_order() {
+        let (options, source) = sources(Some("-Xmx2g -Xms1g"), None).options();
+        assert_eq!(source, "java.rt.vmArgs (perf counters)");
+        // _JAVA_OPTIONS comes last and wins; the flags file overrides JAVA_TOOL_OPTIONS.
+        assert_eq!(options.max_heap, Some(3 << 30));
+        assert_eq!(options.initial_heap, Some(1 << 30));
+        assert_eq!(options.flag("AlwaysPreTouch"), Some(false));
+        assert_eq!(options.flag("UseG1GC"), Some(true));
+    }
+
+    #[test]
+    fn a_path_with_a_space_stays_whole_when_the_launcher_agrees() {
+        let log = "-Xlog:gc:file=/var/log/my app/gc.log";
+        let (options, _) = sources(Some(log), Some(&[log])).options();
+        assert_eq!(
+            options.logs[0].target,
+            LogTarget::File(PathBuf::from("/var/log/my app/gc.log"))
+        );
+        // vmArgs with more than the command line (an @argfile): split on spaces.
+        let (options, _) = sources(Some(&format!("{log} -Xss1m")), Some(&[log])).options();
+        assert_eq!(
+            options.logs[0].target,
+            LogTarget::File(PathBuf::from("/var/log/my"))
+        );
+    }
+
+    #[test]
+    fn without_counters_the_command_line_is_read() {
+        let (options, source) = sources(None, Some(&["-Xms5g"])).options();
+        assert_eq!(source, "/proc/42/cmdline");
+        assert_eq!(options.initial_heap, Some(5 << 30));
+        let (options, _) = sources(None, None).options();
+        // The whole command line when the launcher's split is unknown; _JAVA_OPTIONS wins.
+        assert_eq!(options.max_heap, Some(3 << 30));
+        let mut without = sources(None, None);
+        without.environment.clear();
+        assert_eq!(without.options().0.max_heap, Some(9 << 30));
+    }
 
     #[test]
     fn flags_sizes_and_precedence() {

@@ -4,6 +4,7 @@
 
 pub mod bundle;
 pub mod diagnosis;
+pub mod each_jvm;
 pub mod gc;
 pub mod hgrm;
 pub mod html;

@@ -1,17 +1,19 @@
 //! `pauselab analyze`: GC and safepoint logs into pause histograms and a diagnosis.
+//!
+//! The flags and their wiring only: one analysis per JVM is `pauselab_report::each_jvm`'s
+//! (the one library above the analysis and both readers), the files beside the report
+//! `pauselab_analysis::PauseFiles`'s, the terminal text `render::analyze`'s.
 
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use pauselab_analysis::{
-    parse_conditions, Analyzer, Condition, EventRows, EventsFile, HlogMode, HlogSink, Options,
-    PauseSink, Tee,
+    parse_conditions, Condition, EventsFile, HlogFile, HlogMode, Options, PauseFiles,
 };
-use pauselab_gclog::{analyze_inputs_with, default_threads, input, jvm_groups, JvmRead};
+use pauselab_gclog::default_threads;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
+use pauselab_report::each_jvm::{analyze_each_jvm, Sources};
 
 use super::EXIT_CONDITION;
 use crate::render::analyze::{self as render, Jvms};
@@ -87,89 +89,32 @@ pub enum HlogModeArg {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // A condition that does not parse is bad usage (exit 2), refused by clap before this.
     let conditions: Vec<Condition> = args.fail_on.clone().map(|f| f.0).unwrap_or_default();
-    // JFR recordings take their own reader; GC logs are expanded (rotated sets, stdin).
-    let recordings = pauselab_jfr::recordings(&args.logs)?;
-    let inputs = match recordings {
-        Some(_) => Vec::new(),
-        None => input::expand(&args.logs)?,
-    };
-    let mut hlog = args
-        .hlog
-        .as_ref()
-        .map(|path| hlog_sink(path, &args))
-        .transpose()?;
-    // Created before the analysis, so that a path that cannot be written fails at once.
-    let events = args.events.as_ref().map(|to| {
-        let file = pauselab_pause::output::create_file(&to.path)
-            .with_context(|| format!("{}: cannot create the --events file", to.path.display()));
-        file.map(|file| (file, EventRows::new(recordings.is_some())))
+    let sources = Sources::find(&args.logs)?;
+    let hlog = args.hlog.clone().map(|path| HlogFile {
+        path,
+        mode: match args.hlog_mode {
+            HlogModeArg::Pauses => HlogMode::Pauses,
+            HlogModeArg::Hiccup => HlogMode::Hiccup,
+        },
+        interval: args.hlog_interval,
     });
-    let mut events = events.transpose()?;
+    let mut files = PauseFiles::create(hlog, args.events.as_ref(), sources.are_recordings())?;
     let options = Options {
         top: args.top,
         ..Options::default()
     };
-    // One analysis per JVM: pauses of different JVMs do not add up. The interval log and
-    // the events file hold one JVM's pauses, so they refuse several.
-    let one_jvm = recordings.is_some() || hlog.is_some() || events.is_some();
-    let groups = jvm_groups(inputs, one_jvm)?;
-    let groups_len = groups.len();
-    // Inputs that could not be read are named after the report of the others.
-    let (mut reports, mut separated, mut failed) = (Vec::new(), Vec::new(), Vec::new());
+    // The interval log and the events file hold one JVM's pauses.
+    let one_jvm = !files.is_empty();
     let threads = args.threads.map_or_else(default_threads, usize::from);
-    let mut jfr = None;
-    for group in groups {
-        let mut sinks = Tee::default()
-            .with(hlog.as_mut().map(|s| s as &mut dyn PauseSink))
-            .with(events.as_mut().map(|(_, rows)| rows as &mut dyn PauseSink));
-        let mut analyzer = Analyzer::new(options.clone());
-        if !sinks.is_empty() {
-            analyzer = analyzer.with_sink(&mut sinks);
-        }
-        let read = match &recordings {
-            Some(paths) => {
-                let extras = pauselab_jfr::read_recordings_with(paths, &mut analyzer, threads)?;
-                jfr = Some(extras);
-                Ok(())
-            }
-            None => analyze_inputs_with(&group.inputs, &mut analyzer, threads),
-        };
-        match JvmRead::of(read, groups_len)? {
-            JvmRead::Complete => {}
-            JvmRead::Partly(errors) => failed.extend(errors),
-            JvmRead::Unread(error) => {
-                failed.push(error);
-                continue;
-            }
-        }
-        reports.push(analyzer.finish());
-        separated.push(group.separated_because);
-    }
-    if reports.is_empty() {
-        let first = failed.into_iter().next();
-        return Err(first.map_or_else(|| anyhow::anyhow!("no input could be read"), Into::into));
-    }
-    if jfr.is_some() {
-        // Not a log: no log format to name.
-        reports
-            .iter_mut()
-            .flat_map(|r| r.inputs.iter_mut())
-            .for_each(|f| f.format = None);
-    }
-    if let (Some(sink), Some(path)) = (hlog, &args.hlog) {
-        sink.finish()
-            .with_context(|| format!("{}: writing the interval log", path.display()))?;
-    }
-    if let (Some((file, rows)), Some(to)) = (events, &args.events) {
-        rows.write(file, to.format, &reports[0])
-            .with_context(|| format!("{}: writing the events", to.path.display()))?;
-    }
+    let analyses = analyze_each_jvm(sources, one_jvm, &options, &mut files.sinks(), threads)?;
+    let reports = &analyses.reports;
+    files.finish(&reports[0])?;
 
-    render::warnings(&reports);
+    render::warnings(reports);
     let jvms = Jvms {
-        reports: &reports,
-        separated_because: &separated,
-        jfr: jfr.as_deref(),
+        reports,
+        separated_because: &analyses.separated_because,
+        jfr: analyses.recordings.as_deref(),
     };
     render::write(&mut std::io::stdout().lock(), &jvms, args.json)?;
     let mut code = ExitCode::SUCCESS;
@@ -182,26 +127,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     // A file that could not be read outranks a condition: the report is incomplete.
-    if !failed.is_empty() {
-        for error in failed {
+    if !analyses.failed.is_empty() {
+        for error in analyses.failed {
             super::print_error(&error.into());
         }
         code = ExitCode::from(super::EXIT_ERROR);
     }
     Ok(code)
-}
-
-/// The `--hlog` file's writer, its file created at once.
-fn hlog_sink(
-    path: &std::path::Path,
-    args: &Args,
-) -> anyhow::Result<HlogSink<BufWriter<std::fs::File>>> {
-    let file = pauselab_pause::output::create_file(path)
-        .with_context(|| format!("{}: cannot create the --hlog file", path.display()))?;
-    let mode = match args.hlog_mode {
-        HlogModeArg::Pauses => HlogMode::Pauses,
-        HlogModeArg::Hiccup => HlogMode::Hiccup,
-    };
-    let interval_s = args.hlog_interval.as_secs_f64();
-    Ok(HlogSink::new(BufWriter::new(file), mode, interval_s, "gc"))
 }

@@ -1,19 +1,21 @@
 //! `pauselab doctor`: audit this host and its JVMs for stall risks.
+//!
+//! The checks, the probe's targets and a JVM's options in HotSpot's order are
+//! pauselab-host's; this reads each JVM with pauselab-hsperf (host needs no hsperf reader)
+//! and hands the facts over; the text is `render::doctor`'s.
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use pauselab_host::doctor::{
-    host_checks, hsperf_directories, jvm_checks, jvm_probe_directories, probe_findings, JvmFacts,
-    PerfDataPlace, SafepointCounters, Severity,
+    host_checks, jvm_checks, probe_findings, probe_targets, JvmFacts, PerfDataPlace,
+    SafepointCounters, Severity,
 };
-use pauselab_host::jvm_options::JvmOptions;
-use pauselab_host::probe::{run_mmap_probe, ProbeConfig, ProbeTarget};
-use pauselab_host::trust::OpenDir;
+use pauselab_host::jvm_options::OptionSources;
+use pauselab_host::probe::{run_mmap_probe, ProbeConfig};
 use pauselab_hsperf::{discover_jvms, inspect, JvmProcess, PerfData, Reader, Source};
 use pauselab_pause::Collector;
 
@@ -48,7 +50,6 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
         PerfData::Disabled => PerfDataPlace::Disabled,
         PerfData::Unknown { reason } => PerfDataPlace::Unknown(reason.clone()),
     };
-    let environment = pauselab_hsperf::read_environ(jvm.pid).unwrap_or_default();
     let snapshot = Reader::open(jvm.pid, Source::Auto)
         .and_then(|mut r| r.snapshot())
         .ok();
@@ -57,35 +58,16 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
             .as_ref()
             .and_then(|s| s.value_str(name).map(|v| v.into_owned()))
     };
-    // java.rt.vmArgs joins the options with spaces, so an option with a space in it (a log
-    // path) would fall apart; the launcher's command line has each one whole. When the two
-    // agree (they do unless @argfiles or JDK_JAVA_OPTIONS added options), the command
-    // line's split is used.
     let cmdline = pauselab_hsperf::read_cmdline(jvm.pid).unwrap_or_default();
-    let launcher_options = pauselab_hsperf::jvm_options(&cmdline);
-    let (args, options_source): (Vec<String>, String) = match text("java.rt.vmArgs") {
-        Some(joined) => (
-            match launcher_options {
-                Some(options) if options.join(" ") == joined.trim() => options,
-                _ => joined.split_whitespace().map(str::to_string).collect(),
-            },
-            "java.rt.vmArgs (perf counters)".to_string(),
-        ),
-        None => (
-            launcher_options.unwrap_or(cmdline),
-            format!("/proc/{}/cmdline", jvm.pid),
-        ),
-    };
-    // HotSpot reads JAVA_TOOL_OPTIONS before the command line and _JAVA_OPTIONS after it.
-    let mut all: Vec<String> = Vec::new();
-    all.extend(environment_words(&environment, "JAVA_TOOL_OPTIONS"));
-    all.extend(
-        text("java.rt.vmFlags")
-            .map(|f| f.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-            .unwrap_or_default(),
-    );
-    all.extend(args);
-    all.extend(environment_words(&environment, "_JAVA_OPTIONS"));
+    let (options, options_source) = OptionSources {
+        pid: jvm.pid,
+        environment: pauselab_hsperf::read_environ(jvm.pid).unwrap_or_default(),
+        launcher_options: pauselab_hsperf::jvm_options(&cmdline),
+        cmdline,
+        vm_args: text("java.rt.vmArgs"),
+        vm_flags: text("java.rt.vmFlags"),
+    }
+    .options();
     JvmFacts {
         pid: jvm.pid,
         name: jvm.main_class.clone(),
@@ -94,7 +76,7 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
             text("sun.gc.policy.name").as_deref(),
             text("sun.gc.collector.0.name").as_deref(),
         ),
-        options: JvmOptions::parse(&all),
+        options,
         options_source,
         perf_data,
         safepoints: snapshot.as_ref().and_then(|s| {
@@ -104,15 +86,6 @@ fn jvm_facts(jvm: &JvmProcess) -> JvmFacts {
             })
         }),
     }
-}
-
-fn environment_words(environment: &[String], name: &str) -> Vec<String> {
-    let prefix = format!("{name}=");
-    environment
-        .iter()
-        .filter_map(|e| e.strip_prefix(&prefix))
-        .flat_map(|v| v.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-        .collect()
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -130,24 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         findings.extend(jvm_checks(jvm));
     }
     if args.probe {
-        // Each directory is reached through a descriptor: `/tmp/hsperfdata_<user>` belongs
-        // to that user, who could put a link there (docs/ARCHITECTURE.md, Trust).
-        let mut targets: Vec<ProbeTarget> = hsperf_directories()
-            .into_iter()
-            .filter_map(|shown| {
-                let dir = OpenDir::no_follow(&shown).ok()?;
-                Some(ProbeTarget::Opened {
-                    shown,
-                    dir: Arc::new(dir),
-                })
-            })
-            .collect();
-        for target in facts.iter().flat_map(jvm_probe_directories) {
-            if !targets.iter().any(|t| t.label() == target.label()) {
-                targets.push(target);
-            }
-        }
-        targets.push(ProbeTarget::Anonymous);
+        let targets = probe_targets(&facts);
         let config = ProbeConfig {
             duration: args.probe_duration,
             ..ProbeConfig::default()

@@ -1,16 +1,20 @@
 //! `pauselab export`: serve the counters of every JVM on this host to Prometheus.
+//!
+//! The flags, the threads and the signals; the exporter, its journal and the
+//! `--enable-gc-log` directory are pauselab-export's, the start-up line `render::export`'s.
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use anyhow::Context;
-use pauselab_export::{Exporter, Format, Options, Server, Source, WebConfig};
+use pauselab_export::{gc_log_root, Exporter, Format, Options, Server, Source, WebConfig};
 
 use super::probe::stop_on_signals;
+use crate::render;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -71,11 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(path) => Some(WebConfig::load(path).context("pauselab export")?),
         None => None,
     };
-    let enable_gc_log = match args.enable_gc_log {
-        Some(dir) => Some(absolute_dir(&dir)?),
-        None => None,
-    };
-    let exporter_enables = enable_gc_log.is_some();
+    let enable_gc_log = args.enable_gc_log.as_deref().map(gc_log_root).transpose()?;
     let exporter = Exporter::new(Options {
         source: args.source,
         all_counters: args.all_counters,
@@ -97,31 +97,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .and_then(|_| stdout.flush())?;
         return Ok(ExitCode::SUCCESS);
     }
-    match exporter.open_journal(&args.state_dir) {
-        Ok(()) => {}
-        // Without a journal, a log turned on could outlive a killed exporter.
-        Err(e) if exporter_enables => return Err(e).context("pauselab export"),
-        // Nothing to turn on; only leftovers of earlier exporters go unchecked (e.g. an
-        // exporter run by a user who may not create the directory).
-        Err(e) if args.state_dir.exists() => {
-            pauselab_pause::eprintln_lossy!("pauselab export: {e}")
-        }
-        Err(_) => {}
-    }
+    exporter
+        .open_journal(&args.state_dir)
+        .context("pauselab export")?;
     let exporter = Arc::new(exporter);
     let mut server =
         Server::bind_shared(args.listen, Arc::clone(&exporter)).context("pauselab export")?;
-    let (scheme, protection) = match &web_config {
-        Some(web) => (
-            if web.tls() { "https" } else { "http" },
-            format!(" ({})", web.describe()),
-        ),
-        None => ("http", String::new()),
-    };
-    pauselab_pause::eprintln_lossy!(
-        "pauselab export: serving {scheme}://{}/metrics{protection}",
-        server.local_addr()
-    );
+    render::export::serving(server.local_addr(), web_config.as_ref());
     if let Some(web) = web_config {
         server = server.with_web_config(web);
     }
@@ -144,16 +126,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let _ = attach.join();
     served?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The directory for `--enable-gc-log` as an absolute path (the JVMs resolve it, each from
-/// its own working directory), created if missing. pauselab creates directories for other
-/// users in it: one that others can write, or reached through another user's link, is
-/// refused now rather than at the first JVM.
-fn absolute_dir(dir: &Path) -> anyhow::Result<PathBuf> {
-    let absolute =
-        std::path::absolute(dir).with_context(|| format!("--enable-gc-log {}", dir.display()))?;
-    let private = pauselab_host::trust::PrivateDir::open_or_create(&absolute)
-        .map_err(|e| anyhow::anyhow!("--enable-gc-log {e}"))?;
-    Ok(private.path().to_path_buf())
 }

@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod doctor;
+pub mod export;
 pub mod hlog;
 pub mod jfr;
 pub mod jvms;
