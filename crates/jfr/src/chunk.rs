@@ -119,8 +119,8 @@ pub(crate) fn read_chunk<S: ReadAt + ?Sized>(
             input.skip(body_len)?;
             continue;
         }
-        let bytes = input.bytes(body_len, body)?;
-        let mut c = Cursor::new(bytes, header.compressed_ints);
+        input.read_into(body_len, body)?;
+        let mut c = Cursor::new(body, header.compressed_ints);
         match plan {
             None => read_checkpoint(&mut c, meta, &mut pools)?,
             Some(_) if raw.len() >= MAX_EVENTS_PER_CHUNK => note_limit(&mut limits_hit, "events"),

@@ -200,27 +200,6 @@ impl<'s, S: ReadAt + ?Sized> Window<'s, S> {
         Ok((value | u64::from(self.byte()?) << 56, 9))
     }
 
-    /// The next `len` bytes: borrowed from the window when they fit in half of it (what
-    /// is left is moved to its front and more read after it), else read into `spill`.
-    /// Most events are a few dozen bytes: decoding them in place saves copying each one.
-    pub(crate) fn bytes<'a>(
-        &'a mut self,
-        len: u64,
-        spill: &'a mut Vec<u8>,
-    ) -> Result<&'a [u8], ChunkError> {
-        let n = usize::try_from(len).map_err(|_| Malformed::Length)?;
-        if n <= self.buf.len() / 2 {
-            while self.end - self.pos < n && self.fill()? {}
-        }
-        if self.end - self.pos >= n {
-            let start = self.pos;
-            self.pos += n;
-            return Ok(&self.buf[start..start + n]);
-        }
-        self.read_into(len, spill)?;
-        Ok(spill)
-    }
-
     /// The next `len` bytes into `out` (`len` is bounded by the caller's caps, so this
     /// never allocates from a hostile length).
     pub(crate) fn read_into(&mut self, len: u64, out: &mut Vec<u8>) -> Result<(), ChunkError> {
@@ -277,50 +256,6 @@ mod tests {
         ));
         assert!(matches!(
             w.read_into(1, &mut out),
-            Err(ChunkError::Malformed(Malformed::Truncated))
-        ));
-    }
-
-    #[test]
-    fn bytes_are_borrowed_across_the_windows_edge_and_spilled_when_larger_than_half_of_it() {
-        let bytes: Vec<u8> = (0..WINDOW_BYTES * 3).map(|i| (i % 251) as u8).collect();
-        let src = io::Cursor::new(&bytes);
-        let mut w = Window::new(&src, Vec::new(), 0);
-        let mut spill = Vec::new();
-        // Inside the first window, then over its edge (the rest moved to the front).
-        assert_eq!(w.bytes(10, &mut spill).unwrap(), &bytes[..10]);
-        w.seek(WINDOW_BYTES as u64 - 6);
-        assert_eq!(
-            w.bytes(40, &mut spill).unwrap(),
-            &bytes[WINDOW_BYTES - 6..WINDOW_BYTES + 34]
-        );
-        assert!(spill.is_empty(), "a small read spilled");
-        assert_eq!(w.byte().unwrap(), bytes[WINDOW_BYTES + 34]);
-        // Larger than half a window: borrowed when already read, else read into the spill
-        // buffer, the window going on after it.
-        let from = WINDOW_BYTES + 35;
-        let len = WINDOW_BYTES / 2 + 1;
-        assert_eq!(
-            w.bytes(len as u64, &mut spill).unwrap(),
-            &bytes[from..from + len]
-        );
-        assert!(spill.is_empty(), "bytes in the window spilled");
-        let from = from + len;
-        assert_eq!(
-            w.bytes(WINDOW_BYTES as u64, &mut spill).unwrap(),
-            &bytes[from..from + WINDOW_BYTES]
-        );
-        assert_eq!(spill.len(), WINDOW_BYTES);
-        assert_eq!(w.byte().unwrap(), bytes[from + WINDOW_BYTES]);
-        // Past the end: truncated, whether it would fit in the window or not.
-        w.seek(bytes.len() as u64 - 3);
-        assert!(matches!(
-            w.bytes(4, &mut spill),
-            Err(ChunkError::Malformed(Malformed::Truncated))
-        ));
-        w.seek(bytes.len() as u64 - 3);
-        assert!(matches!(
-            w.bytes(WINDOW_BYTES as u64, &mut spill),
             Err(ChunkError::Malformed(Malformed::Truncated))
         ));
     }
