@@ -5,6 +5,8 @@
 //! the host ([`HostSample`]), turns two samples into an [`Interval`] and attributes causes.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -82,6 +84,19 @@ impl BlockedSeen {
             self.add(thread);
         }
         Ok(())
+    }
+
+    /// Samples the JVM's threads every `every` until `deadline`, or until `stop` is set or
+    /// the process can no longer be read (it exited: the caller notices).
+    pub fn sampled_until(pid: u32, deadline: Instant, every: Duration, stop: &AtomicBool) -> Self {
+        let mut seen = BlockedSeen::default();
+        while Instant::now() < deadline && !stop.load(Ordering::SeqCst) {
+            if seen.sample(pid).is_err() {
+                break;
+            }
+            std::thread::sleep(every.min(deadline.saturating_duration_since(Instant::now())));
+        }
+        seen
     }
 
     fn add(&mut self, thread: BlockedThread) {
@@ -494,5 +509,25 @@ mod tests {
             i.causes.iter().map(|c| c.kind).collect::<Vec<_>>(),
             vec!["gc"]
         );
+    }
+
+    #[test]
+    fn threads_are_sampled_until_the_deadline_a_stop_or_the_process_is_gone() {
+        let every = Duration::from_millis(20);
+        let running = AtomicBool::new(false);
+        let own = std::process::id();
+        let until = Instant::now() + Duration::from_millis(200);
+        let seen = BlockedSeen::sampled_until(own, until, every, &running);
+        assert!(Instant::now() >= until, "returned before its deadline");
+        assert!(seen.samples >= 3, "{} samples in 200 ms", seen.samples);
+
+        let later = Instant::now() + Duration::from_secs(30);
+        let stopped = AtomicBool::new(true);
+        let seen = BlockedSeen::sampled_until(own, later, every, &stopped);
+        assert_eq!(seen.samples, 0);
+        // No such process (beyond pid_max): returns at once.
+        let seen = BlockedSeen::sampled_until(u32::MAX, later, every, &running);
+        assert_eq!(seen.samples, 0);
+        assert!(Instant::now() < later);
     }
 }

@@ -85,32 +85,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut done = 0u64;
     while args.count.is_none_or(|count| done < count) {
-        let mut blocked = BlockedSeen::default();
-        let deadline = started + interval;
-        while Instant::now() < deadline && !stop.load(Ordering::SeqCst) {
-            if blocked.sample(pid).is_err() {
-                break; // exited: noticed below
-            }
-            std::thread::sleep(
-                THREAD_SAMPLE_EVERY.min(deadline.saturating_duration_since(Instant::now())),
-            );
-        }
+        let blocked =
+            BlockedSeen::sampled_until(pid, started + interval, THREAD_SAMPLE_EVERY, stop);
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        if !alive(pid) {
-            pauselab_pause::eprintln_lossy!("pauselab: pid {pid} exited after {done} intervals");
-            break;
-        }
-        let snapshot = match reader.snapshot() {
-            Ok(snapshot) => snapshot,
-            Err(_) if !alive(pid) => {
+        // A JVM that exited may leave a snapshot readable: its liveness decides.
+        let snapshot = match (reader.snapshot(), alive(pid)) {
+            (Ok(snapshot), true) => snapshot,
+            (Err(err), true) => return Err(err).with_context(|| format!("pid {pid}")),
+            (_, false) => {
                 pauselab_pause::eprintln_lossy!(
                     "pauselab: pid {pid} exited after {done} intervals"
                 );
                 break;
             }
-            Err(err) => return Err(err).with_context(|| format!("pid {pid}")),
         };
         let jvm_after = jvm_sample(&snapshot);
         let host_after =
