@@ -4,13 +4,16 @@
 # log is its own timing:
 #
 # 1. `cargo fmt --check`.
-# 2. The Rust test build with clippy's lints (`-D warnings`, every target), beside the Java
-#    build (`make java`). clippy-driver is rustc with the lints, which is how `cargo clippy`
-#    runs it; building the tests with it compiles the dependencies once, where `cargo
-#    clippy` then `cargo test` checked them and then built them.
-# 3. The tests in two lanes side by side: the Rust tests that change the host or time a slow
-#    device (scripts/host-tests), one at a time, mostly waiting for their JVMs; and the Java
-#    tests then every other Rust test. Then the few that need a quiet host, alone.
+# 2. The Rust integration-test binaries, built with clippy's lints (`-D warnings`), beside
+#    the Java build (`make java`). clippy-driver is rustc with the lints, which is how
+#    `cargo clippy` runs it; building the tests with it compiles the dependencies once,
+#    where `cargo clippy` then `cargo test` checked them and then built them.
+# 3. The tests in two lanes side by side. The host lane: the Rust tests that change the host
+#    or time a slow device (scripts/host-tests), one at a time, mostly waiting for their
+#    JVMs; it starts on the integration-test binaries at once, and takes the unit tests'
+#    host tests last. The other lane: the rest of the build (the unit-test binaries, every
+#    other target, linted alike) at a lower priority, the Java tests, then every other Rust
+#    test. Then the few that need a quiet host, alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
@@ -63,25 +66,59 @@ if driver=$(command -v clippy-driver); then
   # What `cargo clippy -- -D warnings` hands clippy-driver (its arguments, joined so).
   export RUSTC_WORKSPACE_WRAPPER=$driver
   export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
-  build=("$CARGO" test --workspace --all-targets --no-run)
-  step "Rust test build with clippy's lints, beside the Java build"
+  rest_of_build=("$CARGO" test --workspace --all-targets --no-run)
+  step "Rust integration-test build with clippy's lints, beside the Java build"
 else
   step "make lint (no clippy-driver on PATH: clippy checks, then the tests build)"
   make --no-print-directory lint
-  build=("$CARGO" test --workspace --no-run)
-  step "Rust test build, beside the Java build"
+  rest_of_build=("$CARGO" test --workspace --no-run)
+  step "Rust integration-test build, beside the Java build"
 fi
+# The integration-test binaries first: the host lane runs them while the rest builds. The
+# same `--workspace` as the whole build, so that features resolve alike and nothing is
+# built twice. Cargo's messages name each binary and its package's directory.
+integration_tests=$(mktemp)
+trap 'rm -f "$integration_tests"' EXIT
 prefixed java make --no-print-directory java &
 java=$!
-"${build[@]}" &
+"$CARGO" test --workspace --test '*' --no-run --message-format=json-render-diagnostics \
+  >"$integration_tests" &
 rust=$!
 wait_all "$java" "$rust"
 
-step "tests: the host lane (scripts/host-tests) beside the Java tests and the other Rust tests"
-prefixed host "$CARGO" test --workspace --lib --bins --tests -- --test-threads=1 "${host_tests[@]}" &
+# "DIR<TAB>EXECUTABLE" of each integration-test binary, from cargo's JSON messages (which
+# give the package's manifest before the target's kind and executable).
+integration_binaries() {
+  sed -n 's|.*"manifest_path":"\([^"]*\)/Cargo.toml".*"kind":\["test"\].*"executable":"\([^"]*\)".*|\1\t\2|p' \
+    "$integration_tests"
+}
+if [ -z "$(integration_binaries)" ]; then
+  echo "cargo built no integration-test binary that scripts/test.sh could read" >&2
+  exit 1
+fi
+
+# The host lane: each integration-test binary, run as `cargo test` runs it (from its
+# package's directory); then the unit tests, which cargo runs once the other lane's build,
+# holding cargo's lock on target/, is done.
+host_lane() {
+  local dir exe
+  while IFS=$'\t' read -r dir exe; do
+    echo "Running ${exe#"$PWD"/} (host tests of ${dir#"$PWD"/})"
+    (cd "$dir" && "$exe" --test-threads=1 "${host_tests[@]}") || return
+  done < <(integration_binaries)
+  "$CARGO" test --workspace --lib --bins -- --test-threads=1 "${host_tests[@]}"
+}
+
+step "tests: the host lane (scripts/host-tests) beside the rest of the build, the Java tests and the other Rust tests"
+prefixed host host_lane &
 host=$!
 # Surefire alone: the jars the host lane's JVMs load were built above and stay as they are.
-{ mvn -B -ntp -T 2 -f java/pom.xml surefire:test && "$CARGO" test --workspace -- "${skip_listed[@]}"; } &
+# The build is niced: the host lane's JVMs measure pauses and should get the CPU first.
+{
+  nice -n 10 "${rest_of_build[@]}" &&
+    mvn -B -ntp -T 2 -f java/pom.xml surefire:test &&
+    "$CARGO" test --workspace -- "${skip_listed[@]}"
+} &
 others=$!
 wait_all "$host" "$others"
 
