@@ -8,12 +8,13 @@
 #    the Java build (`make java`). clippy-driver is rustc with the lints, which is how
 #    `cargo clippy` runs it; building the tests with it compiles the dependencies once,
 #    where `cargo clippy` then `cargo test` checked them and then built them.
-# 3. The tests in two lanes side by side. The host lane: the Rust tests that change the host
-#    or time a slow device (scripts/host-tests), one at a time, mostly waiting for their
-#    JVMs; it starts on the integration-test binaries at once, and takes the unit tests'
-#    host tests last. The other lane: the rest of the build (the unit-test binaries, every
-#    other target, linted alike) at a lower priority, the Java tests, then every other Rust
-#    test. Then the few that need a quiet host, alone.
+# 3. The tests in two lanes side by side, while the rest of the build (the unit-test
+#    binaries and every other target, linted alike) goes on at a lower priority. The host
+#    lane: the Rust tests that change the host or time a slow device (scripts/host-tests),
+#    one at a time, mostly waiting for their JVMs. The other lane: every other integration
+#    test, the Java tests, then the unit and doc tests. Each lane takes the integration-test
+#    binaries first, and the unit tests once they are built. Then the few tests that need a
+#    quiet host, alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
@@ -97,30 +98,41 @@ if [ -z "$(integration_binaries)" ]; then
   exit 1
 fi
 
-# The host lane: each integration-test binary, run as `cargo test` runs it (from its
-# package's directory); then the unit tests, which cargo runs once the other lane's build,
-# holding cargo's lock on target/, is done.
-host_lane() {
+# Runs every integration-test binary as `cargo test` runs it (from its package's directory),
+# with the given libtest arguments; stops at the first that fails.
+each_integration_binary() {
   local dir exe
   while IFS=$'\t' read -r dir exe; do
-    echo "Running ${exe#"$PWD"/} (host tests of ${dir#"$PWD"/})"
-    (cd "$dir" && "$exe" --test-threads=1 "${host_tests[@]}") || return
+    echo "Running ${exe#"$PWD"/} (${dir#"$PWD"/})"
+    (cd "$dir" && "$exe" "$@") || return
   done < <(integration_binaries)
-  "$CARGO" test --workspace --lib --bins -- --test-threads=1 "${host_tests[@]}"
 }
 
-step "tests: the host lane (scripts/host-tests) beside the rest of the build, the Java tests and the other Rust tests"
+# The host lane: the integration tests at once, then the unit tests, which cargo runs once
+# the build below, holding cargo's lock on target/, is done.
+host_lane() {
+  each_integration_binary --test-threads=1 "${host_tests[@]}" &&
+    "$CARGO" test --workspace --lib --bins -- --test-threads=1 "${host_tests[@]}"
+}
+
+# The other lane: the same order; Surefire alone in between (the jars the host lane's JVMs
+# load were built above and stay as they are).
+other_lane() {
+  each_integration_binary "${skip_listed[@]}" &&
+    mvn -B -ntp -T 2 -f java/pom.xml surefire:test &&
+    "$CARGO" test --workspace --lib --bins -- "${skip_listed[@]}" &&
+    "$CARGO" test --workspace --doc -- "${skip_listed[@]}"
+}
+
+step "tests: the host lane (scripts/host-tests) beside the other tests, while the unit tests build"
 prefixed host host_lane &
 host=$!
-# Surefire alone: the jars the host lane's JVMs load were built above and stay as they are.
-# The build is niced: the host lane's JVMs measure pauses and should get the CPU first.
-{
-  nice -n 10 "${rest_of_build[@]}" &&
-    mvn -B -ntp -T 2 -f java/pom.xml surefire:test &&
-    "$CARGO" test --workspace -- "${skip_listed[@]}"
-} &
+other_lane &
 others=$!
-wait_all "$host" "$others"
+# Niced: the host lane's JVMs measure pauses, and the tests should get the CPU first.
+nice -n 10 "${rest_of_build[@]}" &
+rest=$!
+wait_all "$host" "$others" "$rest"
 
 step "Rust tests that need a quiet host, alone"
 $CARGO test --workspace --lib --bins --tests -- --test-threads=1 "${alone_tests[@]}"
