@@ -35,7 +35,7 @@ enum LabCommand {
     /// Print an experiment's TOML
     Show { name: String },
     /// Run an experiment (default: hsperf-mmap for 2 minutes); changes the host and undoes it
-    Run(args::RunArgs),
+    Run(Box<args::RunArgs>),
     /// Undo what runs killed with SIGKILL left on the host (mounts, loop devices, throttles, files, processes)
     Cleanup {
         #[arg(long)]
@@ -52,7 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         LabCommand::Cleanup { json } => cleanup(json),
-        LabCommand::Run(run_args) => run::run_experiment(run_args),
+        LabCommand::Run(run_args) => run::run_experiment(*run_args),
     }
 }
 

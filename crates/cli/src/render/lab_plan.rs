@@ -42,6 +42,7 @@ pub fn print_plan(
             "repeats": plan.repeats,
             "runs": plan.runs.iter().map(|r| plan.bundle_name(*r)).collect::<Vec<_>>(),
             "duration_s": plan.duration.as_secs_f64(),
+            "warmup_s": experiment.warmup.get().as_secs_f64(),
             "per_run_s": plan.per_run.as_secs_f64(),
             "expected_duration_s": plan.expected.as_secs_f64(),
         });
@@ -50,12 +51,16 @@ pub fn print_plan(
     }
     writeln!(
         out,
-        "plan: {}: {} cell(s) x {} repeat(s) = {} run(s) of {} (about {} each with set-up and tear-down)",
+        "plan: {}: {} cell(s) x {} repeat(s) = {} run(s) of {}{} (about {} each with set-up and tear-down)",
         experiment.name,
         plan.cells.len(),
         plan.repeats,
         plan.runs.len(),
         human_duration(plan.duration),
+        match experiment.warmup.get() {
+            warmup if warmup.is_zero() => String::new(),
+            warmup => format!(", the first {} not measured", human_duration(warmup)),
+        },
         human_duration(plan.per_run)
     )?;
     for (i, cell) in plan.cells.iter().enumerate() {

@@ -453,6 +453,47 @@ fn dry_run(args: &[&str], path: &str, state: &Path) -> Output {
 }
 
 #[test]
+fn a_run_no_longer_than_its_warm_up_is_refused_and_warmup_shortens_it() {
+    let state = fresh_state_dir("warmup");
+    let path = std::env::var("PATH").unwrap();
+    // gclog-io leaves its first 20 s out of the measurements.
+    let short = dry_run(&["gclog-io", "--duration", "15s"], &path, &state);
+    let stderr = String::from_utf8_lossy(&short.stderr);
+    assert_eq!(short.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("a 15s run leaves nothing to measure after the experiment's 20s warm-up")
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    let shortened = dry_run(
+        &["gclog-io", "--duration", "15s", "--warmup", "5s"],
+        &path,
+        &state,
+    );
+    let text = String::from_utf8_lossy(&shortened.stdout);
+    assert_eq!(shortened.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("run(s) of 15s, the first 5s not measured"),
+        "{text}"
+    );
+    let json = dry_run(
+        &[
+            "gclog-io",
+            "--duration",
+            "15s",
+            "--warmup",
+            "5000ms",
+            "--json",
+        ],
+        &path,
+        &state,
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(plan["warmup_s"], 5.0);
+    assert!(!state.exists(), "a dry run created {}", state.display());
+}
+
+#[test]
 fn a_matrix_plan_expands_every_combination_and_changes_nothing() {
     let state = fresh_state_dir("plan");
     let path = std::env::var("PATH").unwrap();

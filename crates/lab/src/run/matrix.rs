@@ -111,6 +111,14 @@ pub fn plan(
     if request.repeats == 0 {
         return refuse("--repeat must be at least 1".into());
     }
+    let warmup = experiment.warmup.get();
+    if !warmup.is_zero() && warmup >= duration {
+        return refuse(format!(
+            "a {} run leaves nothing to measure after the experiment's {} warm-up: give a longer --duration or a shorter --warmup",
+            pauselab_pause::units::format_duration(duration),
+            experiment.warmup,
+        ));
+    }
     let device_options = !request.filesystems.is_empty() || !request.mount_options.is_empty();
     if device_options {
         if !request.disks.is_empty() || request.no_fault {

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use pauselab_lab::experiment::units::WrittenDuration;
 use pauselab_lab::experiment::{Experiment, FaultUse};
 use pauselab_lab::experiment::{Filesystem, Gc, MountOptions};
 use pauselab_lab::java::Jdk;
@@ -18,6 +19,10 @@ pub struct RunArgs {
     /// Run time: 90s, 2m, 1h; a bare number is seconds (default: the experiment's)
     #[arg(long, value_name = "DURATION", value_parser = |text: &str| units::DURATION.parse(text))]
     pub duration: Option<Duration>,
+    /// Time at the start of each run left out of its measurements, as --duration takes it
+    /// (default: the experiment's `warmup`)
+    #[arg(long, value_name = "DURATION", value_parser = |text: &str| text.parse::<WrittenDuration>())]
+    pub warmup: Option<WrittenDuration>,
     /// JDK home or major version (11: from /usr/lib/jvm, $JAVA_HOME or `make jdks`); repeat
     /// for a matrix (every variant on every JDK, in the same run)
     #[arg(long = "jdk")]
@@ -61,6 +66,14 @@ impl RunArgs {
             FaultUse::Skip
         } else {
             FaultUse::Inject
+        }
+    }
+
+    /// The experiment as this command line runs it: `--warmup` replaces its warm-up (the
+    /// bundle's copy of the definition shows the one used).
+    pub fn adjust(&self, experiment: &mut Experiment) {
+        if let Some(warmup) = &self.warmup {
+            experiment.warmup = warmup.clone();
         }
     }
 

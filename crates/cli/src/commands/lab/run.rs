@@ -17,7 +17,8 @@ use crate::render::lab_progress::Bars;
 use crate::render::lab_table::print_run;
 
 pub(super) fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let (experiment, text) = Experiment::load(&args.experiment)?;
+    let (mut experiment, text) = Experiment::load(&args.experiment)?;
+    args.adjust(&mut experiment);
     let needs_root = experiment.root_requirements(args.fault());
     if !needs_root.is_empty() && !pauselab_lab::sys::is_root() {
         anyhow::bail!(
