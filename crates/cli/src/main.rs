@@ -9,7 +9,6 @@
 #![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
 mod commands;
-mod render;
 
 use std::process::ExitCode;
 

@@ -2,7 +2,7 @@
 //!
 //! The flags and their wiring only: one analysis per JVM is `pauselab_report::each_jvm`'s
 //! (the one library above the analysis and both readers), the files beside the report
-//! `pauselab_analysis::PauseFiles`'s, the terminal text `render::analyze`'s.
+//! `pauselab_analysis::PauseFiles`'s, the terminal text pauselab-render's.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,10 +13,12 @@ use pauselab_analysis::{
 };
 use pauselab_gclog::default_threads;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
+use pauselab_render::{
+    print_analysis_warnings, print_condition_holds, write_analysis, AnalyzedJvms,
+};
 use pauselab_report::each_jvm::{analyze_each_jvm, Sources};
 
 use super::EXIT_CONDITION;
-use crate::render::analyze::{self as render, Jvms};
 
 /// `--hlog-interval`: at least a millisecond, the resolution of the log's time stamps; a
 /// bare number is seconds, as HdrHistogram's own `-i` flags.
@@ -110,18 +112,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let reports = &analyses.reports;
     files.finish(&reports[0])?;
 
-    render::warnings(reports);
-    let jvms = Jvms {
+    print_analysis_warnings(reports);
+    let jvms = AnalyzedJvms {
         reports,
         separated_because: &analyses.separated_because,
         jfr: analyses.recordings.as_deref(),
     };
-    render::write(&mut std::io::stdout().lock(), &jvms, args.json)?;
+    write_analysis(&mut std::io::stdout().lock(), &jvms, args.json)?;
     let mut code = ExitCode::SUCCESS;
     for (i, report) in reports.iter().enumerate() {
         for (holds, why) in conditions.iter().map(|c| c.holds(report)) {
             if holds {
-                render::condition_holds(i, reports.len(), &why);
+                print_condition_holds(i, reports.len(), &why);
                 code = ExitCode::from(EXIT_CONDITION);
             }
         }

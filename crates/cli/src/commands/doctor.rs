@@ -2,7 +2,7 @@
 //!
 //! The checks, the probe's targets and a JVM's options in HotSpot's order are
 //! pauselab-host's; this reads each JVM with pauselab-hsperf (host needs no hsperf reader)
-//! and hands the facts over; the text is `render::doctor`'s.
+//! and hands the facts over; the text is pauselab-render's.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -18,11 +18,10 @@ use pauselab_host::jvm_options::OptionSources;
 use pauselab_host::probe::{run_mmap_probe, ProbeConfig};
 use pauselab_hsperf::{discover_jvms, inspect, JvmProcess, PerfData, Reader, Source};
 use pauselab_pause::Collector;
+use pauselab_render::{render_doctor, DoctorReport};
 
 use super::probe::{stop_on_signals, PROBE_DURATION};
 use super::EXIT_CONDITION;
-use crate::render;
-use crate::render::doctor::DoctorReport;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -120,7 +119,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        write!(out, "{}", render::doctor::render(&report))?;
+        write!(out, "{}", render_doctor(&report))?;
     }
     Ok(if report.worst == Severity::Critical {
         ExitCode::from(EXIT_CONDITION)

@@ -1,7 +1,7 @@
 //! `pauselab export`: serve the counters of every JVM on this host to Prometheus.
 //!
 //! The flags, the threads and the signals; the exporter, its journal and the
-//! `--enable-gc-log` directory are pauselab-export's, the start-up line `render::export`'s.
+//! `--enable-gc-log` directory are pauselab-export's, the start-up line pauselab-render's.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use pauselab_export::{gc_log_root, Exporter, Format, Options, Server, Source, WebConfig};
+use pauselab_render::print_serving;
 
 use super::probe::stop_on_signals;
-use crate::render;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -103,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let exporter = Arc::new(exporter);
     let mut server =
         Server::bind_shared(args.listen, Arc::clone(&exporter)).context("pauselab export")?;
-    render::export::serving(server.local_addr(), web_config.as_ref());
+    print_serving(server.local_addr(), web_config.as_ref());
     if let Some(web) = web_config {
         server = server.with_web_config(web);
     }

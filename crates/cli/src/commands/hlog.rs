@@ -8,11 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use pauselab_pause::interval_log::TagFilter;
 use pauselab_pause::units::{parse_duration, DurationError, TimeUnit};
+use pauselab_render::{write_hlog_hgrm, write_hlog_json, write_hlog_table, HlogShown};
 use pauselab_report::hgrm::{DEFAULT_TICKS_PER_HALF_DISTANCE, DEFAULT_UNIT_RATIO};
 use pauselab_report::LogSummary;
-
-use crate::render;
-use crate::render::hlog::Shown;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -80,18 +78,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let mut out = std::io::stdout().lock();
-    let shown = Shown {
+    let shown = HlogShown {
         tag: args.tag.as_deref(),
         hgrm: args.hgrm,
         ticks: args.ticks,
         unit_ratio: args.unit_ratio,
     };
     if args.json {
-        render::hlog::write_json(&mut out, &summaries, &shown)?;
+        write_hlog_json(&mut out, &summaries, &shown)?;
     } else if args.hgrm {
-        render::hlog::write_hgrm(&mut out, &summaries, &shown)?;
+        write_hlog_hgrm(&mut out, &summaries, &shown)?;
     } else {
-        render::hlog::write_table(&mut out, &summaries, &shown)?;
+        write_hlog_table(&mut out, &summaries, &shown)?;
     }
     out.flush().context("writing to stdout")?;
     for failure in &failures {

@@ -6,9 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use pauselab_hsperf::{discover_jvms, JvmDetails, JvmProcess, Route, Source};
-
-use crate::render;
-use crate::render::jvms::Listed;
+use pauselab_render::{render_jvms, ListedJvm};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -17,7 +15,7 @@ pub struct Args {
     json: bool,
 }
 
-fn describe(process: JvmProcess) -> Listed {
+fn describe(process: JvmProcess) -> ListedJvm {
     let (source, details, error) = match pauselab_hsperf::Reader::open(process.pid, Source::Auto)
         .and_then(|mut r| Ok((r.route().clone(), r.snapshot()?)))
     {
@@ -31,7 +29,7 @@ fn describe(process: JvmProcess) -> Listed {
         ),
         Err(e) => (None, JvmDetails::default(), Some(e.to_string())),
     };
-    Listed {
+    ListedJvm {
         shared: process.shares_perf_data(),
         process,
         source,
@@ -41,13 +39,13 @@ fn describe(process: JvmProcess) -> Listed {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let listed: Vec<Listed> = discover_jvms().into_iter().map(describe).collect();
+    let listed: Vec<ListedJvm> = discover_jvms().into_iter().map(describe).collect();
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&listed)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    write!(out, "{}", render::jvms::render(&listed))?;
+    write!(out, "{}", render_jvms(&listed))?;
     if listed.is_empty() {
         pauselab_pause::eprintln_lossy!(
             "no HotSpot JVM found (processes of other users are only visible to root)"

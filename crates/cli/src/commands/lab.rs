@@ -8,8 +8,7 @@ use clap::Subcommand;
 use pauselab_lab::experiment::{Experiment, FaultUse, BUILTIN};
 use pauselab_lab::journal;
 use pauselab_lab::verdict::Vulnerable;
-
-use crate::render::lab_list::{print_cleanup, print_list, Listed};
+use pauselab_render::{print_cleanup, print_experiments, ListedExperiment};
 
 mod args;
 mod matrix;
@@ -60,7 +59,7 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     let mut listed = Vec::new();
     for (name, text) in BUILTIN {
         let experiment = Experiment::parse(text, name)?;
-        listed.push(Listed {
+        listed.push(ListedExperiment {
             expected: pauselab_lab::matrix::expected_run_duration(
                 &experiment,
                 experiment.duration.get(),
@@ -71,7 +70,7 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
             experiment,
         });
     }
-    print_list(&mut io::stdout().lock(), &listed, json)?;
+    print_experiments(&mut io::stdout().lock(), &listed, json)?;
     Ok(ExitCode::SUCCESS)
 }
 

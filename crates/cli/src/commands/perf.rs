@@ -8,8 +8,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pauselab_hsperf::{CounterFilter, RateTracker, Reader, Source};
-
-use crate::render;
+use pauselab_render::{write_perf_cost, write_perf_json, write_perf_text};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -66,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     if let Some(n) = args.time_snapshots {
         let cost = reader.time_snapshots(n as usize)?;
-        render::perf::write_cost(&mut std::io::stdout(), &cost, &reader)?;
+        write_perf_cost(&mut std::io::stdout(), &cost, &reader)?;
         return Ok(ExitCode::SUCCESS);
     }
     if args.pages {
@@ -116,7 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         let mut out = stdout.lock();
         let written = if args.json {
-            render::perf::write_json(
+            write_perf_json(
                 &mut out,
                 &reader,
                 &snapshot,
@@ -124,7 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 interval_rates.as_ref(),
             )
         } else {
-            render::perf::write_text(
+            write_perf_text(
                 &mut out,
                 printed > 0,
                 &counters,

@@ -11,9 +11,7 @@ use pauselab_host::probe::{
     default_targets, run_mmap_probe, ProbeConfig, ProbeTarget, StorePattern,
 };
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
-
-use crate::render;
-use crate::render::probe::ProbeReport;
+use pauselab_render::{describe_pattern, render_probe, ProbeReport};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -122,7 +120,7 @@ fn run_mmap(args: MmapArgs) -> anyhow::Result<ExitCode> {
         duration_s: args.duration.as_secs_f64(),
         stall_threshold_ms: as_millis_f64(args.stall_threshold),
         writeback_every_ms: config.force_writeback.map(|d| d.as_millis() as u64),
-        pattern: render::probe::describe_pattern(args.pattern),
+        pattern: describe_pattern(args.pattern),
         interrupted: stop.load(Ordering::SeqCst),
         targets: &results,
     };
@@ -130,7 +128,7 @@ fn run_mmap(args: MmapArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        write!(out, "{}", render::probe::render_table(&report))?;
+        write!(out, "{}", render_probe(&report))?;
     }
     Ok(ExitCode::SUCCESS)
 }

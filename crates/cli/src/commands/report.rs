@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use pauselab_pause::interval_log::TagFilter;
+use pauselab_render::{report_json, report_text, write_pngs, ReportFiles};
 use pauselab_report::hgrm::DEFAULT_UNIT_RATIO;
 use pauselab_report::html;
 use pauselab_report::inputs::{classify_all, sections};
@@ -14,7 +15,6 @@ use pauselab_report::matrix::checked_matrix;
 use pauselab_report::model::Sla;
 
 use super::EXIT_CONDITION;
-use crate::render;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -61,25 +61,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("{}: cannot write the report", path.display()))?;
     }
     let png_files = match &args.png {
-        Some(dir) => render::report::write_pngs(dir, &sections, sla.as_ref(), ratio)?,
+        Some(dir) => write_pngs(dir, &sections, sla.as_ref(), ratio)?,
         None => Vec::new(),
     };
 
     let breached = sla
         .as_ref()
         .is_some_and(|sla| sla.breached_by(&sections, ratio));
-    let written = render::report::Written {
+    let written = ReportFiles {
         html: args.html.as_deref(),
         png_dir: args.png.as_deref(),
         png_files: &png_files,
     };
     let mut out = std::io::stdout().lock();
     if args.json {
-        let doc = render::report::json(&sections, matrix.as_ref(), sla.as_ref(), ratio, &written);
+        let doc = report_json(&sections, matrix.as_ref(), sla.as_ref(), ratio, &written);
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
-        let text = render::report::text(&sections, matrix.as_ref(), sla.as_ref(), ratio, &written);
+        let text = report_text(&sections, matrix.as_ref(), sla.as_ref(), ratio, &written);
         out.write_all(text.as_bytes())?;
     }
     out.flush().context("writing to stdout")?;

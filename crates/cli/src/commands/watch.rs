@@ -10,10 +10,10 @@ use anyhow::Context;
 use pauselab_host::watch::{BlockedSeen, CollectorSample, HostSample, Interval, JvmSample};
 use pauselab_hsperf::{Reader, Snapshot, Source};
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
+use pauselab_render::{watch_line, watch_table, write_watch_json};
 
 use super::probe::stop_on_signals;
 use super::EXIT_CONDITION;
-use crate::render;
 
 /// `--interval`: at least 100 ms (shorter ones measure the sampling more than the JVM); a
 /// bare number is milliseconds.
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut started = Instant::now();
     let mut out = std::io::stdout().lock();
     let collectors = jvm_before.collectors.clone();
-    let table = render::watch::table(&collectors);
+    let table = watch_table(&collectors);
     if !args.json {
         writeln!(out, "{}", table.header())?;
     }
@@ -122,12 +122,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
         if args.json {
-            render::watch::write_json(&mut out, pid, end_unix_ms, &line)?;
+            write_watch_json(&mut out, pid, end_unix_ms, &line)?;
         } else {
             write!(
                 out,
                 "{}",
-                render::watch::line(&table, &collectors, end_unix_ms, &line)
+                watch_line(&table, &collectors, end_unix_ms, &line)
             )?;
         }
         jvm_before = jvm_after;

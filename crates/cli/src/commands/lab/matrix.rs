@@ -9,13 +9,12 @@ use pauselab_lab::experiment::Experiment;
 use pauselab_lab::java::Jdk;
 use pauselab_lab::matrix::Plan;
 use pauselab_lab::{bundle::JvmExecutor, journal, Matrix};
+use pauselab_render::{print_matrix, Bars, MatrixLines};
 use pauselab_report::bundle::Bundle;
 use pauselab_report::model::Section;
 
 use super::args::RunArgs;
 use super::{exit_code, timestamp};
-use crate::render::lab_matrix::{print_matrix, MatrixLines};
-use crate::render::lab_progress::Bars;
 
 /// Runs every run of the plan in its order, each an ordinary run with its own journal
 /// (undone before the next starts), then prints the matrix.
@@ -45,7 +44,7 @@ pub(super) fn run(
     };
     let stop = pauselab_lab::runner::interrupt_flag()?;
     let mut executor = JvmExecutor {
-        observer: &mut Bars::new(),
+        observer: &mut Bars::default(),
     };
     let mut lines = MatrixLines {
         experiment,

@@ -9,12 +9,10 @@ use std::sync::atomic::Ordering;
 use anyhow::Context;
 use pauselab_lab::experiment::Experiment;
 use pauselab_lab::{journal, RunOptions};
+use pauselab_render::{print_plan, print_run, Bars};
 
 use super::args::RunArgs;
 use super::{exit_code, matrix, timestamp};
-use crate::render::lab_plan::print_plan;
-use crate::render::lab_progress::Bars;
-use crate::render::lab_table::print_run;
 
 pub(super) fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (mut experiment, text) = Experiment::load(&args.experiment)?;
@@ -53,7 +51,8 @@ pub(super) fn run_experiment(args: RunArgs) -> anyhow::Result<ExitCode> {
         cell: None,
     };
     let stop = pauselab_lab::runner::interrupt_flag()?;
-    let finished = pauselab_lab::run(experiment, text, options, stop.clone(), &mut Bars::new())
+    let mut bars = Bars::default();
+    let finished = pauselab_lab::run(experiment, text, options, stop.clone(), &mut bars)
         .with_context(|| format!("lab run {}", args.experiment))?;
     let interrupted = stop.load(Ordering::SeqCst);
     for failure in &finished.cleanup_failures {

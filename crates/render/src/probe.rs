@@ -5,16 +5,22 @@ use pauselab_host::probe::{ProbeResult, StorePattern};
 use pauselab_pause::input::escape_control;
 use serde::Serialize;
 
+/// What `pauselab probe` measured: its table (`render_probe`) and its `--json` document.
 #[derive(Serialize)]
 pub struct ProbeReport<'a> {
+    /// Time between two ticks, in milliseconds.
     pub interval_ms: f64,
+    /// How long the probe ran, in seconds.
     pub duration_s: f64,
+    /// A store slower than this counts as a stall, in milliseconds.
     pub stall_threshold_ms: f64,
     /// `null` when writeback was left to the kernel.
     pub writeback_every_ms: Option<u64>,
     /// What one tick stores, in words (`one store into each of 3 pages`).
     pub pattern: String,
+    /// Stopped early by a signal (Ctrl-C, SIGTERM, SIGHUP).
     pub interrupted: bool,
+    /// One result per target probed (a file in a directory, or anonymous memory).
     pub targets: &'a [ProbeResult],
 }
 
@@ -68,7 +74,7 @@ pub fn describe_target(result: &ProbeResult) -> String {
 }
 
 /// The probe's table: a column per target, then each stall in time order.
-pub fn render_table(report: &ProbeReport) -> String {
+pub fn render_probe(report: &ProbeReport) -> String {
     let results = report.targets;
     let mut rows: Vec<(String, Vec<String>)> = vec![
         (

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 /// `name=value` lines; with rates, a monotonic counter's line goes on with its change and
 /// rate: `sun.rt.safepoints=812 +4 4.000 /s`, `sun.rt.safepointTime=... +2000000 0.002000 s/s`.
-pub fn write_text(
+pub fn write_perf_text(
     out: &mut impl Write,
     separate: bool,
     counters: &[Counter],
@@ -46,7 +46,7 @@ struct CounterLine<'a> {
 }
 
 /// One JSON line: the JVM, the route, the time and the counters (with their rates).
-pub fn write_json(
+pub fn write_perf_json(
     out: &mut impl Write,
     reader: &Reader,
     snapshot: &Snapshot,
@@ -80,7 +80,7 @@ pub fn write_json(
 }
 
 /// `--time-snapshots`: one line with what a snapshot costs, and the route it took.
-pub fn write_cost(
+pub fn write_perf_cost(
     out: &mut impl Write,
     cost: &SnapshotCost,
     reader: &Reader,

@@ -11,7 +11,8 @@ use pauselab_lab::journal::CleanupReport;
 use super::lab_plan::human_duration;
 
 /// A built-in experiment as `lab list` shows it.
-pub struct Listed {
+pub struct ListedExperiment {
+    /// The experiment itself.
     pub experiment: Experiment,
     /// Wall time of a run on one JDK.
     pub expected: Duration,
@@ -19,7 +20,12 @@ pub struct Listed {
     pub root_for: Vec<&'static str>,
 }
 
-pub fn print_list(out: &mut dyn Write, listed: &[Listed], json: bool) -> anyhow::Result<()> {
+/// `lab list`: one line per built-in experiment, or their JSON.
+pub fn print_experiments(
+    out: &mut dyn Write,
+    listed: &[ListedExperiment],
+    json: bool,
+) -> anyhow::Result<()> {
     if json {
         let rows: Vec<serde_json::Value> = listed
             .iter()

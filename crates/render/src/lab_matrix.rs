@@ -16,8 +16,11 @@ use super::lab_table::result_word;
 
 /// Prints the plan once the matrix directory is made, then a line per run, on stderr.
 pub struct MatrixLines<'a> {
+    /// The experiment each cell runs.
     pub experiment: &'a Experiment,
+    /// The matrix's cells, in the order they run.
     pub plan: &'a Plan,
+    /// The JDKs each cell runs on.
     pub jdks: &'a [Jdk],
 }
 

@@ -16,8 +16,8 @@ pub struct Bars {
     last_line: Duration,
 }
 
-impl Bars {
-    pub fn new() -> Bars {
+impl Default for Bars {
+    fn default() -> Bars {
         Bars {
             multi: MultiProgress::new(),
             main: None,

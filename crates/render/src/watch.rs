@@ -12,7 +12,7 @@ use super::table::{fit_number, Align, Column, Table};
 /// The text table: fixed columns wide enough for realistic values (larger ones are
 /// shortened with a k/M/G suffix to stay inside, see [`fit_number`]), one per collector the
 /// JVM has, and the blocked threads as free text at the end.
-pub fn table(collectors: &[CollectorSample]) -> Table {
+pub fn watch_table(collectors: &[CollectorSample]) -> Table {
     let mut columns = vec![
         Column::new("", "", 1, Align::Left),
         Column::new("time", "UTC", 12, Align::Left),
@@ -64,8 +64,8 @@ const VMSTAT_COLUMNS: &[(&str, &str)] = &[
 /// Pages dirty or under writeback at the end of the interval.
 const VMSTAT_GAUGE_COLUMNS: &[(&str, &str)] = &[("dirty", "nr_dirty"), ("wback", "nr_writeback")];
 
-/// One interval as a row of `table`, and when it stalled, a line with its likely causes.
-pub fn line(
+/// One interval as a row of `watch_table`, and when it stalled, a line with its likely causes.
+pub fn watch_line(
     table: &Table,
     collectors: &[CollectorSample],
     end_unix_ms: u64,
@@ -177,7 +177,7 @@ struct IntervalLine<'a> {
 }
 
 /// `--json`: one object per interval, on its own line.
-pub fn write_json(
+pub fn write_watch_json(
     out: &mut impl std::io::Write,
     pid: u32,
     end_unix_ms: u64,

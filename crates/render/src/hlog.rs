@@ -8,7 +8,7 @@ use pauselab_report::hgrm::{self, DEFAULT_UNIT_RATIO};
 use pauselab_report::{table, LogSummary};
 
 /// How the summaries are shown, as the flags ask.
-pub struct Shown<'a> {
+pub struct HlogShown<'a> {
     /// The tag the intervals were read with (`--tag`).
     pub tag: Option<&'a str>,
     /// With the full distribution (`--hgrm`).
@@ -20,10 +20,10 @@ pub struct Shown<'a> {
 }
 
 /// `--json`: every log's numbers in its recorded unit.
-pub fn write_json(
+pub fn write_hlog_json(
     out: &mut impl Write,
     summaries: &[LogSummary],
-    shown: &Shown,
+    shown: &HlogShown,
 ) -> anyhow::Result<()> {
     let files: Vec<_> = summaries
         .iter()
@@ -50,10 +50,10 @@ pub fn write_json(
 }
 
 /// `--hgrm`: each log's distribution, under its name when there are several.
-pub fn write_hgrm(
+pub fn write_hlog_hgrm(
     out: &mut impl Write,
     summaries: &[LogSummary],
-    shown: &Shown,
+    shown: &HlogShown,
 ) -> anyhow::Result<()> {
     for (i, summary) in summaries.iter().enumerate() {
         if summaries.len() > 1 {
@@ -70,10 +70,10 @@ pub fn write_hgrm(
 }
 
 /// The default: one row of percentiles per log.
-pub fn write_table(
+pub fn write_hlog_table(
     out: &mut impl Write,
     summaries: &[LogSummary],
-    shown: &Shown,
+    shown: &HlogShown,
 ) -> anyhow::Result<()> {
     let header = [
         "file",

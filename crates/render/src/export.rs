@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use pauselab_export::WebConfig;
 
 /// Where the exporter serves, and what a client needs to get in (TLS, basic auth).
-pub fn serving(addr: SocketAddr, web_config: Option<&WebConfig>) {
+pub fn print_serving(addr: SocketAddr, web_config: Option<&WebConfig>) {
     let (scheme, protection) = match web_config {
         Some(web) => (
             if web.tls() { "https" } else { "http" },

@@ -10,9 +10,12 @@ use pauselab_report::model::{self, Section, Sla};
 use pauselab_report::png;
 
 /// What a report wrote besides its text.
-pub struct Written<'a> {
+pub struct ReportFiles<'a> {
+    /// The HTML page (`--html`).
     pub html: Option<&'a Path>,
+    /// The directory of the PNG charts (`--png`).
     pub png_dir: Option<&'a Path>,
+    /// The PNG charts written there.
     pub png_files: &'a [PathBuf],
 }
 
@@ -63,12 +66,12 @@ pub fn write_pngs(
 }
 
 /// The `--json` document (docs/report.md).
-pub fn json(
+pub fn report_json(
     sections: &[Section],
     matrix: Option<&Matrix>,
     sla: Option<&Sla>,
     unit_ratio: f64,
-    written: &Written,
+    written: &ReportFiles,
 ) -> serde_json::Value {
     let breached = sla.is_some_and(|sla| sla.breached_by(sections, unit_ratio));
     serde_json::json!({
@@ -87,12 +90,12 @@ pub fn json(
 }
 
 /// The terminal text: the report, then where the HTML and the PNG charts went.
-pub fn text(
+pub fn report_text(
     sections: &[Section],
     matrix: Option<&Matrix>,
     sla: Option<&Sla>,
     unit_ratio: f64,
-    written: &Written,
+    written: &ReportFiles,
 ) -> String {
     let mut out = pauselab_report::text::render(sections, matrix, sla, unit_ratio);
     if let Some(path) = written.html {

@@ -11,8 +11,10 @@ use pauselab_pause::input::escape_control;
 use super::jfr;
 
 /// The reports of one JVM each, and why each JVM after the first is another one.
-pub struct Jvms<'a> {
+pub struct AnalyzedJvms<'a> {
+    /// One report per JVM, in the order the inputs named them.
     pub reports: &'a [Report],
+    /// Per report, why its JVM is not the one before it (`None` for the first).
     pub separated_because: &'a [Option<String>],
     /// What the recordings add, when the input was JFR (one JVM then).
     pub jfr: Option<&'a [RecordingExtras]>,
@@ -20,7 +22,7 @@ pub struct Jvms<'a> {
 
 /// The warnings of every report on stderr, one line each whatever the files' names and
 /// text hold.
-pub fn warnings(reports: &[Report]) {
+pub fn print_analysis_warnings(reports: &[Report]) {
     for w in reports.iter().flat_map(|r| &r.warnings) {
         let line = match w.line {
             Some(line) => format!("{}:{line}: {}", w.file, w.message),
@@ -37,7 +39,7 @@ pub fn warnings(reports: &[Report]) {
 }
 
 /// The reports as text or as one JSON object.
-pub fn write(out: &mut impl Write, jvms: &Jvms, json: bool) -> anyhow::Result<()> {
+pub fn write_analysis(out: &mut impl Write, jvms: &AnalyzedJvms, json: bool) -> anyhow::Result<()> {
     match (jvms.reports, json) {
         ([one], true) => {
             match jvms.jfr {
@@ -86,7 +88,7 @@ pub fn write(out: &mut impl Write, jvms: &Jvms, json: bool) -> anyhow::Result<()
 }
 
 /// A `--fail-on` condition that holds for JVM `jvm` (0-based) of `jvms`, on stderr.
-pub fn condition_holds(jvm: usize, jvms: usize, why: &str) {
+pub fn print_condition_holds(jvm: usize, jvms: usize, why: &str) {
     match jvms {
         1 => pauselab_pause::eprintln_lossy!("pauselab: --fail-on holds: {why}"),
         _ => {

@@ -10,7 +10,8 @@ use super::table::Table;
 
 /// One JVM with what could be read from its counters.
 #[derive(Serialize)]
-pub struct Listed {
+pub struct ListedJvm {
+    /// The process: pid, user, main class, uptime.
     #[serde(flatten)]
     pub process: JvmProcess,
     /// True if the counters are shared in a file (visible to jps/jstat/jcmd).
@@ -19,6 +20,7 @@ pub struct Listed {
     pub source: Option<&'static str>,
     /// Why the counters could not be read, if so.
     pub error: Option<String>,
+    /// What its counters say (Java version, collector, command), where they could be read.
     #[serde(flatten)]
     pub details: JvmDetails,
 }
@@ -36,7 +38,7 @@ fn uptime(seconds: Option<f64>) -> String {
     }
 }
 
-fn perf_column(l: &Listed) -> String {
+fn perf_column(l: &ListedJvm) -> String {
     match (&l.process.perf_data, l.source, &l.error) {
         (PerfData::File { .. }, Some(src), _) => format!("shared, read from {src}"),
         (PerfData::MemoryOnly, Some(src), _) => format!("not shared, read from {src}"),
@@ -49,7 +51,7 @@ fn perf_column(l: &Listed) -> String {
 
 /// Why a JVM's counters could not be read, or where they are is unknown: one line, below
 /// the table.
-fn problem(l: &Listed) -> Option<String> {
+fn problem(l: &ListedJvm) -> Option<String> {
     let pid = l.process.pid;
     match (&l.error, &l.process.perf_data) {
         // Without perf data there is nothing to read: the row says so.
@@ -63,7 +65,7 @@ fn problem(l: &Listed) -> Option<String> {
 }
 
 /// The table, then one line per JVM whose counters could not be read.
-pub fn render(listed: &[Listed]) -> String {
+pub fn render_jvms(listed: &[ListedJvm]) -> String {
     let mut out = String::new();
     let rows: Vec<Vec<String>> = listed
         .iter()

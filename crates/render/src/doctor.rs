@@ -5,9 +5,12 @@ use pauselab_host::doctor::{Finding, JvmFacts, Severity};
 use pauselab_pause::input::escape_control;
 use serde::Serialize;
 
+/// What `pauselab doctor` found: its text (`render_doctor`) and its `--json` document.
 #[derive(Serialize)]
 pub struct DoctorReport {
+    /// The JVMs checked, with what their processes and counters say.
     pub jvms: Vec<JvmFacts>,
+    /// Every finding about the host and the JVMs.
     pub findings: Vec<Finding>,
     /// Highest severity among the findings.
     pub worst: Severity,
@@ -15,6 +18,7 @@ pub struct DoctorReport {
 }
 
 impl DoctorReport {
+    /// The report of these JVMs and findings, with its worst severity and summary.
     pub fn new(jvms: Vec<JvmFacts>, findings: Vec<Finding>) -> DoctorReport {
         let worst = findings
             .iter()
@@ -216,7 +220,7 @@ fn render_folded(out: &mut String, group: &Folded) {
 /// The text report. Subjects, titles and evidence quote other processes' command lines,
 /// paths and counters: each field is escaped on its own, so a line break in a `-jar` path
 /// prints as `\n` inside its line instead of starting a line of its own.
-pub fn render(report: &DoctorReport) -> String {
+pub fn render_doctor(report: &DoctorReport) -> String {
     let mut out = String::new();
     let jvm_subjects: Vec<String> = report.jvms.iter().map(JvmFacts::subject).collect();
     let (mut folded, single) = fold(&report.findings, &jvm_subjects);
