@@ -4,13 +4,13 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use pauselab_hsperf::jstat::{JstatFormatter, JstatOption};
 use pauselab_hsperf::{Reader, Source};
-use pauselab_pause::input::escape_control;
 use pauselab_pause::units::{DurationSyntax, TimeUnit};
+use pauselab_render::{write_jstat_json, write_jstat_row};
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]
@@ -68,38 +68,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         let mut out = stdout.lock();
         let written = if args.json {
-            let names = formatter.column_names();
-            let columns: Vec<_> = names
-                .iter()
-                .zip(formatter.cells(&snapshot))
-                .map(|(name, value)| serde_json::json!({"name": name, "value": value}))
-                .collect();
-            let time = snapshot
-                .taken_at()
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_secs_f64())
-                .unwrap_or(0.0);
-            let doc = serde_json::json!({
-                "pid": args.pid,
-                "option": formatter.option(),
-                "timestamp": time,
-                "columns": columns,
-            });
-            writeln!(out, "{doc}")
+            write_jstat_json(&mut out, args.pid, &formatter, &snapshot)
         } else {
             // jstat prints the header once, or before every N-th sample with -h N.
             let header_due = match args.header_every {
                 Some(n) if n > 0 => sample % n == 0,
                 _ => sample == 0,
             };
-            let header = if header_due {
-                format!("{}\n", formatter.header())
-            } else {
-                String::new()
-            };
-            // A row quotes counter strings (-printcompilation's method, -gccause's causes).
-            let row = formatter.row(&snapshot);
-            writeln!(out, "{header}{}", escape_control(&row))
+            write_jstat_row(&mut out, &formatter, &snapshot, header_due)
         };
         // A closed pipe ends the command in `main`, like every other command's.
         written
