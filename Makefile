@@ -1,6 +1,6 @@
 # pauselab: one set of commands for the Rust workspace and the Java modules under java/.
 #   make demo   set up, build, and run the main job
-#   make test   set up, build, lint and run every test (about 8 minutes on 2 cores, scripts/test.sh)
+#   make test   set up, build, lint and run every test (about 7 and a half minutes on 2 cores, scripts/test.sh)
 #   make bench  performance runs against the tools users would otherwise use
 
 SHELL := /bin/bash
