@@ -631,3 +631,71 @@ fn safepoint_timeout_report_lines() {
     // A quoted line without the thread fields is not a thread of the report.
     assert!(record("# \"not a thread\" said someone").is_err());
 }
+
+mod quick_decorations {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces a decoration is made of, the usual ones and every near miss of them.
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("[".to_string()),
+            Just("]".to_string()),
+            Just(" ".to_string()),
+            Just("s".to_string()),
+            Just("ms".to_string()),
+            Just("ns".to_string()),
+            Just(".".to_string()),
+            Just(",".to_string()),
+            Just("-".to_string()),
+            Just("info".to_string()),
+            Just("gc,phases".to_string()),
+            Just("2026-11-21T22:42:43.549+0000".to_string()),
+            Just("GC(".to_string()),
+            Just(")".to_string()),
+            "[0-9]{1,25}",
+            "[a-z#\t]{1,3}",
+            "[ -~]{1,4}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        /// The one-pass reading of the usual decorations gives what reading each one
+        /// apart gives, for any line, valid or not.
+        #[test]
+        fn quick_and_apart_agree(pieces in proptest::collection::vec(piece(), 1..12)) {
+            let line = format!("[{}", pieces.concat());
+            let line = line.as_bytes();
+            prop_assert_eq!(
+                parse_decorations_by::<true>(line),
+                parse_decorations_by::<false>(line),
+                "{}", String::from_utf8_lossy(line)
+            );
+        }
+
+        /// A GC id read in one pass is the one read the slow way.
+        #[test]
+        fn gc_ids_read_in_one_pass_are_the_slow_ones(id in "[0-9]{1,22}|[0-9.]{1,4}", tail in "[) a-z]{0,3}") {
+            let rest = format!("{id}{tail}");
+            if let Some((gc_id, close)) = gc_id_digits(rest.as_bytes()) {
+                prop_assert_eq!(memchr::memchr(b')', rest.as_bytes()), Some(close));
+                prop_assert_eq!(decimal_scaled(&rest.as_bytes()[..close], 0), Some(gc_id));
+            }
+        }
+    }
+
+    #[test]
+    fn usual_decorations_are_read_in_one_pass() {
+        let mut found = Decorations::default();
+        let line = b"[10.935s][debug][gc,phases    ] GC(41)";
+        assert_eq!(quick_decoration(line, 1, &mut found), Some(8));
+        assert_eq!(found.uptime_secs, Some(10_935_000_000));
+        assert_eq!(quick_decoration(line, 10, &mut found), Some(15));
+        assert_eq!(quick_decoration(line, 17, &mut found), Some(30));
+        // Left to the slow way: milliseconds, bare numbers, dates, words with spaces.
+        for other in ["[12ms]", "[1234]", "[2026-11-21T22:42:43.549+0000]", "[gc phases]"] {
+            assert_eq!(quick_decoration(other.as_bytes(), 1, &mut found), None, "{other}");
+        }
+    }
+}
