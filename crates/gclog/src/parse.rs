@@ -147,10 +147,13 @@ impl Decorations {
         }
         // Prefer the uptime decoration that is surely JVM uptime; of two nanosecond values
         // the smaller is `uptimenanos` (the other is the monotonic clock since boot).
-        stamp.uptime_ns = self.uptime_secs.or(self.uptime_millis).or(match self.nanos {
-            [Some(a), Some(b)] => Some(a.min(b)),
-            [a, b] => a.or(b),
-        });
+        stamp.uptime_ns = self
+            .uptime_secs
+            .or(self.uptime_millis)
+            .or(match self.nanos {
+                [Some(a), Some(b)] => Some(a.min(b)),
+                [a, b] => a.or(b),
+            });
         stamp
     }
 }

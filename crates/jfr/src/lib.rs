@@ -326,6 +326,29 @@ fn chunk_header<R: ReadAt + ?Sized>(
     Ok(at)
 }
 
+/// Sorts a chunk's events by start, equal starts in the order they were read (as a stable
+/// sort keeps them): the (start, index) pairs are sorted and each event is moved once. An
+/// event is a hundred bytes, and a stable sort of the events themselves moved each of them
+/// many times (a tenth of the instructions of reading a recording).
+fn sort_by_start(events: &mut Vec<Event>) {
+    if events.is_sorted_by_key(|e| e.start_epoch_ns) {
+        return;
+    }
+    let mut order: Vec<(i64, usize)> = events
+        .iter()
+        .enumerate()
+        .map(|(index, e)| (e.start_epoch_ns, index))
+        .collect();
+    // The pairs are distinct, so an unstable sort gives the stable order.
+    order.sort_unstable();
+    let mut slots: Vec<Option<Event>> = std::mem::take(events).into_iter().map(Some).collect();
+    events.extend(
+        order
+            .into_iter()
+            .filter_map(|(_, index)| slots[index].take()),
+    );
+}
+
 /// Reads the chunk a header was read of: its events, sorted by start.
 fn read_whole<R: ReadAt + ?Sized>(
     input: &R,
@@ -343,7 +366,7 @@ fn read_whole<R: ReadAt + ?Sized>(
         },
     })?;
     let mut events = read.events;
-    events.sort_by_key(|e| e.start_epoch_ns);
+    sort_by_start(&mut events);
     Ok(Chunk {
         start_epoch_ns: read.header.start_nanos,
         duration_ns: read.header.duration_nanos.max(0) as u64,

@@ -694,8 +694,17 @@ mod quick_decorations {
         assert_eq!(quick_decoration(line, 10, &mut found), Some(15));
         assert_eq!(quick_decoration(line, 17, &mut found), Some(30));
         // Left to the slow way: milliseconds, bare numbers, dates, words with spaces.
-        for other in ["[12ms]", "[1234]", "[2026-11-21T22:42:43.549+0000]", "[gc phases]"] {
-            assert_eq!(quick_decoration(other.as_bytes(), 1, &mut found), None, "{other}");
+        for other in [
+            "[12ms]",
+            "[1234]",
+            "[2026-11-21T22:42:43.549+0000]",
+            "[gc phases]",
+        ] {
+            assert_eq!(
+                quick_decoration(other.as_bytes(), 1, &mut found),
+                None,
+                "{other}"
+            );
         }
     }
 }
