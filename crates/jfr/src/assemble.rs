@@ -1,7 +1,8 @@
 //! Joins the events of one pause or one safepoint (written separately, tied by a GC id or
 //! a safepoint id) into the records a pause analysis wants, and sums up the rest.
 
-use std::collections::HashMap;
+// By integer ids (GC, safepoint) for every event read: foldhash, as the pools use it.
+use foldhash::HashMap;
 
 use pauselab_pause::{Collector, DurationStats, Summary};
 use serde::Serialize;
@@ -297,11 +298,11 @@ impl Assembler {
     pub fn new() -> Self {
         Assembler {
             carried: Vec::new(),
-            carried_safepoints: HashMap::new(),
+            carried_safepoints: HashMap::default(),
             seen_operation_events: false,
             stalls: DurationStats::new(),
             stall_pages: Vec::new(),
-            heap_before: HashMap::new(),
+            heap_before: HashMap::default(),
             heap: HeapSummary::default(),
             heap_after_total: 0.0,
             cpu: CpuLoadSummary::default(),
@@ -329,10 +330,10 @@ impl Assembler {
         self.end = Some(self.end.map_or(end, |e| e.max(end)));
 
         let mut items = Vec::new();
-        let mut collections: HashMap<u64, (Option<String>, Option<String>)> = HashMap::new();
-        let mut gc_cpu: HashMap<u64, (u64, u64, u64)> = HashMap::new();
-        let mut pauses_per_gc: HashMap<u64, u32> = HashMap::new();
-        let mut safepoints: HashMap<u64, SafepointParts> = HashMap::new();
+        let mut collections: HashMap<u64, (Option<String>, Option<String>)> = HashMap::default();
+        let mut gc_cpu: HashMap<u64, (u64, u64, u64)> = HashMap::default();
+        let mut pauses_per_gc: HashMap<u64, u32> = HashMap::default();
+        let mut safepoints: HashMap<u64, SafepointParts> = HashMap::default();
         let mut pauses = std::mem::take(&mut self.carried);
         // The last event's end: a chunk still being written has no duration in its header.
         let mut last_event_ns = i64::MIN;
