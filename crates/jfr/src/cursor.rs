@@ -74,6 +74,30 @@ impl<'a> Cursor<'a> {
         self.varint_near_end()
     }
 
+    /// Reads past `count` varints without decoding them (the stack frames of a pool).
+    pub(crate) fn skip_varints(&mut self, count: usize) -> Result<(), Malformed> {
+        let mut pos = self.pos;
+        for _ in 0..count {
+            // Up to 8 bytes with the continuation bit, then one more.
+            let mut len = 0;
+            loop {
+                let byte = *self.buf.get(pos + len).ok_or(Malformed::Truncated)?;
+                len += 1;
+                if byte & 0x80 == 0 || len == 9 {
+                    break;
+                }
+            }
+            pos += len;
+        }
+        self.pos = pos;
+        Ok(())
+    }
+
+    /// Whether integers are varints (see [`Cursor::varint`]).
+    pub(crate) fn compressed(&self) -> bool {
+        self.compressed
+    }
+
     #[cold]
     fn varint_near_end(&mut self) -> Result<u64, Malformed> {
         let mut value = 0u64;
@@ -205,6 +229,24 @@ pub(crate) fn decode_varint(bytes: &[u8; 9]) -> (u64, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Reading past varints ends where decoding them one by one ends, and fails where it
+        /// fails (a varint cut by the end of the buffer).
+        #[test]
+        fn skipped_varints_end_where_decoded_ones_do(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+            count in 0usize..24,
+        ) {
+            let mut skipped = Cursor::new(&bytes, true);
+            let mut decoded = Cursor::new(&bytes, true);
+            let decoded_all = (0..count).try_for_each(|_| decoded.varint().map(drop));
+            proptest::prop_assert_eq!(skipped.skip_varints(count), decoded_all);
+            if decoded_all.is_ok() {
+                proptest::prop_assert_eq!(skipped.remaining(), decoded.remaining());
+            }
+        }
+    }
 
     #[test]
     fn varints_decode_like_the_jdk_writes_them() {
