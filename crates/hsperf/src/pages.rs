@@ -20,8 +20,10 @@ use crate::format::{Snapshot, Variability};
 /// The page size the map counts in (x86-64 and most arm64 kernels).
 pub const PAGE_SIZE: usize = 4096;
 
-/// The counter whose change marks an interval that held at least one safepoint.
+/// Incremented by HotSpot when a safepoint begins (`RuntimeService::record_safepoint_begin`).
 const SAFEPOINT_COUNT: &str = "sun.rt.safepoints";
+/// Incremented by HotSpot when a safepoint ends (`RuntimeService::record_safepoint_end`).
+const SAFEPOINT_TIME: &str = "sun.rt.safepointTime";
 
 /// Changed-counter lists kept for the packed replay. One id per changed counter per
 /// interval: 4 million ids are 16 MiB, hours of sampling at 10 ms.
@@ -42,6 +44,10 @@ pub struct PageMapper {
     counters: Vec<Tracked>,
     previous: Vec<u8>,
     safepoint_count: Option<Range<usize>>,
+    safepoint_time: Option<Range<usize>>,
+    /// A safepoint began and had not ended at the last snapshot: a GC longer than the
+    /// sampling interval writes its counters in intervals where neither counter moves.
+    safepoint_open: bool,
     intervals: u64,
     safepoint_intervals: u64,
     /// Per page: intervals in which it was written, and those of them holding a safepoint.
@@ -62,6 +68,8 @@ impl PageMapper {
             counters: Vec::new(),
             previous: first.bytes().to_vec(),
             safepoint_count: None,
+            safepoint_time: None,
+            safepoint_open: false,
             intervals: 0,
             safepoint_intervals: 0,
             written: Vec::new(),
@@ -77,8 +85,10 @@ impl PageMapper {
     /// The region only grows: counters created since the last snapshot are appended.
     fn learn_layout(&mut self, snapshot: &Snapshot) {
         for slot in snapshot.slots().skip(self.counters.len()) {
-            if slot.name == SAFEPOINT_COUNT {
-                self.safepoint_count = Some(slot.value.clone());
+            match slot.name {
+                SAFEPOINT_COUNT => self.safepoint_count = Some(slot.value.clone()),
+                SAFEPOINT_TIME => self.safepoint_time = Some(slot.value.clone()),
+                _ => {}
             }
             self.counters.push(Tracked {
                 name: slot.name.to_string(),
@@ -102,7 +112,15 @@ impl PageMapper {
             now.get(range.clone()) != before.get(range.clone())
                 && range.end <= now.len().max(before.len())
         };
-        let in_safepoint = self.safepoint_count.as_ref().is_some_and(&differs);
+        // An interval held a safepoint if one began in it, ended in it, or was under way
+        // when it started. One that began and did not end is still under way at its end;
+        // where both moved, the one that began is taken to have ended (the usual case of a
+        // safepoint shorter than the interval).
+        let began = self.safepoint_count.as_ref().is_some_and(&differs);
+        let ended = self.safepoint_time.as_ref().is_some_and(&differs);
+        let in_safepoint = began || ended || self.safepoint_open;
+        self.safepoint_open =
+            self.safepoint_time.is_some() && !ended && (began || self.safepoint_open);
         self.intervals += 1;
         self.safepoint_intervals += u64::from(in_safepoint);
         for (page, tally) in self.written.iter_mut().enumerate() {
@@ -309,8 +327,9 @@ mod tests {
     #[test]
     fn a_changed_counter_marks_its_page_and_the_packed_layout_needs_one_page() {
         // Counters spread over three pages, as a large region would hold them.
-        let counters: Vec<(String, i64)> = [(SAFEPOINT_COUNT.to_string(), 0)]
+        let counters: Vec<(String, i64)> = [SAFEPOINT_COUNT, SAFEPOINT_TIME]
             .into_iter()
+            .map(|name| (name.to_string(), 0))
             .chain((0..400).map(|i| (format!("sun.test.counter{i:03}"), 0)))
             .collect();
         let first = region(&counters);
@@ -326,8 +345,11 @@ mod tests {
         // Interval 1: a counter on the first page and one on the last, no safepoint.
         change(&mut values, &["sun.test.counter000", "sun.test.counter399"]);
         mapper.observe(&region(&values));
-        // Interval 2: a safepoint and the first counter again.
-        change(&mut values, &[SAFEPOINT_COUNT, "sun.test.counter000"]);
+        // Interval 2: a safepoint that begins and ends, and the first counter again.
+        change(
+            &mut values,
+            &[SAFEPOINT_COUNT, SAFEPOINT_TIME, "sun.test.counter000"],
+        );
         mapper.observe(&region(&values));
         // Interval 3: nothing.
         mapper.observe(&region(&values));
@@ -335,7 +357,7 @@ mod tests {
 
         assert_eq!(map.intervals, 3);
         assert_eq!(map.safepoint_intervals, 1);
-        assert_eq!(map.changed_counters, 3);
+        assert_eq!(map.changed_counters, 4);
         let page_of = |name: &str| {
             map.pages
                 .iter()
@@ -361,5 +383,35 @@ mod tests {
         assert_eq!(map.packed_pages, 1);
         assert!((map.packed_pages_written_per_second - 2.0 / 3.0).abs() < 1e-9);
         assert!(map.packed_covers_every_interval);
+    }
+
+    #[test]
+    fn a_safepoint_longer_than_an_interval_covers_the_intervals_it_spans() {
+        let counters: Vec<(String, i64)> = [SAFEPOINT_COUNT, SAFEPOINT_TIME, "sun.gc.test"]
+            .into_iter()
+            .map(|name| (name.to_string(), 0))
+            .collect();
+        let mut mapper = PageMapper::new(&region(&counters));
+        let mut values = counters.clone();
+        let mut step = |mapper: &mut PageMapper, names: &[&str]| {
+            for (name, value) in values.iter_mut() {
+                if names.contains(&name.as_str()) {
+                    *value += 1;
+                }
+            }
+            mapper.observe(&region(&values));
+        };
+        // Begins in interval 1, the collector writes in interval 2 (neither safepoint
+        // counter moves), ends in interval 3; interval 4 is after it.
+        step(&mut mapper, &[SAFEPOINT_COUNT]);
+        step(&mut mapper, &["sun.gc.test"]);
+        step(&mut mapper, &[SAFEPOINT_TIME]);
+        step(&mut mapper, &["sun.gc.test"]);
+        let map = mapper.finish(Duration::from_secs(4));
+        assert_eq!(map.intervals, 4);
+        assert_eq!(map.safepoint_intervals, 3);
+        let page = &map.pages[0];
+        assert_eq!(page.written_intervals, 4);
+        assert_eq!(page.in_safepoint_intervals, 3);
     }
 }
