@@ -919,7 +919,16 @@ fn page_map_marks_what_a_gc_writes(jdk: &str) {
     let sampler = Command::new(bin())
         // 1 ms intervals: the full GC spans several, so its counters change in intervals
         // where neither safepoint counter moves and the map must know one is under way.
-        .args(["perf", &p, "--pages", "--duration", "2s", "-i", "1ms", "--json"])
+        .args([
+            "perf",
+            &p,
+            "--pages",
+            "--duration",
+            "2s",
+            "-i",
+            "1ms",
+            "--json",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
