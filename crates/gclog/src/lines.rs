@@ -83,7 +83,38 @@ impl<R: Read> LineReader<R> {
     }
 
     /// The next line, or `None` at the end of the input.
+    #[inline]
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        // The usual case, a whole line in the buffer, inlined into the caller's loop: the
+        // line is handed over in registers rather than through memory.
+        let whole = memchr::memchr(self.terminator, &self.buf[self.start..self.end])
+            .filter(|&pos| pos <= MAX_LINE && !self.skipping && self.terminator_decided());
+        if let Some(pos) = whole {
+            let line_start = self.start;
+            self.start = line_start + pos + 1;
+            self.line_no += 1;
+            return Ok(Some(Line {
+                bytes: trim_cr(&self.buf[line_start..line_start + pos]),
+                number: self.line_no,
+                unterminated: false,
+                truncated: false,
+                offset: self.offset_of(line_start),
+            }));
+        }
+        self.next_line_slowly()
+    }
+
+    /// Whether the terminator is known: not before the first line of a log read from its
+    /// start (see `ends_lines_in_cr`).
+    fn terminator_decided(&self) -> bool {
+        self.line_no > 0 || !self.detect_terminator
+    }
+
+    /// [`LineReader::next_line`] at the end of the buffer, for an overlong line, or before
+    /// the terminator is decided.
+    #[cold]
+    #[inline(never)]
+    fn next_line_slowly(&mut self) -> io::Result<Option<Line<'_>>> {
         loop {
             if let Some(pos) = memchr::memchr(self.terminator, &self.buf[self.start..self.end]) {
                 let line_start = self.start;

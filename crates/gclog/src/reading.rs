@@ -371,6 +371,7 @@ impl Sniff {
     /// Binary data matters only while nothing of this input was recognised (see
     /// `analyze_input`): once it is known to be a log, the check is skipped, it costs as
     /// much as parsing.
+    #[inline]
     pub(crate) fn check(
         &mut self,
         line: &Line<'_>,

@@ -659,6 +659,20 @@ mod quick_decorations {
         ]
     }
 
+    /// One decoration's text: the usual ones, numbers of every kind, or pieces.
+    fn decoration() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("info".to_string()),
+            Just("debug".to_string()),
+            Just("gc,phases".to_string()),
+            Just("gc,heap,exit".to_string()),
+            "[0-9]{1,5}\\.[0-9]{3}s",
+            "[0-9]{1,13}(ms|ns)?",
+            Just("2026-11-21T22:42:43.549+0000".to_string()),
+            proptest::collection::vec(piece(), 1..3).prop_map(|p| p.concat()),
+        ]
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(20_000))]
         /// The one-pass reading of the usual decorations gives what reading each one
@@ -672,6 +686,37 @@ mod quick_decorations {
                 parse_decorations_by::<false>(line),
                 "{}", String::from_utf8_lossy(line)
             );
+        }
+
+        /// Lines that share what follows their first decoration, read one after the other
+        /// (the quick way remembers those decorations from line to line), give what
+        /// reading each decoration apart gives.
+        #[test]
+        fn lines_sharing_their_later_decorations_agree(
+            tails in proptest::collection::vec(
+                (proptest::collection::vec((decoration(), " {0,3}"), 0..4), "[ \\]]?"),
+                1..4,
+            ),
+            lines in proptest::collection::vec((decoration(), 0..4usize, "[ -~]{0,8}"), 1..24),
+        ) {
+            let tails: Vec<String> = tails
+                .iter()
+                .map(|(decorations, end)| {
+                    let joined: String =
+                        decorations.iter().map(|(d, pad)| format!("[{d}{pad}]")).collect();
+                    format!("{joined}{end}")
+                })
+                .collect();
+            for (first, tail, message) in lines {
+                let tail = tails.get(tail).map_or("", String::as_str);
+                let line = format!("[{first}]{tail}{message}");
+                let line = line.as_bytes();
+                prop_assert_eq!(
+                    parse_decorations_by::<true>(line),
+                    parse_decorations_by::<false>(line),
+                    "{}", String::from_utf8_lossy(line)
+                );
+            }
         }
 
         /// A GC id read in one pass is the one read the slow way.
