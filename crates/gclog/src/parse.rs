@@ -134,13 +134,19 @@ impl DecorationTail {
         let (Some(rest), Some(tail)) = (rest.get(..self.len), self.bytes.get(..self.len)) else {
             return false;
         };
-        let (rest_words, rest_end) = rest.as_chunks::<8>();
-        let (tail_words, tail_end) = tail.as_chunks::<8>();
-        rest_words
-            .iter()
-            .zip(tail_words)
-            .all(|(a, b)| u64::from_ne_bytes(*a) == u64::from_ne_bytes(*b))
-            && rest_end.iter().zip(tail_end).all(|(a, b)| a == b)
+        let mut at = 0;
+        while at + 8 <= self.len {
+            let eight = |s: &[u8]| {
+                <[u8; 8]>::try_from(&s[at..at + 8])
+                    .ok()
+                    .map(u64::from_ne_bytes)
+            };
+            if eight(rest) != eight(tail) {
+                return false;
+            }
+            at += 8;
+        }
+        rest[at..].iter().zip(&tail[at..]).all(|(a, b)| a == b)
     }
 
     fn remember(decorations: &[u8]) {
