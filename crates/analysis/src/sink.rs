@@ -1,7 +1,7 @@
 //! The analysis as a [`RecordSink`]: what every source feeds it (a GC log's lines, read by
 //! pauselab-gclog; a JFR recording's events, read by pauselab-jfr).
 
-use pauselab_pause::{LogLine, Record, RecordSink, Stamp};
+use pauselab_pause::{Format, LogLine, Record, RecordSink, Stamp};
 
 use crate::Analyzer;
 
@@ -16,6 +16,10 @@ impl RecordSink for Analyzer<'_> {
 
     fn line(&mut self, line: LogLine<'_>, number: u64) {
         Analyzer::line(self, line, number);
+    }
+
+    fn other_lines(&mut self, format: Format, stamp: Stamp, number: u64, count: u64) {
+        Analyzer::other_lines(self, format, stamp, number, count);
     }
 
     fn line_count(&mut self, lines: u64) {

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use crate::classify::{ClassifiedLine, LineFeed};
-use crate::lines::{LineReader, MAX_LINE};
+use crate::lines::LineReader;
 use crate::reading::{stitch_line, ReadSummary, Sniff};
 use crate::stitch::Stitcher;
 use crate::Error;
@@ -47,23 +47,52 @@ std::thread_local! {
 }
 
 /// Where a chunk's stitcher was idle: after `lines` of its lines, having handed on
-/// `emitted` lines and counted `overflows`.
+/// `emitted` runs, the last of them then `last_count` lines long, and counted `overflows`.
 #[derive(Clone, Copy)]
 struct IdlePoint {
     lines: u64,
     emitted: usize,
+    last_count: u64,
     overflows: u64,
 }
 
-/// A logical line parsed, and its number.
-type ParsedLine = (ClassifiedLine, u64);
+/// A logical line parsed, its number, and how many lines in a row, itself included, say
+/// the same: no record, the same format and stamp (most lines of a `gc*` log share their
+/// collection's stamp). The thread that analyses gets one entry for them, not twenty.
+struct Run {
+    line: ClassifiedLine,
+    number: u64,
+    count: u64,
+}
+
+impl Run {
+    /// Adds the line numbered `number` when it says what this run's lines say and follows
+    /// them; false otherwise.
+    fn extend(&mut self, line: &ClassifiedLine, number: u64) -> bool {
+        let follows = number == self.number + self.count;
+        let same = follows
+            && line
+                .without_record()
+                .is_some_and(|l| Some(l) == self.line.without_record());
+        self.count += u64::from(same);
+        same
+    }
+
+    /// Feeds the run's lines from its `skip + 1`th on to the analysis, numbered after
+    /// `before` lines.
+    fn apply(self, skip: u64, before: u64, analyzer: &mut LineFeed<'_>) {
+        if skip < self.count {
+            analyzer.apply_run(self.line, before + self.number + skip, self.count - skip);
+        }
+    }
+}
 
 /// A chunk read and parsed.
 struct Chunk {
     /// Offset of its first line (None: no line starts in it).
     start: Option<u64>,
     /// Its logical lines, parsed, numbered from 1 at the chunk's first line.
-    lines: Vec<ParsedLine>,
+    lines: Vec<Run>,
     idle: Vec<IdlePoint>,
     /// Physical lines.
     count: u64,
@@ -130,7 +159,7 @@ struct Shared<'a> {
     done: Mutex<Done>,
     /// Vectors of analysed chunks, emptied, for the next chunks' lines (allocating them
     /// anew costs page faults on every chunk).
-    spare: Mutex<Vec<Vec<ParsedLine>>>,
+    spare: Mutex<Vec<Vec<Run>>>,
     ready: Condvar,
 }
 
@@ -274,14 +303,15 @@ fn join(
         .filter(|p| p.lines == 0 && stitcher.is_idle())
         .copied();
     if meet.is_none() {
+        let end = shared.chunk_end(index);
         let mut reader = LineReader::continuing(
             At {
                 file: shared.file,
                 pos: start,
+                end,
             },
             Vec::new(),
         );
-        let end = shared.chunk_end(index);
         let mut idle = chunk.idle.iter().peekable();
         while let Some(line) = reader.next_line()? {
             if start + line.offset >= end {
@@ -307,8 +337,14 @@ fn join(
     // Not met: the log's stitcher stitched the whole chunk and goes on.
     let mut lines = chunk.lines;
     if let Some(point) = meet {
-        for (line, number) in lines.drain(..).skip(point.emitted) {
-            analyzer.apply(line, before + number);
+        let mut runs = lines.drain(..);
+        // The run handed on last before the point may have grown after it: the lines it
+        // gained are the chunk's own.
+        if let Some(last) = point.emitted.checked_sub(1).and_then(|at| runs.nth(at)) {
+            last.apply(point.last_count, before, analyzer);
+        }
+        for run in runs {
+            run.apply(0, before, analyzer);
         }
         summary.overflows += stitcher.overflows();
         *stitcher = chunk.stitcher;
@@ -337,6 +373,7 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
         idle: vec![IdlePoint {
             lines: 0,
             emitted: 0,
+            last_count: 0,
             overflows: 0,
         }],
         count: 0,
@@ -348,7 +385,11 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
     let Some(start) = start else {
         return Ok(chunk);
     };
-    let at = At { file, pos: start };
+    let at = At {
+        file,
+        pos: start,
+        end,
+    };
     // The first chunk decides the line terminator as one thread does; the others continue.
     let mut reader = if index == 0 {
         LineReader::new(at)
@@ -377,13 +418,23 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
             &mut |bytes, number, u, t| {
                 let parsed = ClassifiedLine::new(bytes, u, t, true);
                 recognised += u64::from(parsed.recognised());
-                lines.push((parsed, number));
+                if !lines
+                    .last_mut()
+                    .is_some_and(|run| run.extend(&parsed, number))
+                {
+                    lines.push(Run {
+                        line: parsed,
+                        number,
+                        count: 1,
+                    });
+                }
             },
         );
         if chunk.stitcher.is_idle() && chunk.idle.len() < MAX_IDLE_POINTS {
             chunk.idle.push(IdlePoint {
                 lines: chunk.count,
                 emitted: chunk.lines.len(),
+                last_count: chunk.lines.last().map_or(0, |run| run.count),
                 overflows: chunk.stitcher.overflows(),
             });
         }
@@ -396,7 +447,8 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
 
 /// The first line that starts in `begin..end` (after a newline at `begin - 1` or later).
 fn first_line_start(file: &File, begin: u64, end: u64) -> io::Result<Option<u64>> {
-    let mut buf = vec![0; MAX_LINE];
+    // The line before is usually short: read a little at a time.
+    let mut buf = [0; PAST_END_READ];
     let mut pos = begin - 1;
     while pos + 1 < end {
         let want = buf.len().min((end - 1 - pos) as usize);
@@ -413,15 +465,25 @@ fn first_line_start(file: &File, begin: u64, end: u64) -> io::Result<Option<u64>
     Ok(None)
 }
 
-/// A file read from an offset on, without moving a shared file position.
+/// Bytes read at a time past a chunk's end, where only the rest of its last line is wanted.
+const PAST_END_READ: usize = 4096;
+
+/// A chunk's part of a file, read from an offset on without moving a shared file position:
+/// up to `end` in whole reads, then a little at a time to finish the last line (a whole
+/// block read past the end would copy up to a quarter of the next chunk for nothing).
 struct At<'a> {
     file: &'a File,
     pos: u64,
+    end: u64,
 }
 
 impl Read for At<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.file.read_at(buf, self.pos)?;
+        let want = match self.end.checked_sub(self.pos) {
+            Some(before_end) if before_end > 0 => buf.len().min(before_end as usize),
+            _ => buf.len().min(PAST_END_READ),
+        };
+        let n = self.file.read_at(&mut buf[..want], self.pos)?;
         self.pos += n as u64;
         Ok(n)
     }
@@ -438,8 +500,10 @@ mod tests {
 
     /// Lines besides the pieces of JDK 8 events (tests/data/event_pieces.txt): unified
     /// lines, whole events, printouts, lines that are not a log's.
-    const OTHER_LINES: [&str; 6] = [
+    const OTHER_LINES: [&str; 8] = [
         "[0.058s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 12M->1M(256M) 1.626ms",
+        "[0.058s][info][gc,phases] GC(0)   Pre Evacuate Collection Set: 0.0ms",
+        "[0.058s][info][gc,phases] GC(0)   Post Evacuate Collection Set: 0.1ms",
         "[0.060s][info][safepoint] Safepoint \"G1CollectForAllocation\", Time since last: 27495667 ns, Reaching safepoint: 5127 ns, Cleanup: 6776 ns, At safepoint: 1756058 ns, Total: 1767961 ns",
         "2.193: [GC 2.193: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]",
         "Statistics for BinaryTreeDictionary:",
@@ -472,7 +536,8 @@ mod tests {
         /// A log cut into chunks anywhere and read by several threads reads as on one.
         #[test]
         fn chunks_cut_anywhere_read_as_one_thread_reads(
-            pieces in proptest::collection::vec(proptest::sample::select(pieces()), 1..300),
+            // Pieces repeated: runs of lines that say the same reach the analysis as one.
+            pieces in proptest::collection::vec((proptest::sample::select(pieces()), 1..4usize), 1..300),
             chunk in 16u64..600,
             threads in 2usize..4,
             unterminated in any::<bool>(),
@@ -480,9 +545,11 @@ mod tests {
             let mut log = Vec::new();
             // The first chunk holds a recognised line, so the log is read in chunks.
             log.extend_from_slice(OTHER_LINES[0].as_bytes());
-            for piece in &pieces {
-                log.push(b'\n');
-                log.extend_from_slice(piece.as_bytes());
+            for (piece, times) in &pieces {
+                for _ in 0..*times {
+                    log.push(b'\n');
+                    log.extend_from_slice(piece.as_bytes());
+                }
             }
             if !unterminated {
                 log.push(b'\n');

@@ -59,7 +59,28 @@ impl ClassifiedLine {
         } else {
             bytes
         };
-        match parse_line(bytes) {
+        let result = parse_line(bytes);
+        // Most lines carry no record: keep their format and stamp, looked at in place
+        // (moving the whole `Parsed`, 280 bytes, out of the result first cost a copy per
+        // line, a tenth of the time of reading a unified log).
+        if let (
+            Ok(Parsed {
+                format,
+                stamp,
+                record: Record::Other,
+            }),
+            false,
+        ) = (&result, unterminated)
+        {
+            return ClassifiedLine {
+                outcome: Outcome::Other {
+                    format: *format,
+                    stamp: *stamp,
+                },
+                unterminated: None,
+            };
+        }
+        match result {
             // A line without its newline may be cut anywhere: trust it only when it parsed
             // into a record with values (a pause line cut before its duration reads as the
             // pause's start line).
@@ -96,6 +117,14 @@ impl ClassifiedLine {
             Outcome::Other { format, stamp } => !format.is_blank(stamp),
             Outcome::Record(_) => true,
             Outcome::Nothing | Outcome::Unparsed(_) => false,
+        }
+    }
+
+    /// The format and stamp of a line that carries no record (and ended in a newline).
+    pub(crate) fn without_record(&self) -> Option<(Format, Stamp)> {
+        match (&self.outcome, self.unterminated) {
+            (Outcome::Other { format, stamp }, None) => Some((*format, *stamp)),
+            _ => None,
         }
     }
 
@@ -166,6 +195,19 @@ impl<'a> LineFeed<'a> {
             }
         };
         self.sink.line(line, number);
+    }
+
+    /// Feeds `count` lines from number `number` on that `line` stands for: itself when
+    /// `count` is 1, else lines without a record that share its format and stamp (see
+    /// [`ClassifiedLine::without_record`]).
+    pub(crate) fn apply_run(&mut self, line: ClassifiedLine, number: u64, count: u64) {
+        match line.without_record() {
+            Some((format, stamp)) if count > 1 => {
+                self.recognised += count * u64::from(!format.is_blank(&stamp));
+                self.sink.other_lines(format, stamp, number, count);
+            }
+            _ => self.apply(line, number),
+        }
     }
 
     /// The sink the lines are fed to.

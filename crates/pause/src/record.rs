@@ -317,6 +317,7 @@ impl Format {
     /// Whether a line of this format stamped `stamp` that carries no record is blank: an
     /// empty JDK 8 line parses, but says nothing about the log (its format, or whether it is
     /// a GC log at all).
+    #[inline]
     pub fn is_blank(self, stamp: &Stamp) -> bool {
         self == Format::Jdk8 && *stamp == Stamp::default()
     }
@@ -384,6 +385,15 @@ pub trait RecordSink {
     fn line(&mut self, line: LogLine<'_>, number: u64) {
         if let LogLine::Record(parsed) = line {
             self.record(parsed.end(), parsed.record, number);
+        }
+    }
+    /// `count` lines in a row numbered from `number`, none with a record, all of `format`
+    /// and stamped `stamp` (most lines of a `gc*` log share their collection's stamp):
+    /// what as many [`RecordSink::line`]s of [`LogLine::Other`] say, which is what it
+    /// does by default.
+    fn other_lines(&mut self, format: Format, stamp: Stamp, number: u64, count: u64) {
+        for next in number..number + count {
+            self.line(LogLine::Other { format, stamp }, next);
         }
     }
     /// How many lines the current text input has, once it is read (joined lines count

@@ -139,6 +139,10 @@ pub struct Analyzer<'s> {
     /// Per file: it has `gc,start` lines (`GC(N) Pause Young (...)` without a duration),
     /// which tell nested pauses by their ids.
     files_pause_starts: Vec<bool>,
+    /// The stamp of the line before when it carried no record and nothing came after it:
+    /// a line with the same stamp changes no clock (most lines of a `gc*` log share
+    /// their collection's stamp), so only its format is counted.
+    clocks_saw: Option<Stamp>,
 }
 
 impl<'s> Analyzer<'s> {
@@ -177,6 +181,7 @@ impl<'s> Analyzer<'s> {
             open_pauses: OpenPauses::default(),
             nested: None,
             files_pause_starts: Vec::new(),
+            clocks_saw: None,
         }
     }
 
@@ -196,6 +201,7 @@ impl<'s> Analyzer<'s> {
 
     /// Starts a new input; later lines belong to it.
     pub(crate) fn begin_file(&mut self, name: &str) {
+        self.clocks_saw = None;
         self.release_nested();
         self.open_pauses = OpenPauses::default();
         self.flush_pending();
@@ -218,6 +224,7 @@ impl<'s> Analyzer<'s> {
 
     /// Ends the current input; `bytes` is how much was read from it.
     pub(crate) fn end_file(&mut self, bytes: u64) {
+        self.clocks_saw = None;
         self.release_nested();
         self.flush_pending();
         self.timeouts.end_file(self.opts.evidence);
@@ -258,6 +265,7 @@ impl<'s> Analyzer<'s> {
     /// safepoint of a JFR recording). `end` is when its event ended, like the stamp of a
     /// unified log line; `number` locates it in the input (for JFR, the event's ordinal).
     pub(crate) fn record(&mut self, end: Stamp, record: Record, number: u64) {
+        self.clocks_saw = None;
         let parsed = Parsed {
             format: Format::Unified,
             stamp: end,
@@ -275,6 +283,7 @@ impl<'s> Analyzer<'s> {
     /// Closes the pauses waiting for their safepoint: the next safepoint fed is not theirs
     /// (for sources that know which safepoint a pause ran in).
     pub(crate) fn close_pauses(&mut self) {
+        self.clocks_saw = None;
         self.flush_pending();
     }
 
@@ -282,15 +291,34 @@ impl<'s> Analyzer<'s> {
     pub(crate) fn line(&mut self, line: LogLine<'_>, number: u64) {
         let fi = self.files.len() - 1;
         self.files[fi].lines += 1;
+        let saw = self.clocks_saw.take();
         match line {
             LogLine::Nothing => {}
             LogLine::Other { format, stamp } => {
-                self.observe(format, &stamp, false, number);
+                if saw == Some(stamp) {
+                    self.count_format(format, &stamp, false, 1);
+                } else {
+                    self.observe(format, &stamp, false, number);
+                }
+                self.clocks_saw = Some(stamp);
                 self.timeouts.other_record();
             }
             LogLine::Record(parsed) => self.parsed(*parsed, number),
             LogLine::Unparsed(text) => self.unparsed_line(text, number),
         }
+    }
+
+    /// `count` lines without a record that share `format` and `stamp` (see
+    /// [`RecordSink::other_lines`](pauselab_pause::RecordSink::other_lines)): the first
+    /// moves the clocks, the others only count.
+    pub(crate) fn other_lines(&mut self, format: Format, stamp: Stamp, number: u64, count: u64) {
+        if count == 0 {
+            return;
+        }
+        self.line(LogLine::Other { format, stamp }, number);
+        let fi = self.files.len() - 1;
+        self.files[fi].lines += count - 1;
+        self.count_format(format, &stamp, false, count - 1);
     }
 
     /// Sets how many lines the current input has: lines joined into one event (JDK 8) reach

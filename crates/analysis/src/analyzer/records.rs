@@ -12,10 +12,8 @@ use pauselab_pause::record::{
 impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
     pub(super) fn observe(&mut self, format: Format, stamp: &Stamp, record: bool, line: u64) {
+        self.count_format(format, stamp, record, 1);
         let fi = self.files.len() - 1;
-        if record || !format.is_blank(stamp) {
-            self.format_counts[fi][format as usize] += 1;
-        }
         self.clocks[fi].observe(stamp, line);
         // Windows of pause time move with the log's clock, pauses or not.
         if let Some(at) = clock_ns(stamp) {
@@ -25,6 +23,14 @@ impl Analyzer<'_> {
         }
         if let Some(u) = stamp.uptime_ns {
             self.uptime.include(u);
+        }
+    }
+
+    /// Counts `lines` lines towards their file's format, unless they are blank.
+    pub(super) fn count_format(&mut self, format: Format, stamp: &Stamp, record: bool, lines: u64) {
+        if record || !format.is_blank(stamp) {
+            let fi = self.files.len() - 1;
+            self.format_counts[fi][format as usize] += lines;
         }
     }
 
