@@ -143,6 +143,25 @@ pub struct LineFeed<'a> {
     recognised: u64,
     /// Keep an unparsed line's beginning: only the first one is shown.
     keep_text: bool,
+    /// Lines without a record that share a format and stamp, held until a line that
+    /// differs: handed to the sink as one ([`RecordSink::other_lines`]), not one by one.
+    run: Option<OtherLines>,
+}
+
+/// The lines held back reach the sink however the feed ends (so the sink cannot be used
+/// again before the feed is finished or dropped: the borrow checker sees to it).
+impl Drop for LineFeed<'_> {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+/// `count` lines from number `number` on, without a record, of `format` and stamped `stamp`.
+struct OtherLines {
+    format: Format,
+    stamp: Stamp,
+    number: u64,
+    count: u64,
 }
 
 impl<'a> LineFeed<'a> {
@@ -154,6 +173,7 @@ impl<'a> LineFeed<'a> {
             input,
             recognised: 0,
             keep_text: true,
+            run: None,
         }
     }
 
@@ -166,6 +186,35 @@ impl<'a> LineFeed<'a> {
 
     /// Feeds one line already classified (see [`ClassifiedLine`]).
     pub(crate) fn apply(&mut self, line: ClassifiedLine, number: u64) {
+        self.apply_run(line, number, 1);
+    }
+
+    /// Feeds `count` lines from number `number` on that `line` stands for: itself when
+    /// `count` is 1, else lines without a record that share its format and stamp (see
+    /// [`ClassifiedLine::without_record`]).
+    pub(crate) fn apply_run(&mut self, line: ClassifiedLine, number: u64, count: u64) {
+        if let Some((format, stamp)) = line.without_record() {
+            match &mut self.run {
+                Some(run)
+                    if run.format == format
+                        && run.stamp == stamp
+                        && run.number + run.count == number =>
+                {
+                    run.count += count;
+                }
+                _ => {
+                    self.flush();
+                    self.run = Some(OtherLines {
+                        format,
+                        stamp,
+                        number,
+                        count,
+                    });
+                }
+            }
+            return;
+        }
+        self.flush();
         if let Some(counted) = line.unterminated {
             self.sink.warn(
                 self.input,
@@ -197,26 +246,25 @@ impl<'a> LineFeed<'a> {
         self.sink.line(line, number);
     }
 
-    /// Feeds `count` lines from number `number` on that `line` stands for: itself when
-    /// `count` is 1, else lines without a record that share its format and stamp (see
-    /// [`ClassifiedLine::without_record`]).
-    pub(crate) fn apply_run(&mut self, line: ClassifiedLine, number: u64, count: u64) {
-        match line.without_record() {
-            Some((format, stamp)) if count > 1 => {
-                self.recognised += count * u64::from(!format.is_blank(&stamp));
-                self.sink.other_lines(format, stamp, number, count);
-            }
-            _ => self.apply(line, number),
+    /// Hands the lines held back to the sink.
+    fn flush(&mut self) {
+        if let Some(run) = self.run.take() {
+            self.recognised += run.count * u64::from(!run.format.is_blank(&run.stamp));
+            self.sink
+                .other_lines(run.format, run.stamp, run.number, run.count);
         }
     }
 
-    /// The sink the lines are fed to.
+    /// The sink the lines are fed to, every line fed so far handed to it.
     pub(crate) fn sink(&mut self) -> &mut dyn RecordSink {
+        self.flush();
         self.sink
     }
 
-    /// Lines fed so far that were recognised as a GC or safepoint log's.
-    pub fn recognised(&self) -> u64 {
+    /// Hands every line fed so far to the sink; the lines that were recognised as a GC or
+    /// safepoint log's.
+    pub fn finish(mut self) -> u64 {
+        self.flush();
         self.recognised
     }
 }

@@ -184,7 +184,7 @@ fn analyze_input_in(
         }
     };
     // Counted per input, from `begin_input` on.
-    let recognised = feed.recognised();
+    let recognised = feed.finish();
     let count = summary.lines;
     sink.line_count(count);
     if summary.overflows > 0 {

@@ -13,6 +13,7 @@ fn analyze(lines: &[&str]) -> Report {
     for (i, line) in lines.iter().enumerate() {
         feed.line(line.as_bytes(), i as u64 + 1, false, false);
     }
+    feed.finish();
     analyzer.end_input(0);
     analyzer.finish()
 }

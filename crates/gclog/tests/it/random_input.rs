@@ -33,6 +33,7 @@ fn feed(lines: &[Vec<u8>]) -> Report {
     for (i, l) in lines.iter().enumerate() {
         feed.line(l, i as u64 + 1, i + 1 == lines.len(), false);
     }
+    feed.finish();
     analyzer.end_input(0);
     analyzer.finish()
 }
@@ -105,6 +106,7 @@ proptest! {
             feed.line(l, n, false, false);
         });
         prop_assert_eq!(stitcher.held_bytes(), 0);
+        feed.finish();
         analyzer.end_input(0);
         let report = analyzer.finish();
         // A pause needs a closing bracket: never more pauses than logical lines.
