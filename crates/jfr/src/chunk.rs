@@ -3,7 +3,7 @@
 //! events in order, skipping by size every event type that is not read.
 
 use crate::cursor::Cursor;
-use crate::event::{Decoder, Event};
+use crate::event::{Decoder, Event, RawEvent};
 use crate::header::{Header, HEADER_SIZE};
 use crate::metadata::Metadata;
 use crate::pools::{read_checkpoint, Pools};
@@ -30,7 +30,14 @@ pub(crate) struct Scratch {
     window: Vec<u8>,
     body: Vec<u8>,
     metadata: Option<CachedMetadata>,
+    /// The events read from a chunk before its constant pools are known. Kept: grown anew
+    /// in every chunk, its pages were faulted in again each time (a tenth of the time of
+    /// reading a recording went to the kernel's page faults).
+    raw: Vec<RawEvent>,
 }
+
+/// Events a [`Scratch`] keeps room for between chunks (about 100 bytes each).
+const KEPT_RAW_EVENTS: usize = 1 << 16;
 
 /// Metadata as parsed from these bytes (the body after its start, duration and id;
 /// `None`: too large to keep a copy of).
@@ -62,7 +69,9 @@ pub(crate) fn read_chunk<S: ReadAt + ?Sized>(
         window,
         body,
         metadata,
+        raw,
     } = scratch;
+    raw.clear();
     let mut input = Window::new(src, std::mem::take(window), offset + header.metadata_offset);
     // Metadata first: events can only be decoded with it.
     let (kind, body_len) = event_header(&mut input)?;
@@ -78,7 +87,6 @@ pub(crate) fn read_chunk<S: ReadAt + ?Sized>(
 
     let mut pools = Pools::default();
     let mut limits_hit = Vec::new();
-    let mut raw = Vec::new();
     let mut pos = HEADER_SIZE;
     input.seek(offset + pos);
     while pos < header.size {
@@ -135,7 +143,11 @@ pub(crate) fn read_chunk<S: ReadAt + ?Sized>(
     if body.capacity() > 1 << 20 {
         *body = Vec::new();
     }
-    let events = raw.into_iter().map(|r| r.finish(&header, &pools)).collect();
+    let mut events = Vec::with_capacity(raw.len());
+    events.extend(raw.drain(..).map(|r| r.finish(&header, &pools)));
+    if raw.capacity() > KEPT_RAW_EVENTS {
+        *raw = Vec::new();
+    }
     Ok(ChunkRead {
         header,
         events,
