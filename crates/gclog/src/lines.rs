@@ -83,10 +83,11 @@ impl<R: Read> LineReader<R> {
     }
 
     /// The next line, or `None` at the end of the input.
-    #[inline]
+    #[inline(always)]
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
-        // The usual case, a whole line in the buffer, inlined into the caller's loop: the
-        // line is handed over in registers rather than through memory.
+        // The usual case, a whole line in the buffer, inlined into the caller's loop (even
+        // a long one, as a chunk's): the line is handed over in registers rather than
+        // through memory.
         let whole = memchr::memchr(self.terminator, &self.buf[self.start..self.end])
             .filter(|&pos| pos <= MAX_LINE && !self.skipping && self.terminator_decided());
         if let Some(pos) = whole {
