@@ -89,6 +89,7 @@ pub enum HlogModeArg {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    super::keep_freed_memory();
     // A condition that does not parse is bad usage (exit 2), refused by clap before this.
     let conditions: Vec<Condition> = args.fail_on.clone().map(|f| f.0).unwrap_or_default();
     let sources = Sources::find(&args.logs)?;

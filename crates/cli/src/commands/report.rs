@@ -43,6 +43,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    super::keep_freed_memory();
     let sla = args
         .sla
         .as_deref()
