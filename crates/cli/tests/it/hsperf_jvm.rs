@@ -923,8 +923,9 @@ fn page_map_marks_what_a_gc_writes(jdk: &str) {
             "perf",
             &p,
             "--pages",
+            // Long enough for jcmd to attach and the GC to run on a busy host.
             "--duration",
-            "2s",
+            "6s",
             "-i",
             "1ms",
             "--json",
