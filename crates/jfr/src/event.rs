@@ -301,7 +301,9 @@ impl<'m> Decoder<'m> {
         Decoder { meta, plans, maybe }
     }
 
-    /// How to decode events of `type_id`, when it is a type read.
+    /// How to decode events of `type_id`, when it is a type read (asked of every event
+    /// of a chunk: inlined into the loop over them).
+    #[inline]
     pub(crate) fn plan(&self, type_id: u64) -> Option<&Plan<'m>> {
         if self.maybe & 1 << (type_id % 64) == 0 {
             return None;
