@@ -17,8 +17,9 @@ use crate::{chunk_header, read_whole, Chunk, ChunkAt, Error, ReadAt, Recording};
 const AHEAD_PER_THREAD: u64 = 2;
 
 /// Threads reading chunks at most, whatever `--threads` says: each holds its chunk's
-/// buffers (a few MB for a JDK's chunk), which bounds memory.
-const MAX_THREADS: usize = 16;
+/// buffers and pools (about 6 MB for a chunk of a JDK 25 `profile` recording), which bounds
+/// memory: 55 MB max RSS with 8 threads, over 100 MB with 16 (the goal is 64 MB).
+const MAX_THREADS: usize = 8;
 
 /// A chunk read, or the panic of the thread reading it (passed on to the caller).
 type Read = thread::Result<Result<Chunk, Error>>;
