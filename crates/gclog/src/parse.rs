@@ -2,8 +2,8 @@
 //!
 //! Works on bytes (no UTF-8 validation on the hot path) and recognises, per line, JDK 8
 //! `-XX:+PrintGCDetails` output and unified logging (`-Xlog`, JDK 9+) with any decorations.
-//! It keeps no state that changes a result (a per-thread memo of the decorations that
-//! follow the time stamp, see [`DecorationTail`], only saves reading them again): pairing records (a pause with its CPU times or its safepoint) is the
+//! It keeps no state that changes a result (per-thread memos of the decorations of the
+//! line before, see [`RememberedBytes`], only save reading them again): pairing records (a pause with its CPU times or its safepoint) is the
 //! analyzer's job, so the parser can be fuzzed and tested line by line.
 
 use pauselab_pause::Collector;
@@ -62,6 +62,13 @@ fn parse_decorations(line: &[u8]) -> Option<(Stamp, &[u8])> {
 /// [`parse_decorations`], with (`QUICK`) or without the one-pass reading of the usual
 /// decorations; the tests check that both give the same result for any line.
 fn parse_decorations_by<const QUICK: bool>(line: &[u8]) -> Option<(Stamp, &[u8])> {
+    if QUICK {
+        if let Some(known) = LAST_DECORATIONS
+            .with_borrow(|(bytes, stamp)| bytes.begins(line).then_some((*stamp, bytes.len)))
+        {
+            return Some((known.0, &line[known.1..]));
+        }
+    }
     let mut found = Decorations::default();
     let mut pos = 0;
     // Where the decorations after the first begin, and how many numbers were read by then.
@@ -84,7 +91,7 @@ fn parse_decorations_by<const QUICK: bool>(line: &[u8]) -> Option<(Stamp, &[u8])
         match line.get(pos) {
             Some(b'[') => {
                 if QUICK && tail_start.is_none() {
-                    if let Some(msg) = DecorationTail::skip(&line[pos..]) {
+                    if let Some(msg) = LAST_TAIL.with_borrow(|tail| tail.skip(&line[pos..])) {
                         break msg;
                     }
                     tail_start = Some((pos, found.numbers_read));
@@ -94,7 +101,7 @@ fn parse_decorations_by<const QUICK: bool>(line: &[u8]) -> Option<(Stamp, &[u8])
             Some(b' ') => {
                 if let Some((start, numbers_read)) = tail_start {
                     if found.numbers_read == numbers_read {
-                        DecorationTail::remember(&line[start..=pos]);
+                        LAST_TAIL.with_borrow_mut(|tail| tail.set(&line[start..=pos]));
                     }
                 }
                 break &line[pos + 1..];
@@ -103,35 +110,53 @@ fn parse_decorations_by<const QUICK: bool>(line: &[u8]) -> Option<(Stamp, &[u8])
             _ => return None,
         }
     };
-    Some((found.into_stamp(), msg))
+    let stamp = found.into_stamp();
+    let msg_start = line.len() - msg.len();
+    if QUICK && line[..msg_start].ends_with(b"] ") {
+        LAST_DECORATIONS.with_borrow_mut(|(bytes, known)| {
+            if bytes.set(&line[..msg_start]) {
+                *known = stamp;
+            }
+        });
+    }
+    Some((stamp, msg))
 }
 
-/// The decorations that followed the first one on the last line read on this thread, with
-/// the space after them (`[info][gc,phases    ] `), when they held no number: levels, tags
-/// and host names, which change nothing in a line's stamp. Most lines of a log repeat
-/// them, so a line whose first decoration is followed by the same bytes has its message
-/// right after them, and they are not read again (a sixth of the time of reading a `gc*`
-/// log's decorations went to checking their bytes).
-struct DecorationTail {
-    bytes: [u8; DecorationTail::MAX],
+/// Decorations remembered from the last line read on this thread, with the space after
+/// them. Two memos: all of a line's decorations (`[12.345s][info][gc,phases    ] `) with
+/// the stamp they gave, and those after the first when they held no number (levels, tags
+/// and host names, which change nothing in a stamp). Most lines of a log repeat both (a
+/// `gc*` log's details share their collection's stamp), so a line that begins with the
+/// remembered bytes has its stamp and message without reading them again: the bytes up to
+/// a decoration's `] ` decide how it reads, whatever follows (a property test reads lines
+/// both ways).
+struct RememberedBytes {
+    bytes: [u8; RememberedBytes::MAX],
     len: usize,
 }
 
-impl DecorationTail {
-    /// Longest tail remembered: a level and padded tags are about twenty bytes.
+impl RememberedBytes {
+    /// Longest decorations remembered: an uptime, a level and padded tags are about 35
+    /// bytes.
     const MAX: usize = 64;
 
-    /// The message after `rest`'s decorations, when they are the remembered ones.
+    const NONE: RememberedBytes = RememberedBytes {
+        bytes: [0; RememberedBytes::MAX],
+        len: 0,
+    };
+
+    /// What follows the remembered bytes at the start of `rest`, when they are there.
     #[inline]
-    fn skip(rest: &[u8]) -> Option<&[u8]> {
-        LAST_TAIL.with_borrow(|tail| (tail.len > 0 && tail.begins(rest)).then(|| &rest[tail.len..]))
+    fn skip<'l>(&self, rest: &'l [u8]) -> Option<&'l [u8]> {
+        self.begins(rest).then(|| &rest[self.len..])
     }
 
-    /// `rest` begins with the tail. Compared eight bytes at a time: `starts_with` calls
-    /// `memcmp`, which costs more than the comparison for twenty bytes.
+    /// `rest` begins with the remembered bytes (never when none are). Compared eight bytes
+    /// at a time: `starts_with` calls `memcmp`, which costs more than the comparison of
+    /// twenty bytes.
     #[inline]
     fn begins(&self, rest: &[u8]) -> bool {
-        let (Some(rest), Some(tail)) = (rest.get(..self.len), self.bytes.get(..self.len)) else {
+        let (Some(rest), Some(known)) = (rest.get(..self.len), self.bytes.get(..self.len)) else {
             return false;
         };
         let mut at = 0;
@@ -141,27 +166,33 @@ impl DecorationTail {
                     .ok()
                     .map(u64::from_ne_bytes)
             };
-            if eight(rest) != eight(tail) {
+            if eight(rest) != eight(known) {
                 return false;
             }
             at += 8;
         }
-        rest[at..].iter().zip(&tail[at..]).all(|(a, b)| a == b)
+        self.len > 0 && rest[at..].iter().zip(&known[at..]).all(|(a, b)| a == b)
     }
 
-    fn remember(decorations: &[u8]) {
-        if decorations.len() <= DecorationTail::MAX {
-            LAST_TAIL.with_borrow_mut(|tail| {
-                tail.bytes[..decorations.len()].copy_from_slice(decorations);
-                tail.len = decorations.len();
-            });
+    /// Remembers `bytes` when they fit; false when they do not (nothing is remembered).
+    fn set(&mut self, bytes: &[u8]) -> bool {
+        let fits = bytes.len() <= RememberedBytes::MAX;
+        self.len = if fits { bytes.len() } else { 0 };
+        if fits {
+            self.bytes[..bytes.len()].copy_from_slice(bytes);
         }
+        fits
     }
 }
 
 std::thread_local! {
-    static LAST_TAIL: std::cell::RefCell<DecorationTail> = const {
-        std::cell::RefCell::new(DecorationTail { bytes: [0; DecorationTail::MAX], len: 0 })
+    static LAST_TAIL: std::cell::RefCell<RememberedBytes> =
+        const { std::cell::RefCell::new(RememberedBytes::NONE) };
+    static LAST_DECORATIONS: std::cell::RefCell<(RememberedBytes, Stamp)> = const {
+        std::cell::RefCell::new((
+            RememberedBytes::NONE,
+            Stamp { uptime_ns: None, wall_ms: None, pid: None },
+        ))
     };
 }
 
