@@ -25,6 +25,7 @@ use std::sync::{Condvar, Mutex};
 
 use crate::classify::{ClassifiedLine, LineFeed};
 use crate::lines::LineReader;
+use crate::parse::LineParser;
 use crate::reading::{stitch_line, ReadSummary, Sniff};
 use crate::stitch::Stitcher;
 use crate::Error;
@@ -260,6 +261,8 @@ fn merge(shared: &Shared<'_>, analyzer: &mut LineFeed<'_>) -> Result<Option<Read
     let mut summary = ReadSummary::default();
     // The log's stitcher, numbering lines from the start of the input.
     let mut stitcher = Stitcher::new();
+    // Parses the lines the log's stitcher joins again.
+    let mut parser = LineParser::default();
     for index in 0..shared.chunks {
         let chunk = shared.take(index).map_err(io_error)?;
         if index == 0 {
@@ -271,25 +274,29 @@ fn merge(shared: &Shared<'_>, analyzer: &mut LineFeed<'_>) -> Result<Option<Read
         summary.binary_lines += chunk.sniff.binary_lines;
         summary.bytes = summary.bytes.max(chunk.read_to);
         let count = chunk.count;
-        join(shared, index, chunk, &mut stitcher, &mut summary, analyzer).map_err(io_error)?;
+        let joining = (&mut stitcher, &mut parser);
+        join(shared, index, chunk, joining, &mut summary, analyzer).map_err(io_error)?;
         summary.lines += count;
         shared.applied(index);
     }
     stitcher.finish(&mut |bytes, number| {
-        analyzer.apply(ClassifiedLine::new(bytes, false, false, true), number);
+        analyzer.apply(
+            ClassifiedLine::new(&mut parser, bytes, false, false, true),
+            number,
+        );
     });
     summary.overflows += stitcher.overflows();
     Ok(Some(summary))
 }
 
 /// Feeds one chunk's lines to the analysis after `summary.lines` lines: the log's
-/// `stitcher` stitches its first lines again until both stitchers are idle after the same
-/// line, and is then the chunk's stitcher.
+/// stitcher stitches its first lines again (parsed by the log's parser) until both
+/// stitchers are idle after the same line, and is then the chunk's stitcher.
 fn join(
     shared: &Shared<'_>,
     index: usize,
     chunk: Chunk,
-    stitcher: &mut Stitcher,
+    (stitcher, parser): (&mut Stitcher, &mut LineParser),
     summary: &mut ReadSummary,
     analyzer: &mut LineFeed<'_>,
 ) -> io::Result<()> {
@@ -322,7 +329,7 @@ fn join(
                 &line,
                 before + line.number,
                 &mut |bytes, number, u, t| {
-                    analyzer.apply(ClassifiedLine::new(bytes, u, t, true), number);
+                    analyzer.apply(ClassifiedLine::new(parser, bytes, u, t, true), number);
                 },
             );
             if stitcher.is_idle() {
@@ -397,6 +404,7 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
         LineReader::continuing(at, BUFFER.take())
     };
     let mut recognised = 0u64;
+    let mut parser = LineParser::default();
     while let Some(line) = reader.next_line()? {
         if start + line.offset >= end {
             break;
@@ -416,7 +424,7 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
             &line,
             line.number,
             &mut |bytes, number, u, t| {
-                let parsed = ClassifiedLine::new(bytes, u, t, true);
+                let parsed = ClassifiedLine::new(&mut parser, bytes, u, t, true);
                 recognised += u64::from(parsed.recognised());
                 if !lines
                     .last_mut()

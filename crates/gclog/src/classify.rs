@@ -3,7 +3,7 @@
 
 use pauselab_pause::{LogLine, RecordSink};
 
-use crate::parse::{parse_line, Format, Parsed, Record, Stamp};
+use crate::parse::{Format, LineParser, Parsed, Record, Stamp};
 
 /// Longest beginning of an unparsed line kept for the report.
 const UNPARSED_TEXT: usize = 200;
@@ -28,10 +28,17 @@ enum Outcome {
 }
 
 impl ClassifiedLine {
-    /// Parses one line. `overlong`: it was cut at the line reader's limit (never trusted).
-    /// `keep_text`: keep an unparsed line's beginning for the report (only the first one
-    /// is shown, so callers stop asking once they have one).
-    pub(crate) fn new(bytes: &[u8], unterminated: bool, overlong: bool, keep_text: bool) -> Self {
+    /// Parses one line with `parser` (the one the input's lines before were parsed with).
+    /// `overlong`: it was cut at the line reader's limit (never trusted). `keep_text`: keep
+    /// an unparsed line's beginning for the report (only the first one is shown, so
+    /// callers stop asking once they have one).
+    pub(crate) fn new(
+        parser: &mut LineParser,
+        bytes: &[u8],
+        unterminated: bool,
+        overlong: bool,
+        keep_text: bool,
+    ) -> Self {
         let unparsed = |bytes: &[u8]| {
             Outcome::Unparsed(if keep_text {
                 bytes[..bytes.len().min(UNPARSED_TEXT)].into()
@@ -59,7 +66,7 @@ impl ClassifiedLine {
         } else {
             bytes
         };
-        let result = parse_line(bytes);
+        let result = parser.parse(bytes);
         // Most lines carry no record: keep their format and stamp, looked at in place
         // (moving the whole `Parsed`, 280 bytes, out of the result first cost a copy per
         // line, a tenth of the time of reading a unified log).
@@ -146,6 +153,7 @@ pub struct LineFeed<'a> {
     /// Lines without a record that share a format and stamp, held until a line that
     /// differs: handed to the sink as one ([`RecordSink::other_lines`]), not one by one.
     run: Option<OtherLines>,
+    parser: LineParser,
 }
 
 /// The lines held back reach the sink however the feed ends (so the sink cannot be used
@@ -174,13 +182,20 @@ impl<'a> LineFeed<'a> {
             recognised: 0,
             keep_text: true,
             run: None,
+            parser: LineParser::default(),
         }
     }
 
     /// Parses and feeds one line. `unterminated`: it is the input's last and has no
     /// newline; `overlong`: it was cut at the line reader's limit (never trusted).
     pub fn line(&mut self, bytes: &[u8], number: u64, unterminated: bool, overlong: bool) {
-        let line = ClassifiedLine::new(bytes, unterminated, overlong, self.keep_text);
+        let line = ClassifiedLine::new(
+            &mut self.parser,
+            bytes,
+            unterminated,
+            overlong,
+            self.keep_text,
+        );
         self.apply(line, number);
     }
 

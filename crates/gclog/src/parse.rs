@@ -2,8 +2,8 @@
 //!
 //! Works on bytes (no UTF-8 validation on the hot path) and recognises, per line, JDK 8
 //! `-XX:+PrintGCDetails` output and unified logging (`-Xlog`, JDK 9+) with any decorations.
-//! It keeps no state that changes a result (per-thread memos of the decorations of the
-//! line before, see [`RememberedBytes`], only save reading them again): pairing records (a pause with its CPU times or its safepoint) is the
+//! It keeps no state that changes a result ([`LineParser`] remembers the decorations of
+//! the line before only to save reading them again): pairing records (a pause with its CPU times or its safepoint) is the
 //! analyzer's job, so the parser can be fuzzed and tested line by line.
 
 use pauselab_pause::Collector;
@@ -30,23 +30,42 @@ pub enum Unparsed {
     Unknown,
 }
 
-/// Parses one line (without its newline).
+/// Parses one line (without its newline). [`LineParser::parse`] for the lines of a log,
+/// one after the other.
 pub fn parse_line(line: &[u8]) -> Result<Parsed, Unparsed> {
-    match line.first() {
-        None => Ok(Parsed {
-            format: Format::Jdk8,
-            stamp: Stamp::default(),
-            record: Record::Other,
-        }),
-        Some(b'[') => match parse_decorations(line) {
-            Some((stamp, msg)) => Ok(Parsed {
-                format: Format::Unified,
-                stamp,
-                record: parse_unified_message(msg)?,
+    LineParser::default().parse(line)
+}
+
+/// Parses the lines of a log one after the other, remembering the decorations of the line
+/// before (see [`RememberedBytes`]): the result for a line is what [`parse_line`] gives.
+#[derive(Default)]
+pub struct LineParser {
+    /// All of the last line's decorations, with the stamp they gave.
+    decorations: RememberedBytes,
+    stamp: Stamp,
+    /// The last line's decorations after the first, when they held no number.
+    tail: RememberedBytes,
+}
+
+impl LineParser {
+    /// Parses one line (without its newline).
+    pub fn parse(&mut self, line: &[u8]) -> Result<Parsed, Unparsed> {
+        match line.first() {
+            None => Ok(Parsed {
+                format: Format::Jdk8,
+                stamp: Stamp::default(),
+                record: Record::Other,
             }),
-            None => parse_jdk8(line),
-        },
-        _ => parse_jdk8(line),
+            Some(b'[') => match parse_decorations_by::<true>(line, self) {
+                Some((stamp, msg)) => Ok(Parsed {
+                    format: Format::Unified,
+                    stamp,
+                    record: parse_unified_message(msg)?,
+                }),
+                None => parse_jdk8(line),
+            },
+            _ => parse_jdk8(line),
+        }
     }
 }
 
@@ -54,20 +73,16 @@ pub fn parse_line(line: &[u8]) -> Result<Parsed, Unparsed> {
 // Unified logging
 
 /// Splits `[dec][dec]... message` into a stamp and the message. `None` when the brackets
-/// are not a valid decoration set.
-fn parse_decorations(line: &[u8]) -> Option<(Stamp, &[u8])> {
-    parse_decorations_by::<true>(line)
-}
-
-/// [`parse_decorations`], with (`QUICK`) or without the one-pass reading of the usual
-/// decorations; the tests check that both give the same result for any line.
-fn parse_decorations_by<const QUICK: bool>(line: &[u8]) -> Option<(Stamp, &[u8])> {
-    if QUICK {
-        if let Some(known) = LAST_DECORATIONS
-            .with_borrow(|(bytes, stamp)| bytes.begins(line).then_some((*stamp, bytes.len)))
-        {
-            return Some((known.0, &line[known.1..]));
-        }
+/// are not a valid decoration set. `QUICK`: with the one-pass reading of the usual
+/// decorations and the decorations `parser` remembers (and then remembers this line's);
+/// without, each decoration is read apart. The tests check that both give the same result
+/// for any line.
+fn parse_decorations_by<'l, const QUICK: bool>(
+    line: &'l [u8],
+    parser: &mut LineParser,
+) -> Option<(Stamp, &'l [u8])> {
+    if QUICK && parser.decorations.begins(line) {
+        return Some((parser.stamp, &line[parser.decorations.len..]));
     }
     let mut found = Decorations::default();
     let mut pos = 0;
@@ -91,7 +106,7 @@ fn parse_decorations_by<const QUICK: bool>(line: &[u8]) -> Option<(Stamp, &[u8])
         match line.get(pos) {
             Some(b'[') => {
                 if QUICK && tail_start.is_none() {
-                    if let Some(msg) = LAST_TAIL.with_borrow(|tail| tail.skip(&line[pos..])) {
+                    if let Some(msg) = parser.tail.skip(&line[pos..]) {
                         break msg;
                     }
                     tail_start = Some((pos, found.numbers_read));
@@ -100,8 +115,8 @@ fn parse_decorations_by<const QUICK: bool>(line: &[u8]) -> Option<(Stamp, &[u8])
             }
             Some(b' ') => {
                 if let Some((start, numbers_read)) = tail_start {
-                    if found.numbers_read == numbers_read {
-                        LAST_TAIL.with_borrow_mut(|tail| tail.set(&line[start..=pos]));
+                    if QUICK && found.numbers_read == numbers_read {
+                        parser.tail.set(&line[start..=pos]);
                     }
                 }
                 break &line[pos + 1..];
@@ -112,18 +127,13 @@ fn parse_decorations_by<const QUICK: bool>(line: &[u8]) -> Option<(Stamp, &[u8])
     };
     let stamp = found.into_stamp();
     let msg_start = line.len() - msg.len();
-    if QUICK && line[..msg_start].ends_with(b"] ") {
-        LAST_DECORATIONS.with_borrow_mut(|(bytes, known)| {
-            if bytes.set(&line[..msg_start]) {
-                *known = stamp;
-            }
-        });
+    if QUICK && line[..msg_start].ends_with(b"] ") && parser.decorations.set(&line[..msg_start]) {
+        parser.stamp = stamp;
     }
     Some((stamp, msg))
 }
 
-/// Decorations remembered from the last line read on this thread, with the space after
-/// them. Two memos: all of a line's decorations (`[12.345s][info][gc,phases    ] `) with
+/// Decorations remembered from the line before, with the space after them. Two memos: all of a line's decorations (`[12.345s][info][gc,phases    ] `) with
 /// the stamp they gave, and those after the first when they held no number (levels, tags
 /// and host names, which change nothing in a stamp). Most lines of a log repeat both (a
 /// `gc*` log's details share their collection's stamp), so a line that begins with the
@@ -139,11 +149,6 @@ impl RememberedBytes {
     /// Longest decorations remembered: an uptime, a level and padded tags are about 35
     /// bytes.
     const MAX: usize = 64;
-
-    const NONE: RememberedBytes = RememberedBytes {
-        bytes: [0; RememberedBytes::MAX],
-        len: 0,
-    };
 
     /// What follows the remembered bytes at the start of `rest`, when they are there.
     #[inline]
@@ -185,15 +190,13 @@ impl RememberedBytes {
     }
 }
 
-std::thread_local! {
-    static LAST_TAIL: std::cell::RefCell<RememberedBytes> =
-        const { std::cell::RefCell::new(RememberedBytes::NONE) };
-    static LAST_DECORATIONS: std::cell::RefCell<(RememberedBytes, Stamp)> = const {
-        std::cell::RefCell::new((
-            RememberedBytes::NONE,
-            Stamp { uptime_ns: None, wall_ms: None, pid: None },
-        ))
-    };
+impl Default for RememberedBytes {
+    fn default() -> Self {
+        RememberedBytes {
+            bytes: [0; RememberedBytes::MAX],
+            len: 0,
+        }
+    }
 }
 
 /// What the decorations of one line said, until they are all read.

@@ -8,6 +8,7 @@
 use crate::classify::{ClassifiedLine, LineFeed};
 use crate::input::Input;
 use crate::lines::{Line, LineReader};
+use crate::parse::LineParser;
 use crate::stitch::Stitcher;
 use crate::{input, Error};
 use std::collections::BTreeMap;
@@ -92,6 +93,7 @@ struct Filling {
     recognised: u64,
     /// Only the first unparsed line is shown: keep the text of one.
     keep_text: bool,
+    parser: LineParser,
 }
 
 impl Filling {
@@ -116,6 +118,7 @@ impl Filling {
         let raw = &batch.lines[batch.parsed.len()];
         let (unterminated, truncated) = (raw.unterminated, raw.truncated);
         let line = ClassifiedLine::new(
+            &mut self.parser,
             batch.line_text(batch.parsed.len()),
             unterminated,
             truncated,
@@ -177,6 +180,7 @@ pub(crate) fn read_lines(
         batch: Batch::new(),
         recognised: 0,
         keep_text: true,
+        parser: LineParser::default(),
     };
     // The analysis on this thread takes the lines one by one (see `Destination::Here`).
     let mut direct = false;

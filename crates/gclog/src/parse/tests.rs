@@ -681,9 +681,10 @@ mod quick_decorations {
         fn quick_and_apart_agree(pieces in proptest::collection::vec(piece(), 1..12)) {
             let line = format!("[{}", pieces.concat());
             let line = line.as_bytes();
+            let mut parser = LineParser::default();
             prop_assert_eq!(
-                parse_decorations_by::<true>(line),
-                parse_decorations_by::<false>(line),
+                parse_decorations_by::<true>(line, &mut parser),
+                parse_decorations_by::<false>(line, &mut LineParser::default()),
                 "{}", String::from_utf8_lossy(line)
             );
         }
@@ -707,13 +708,15 @@ mod quick_decorations {
                     format!("{joined}{end}")
                 })
                 .collect();
+            // One parser for all the lines, as a log's are read.
+            let mut parser = LineParser::default();
             for (first, tail, message) in lines {
                 let tail = tails.get(tail).map_or("", String::as_str);
                 let line = format!("[{first}]{tail}{message}");
                 let line = line.as_bytes();
                 prop_assert_eq!(
-                    parse_decorations_by::<true>(line),
-                    parse_decorations_by::<false>(line),
+                    parse_decorations_by::<true>(line, &mut parser),
+                    parse_decorations_by::<false>(line, &mut LineParser::default()),
                     "{}", String::from_utf8_lossy(line)
                 );
             }
