@@ -26,7 +26,7 @@ use std::sync::{Condvar, Mutex};
 use crate::classify::{ClassifiedLine, LineFeed};
 use crate::lines::LineReader;
 use crate::parse::LineParser;
-use crate::reading::{stitch_line, ReadSummary, Sniff};
+use crate::reading::{pass_printouts, stitch_line, ReadSummary, Sniff};
 use crate::stitch::Stitcher;
 use crate::Error;
 
@@ -332,9 +332,11 @@ fn join(
                     analyzer.apply(ClassifiedLine::new(parser, bytes, u, t, true), number);
                 },
             );
+            let number = line.number;
+            pass_printouts(&mut reader, stitcher, end - start);
             if stitcher.is_idle() {
-                while idle.next_if(|p| p.lines < line.number).is_some() {}
-                if let Some(point) = idle.next_if(|p| p.lines == line.number) {
+                while idle.next_if(|p| p.lines < number).is_some() {}
+                if let Some(point) = idle.next_if(|p| p.lines == number) {
                     meet = Some(*point);
                     break;
                 }
@@ -438,6 +440,10 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
                 }
             },
         );
+        if index > 0 || recognised > 0 {
+            // Known to be a log, or a chunk the first decided on: no binary-data check.
+            chunk.count += pass_printouts(&mut reader, &chunk.stitcher, end - start);
+        }
         if chunk.stitcher.is_idle() && chunk.idle.len() < MAX_IDLE_POINTS {
             chunk.idle.push(IdlePoint {
                 lines: chunk.count,

@@ -111,6 +111,30 @@ impl<R: Read> LineReader<R> {
         self.line_no > 0 || !self.detect_terminator
     }
 
+    /// Passes over whole lines that are already buffered without handing them out, as many
+    /// as `sweep` says: it is given the buffered text that starts before input offset
+    /// `end` and returns how many bytes and lines at its start to pass over (whole lines,
+    /// each ended by `\n`, none longer than [`MAX_LINE`]). Returns the lines passed over.
+    /// Nothing is passed over in a log whose lines end in a lone `\r`, or while an overlong
+    /// line is skipped.
+    pub fn pass_lines_before(
+        &mut self,
+        end: u64,
+        sweep: impl FnOnce(&[u8]) -> (usize, u64),
+    ) -> u64 {
+        if self.terminator != b'\n' || self.skipping || !self.terminator_decided() {
+            return 0;
+        }
+        let room = end.saturating_sub(self.offset_of(self.start));
+        let ahead = &self.buf[self.start..self.end];
+        let ahead = &ahead[..ahead.len().min(usize::try_from(room).unwrap_or(usize::MAX))];
+        let (bytes, lines) = sweep(ahead);
+        debug_assert!(bytes <= ahead.len() && (bytes == 0 || ahead[bytes - 1] == b'\n'));
+        self.start += bytes;
+        self.line_no += lines;
+        lines
+    }
+
     /// [`LineReader::next_line`] at the end of the buffer, for an overlong line, or before
     /// the terminator is decided.
     #[cold]
@@ -293,6 +317,37 @@ mod tests {
                 MAX_LINE as u64 + 1
             );
         }
+    }
+
+    #[test]
+    fn lines_passed_over_are_counted_and_the_next_one_is_where_they_end() {
+        let input = b"first\nskip one\nskip two\nkept\n";
+        let mut reader = LineReader::new(&input[..]);
+        reader.next_line().unwrap();
+        let mut seen = Vec::new();
+        let passed = reader.pass_lines_before(u64::MAX, |ahead| {
+            seen.extend_from_slice(ahead);
+            (18, 2)
+        });
+        assert_eq!((passed, &seen[..]), (2, &input[6..]));
+        let line = reader.next_line().unwrap().unwrap();
+        assert_eq!(
+            (line.bytes, line.number, line.offset),
+            (&b"kept"[..], 4, 24)
+        );
+
+        // Only what starts before `end` is offered.
+        let mut reader = LineReader::new(&input[..]);
+        reader.next_line().unwrap();
+        reader.pass_lines_before(10, |ahead| {
+            assert_eq!(ahead, b"skip");
+            (0, 0)
+        });
+
+        // Lines ending in a lone CR are never passed over.
+        let mut reader = LineReader::new(&b"a\rb\rc\r"[..]);
+        reader.next_line().unwrap();
+        assert_eq!(reader.pass_lines_before(u64::MAX, |_| panic!("offered")), 0);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use crate::classify::{ClassifiedLine, LineFeed};
 use crate::input::Input;
-use crate::lines::{Line, LineReader};
+use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::parse::LineParser;
 use crate::stitch::Stitcher;
 use crate::{input, Error};
@@ -200,6 +200,7 @@ pub(crate) fn read_lines(
                     feed.line(bytes, number, u, t);
                 },
             );
+            count += pass_printouts(&mut lines, &stitcher, u64::MAX);
             continue;
         }
         stitch_line(
@@ -210,6 +211,10 @@ pub(crate) fn read_lines(
                 filling.push(bytes, number, u, t);
             },
         );
+        if filling.recognised > 0 {
+            // Known to be a log: lines passed over need no binary-data check.
+            count += pass_printouts(&mut lines, &stitcher, u64::MAX);
+        }
         if matches!(destination, Destination::Here(_)) && filling.recognised > 0 {
             destination.deliver(filling.take());
             direct = true;
@@ -360,6 +365,20 @@ pub(crate) fn stitch_line(
     } else {
         stitcher.push(line.bytes, number, &mut feed);
     }
+}
+
+/// Passes over the buffered lines that start before input offset `end` and that the
+/// stitcher would pass over one by one (printouts inside a JDK 8 event); returns how many.
+#[inline]
+pub(crate) fn pass_printouts<R: std::io::Read>(
+    lines: &mut LineReader<R>,
+    stitcher: &Stitcher,
+    end: u64,
+) -> u64 {
+    if !stitcher.holds_event() {
+        return 0;
+    }
+    lines.pass_lines_before(end, |ahead| stitcher.printouts_ahead(ahead, MAX_LINE))
 }
 
 /// What the first lines of an input say about whether it is a log at all.

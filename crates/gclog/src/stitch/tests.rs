@@ -203,3 +203,72 @@ fn pending_text_is_capped() {
     assert!(longest <= MAX_PENDING);
     assert!(emitted >= 2);
 }
+
+/// Lines of JDK 8 events and what may come between them: the pieces the chunks test cuts
+/// logs from, printouts with and without brackets, blank lines and lines holding a
+/// concurrent phase or G1 ergonomics after a printout's text.
+fn sweep_pieces() -> Vec<&'static str> {
+    let extra = [
+        "",
+        "   ",
+        "\t",
+        "Statistics for BinaryTreeDictionary:",
+        "Total Free Space: 469745664",
+        "  eden space 1048576K,  76% used [0x0000000640000000, 0x000000067140a1f0, 0x0000000680000000)",
+        "size[3] : demand: 1693, old_rate: 0.000000",
+        "text [CMS-concurrent-sweep: 0.1/0.2 secs] more",
+        "text [GC concurrent-mark-end, 0.0010000 secs]",
+        "text [G1Ergonomics (Heap Sizing) expand]",
+        "text [Cx] [Gy]",
+        "[",
+        " , 0.1 secs]",
+        " 10.0: [ParNew: 1K->1K(2K), 0.1 secs]",
+    ];
+    include_str!("../../tests/data/event_pieces.txt")
+        .lines()
+        .chain(extra)
+        .collect()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Passing over the printouts `printouts_ahead` names, in one sweep of the text that
+    /// follows each line, hands on the same lines with the same numbers as pushing every
+    /// line, whatever the lines and however little of the text is visible.
+    #[test]
+    fn sweeping_printouts_changes_nothing(
+        lines in proptest::collection::vec(proptest::sample::select(sweep_pieces()), 1..120),
+        visible in 1usize..400,
+        max_line in 20usize..200,
+    ) {
+        let mut text = Vec::new();
+        for line in &lines {
+            text.extend_from_slice(line.as_bytes());
+            text.push(b'\n');
+        }
+        let one_by_one = stitch(&lines);
+
+        let mut stitcher = Stitcher::new();
+        let mut swept = Vec::new();
+        let mut emit = |l: &[u8], n: u64| swept.push((String::from_utf8_lossy(l).into_owned(), n));
+        let (mut at, mut number) = (0, 0u64);
+        while at < text.len() {
+            let end = at + memchr::memchr(b'\n', &text[at..]).unwrap();
+            number += 1;
+            stitcher.push(&text[at..end], number, &mut emit);
+            at = end + 1;
+            let ahead = &text[at..(at + visible).min(text.len())];
+            let (bytes, passed) = stitcher.printouts_ahead(ahead, max_line);
+            proptest::prop_assert_eq!(
+                passed as usize,
+                memchr::memchr_iter(b'\n', &ahead[..bytes]).count()
+            );
+            proptest::prop_assert!(bytes == 0 || ahead[bytes - 1] == b'\n');
+            at += bytes;
+            number += passed;
+        }
+        stitcher.finish(&mut emit);
+        proptest::prop_assert_eq!(one_by_one, swept);
+    }
+}
