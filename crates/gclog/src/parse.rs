@@ -821,6 +821,11 @@ fn date_stamp(s: &[u8]) -> Option<(i64, &[u8])> {
         if glued_to_text {
             return iso_timestamp_ms(stamp).map(|ms| (ms, after));
         }
+        // The usual `: ` right after the stamp: a stamp that reads has no `: ` in it, so
+        // this is the first one, found without searching.
+        if let (Some(rest), Some(ms)) = (after.strip_prefix(b": "), iso_timestamp_ms(stamp)) {
+            return Some((ms, rest));
+        }
     }
     let colon_sp = find_colon_space(s)?;
     let text = &s[..colon_sp];

@@ -188,38 +188,138 @@ pub fn jdk8_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
 }
 
 /// `jdk8_heap` of one event's text, without copying it: words end at spaces and commas, and
-/// nested groups (`[ParNew: ...]`) separate the text outside them.
+/// nested groups (`[ParNew: ...]`) separate the text outside them (the gaps). The young
+/// generation's transition is the last word with a `->` in the first group, the heap's the
+/// last one in the last gap that holds any.
+///
+/// One pass over the brackets and arrows: the text between them is never looked at, and
+/// only the two words wanted are read (a CMS remark with date stamps has a dozen groups
+/// and gaps, and its dates hold more `-` than its transitions).
 fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
-    let word_end = |c: u8| c == b' ' || c == b',';
+    // Where the last `->` seen so far starts.
+    let mut last_arrow: Option<usize> = None;
+    let mut depth = 0usize;
+    // The gap being read starts here, after the last top-level group closed.
+    let mut gap_start = 0;
+    // The open top-level group's `[`, and the last `->` before it.
+    let mut open = 0;
+    let mut arrow_before_open = None;
+    let mut first_group_closed = false;
     let mut young = None;
-    // The text outside the nested groups is the gaps between them; the last gap holding a
-    // transition holds the heap's.
-    let mut last_gap_with_arrow: Option<&[u8]> = None;
-    let mut from = 0;
-    for (i, group) in top_level_groups(inner, b'[', b']').enumerate() {
-        let at = group.as_ptr() as usize - inner.as_ptr() as usize;
-        let gap = &inner[from..(at - 1).max(from)];
-        if has_arrow(gap) {
-            last_gap_with_arrow = Some(gap);
-        }
-        from = at + group.len() + 1;
-        if i == 0 {
-            young = last_transition_word(group, word_end).and_then(heap_change);
+    // The last gap that holds a `->`: where it starts and ends, and its last `->`.
+    let mut heap_gap: Option<(usize, usize, usize)> = None;
+    for at in memchr::memchr3_iter(b'[', b']', b'>', inner) {
+        match inner[at] {
+            b'>' => {
+                if at > 0 && inner[at - 1] == b'-' {
+                    last_arrow = Some(at - 1);
+                }
+            }
+            b'[' => {
+                if depth == 0 {
+                    open = at;
+                    arrow_before_open = last_arrow;
+                }
+                depth += 1;
+            }
+            _ => {
+                if depth == 0 {
+                    continue; // a stray `]` is text
+                }
+                depth -= 1;
+                if depth > 0 {
+                    continue;
+                }
+                if let Some(arrow) = arrow_before_open.filter(|&a| a >= gap_start) {
+                    heap_gap = Some((gap_start, open, arrow));
+                }
+                if !first_group_closed {
+                    first_group_closed = true;
+                    young = last_arrow
+                        .filter(|&a| a > open)
+                        .and_then(|arrow| heap_change(word_around(inner, open + 1, at, arrow)));
+                }
+                gap_start = at + 1;
+            }
         }
     }
-    let gap = &inner[from.min(inner.len())..];
-    if has_arrow(gap) {
-        last_gap_with_arrow = Some(gap);
+    // The text after the last group closed, with any group left open in it.
+    if let Some(arrow) = last_arrow.filter(|&a| a >= gap_start) {
+        heap_gap = Some((gap_start, inner.len(), arrow));
     }
-    let heap = last_gap_with_arrow
-        .and_then(|text| last_transition_word(text, word_end))
-        .and_then(heap_change);
+    let heap =
+        heap_gap.and_then(|(start, end, arrow)| heap_change(word_around(inner, start, end, arrow)));
     (heap, young)
+}
+
+/// The word of `text[start..end]` (words end at spaces and commas) that holds position `at`.
+fn word_around(text: &[u8], start: usize, end: usize, at: usize) -> &[u8] {
+    let separates = |c: &u8| *c == b' ' || *c == b',';
+    let from = text[start..at]
+        .iter()
+        .rposition(separates)
+        .map_or(start, |p| start + p + 1);
+    let to = text[at..end]
+        .iter()
+        .position(separates)
+        .map_or(end, |p| at + p);
+    &text[from..to]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`event_heap`] as it was written first, over the groups one by one: what the one-pass
+    /// reading must agree with.
+    fn event_heap_by_groups(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
+        let word_end = |c: u8| c == b' ' || c == b',';
+        let mut young = None;
+        let mut last_gap_with_arrow: Option<&[u8]> = None;
+        let mut from = 0;
+        for (i, group) in top_level_groups(inner, b'[', b']').enumerate() {
+            let at = group.as_ptr() as usize - inner.as_ptr() as usize;
+            let gap = &inner[from..(at - 1).max(from)];
+            if has_arrow(gap) {
+                last_gap_with_arrow = Some(gap);
+            }
+            from = at + group.len() + 1;
+            if i == 0 {
+                young = last_transition_word(group, word_end).and_then(heap_change);
+            }
+        }
+        let gap = &inner[from.min(inner.len())..];
+        if has_arrow(gap) {
+            last_gap_with_arrow = Some(gap);
+        }
+        let heap = last_gap_with_arrow
+            .and_then(|text| last_transition_word(text, word_end))
+            .and_then(heap_change);
+        (heap, young)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Events made of the pieces real ones hold, brackets left open or closed twice,
+        /// arrows at every depth and dates between them read as group by group.
+        #[test]
+        fn one_pass_reads_the_heap_as_group_by_group(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "[", "]", "[ParNew: ", "[ParNew: 100K->10K(200K), 0.01 secs]", "[x]", "[a [b] c]",
+                "[1K->2K]", "GC ", "100K->10K(200K)", "1K->2K", "->", "-", ">", ", ", " ",
+                "0.01 secs", "2020-09-13T12:26:37.504+0000: ", "58M(91%)->64M(100%)",
+                "24.0M(256.0M)->4000.0K(256.0M)",
+            ]), 0..16),
+        ) {
+            let text = pieces.concat();
+            proptest::prop_assert_eq!(
+                event_heap(text.as_bytes()),
+                event_heap_by_groups(text.as_bytes()),
+                "{}", text
+            );
+        }
+    }
 
     #[test]
     fn sizes_and_transitions() {
