@@ -23,6 +23,7 @@ pub mod lines;
 pub mod num;
 pub mod parse;
 mod reading;
+mod scan;
 pub mod stitch;
 
 pub use classify::LineFeed;

@@ -588,7 +588,7 @@ fn bracket_groups(s: &[u8], open: u8, close: u8) -> Vec<&[u8]> {
 fn top_level_groups(s: &[u8], open: u8, close: u8) -> impl Iterator<Item = &[u8]> {
     let mut depth = 0usize;
     let mut start = 0;
-    memchr::memchr2_iter(open, close, s).filter_map(move |i| {
+    crate::scan::any_of(s, [open, close]).filter_map(move |i| {
         if s[i] == open {
             if depth == 0 {
                 start = i + 1;
@@ -1097,7 +1097,7 @@ fn collects_old_generation(line: &[u8]) -> bool {
 
 fn matching_bracket(s: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
-    for i in memchr::memchr2_iter(b'[', b']', s) {
+    for i in crate::scan::any_of(s, [b'[', b']']) {
         if s[i] == b'[' {
             depth += 1;
         } else {

@@ -176,7 +176,7 @@ impl Stitcher {
             return (0, 0);
         }
         let (mut passed, mut lines) = (0, 0);
-        for at in memchr::memchr2_iter(b'\n', b'[', text) {
+        for at in crate::scan::any_of(text, [b'\n', b'[']) {
             if text[at] == b'[' {
                 // Maybe a fragment to cut out (see `next_fragment`): `push` decides.
                 if matches!(text.get(at + 1), Some(b'C' | b'G')) {
@@ -373,7 +373,7 @@ fn is_cms_remark(event: &[u8]) -> bool {
 
 /// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below 0).
 fn bracket_depth(text: &[u8], mut depth: usize) -> usize {
-    for at in memchr::memchr2_iter(b'[', b']', text) {
+    for at in crate::scan::any_of(text, [b'[', b']']) {
         if text[at] == b'[' {
             depth += 1;
         } else {
@@ -544,7 +544,7 @@ fn stamps_before(text: &[u8], at: usize) -> usize {
 /// Position of the `]` closing the `[` at the start of `text`.
 fn closing_bracket(text: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
-    for at in memchr::memchr2_iter(b'[', b']', text) {
+    for at in crate::scan::any_of(text, [b'[', b']']) {
         if text[at] == b'[' {
             depth += 1;
         } else {

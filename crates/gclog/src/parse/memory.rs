@@ -208,7 +208,7 @@ fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
     let mut young = None;
     // The last gap that holds a `->`: where it starts and ends, and its last `->`.
     let mut heap_gap: Option<(usize, usize, usize)> = None;
-    for at in memchr::memchr3_iter(b'[', b']', b'>', inner) {
+    for at in crate::scan::any_of(inner, [b'[', b']', b'>']) {
         match inner[at] {
             b'>' => {
                 if at > 0 && inner[at - 1] == b'-' {
