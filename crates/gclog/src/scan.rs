@@ -124,8 +124,8 @@ mod tests {
             for block in text.chunks_exact(BLOCK) {
                 let block = block.try_into().unwrap();
                 prop_assert_eq!(
-                    matches_in(block, &[b'\0', b'\xff']),
-                    bytewise_matches_in(block, &[b'\0', b'\xff'])
+                    matches_in(block, b"\0\xff"),
+                    bytewise_matches_in(block, b"\0\xff")
                 );
             }
         }
