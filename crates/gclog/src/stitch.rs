@@ -141,7 +141,7 @@ impl Stitcher {
                 // The stamps the previous line left without their `: ` are this event's.
                 let mut joined = std::mem::take(&mut self.orphan_stamps);
                 joined.extend_from_slice(line);
-                self.open(&joined, number, emit);
+                self.open(&joined, number, false, emit);
                 joined.clear();
                 self.orphan_stamps = joined;
             } else {
@@ -153,7 +153,7 @@ impl Stitcher {
                     emit(line, number);
                     return;
                 }
-                self.open(line, number, emit);
+                self.open(line, number, true, emit);
             }
         } else {
             self.continue_event(line, number, emit);
@@ -212,19 +212,30 @@ impl Stitcher {
         self.holds_scavenge = false;
     }
 
-    /// A line that may start an event: handed on at once when its brackets close on it.
-    fn open(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+    /// A line that may start an event (`opens`: [`may_open_event`] said so of it): handed
+    /// on at once when its brackets close on it.
+    fn open(&mut self, line: &[u8], number: u64, opens: bool, emit: &mut dyn FnMut(&[u8], u64)) {
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
         cut_fragments(line, number, &mut kept, &mut self.held, emit);
-        self.open_kept(&kept, number, emit);
+        // Unless something was cut out, what is kept opens an event as the line does.
+        let opens = opens && kept.len() == line.len();
+        self.open_kept(&kept, number, opens, emit);
         self.scratch = kept;
     }
 
-    /// `open` for a line whose fragments are already cut out.
-    fn open_kept(&mut self, kept: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
-        let kept = &kept[..printout_start(kept).unwrap_or(kept.len())];
-        let depth = if may_open_event(kept) {
+    /// `open` for a line whose fragments are already cut out; `opens`: it is known to be
+    /// one that [`may_open_event`] (else that is asked).
+    fn open_kept(
+        &mut self,
+        kept: &[u8],
+        number: u64,
+        opens: bool,
+        emit: &mut dyn FnMut(&[u8], u64),
+    ) {
+        let printout = printout_start(kept);
+        let kept = &kept[..printout.unwrap_or(kept.len())];
+        let depth = if (opens && printout.is_none()) || may_open_event(kept) {
             bracket_depth(kept, 0)
         } else {
             0
@@ -266,7 +277,7 @@ impl Stitcher {
                 // as it is and take this line afresh.
                 emit(&self.pending, self.first_line);
                 self.reset();
-                self.open_kept(&kept, number, emit);
+                self.open_kept(&kept, number, false, emit);
             }
         }
         self.scratch = kept;
@@ -316,13 +327,24 @@ struct AfterStamps {
 }
 
 fn after_stamps(line: &[u8]) -> Option<AfterStamps> {
-    let stamp_byte = |c: &u8| {
-        matches!(
-            c,
-            b'0'..=b'9' | b'.' | b',' | b':' | b'-' | b'+' | b'T' | b'Z' | b' ' | b'#'
-        )
+    // A table rather than a `matches!` of ten ranges: this runs on every line that starts
+    // with a digit, over its stamps.
+    const STAMP_BYTES: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut c = b'0';
+        while c <= b'9' {
+            table[c as usize] = true;
+            c += 1;
+        }
+        let others = b".,:-+TZ #";
+        let mut i = 0;
+        while i < others.len() {
+            table[others[i] as usize] = true;
+            i += 1;
+        }
+        table
     };
-    let at = line.iter().position(|c| !stamp_byte(c))?;
+    let at = line.iter().position(|&c| !STAMP_BYTES[usize::from(c)])?;
     Some(AfterStamps {
         at,
         unsure: at >= 16 && line[at - 12] == b'-',
@@ -391,14 +413,7 @@ fn printout_start(text: &[u8]) -> Option<usize> {
             .iter()
             .any(|marker| text[at..].starts_with(marker))
     };
-    let first = memchr::memchr3_iter(b'{', b'A', b'B', text).find(starts_printout);
-    let second = memchr::memchr2_iter(b'D', b'M', text)
-        .take_while(|&at| first.is_none_or(|f| at < f))
-        .find(starts_printout);
-    match (first, second) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
+    crate::scan::any_of(text, [b'{', b'A', b'B', b'D', b'M']).find(starts_printout)
 }
 
 /// Whether a line starting `text` is not one that [`may_continue`] an event (what follows
@@ -506,7 +521,7 @@ fn cut_fragments(
 /// phase (handed on) rather than G1 ergonomics (dropped).
 fn next_fragment(text: &[u8]) -> Option<(usize, bool)> {
     // Every fragment starts with a bracket: look only where one opens.
-    memchr::memchr_iter(b'[', text).find_map(|at| {
+    crate::scan::any_of(text, [b'[']).find_map(|at| {
         let here = &text[at..];
         // Every fragment's name starts with `C` or `G`; most brackets are others' (`size[8]`,
         // `[0x00000000e0000000, ...`): passed over without comparing the names.
