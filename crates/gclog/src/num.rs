@@ -168,10 +168,55 @@ fn any_iso_timestamp_ms(s: &[u8]) -> Option<i64> {
     Some(secs * 1000 + millis)
 }
 
+/// The minute of the last stamp read by [`hotspot_timestamp_ms`] on this thread: the lines
+/// of a JDK 8 log follow each other within the same minute, and each is looked at several
+/// times (by the stitcher, then the parser), so most stamps need only their seconds read.
+#[derive(Clone, Copy)]
+struct MinuteRead {
+    /// `2026-11-21T22:42:` and `+0000`.
+    minute: [u8; 17],
+    offset: [u8; 5],
+    /// The minute's start, in milliseconds since the epoch.
+    start_ms: i64,
+}
+
+std::thread_local! {
+    static LAST_MINUTE: std::cell::Cell<Option<MinuteRead>> = const { std::cell::Cell::new(None) };
+}
+
 /// [`iso_timestamp_ms`] of the stamp HotSpot prints (`2026-11-21T22:42:43.549+0000`), read
 /// in one pass without the general case's searching (it runs on every line of a JDK 8 log
 /// with `-XX:+PrintGCDateStamps`); `None` for anything else, which the general case reads.
 fn hotspot_timestamp_ms(s: &[u8; 28]) -> Option<i64> {
+    let into_minute = ms_into_minute(s)?;
+    let last = LAST_MINUTE.get();
+    if let Some(last) = last.filter(|m| s[..17] == m.minute && s[23..] == m.offset) {
+        return Some(last.start_ms + into_minute);
+    }
+    let ms = read_hotspot_timestamp_ms(s)?;
+    let mut minute = [0; 17];
+    minute.copy_from_slice(&s[..17]);
+    let mut offset = [0; 5];
+    offset.copy_from_slice(&s[23..]);
+    LAST_MINUTE.set(Some(MinuteRead {
+        minute,
+        offset,
+        start_ms: ms - into_minute,
+    }));
+    Some(ms)
+}
+
+/// `43.549` of `2026-11-21T22:42:43.549+0000`, in milliseconds (a leap second's `60`
+/// included).
+fn ms_into_minute(s: &[u8; 28]) -> Option<i64> {
+    let digit = |at: usize| s[at].is_ascii_digit().then(|| i64::from(s[at] - b'0'));
+    let seconds = digit(17)? * 10 + digit(18)?;
+    let millis = digit(20)? * 100 + digit(21)? * 10 + digit(22)?;
+    (s[19] == b'.' && seconds <= 60).then_some(seconds * 1000 + millis)
+}
+
+/// [`hotspot_timestamp_ms`] without the minute remembered.
+fn read_hotspot_timestamp_ms(s: &[u8; 28]) -> Option<i64> {
     let separators_in_place = s[4] == b'-'
         && s[7] == b'-'
         && s[10] == b'T'
@@ -264,7 +309,14 @@ mod tests {
             let stamp = format!(
                 "{year:04}-{month:02}-{day:02}T{hour:02}:{min:02}:{sec:02}.{ms:03}{sign}{off_h:02}{off_m:02}"
             );
-            for text in [&bytes[..], stamp.as_bytes()] {
+            // The same minute again, another second: read from the minute remembered.
+            let mut later = stamp.clone().into_bytes();
+            later[18] = b'0' + (later[18] - b'0' + 3) % 10;
+            later[21] = b'7';
+            // And in another time zone.
+            let mut elsewhere = later.clone();
+            elsewhere[25] = b'0' + (elsewhere[25] - b'0' + 1) % 10;
+            for text in [&bytes[..], stamp.as_bytes(), &later[..], &elsewhere[..], &bytes[..]] {
                 let usual = hotspot_timestamp_ms(text.try_into().unwrap());
                 proptest::prop_assert!(usual.is_none() || usual == any_iso_timestamp_ms(text));
                 proptest::prop_assert_eq!(iso_timestamp_ms(text), any_iso_timestamp_ms(text));
