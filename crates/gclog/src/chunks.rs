@@ -311,14 +311,9 @@ fn join(
         .copied();
     if meet.is_none() {
         let end = shared.chunk_end(index);
-        let mut reader = LineReader::continuing(
-            At {
-                file: shared.file,
-                pos: start,
-                end,
-            },
-            Vec::new(),
-        );
+        // This thread's buffer: it reads chunks too, never while it joins one.
+        let mut reader =
+            LineReader::continuing(At::first_lines(shared.file, start, end), BUFFER.take());
         let mut idle = chunk.idle.iter().peekable();
         while let Some(line) = reader.next_line()? {
             if start + line.offset >= end {
@@ -342,6 +337,7 @@ fn join(
                 }
             }
         }
+        BUFFER.set(reader.into_buffer());
     }
     // Not met: the log's stitcher stitched the whole chunk and goes on.
     let mut lines = chunk.lines;
@@ -394,11 +390,7 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
     let Some(start) = start else {
         return Ok(chunk);
     };
-    let at = At {
-        file,
-        pos: start,
-        end,
-    };
+    let at = At::whole(file, start, end);
     // The first chunk decides the line terminator as one thread does; the others continue.
     let mut reader = if index == 0 {
         LineReader::new(at)
@@ -489,6 +481,30 @@ struct At<'a> {
     file: &'a File,
     pos: u64,
     end: u64,
+    /// Most bytes the next read takes (it doubles after each): small for the log's
+    /// stitcher, which reads a chunk's first lines again only until it meets the chunk's
+    /// (a few KiB of the event open at its edge), unbounded for reading a whole chunk.
+    next_read: usize,
+}
+
+impl<'a> At<'a> {
+    /// `file` from `pos`, a chunk ending at `end`, read whole.
+    fn whole(file: &'a File, pos: u64, end: u64) -> Self {
+        At {
+            file,
+            pos,
+            end,
+            next_read: usize::MAX,
+        }
+    }
+
+    /// `file` from `pos`, a chunk ending at `end`, of which the first lines are wanted.
+    fn first_lines(file: &'a File, pos: u64, end: u64) -> Self {
+        At {
+            next_read: PAST_END_READ,
+            ..At::whole(file, pos, end)
+        }
+    }
 }
 
 impl Read for At<'_> {
@@ -496,7 +512,9 @@ impl Read for At<'_> {
         let want = match self.end.checked_sub(self.pos) {
             Some(before_end) if before_end > 0 => buf.len().min(before_end as usize),
             _ => buf.len().min(PAST_END_READ),
-        };
+        }
+        .min(self.next_read);
+        self.next_read = self.next_read.saturating_mul(2);
         let n = self.file.read_at(&mut buf[..want], self.pos)?;
         self.pos += n as u64;
         Ok(n)
