@@ -756,3 +756,57 @@ mod quick_decorations {
         }
     }
 }
+
+/// `parse_jdk8_times` with every field searched for: what reading them in order must agree with.
+fn jdk8_times_searched(s: &[u8]) -> Option<Cpu> {
+    let field = |key: &[u8]| -> Option<u64> {
+        let at = crate::num::find(s, key)? + key.len();
+        secs_to_ns(times_number(&s[at..]).0)
+    };
+    Some(Cpu {
+        user_ns: field(b"user=")?,
+        sys_ns: field(b"sys=")?,
+        real_ns: field(b"real=")?,
+    })
+}
+
+proptest::proptest! {
+    /// The fields of a `[Times: ...]` read in HotSpot's order read as searched for, in any
+    /// order, with numbers of any form and other text around them.
+    #[test]
+    fn times_in_order_read_as_searched_for(
+        // HotSpot's order most of the time, others now and then.
+        prefix in proptest::sample::select(vec!["", "", "", "x", " ", "sys=1 "]),
+        numbers in [(); 3].map(|()| proptest::sample::select(vec![
+            "0.45", "0,02", "12", "", "1.", ",", "0.02,", "3.5x", "0.10",
+        ])),
+        sys in proptest::sample::select(vec![" sys=", " sys=", " sys=", "sys=", " sys= ", " user="]),
+        real in proptest::sample::select(vec![" real=", " real=", " real=", ", real=", " real", " sys="]),
+        tail in proptest::sample::select(vec![" secs]", "", "x", " real=9"]),
+    ) {
+        let [user_time, sys_time, real_time] = numbers;
+        let text = format!("{prefix}user={user_time}{sys}{sys_time}{real}{real_time}{tail}");
+        proptest::prop_assert_eq!(
+            parse_jdk8_times(text.as_bytes()),
+            jdk8_times_searched(text.as_bytes()),
+            "{}", text
+        );
+    }
+}
+
+#[test]
+fn cms_phases_are_found_wherever_they_are() {
+    assert_eq!(
+        cms_phases(b"GC (CMS Initial Mark) [1 CMS-initial-mark: 10K(20K)]"),
+        (true, false)
+    );
+    assert_eq!(
+        cms_phases(b"GC (CMS Final Remark) [1 CMS-remark: 10K(20K)] 2020-09-13T12:26:37"),
+        (false, true)
+    );
+    assert_eq!(cms_phases(b"CMS-remark CMS-initial-mark"), (true, true));
+    assert_eq!(
+        cms_phases(b"-remark MS-initial-mark CMS- CMS-remar"),
+        (false, false)
+    );
+}
