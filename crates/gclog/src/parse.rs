@@ -978,6 +978,11 @@ fn parse_jdk8_times(s: &[u8]) -> Option<Cpu> {
             real_ns,
         });
     }
+    jdk8_times_searched(s)
+}
+
+/// [`parse_jdk8_times`] of fields in any order: each is searched for.
+fn jdk8_times_searched(s: &[u8]) -> Option<Cpu> {
     let field = |key: &[u8]| -> Option<u64> {
         let at = crate::num::find(s, key)? + key.len();
         secs_to_ns(times_number(&s[at..]).0)

@@ -757,19 +757,6 @@ mod quick_decorations {
     }
 }
 
-/// `parse_jdk8_times` with every field searched for: what reading them in order must agree with.
-fn jdk8_times_searched(s: &[u8]) -> Option<Cpu> {
-    let field = |key: &[u8]| -> Option<u64> {
-        let at = crate::num::find(s, key)? + key.len();
-        secs_to_ns(times_number(&s[at..]).0)
-    };
-    Some(Cpu {
-        user_ns: field(b"user=")?,
-        sys_ns: field(b"sys=")?,
-        real_ns: field(b"real=")?,
-    })
-}
-
 proptest::proptest! {
     /// The fields of a `[Times: ...]` read in HotSpot's order read as searched for, in any
     /// order, with numbers of any form and other text around them.
