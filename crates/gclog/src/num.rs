@@ -273,6 +273,9 @@ mod tests {
         assert_eq!(secs_to_ns(b"."), None);
         assert_eq!(secs_to_ns(b"1.2x"), None);
         assert_eq!(secs_to_ns(b"99999999999999999999"), None);
+        assert_eq!(decimal_scaled(b"18446744073709551615", 0), Some(u64::MAX));
+        assert_eq!(decimal_scaled(b"18446744073709551616", 0), None);
+        assert_eq!(decimal_scaled(b"1.5", 20), None);
         assert_eq!(duration_with_unit(b"1.626ms"), Some(1_626_000));
         assert_eq!(duration_with_unit(b"0,01s"), Some(10_000_000));
         assert_eq!(duration_with_unit(b"4155ns"), Some(4155));

@@ -1,4 +1,4 @@
-//! Where any of a few bytes are in a text, sixteen bytes at a time, for texts where they
+//! Where any of a few bytes are in a text, 32 bytes at a time, for texts where they
 //! are close together: the brackets of a JDK 8 event, the line ends and brackets of the
 //! printouts inside one.
 //!
@@ -6,7 +6,8 @@
 //! match, choosing an implementation and preparing its vectors each time: about 70
 //! instructions a match, more than the search itself when matches are a few bytes apart
 //! (a third of the time spent reading a JDK 8 CMS log went there). [`AnyOf`] compares a
-//! block of sixteen bytes with every byte wanted once and hands out all the block's matches
+//! block of 32 bytes (two vectors of sixteen: 5 % fewer instructions than one on a CMS log,
+//! the same as four) with every byte wanted once and hands out all the block's matches
 //! from one bit mask. `memchr` stays the tool for a single search through a long text.
 
 /// The positions in `text` of the bytes in `wanted`, in order; see [`any_of`].
@@ -34,7 +35,7 @@ pub(crate) fn any_of<const N: usize>(text: &[u8], wanted: [u8; N]) -> AnyOf<'_, 
     }
 }
 
-const BLOCK: usize = 16;
+const BLOCK: usize = 32;
 
 impl<const N: usize> Iterator for AnyOf<'_, N> {
     type Item = usize;
@@ -69,15 +70,18 @@ fn matches_in<const N: usize>(block: &[u8; BLOCK], wanted: &[u8; N]) -> u32 {
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
         _mm_setzero_si128,
     };
-    // SAFETY: SSE2 is part of every x86_64 processor; the load reads the sixteen bytes of
-    // `block` and needs no alignment.
+    // SAFETY: SSE2 is part of every x86_64 processor; the loads read the two halves of
+    // `block` and need no alignment.
     unsafe {
-        let bytes = _mm_loadu_si128(block.as_ptr().cast());
-        let mut found = _mm_setzero_si128();
+        let low = _mm_loadu_si128(block.as_ptr().cast());
+        let high = _mm_loadu_si128(block[16..].as_ptr().cast());
+        let (mut in_low, mut in_high) = (_mm_setzero_si128(), _mm_setzero_si128());
         for &byte in wanted {
-            found = _mm_or_si128(found, _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8)));
+            let byte = _mm_set1_epi8(byte as i8);
+            in_low = _mm_or_si128(in_low, _mm_cmpeq_epi8(low, byte));
+            in_high = _mm_or_si128(in_high, _mm_cmpeq_epi8(high, byte));
         }
-        _mm_movemask_epi8(found) as u32
+        (_mm_movemask_epi8(in_low) as u32 & 0xffff) | (_mm_movemask_epi8(in_high) as u32) << 16
     }
 }
 
