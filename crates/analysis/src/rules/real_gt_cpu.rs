@@ -6,7 +6,7 @@ use pauselab_pause::record::GcPause;
 
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
-use crate::rules::finding::{graded, ms, Finding};
+use crate::rules::finding::{graded, ms, whole_ms, Finding};
 use crate::rules::rule::{Context, Rule, Seen};
 use crate::rules::{busy_cpu, stopped_gt_gc, sys_gt_user};
 
@@ -57,11 +57,11 @@ impl Rule for RealGtCpu {
         self.sums.real_ns += u128::from(cpu.real_ns);
         self.tracker.hit(excess, seen.keep, || {
             let detail = format!(
-                "real {:.0} ms, user {:.0} ms + sys {:.0} ms: {:.0} ms off-CPU",
-                cpu.real_ns as f64 / 1e6,
-                cpu.user_ns as f64 / 1e6,
-                cpu.sys_ns as f64 / 1e6,
-                excess as f64 / 1e6
+                "real {} ms, user {} ms + sys {} ms: {} ms off-CPU",
+                whole_ms(cpu.real_ns),
+                whole_ms(cpu.user_ns),
+                whole_ms(cpu.sys_ns),
+                whole_ms(excess)
             );
             seen.evidence(seen.item.described(), detail, excess)
         });

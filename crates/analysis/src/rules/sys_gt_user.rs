@@ -4,7 +4,7 @@ use pauselab_pause::record::GcPause;
 
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
-use crate::rules::finding::{graded, ms, Finding};
+use crate::rules::finding::{graded, ms, whole_ms, Finding};
 use crate::rules::rule::{Context, Rule, Seen};
 
 pub(crate) const ID: &str = "sys_gt_user";
@@ -25,10 +25,10 @@ impl Rule for SysGtUser {
             let excess = cpu.sys_ns - cpu.user_ns;
             self.0.hit(cpu.sys_ns, seen.keep, || {
                 let detail = format!(
-                    "sys {:.0} ms > user {:.0} ms (real {:.0} ms)",
-                    cpu.sys_ns as f64 / 1e6,
-                    cpu.user_ns as f64 / 1e6,
-                    cpu.real_ns as f64 / 1e6
+                    "sys {} ms > user {} ms (real {} ms)",
+                    whole_ms(cpu.sys_ns),
+                    whole_ms(cpu.user_ns),
+                    whole_ms(cpu.real_ns)
                 );
                 seen.evidence(seen.item.described(), detail, excess)
             });
