@@ -204,8 +204,12 @@ impl Shared<'_> {
             if let Some(chunk) = done.remove(&index) {
                 return chunk.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             }
-            if next > index && next >= self.applied.load(Ordering::SeqCst) + self.window {
-                // Another thread reads it and there is nothing else to read.
+            let nothing_to_read =
+                next >= self.chunks || next >= self.applied.load(Ordering::SeqCst) + self.window;
+            if next > index && nothing_to_read {
+                // Another thread reads it and there is nothing else to read (waiting rather
+                // than asking again and again, which kept this thread busy while the last
+                // chunks were read).
                 let _unused = self.ready.wait(done).unwrap_or_else(|e| e.into_inner());
                 continue;
             }
