@@ -346,16 +346,14 @@ fn read_by_one_thread(input: &Input) -> bool {
             && input::open_splittable(input, 2 * crate::chunks::CHUNK).is_none())
 }
 
-/// Receives a logical line: its text, number, and whether it was unterminated or cut.
-pub(crate) type EmitLine<'a> = dyn FnMut(&[u8], u64, bool, bool) + 'a;
-
 /// Hands one physical line to the stitcher; `emit(text, number, unterminated, truncated)`
 /// receives the logical lines it completes, with the physical line's flags.
+#[inline]
 pub(crate) fn stitch_line(
     stitcher: &mut Stitcher,
     line: &Line<'_>,
     number: u64,
-    emit: &mut EmitLine<'_>,
+    emit: &mut impl FnMut(&[u8], u64, bool, bool),
 ) {
     let (unterminated, truncated) = (line.unterminated, line.truncated);
     let mut feed = |bytes: &[u8], number: u64| emit(bytes, number, unterminated, truncated);

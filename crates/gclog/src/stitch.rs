@@ -135,7 +135,30 @@ impl Stitcher {
 
     /// Feeds one physical line; `emit(line, number)` receives each complete logical line
     /// (a whole event, a concurrent phase cut out of one, or an unrelated line as it is).
-    pub fn push(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+    #[inline]
+    pub fn push(&mut self, line: &[u8], number: u64, emit: &mut impl FnMut(&[u8], u64)) {
+        // The usual line of a unified log, or one between JDK 8 events, is handed on as it
+        // is: inlined into the reader's loop, with `emit` called directly.
+        if self.is_idle() {
+            if !may_open_event(line) {
+                if let Some(end) = stamps_without_separator(line) {
+                    self.orphan_stamps.extend_from_slice(&line[..end]);
+                }
+                emit(line, number);
+                return;
+            }
+            let emit: &mut dyn FnMut(&[u8], u64) = emit;
+            self.open(line, number, true, emit);
+            if self.pending.is_empty() {
+                self.held.flush(emit);
+            }
+            return;
+        }
+        self.push_into_event(line, number, emit);
+    }
+
+    /// [`Stitcher::push`] of a line that may open an event or belong to one.
+    fn push_into_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
         if self.pending.is_empty() {
             if !self.orphan_stamps.is_empty() && opens_event_after_separator(line) {
                 // The stamps the previous line left without their `: ` are this event's.
