@@ -26,6 +26,11 @@ pub fn size_bytes(s: &[u8]) -> Option<u64> {
 /// `24M->4M(256M)`, `1234K->567K(8192K)`, ZGC's `58M(91%)->64M(100%)`; capacity is the
 /// number in parentheses after the arrow when it is a size.
 pub fn heap_change(token: &[u8]) -> Option<HeapChange> {
+    whole_sizes_change(token).or_else(|| any_heap_change(token))
+}
+
+/// [`heap_change`] of any of the forms it reads.
+fn any_heap_change(token: &[u8]) -> Option<HeapChange> {
     let arrow = crate::num::find(token, b"->")?;
     let before = &token[..arrow];
     let before = &before[..memchr::memchr(b'(', before).unwrap_or(before.len())];
@@ -40,6 +45,50 @@ pub fn heap_change(token: &[u8]) -> Option<HeapChange> {
     Some(HeapChange {
         before: size_bytes(before)?,
         after: size_bytes(after)?,
+        capacity,
+    })
+}
+
+/// [`heap_change`] of the form JDK 8 prints, whole sizes (`830688K->36167K(4980736K)`),
+/// read in one pass; `None` for any other, which the general reading reads.
+fn whole_sizes_change(token: &[u8]) -> Option<HeapChange> {
+    // A whole number (at most 15 digits: no overflow) and its unit, and what follows.
+    fn size(text: &[u8]) -> Option<(u64, &[u8])> {
+        let digits = text
+            .iter()
+            .take(16)
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if digits == 0 || digits > 15 {
+            return None;
+        }
+        let number = text[..digits]
+            .iter()
+            .fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'));
+        let scale: u64 = match text.get(digits)? {
+            b'B' => 1,
+            b'K' => 1 << 10,
+            b'M' => 1 << 20,
+            b'G' => 1 << 30,
+            b'T' => 1 << 40,
+            _ => return None,
+        };
+        let bytes = (u128::from(number) * u128::from(scale)).min(u128::from(u64::MAX)) as u64;
+        Some((bytes, &text[digits + 1..]))
+    }
+    let (before, rest) = size(token)?;
+    let (after, rest) = size(rest.strip_prefix(b"->")?)?;
+    let capacity = match rest {
+        [] => None,
+        [b'(', inner @ .., b')'] => match size(inner)? {
+            (capacity, []) => Some(capacity),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(HeapChange {
+        before,
+        after,
         capacity,
     })
 }
@@ -296,6 +345,32 @@ mod tests {
             .and_then(|text| last_transition_word(text, word_end))
             .and_then(heap_change);
         (heap, young)
+    }
+
+    proptest::proptest! {
+        /// Whole sizes read in one pass read as the general reading reads them, whatever
+        /// the digits, units and what surrounds them.
+        #[test]
+        fn whole_sizes_read_as_any_sizes(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "0", "7", "830688", "18446744073709551615", "K", "M", "B", "G", "T", "%",
+                "->", "(", ")", ".5", " ", "-",
+            ]), 0..10),
+            usual in (0u64..10_000_000, 0u64..10_000_000, 1u64..10_000_000,
+                proptest::sample::select(vec!["K", "M", "G", "B"])),
+            end in proptest::sample::select(vec![")", ")", "", "))", "%)", ") ", "K)"]),
+        ) {
+            let (before, after, capacity, unit) = usual;
+            let usual = format!("{before}{unit}->{after}{unit}({capacity}{unit}{end}");
+            for token in [pieces.concat(), usual] {
+                let quick = whole_sizes_change(token.as_bytes());
+                proptest::prop_assert!(
+                    quick.is_none() || quick == any_heap_change(token.as_bytes()),
+                    "{}", token
+                );
+                proptest::prop_assert_eq!(heap_change(token.as_bytes()), any_heap_change(token.as_bytes()));
+            }
+        }
     }
 
     proptest::proptest! {
