@@ -10,14 +10,7 @@ use crate::num::{decimal_scaled, duration_with_unit};
 /// `24M`, `1234K`, `0.0B`, `12.5G` into bytes.
 pub fn size_bytes(s: &[u8]) -> Option<u64> {
     let (&unit, num) = s.split_last()?;
-    let scale: u64 = match unit {
-        b'B' => 1,
-        b'K' => 1 << 10,
-        b'M' => 1 << 20,
-        b'G' => 1 << 30,
-        b'T' => 1 << 40,
-        _ => return None,
-    };
+    let scale = unit_bytes(unit)?;
     // Three fraction digits are more than any GC log prints.
     let thousandths = decimal_scaled(num, 3)?;
     Some((u128::from(thousandths) * u128::from(scale) / 1000).min(u128::from(u64::MAX)) as u64)
@@ -49,6 +42,18 @@ fn any_heap_change(token: &[u8]) -> Option<HeapChange> {
     })
 }
 
+/// Bytes in one of the units a size is written in (`B`, `K`, `M`, `G`, `T`).
+fn unit_bytes(unit: u8) -> Option<u64> {
+    Some(match unit {
+        b'B' => 1,
+        b'K' => 1 << 10,
+        b'M' => 1 << 20,
+        b'G' => 1 << 30,
+        b'T' => 1 << 40,
+        _ => return None,
+    })
+}
+
 /// [`heap_change`] of the form JDK 8 prints, whole sizes (`830688K->36167K(4980736K)`),
 /// read in one pass; `None` for any other, which the general reading reads.
 fn whole_sizes_change(token: &[u8]) -> Option<HeapChange> {
@@ -65,14 +70,7 @@ fn whole_sizes_change(token: &[u8]) -> Option<HeapChange> {
         let number = text[..digits]
             .iter()
             .fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'));
-        let scale: u64 = match text.get(digits)? {
-            b'B' => 1,
-            b'K' => 1 << 10,
-            b'M' => 1 << 20,
-            b'G' => 1 << 30,
-            b'T' => 1 << 40,
-            _ => return None,
-        };
+        let scale = unit_bytes(*text.get(digits)?)?;
         let bytes = (u128::from(number) * u128::from(scale)).min(u128::from(u64::MAX)) as u64;
         Some((bytes, &text[digits + 1..]))
     }
