@@ -140,6 +140,12 @@ impl Stitcher {
         // The usual line of a unified log, or one between JDK 8 events, is handed on as it
         // is: inlined into the reader's loop, with `emit` called directly.
         if self.is_idle() {
+            // A unified line (`[0.058s][info]...`) never opens an event nor leaves stamps
+            // open: told by its first bytes, without the calls below.
+            if line.first() == Some(&b'[') && !opens_event(line) {
+                emit(line, number);
+                return;
+            }
             if !may_open_event(line) {
                 if let Some(end) = stamps_without_separator(line) {
                     self.orphan_stamps.extend_from_slice(&line[..end]);

@@ -70,12 +70,19 @@ impl PauseType {
 
     /// A unified logging pause name after `Pause `.
     fn of_unified(rest: &str) -> PauseType {
-        let base = rest.split(" (").next().unwrap_or(rest);
-        match base {
-            "Young" if rest.contains("(Concurrent Start)") || rest.contains("(Initial Mark)") => {
+        // Looked at byte by byte where a group opens: `str::split` and `str::contains` build
+        // a searcher each time, and this runs several times for every pause.
+        let text = rest.as_bytes();
+        let opens = || (0..text.len()).filter(|&at| text[at] == b'(');
+        let has_group = |group: &[u8]| opens().any(|at| text[at..].starts_with(group));
+        let base_end = opens()
+            .find(|&at| at > 0 && text[at - 1] == b' ')
+            .map_or(text.len(), |at| at - 1);
+        match &rest[..base_end] {
+            "Young" if has_group(b"(Concurrent Start)") || has_group(b"(Initial Mark)") => {
                 PauseType::ConcurrentStart
             }
-            "Young" if rest.contains("(Mixed)") => PauseType::Mixed,
+            "Young" if has_group(b"(Mixed)") => PauseType::Mixed,
             "Young" => PauseType::Young,
             "Mixed" => PauseType::Mixed,
             "Full" => PauseType::Full,
@@ -136,4 +143,43 @@ pub fn is_gc_operation(op: &str) -> bool {
         || op.starts_with("CMS")
         || op.starts_with("Parallel")
         || op == "GC_HeapInspection"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PauseType;
+
+    /// The base name and groups of a unified pause name found with `str`'s searchers: what
+    /// the byte-by-byte reading must agree with.
+    fn of_unified_searched(rest: &str) -> Option<PauseType> {
+        let base = rest.split(" (").next().unwrap_or(rest);
+        match base {
+            "Young" if rest.contains("(Concurrent Start)") || rest.contains("(Initial Mark)") => {
+                Some(PauseType::ConcurrentStart)
+            }
+            "Young" if rest.contains("(Mixed)") => Some(PauseType::Mixed),
+            "Young" => Some(PauseType::Young),
+            _ => None,
+        }
+    }
+
+    proptest::proptest! {
+        /// Names of every shape (groups anywhere, spaces before them or not, text that is
+        /// not ASCII) read as the searchers read them.
+        #[test]
+        fn unified_names_read_as_searched_for(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "Young", "Mixed", " (", "(", ")", "Concurrent Start", "Initial Mark", "Normal",
+                "(Mixed)", " ", "é", "G1 Evacuation Pause",
+            ]), 0..8),
+        ) {
+            let rest = pieces.concat();
+            if let Some(expected) = of_unified_searched(&rest) {
+                proptest::prop_assert_eq!(PauseType::of_unified(&rest), expected, "{}", rest);
+            } else {
+                let base = rest.split(" (").next().unwrap_or(&rest).to_string();
+                proptest::prop_assert_eq!(PauseType::of_unified(&rest), PauseType::of_unified(&base));
+            }
+        }
+    }
 }
