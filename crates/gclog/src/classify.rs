@@ -79,13 +79,17 @@ impl ClassifiedLine {
             false,
         ) = (&result, unterminated)
         {
-            return ClassifiedLine {
+            let line = ClassifiedLine {
                 outcome: Outcome::Other {
                     format: *format,
                     stamp: *stamp,
                 },
                 unterminated: None,
             };
+            // A `Record::Other` owns nothing: no drop to run (its call, on every line,
+            // cost 1 % of reading a unified log).
+            std::mem::forget(result);
+            return line;
         }
         match result {
             // A line without its newline may be cut anywhere: trust it only when it parsed

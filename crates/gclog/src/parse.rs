@@ -436,6 +436,8 @@ fn gc_id_digits(rest: &[u8]) -> Option<(u64, usize)> {
     let mut id: u64 = 0;
     for (at, &c) in rest.iter().enumerate() {
         match c {
+            // Nineteen digits always fit: checked only from the twentieth on.
+            b'0'..=b'9' if at < 19 => id = id * 10 + u64::from(c - b'0'),
             b'0'..=b'9' => id = id.checked_mul(10)?.checked_add(u64::from(c - b'0'))?,
             b')' if at > 0 => return Some((id, at)),
             _ => return None,
