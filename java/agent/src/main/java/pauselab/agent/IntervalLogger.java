@@ -29,6 +29,7 @@ final class IntervalLogger implements Runnable {
     private final AgentCost cost;
     private SingleWriterRecorder recorder;
     private HiccupSampler sampler;
+    private Thread samplerThread;
     private Histogram interval;
     private boolean closed;
 
@@ -83,12 +84,12 @@ final class IntervalLogger implements Runnable {
         warmUpEncoder();
         recorder = new SingleWriterRecorder(LOWEST_NS, HIGHEST_NS, SIGNIFICANT_DIGITS);
         sampler = new HiccupSampler(recorder, options.resolutionNs, HIGHEST_NS);
-        Thread thread = new Thread(sampler, "pauselab-hiccup-sampler");
-        thread.setDaemon(true);
-        thread.setPriority(Thread.MAX_PRIORITY);
-        thread.start();
+        samplerThread = new Thread(sampler, "pauselab-hiccup-sampler");
+        samplerThread.setDaemon(true);
+        samplerThread.setPriority(Thread.MAX_PRIORITY);
+        samplerThread.start();
         if (cost != null) {
-            cost.samplerStarted(thread);
+            cost.samplerStarted(samplerThread);
         }
         sampler.awaitSampling();
         long startMs = System.currentTimeMillis();
@@ -136,6 +137,7 @@ final class IntervalLogger implements Runnable {
                 cost.markEnd();
             }
             sampler.stop();
+            awaitLastSample();
             writeInterval();
         }
         out.close();
@@ -144,6 +146,21 @@ final class IntervalLogger implements Runnable {
         }
         if (cost != null) {
             System.err.println(cost.toJson(sampler == null ? 0 : sampler.samples()));
+        }
+    }
+
+    /**
+     * Lets the sampler record the wake-up it is in. A JVM frozen just before it exits (SIGSTOP,
+     * a stall on a dirty page) wakes the sampler and the exiting thread at the same moment;
+     * without this wait the hook could write the last interval before the freeze is recorded.
+     * The sampler parks for at most one resolution, so the wait is bounded by that.
+     */
+    private void awaitLastSample() {
+        long boundMs = TimeUnit.NANOSECONDS.toMillis(options.resolutionNs) + 200;
+        try {
+            samplerThread.join(boundMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -58,6 +58,12 @@ class AgentTest {
         return new String(Files.readAllBytes(dir.resolve(log.getFileName() + ".stderr")), StandardCharsets.UTF_8);
     }
 
+    /** Closes an argument-less Idle's standard input, which ends it, and waits for a clean exit. */
+    static void endIdle(Process idle) throws Exception {
+        idle.getOutputStream().close();
+        awaitExit(idle, 0);
+    }
+
     static void awaitExit(Process process, int expectedCode) throws InterruptedException {
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "JVM did not exit");
         assertEquals(expectedCode, process.exitValue());
@@ -88,7 +94,7 @@ class AgentTest {
     }
 
     static void awaitIntervals(Path log, int count) throws Exception {
-        for (int i = 0; i < 300 && dataLines(log) < count; i++) {
+        for (int i = 0; i < 1200 && dataLines(log) < count; i++) {
             Thread.sleep(50);
         }
         assertTrue(dataLines(log) >= count, "no interval written to " + log);
@@ -103,8 +109,10 @@ class AgentTest {
     void logHasHeadersAndContiguousIntervalsCoveringTheRun() throws Exception {
         Path log = dir.resolve("idle.hlog");
         long before = System.currentTimeMillis();
-        Process jvm = startIdle(log, "interval=500ms,tag=idle", "5");
-        awaitExit(jvm, 0);
+        Process jvm = startIdle(log, "interval=500ms,tag=idle");
+        // Ended by the test, not by a clock: on a busy host the warm-up alone can take seconds.
+        awaitIntervals(log, 7);
+        endIdle(jvm);
         long after = System.currentTimeMillis();
 
         List<String> lines = Files.readAllLines(log, StandardCharsets.US_ASCII);
@@ -126,7 +134,7 @@ class AgentTest {
         for (int i = 1; i < intervals.size(); i++) {
             assertEquals(intervals.get(i - 1).end, intervals.get(i).start, 0.002, "gap before interval " + i);
         }
-        // The last interval runs to the exit: the idle main ran 5 s, recording began within 2 s of it.
+        // The last interval runs to the exit, after seven full intervals of 0.5 s.
         double last = intervals.get(intervals.size() - 1).end;
         assertTrue(last * 1000 <= after, "last interval ends after the JVM exited");
         assertTrue(last - startTime >= 3.0, "the log covers only " + (last - startTime) + " s");
@@ -141,11 +149,15 @@ class AgentTest {
     @Test
     void frozenJvmShowsTheHiccupInTheIntervalItHappenedIn() throws Exception {
         Path log = dir.resolve("frozen.hlog");
-        Process jvm = startIdle(log, "interval=1s", "4");
+        Process jvm = startIdle(log, "interval=1s");
         awaitIntervals(log, 1);
         long stoppedAt = System.currentTimeMillis();
         signal(jvm.pid(), "STOP");
         Thread.sleep(500);
+        // Its input closed while it is frozen, the JVM exits the moment it resumes: the freeze
+        // must still be in the last interval, which the shutdown hook writes while the
+        // sampler is waking up.
+        jvm.getOutputStream().close();
         signal(jvm.pid(), "CONT");
         long resumedAt = System.currentTimeMillis();
         awaitExit(jvm, 0);
@@ -278,8 +290,10 @@ class AgentTest {
     @Test
     void agentAllocatesNothingInSteadyState() throws Exception {
         Path log = dir.resolve("cost.hlog");
-        Process jvm = startIdle(log, "interval=500ms,cost", "4");
-        awaitExit(jvm, 0);
+        Process jvm = startIdle(log, "interval=500ms,cost");
+        // Two warm-up intervals, then at least three seconds of steady state.
+        awaitIntervals(log, 8);
+        endIdle(jvm);
         String stderr = stderrOf(log);
         Matcher cost = Pattern.compile("\\{\"type\":\"agent_cost\".*}").matcher(stderr);
         assertTrue(cost.find(), stderr);
