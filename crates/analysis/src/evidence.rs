@@ -28,31 +28,34 @@ pub struct RuleTracker {
     pub count: u64,
     pub excess_ns: u128,
     pub max_excess_ns: u64,
+    /// Strongest first; among equals, the first seen first.
     evidence: Vec<Evidence>,
+    /// The excess each of `evidence` was ranked by, in the same order: a rule may word its
+    /// evidence's excess otherwise than it ranks its hits.
+    ranks: Vec<u64>,
 }
 
 impl RuleTracker {
+    /// One match, `excess_ns` over the rule's margin; `evidence` is called only when the
+    /// match is among the `keep` strongest so far.
     pub fn hit(&mut self, excess_ns: u64, keep: usize, evidence: impl FnOnce() -> Evidence) {
         self.count += 1;
         self.excess_ns += u128::from(excess_ns);
         self.max_excess_ns = self.max_excess_ns.max(excess_ns);
-        let excess_ms = excess_ns as f64 / 1e6;
-        if self.evidence.len() < keep {
-            self.evidence.push(evidence());
-        } else if let Some(min) = self
-            .evidence
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.excess_ms.total_cmp(&b.1.excess_ms))
-            .filter(|(_, e)| e.excess_ms < excess_ms)
-            .map(|(i, _)| i)
-        {
-            self.evidence[min] = evidence();
-        } else {
-            return;
+        if self.ranks.len() >= keep {
+            match self.ranks.last() {
+                Some(&weakest) if weakest < excess_ns => {
+                    // Of several as weak, the first seen makes room.
+                    let first_weakest = self.ranks.partition_point(|&r| r > weakest);
+                    self.ranks.remove(first_weakest);
+                    self.evidence.remove(first_weakest);
+                }
+                _ => return,
+            }
         }
-        self.evidence
-            .sort_by(|a, b| b.excess_ms.total_cmp(&a.excess_ms));
+        let at = self.ranks.partition_point(|&r| r >= excess_ns);
+        self.ranks.insert(at, excess_ns);
+        self.evidence.insert(at, evidence());
     }
 
     /// This tracker, when the rule matched anything.
@@ -62,5 +65,60 @@ impl RuleTracker {
 
     pub fn evidence(&self) -> &[Evidence] {
         &self.evidence
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labelled(what: &str) -> Evidence {
+        Evidence {
+            file: "gc.log".into(),
+            line: 1,
+            uptime_s: None,
+            wall: None,
+            what: what.into(),
+            // Worded apart from the rank, as sys_gt_user words sys - user.
+            detail: String::new(),
+            excess_ms: 0.0,
+        }
+    }
+
+    fn kept(tracker: &RuleTracker) -> Vec<&str> {
+        tracker.evidence().iter().map(|e| e.what.as_str()).collect()
+    }
+
+    #[test]
+    fn the_strongest_hits_are_kept_by_their_rank_and_the_first_of_equals_first() {
+        let mut tracker = RuleTracker::default();
+        let mut built = 0;
+        for (what, rank) in [
+            ("a", 10),
+            ("b", 50),
+            ("c", 30),
+            ("d", 50),
+            ("e", 20),
+            ("f", 60),
+            ("g", 30),
+        ] {
+            tracker.hit(rank, 3, || {
+                built += 1;
+                labelled(what)
+            });
+        }
+        assert_eq!(kept(&tracker), ["f", "b", "d"]);
+        assert_eq!(
+            (tracker.count, tracker.excess_ns, tracker.max_excess_ns),
+            (7, 250, 60)
+        );
+        // Evidence is written only for hits that were among the strongest when they came.
+        assert_eq!(built, 5);
+        // Of several as weak as the weakest kept, the first seen makes room.
+        let mut ties = RuleTracker::default();
+        for (what, rank) in [("x", 5), ("y", 5), ("z", 7)] {
+            ties.hit(rank, 2, || labelled(what));
+        }
+        assert_eq!(kept(&ties), ["z", "y"]);
     }
 }

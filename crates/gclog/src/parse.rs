@@ -1032,7 +1032,7 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         crate::num::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
     let (heap, young) = memory::jdk8_heap(inner);
     let failures = jdk8_failures(rest);
-    let upgraded_to_full = crate::PauseType::of(&name) != crate::PauseType::Full
+    let upgraded_to_full = !crate::PauseType::is_full(&name)
         && (failures.concurrent_mode || (failures.promotion && collects_old_generation(rest)));
     Ok(GcPause {
         gc_id: None,

@@ -68,6 +68,20 @@ impl PauseType {
         }
     }
 
+    /// Whether `PauseType::of(name)` is [`PauseType::Full`], without reading the groups:
+    /// the analysis asks this of every pause, and a full collection's name starts so.
+    pub fn is_full(name: &str) -> bool {
+        let name = match name.as_bytes() {
+            [b'y' | b'Y' | b'O', b':', b' ', ..] => &name[3..],
+            _ => name,
+        };
+        match name.strip_prefix("Pause ") {
+            // The base name ends before the first group that a space precedes.
+            Some(rest) => rest == "Full" || rest.starts_with("Full ("),
+            None => name.starts_with("Full GC"),
+        }
+    }
+
     /// A unified logging pause name after `Pause `.
     fn of_unified(rest: &str) -> PauseType {
         // Looked at byte by byte where a group opens: `str::split` and `str::contains` build
@@ -164,6 +178,22 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// A name is full exactly when its type is, whatever precedes or follows `Full`.
+        #[test]
+        fn full_names_are_told_as_their_type_tells_them(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "Pause ", "Full", "Full GC", " GC", " (", "(", ")", " ", "Y: ", "O: ", "y: ",
+                "Young", "System.gc()", "G1 Compaction Pause", "x", "é",
+            ]), 0..7),
+        ) {
+            let name = pieces.concat();
+            proptest::prop_assert_eq!(
+                PauseType::is_full(&name),
+                PauseType::of(&name) == PauseType::Full,
+                "{}", name
+            );
+        }
+
         /// Names of every shape (groups anywhere, spaces before them or not, text that is
         /// not ASCII) read as the searchers read them.
         #[test]

@@ -131,9 +131,13 @@ impl Analyzer<'_> {
     }
 
     pub(super) fn flush_pending(&mut self) {
-        let pending = std::mem::take(&mut self.pending);
-        for pp in pending {
+        let mut pending = std::mem::take(&mut self.pending);
+        for pp in pending.drain(..) {
             self.commit(pp);
+        }
+        // Kept with its capacity: a pause is pending after nearly every line that counts one.
+        if self.pending.is_empty() {
+            self.pending = pending;
         }
     }
 

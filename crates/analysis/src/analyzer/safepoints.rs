@@ -46,19 +46,20 @@ impl Analyzer<'_> {
             Some(op) => is_gc_operation(op) || had_gc,
             None => had_gc,
         };
-        let operation = sp
-            .operation
-            .clone()
-            .unwrap_or_else(|| if is_gc { "GC" } else { "(not a GC)" }.to_string());
+        let operation = match &sp.operation {
+            Some(op) => op.as_str(),
+            None if is_gc => "GC",
+            None => "(not a GC)",
+        };
         let counted = match series {
             Series::Lines => &mut self.safepoint_lines,
             Series::Statistics => &mut self.safepoint_statistics,
         };
-        count_safepoint(counted, &sp, &operation, is_gc);
+        count_safepoint(counted, &sp, operation, is_gc);
         let seen = Seen {
             item: &Stop {
                 safepoint: &sp,
-                operation: &operation,
+                operation,
                 is_gc,
                 series,
                 held_up_by: held_up_by.as_deref(),
@@ -77,7 +78,7 @@ impl Analyzer<'_> {
                 wall_start_ms: sp.start.wall_ms.map(|w| w as f64),
                 duration_ms: sp.total_ns as f64 / 1e6,
                 kind: PauseKind::Safepoint,
-                name: operation,
+                name: operation.to_string(),
                 cause: None,
                 cpu: None,
                 ttsp_ms: sp.ttsp_ns.map(|t| t as f64 / 1e6),
@@ -104,15 +105,16 @@ fn count_safepoint(series: &mut SafepointSeries, sp: &Safepoint, operation: &str
     if let Some(ttsp) = sp.ttsp_ns {
         series.ttsp.record(ttsp);
     }
-    if series.operations.len() < MAX_OPERATIONS || series.operations.contains_key(operation) {
-        series
-            .operations
-            .entry(operation.to_string())
-            .or_insert_with(|| Totals {
-                gc: Some(is_gc),
-                ..Totals::default()
-            })
-            .add(sp.total_ns);
+    // Looked up before it is inserted: the name is copied once, not at every safepoint.
+    if let Some(totals) = series.operations.get_mut(operation) {
+        totals.add(sp.total_ns);
+    } else if series.operations.len() < MAX_OPERATIONS {
+        let mut totals = Totals {
+            gc: Some(is_gc),
+            ..Totals::default()
+        };
+        totals.add(sp.total_ns);
+        series.operations.insert(operation.to_string(), totals);
     }
     if !is_gc {
         series.non_gc.add(sp.total_ns);

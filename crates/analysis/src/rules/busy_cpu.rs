@@ -8,10 +8,10 @@ use std::collections::VecDeque;
 
 use pauselab_pause::record::{CpuLoad, GcPause};
 
-use crate::evidence::{Evidence, RuleTracker};
+use crate::evidence::RuleTracker;
 use crate::rules::causes::listed;
 use crate::rules::finding::{graded, Finding};
-use crate::rules::rule::{Context, Rule, Seen};
+use crate::rules::rule::{Context, Rule, Seen, SeenAt};
 
 pub(crate) const ID: &str = "busy_cpu";
 
@@ -26,7 +26,7 @@ const MAX_WAITING: usize = 256;
 struct Waiting {
     end_ns: u64,
     duration_ns: u64,
-    evidence: Evidence,
+    at: SeenAt,
 }
 
 /// Long pauses matched with the CPU samples that cover them.
@@ -44,9 +44,7 @@ pub(crate) fn start() -> Box<dyn Rule> {
 
 impl Rule for BusyCpu {
     fn pause_ended(&mut self, seen: &Seen<'_, GcPause>, end_ns: Option<u64>) {
-        self.pause(end_ns, seen.item.duration_ns, || {
-            seen.evidence(seen.item.described(), String::new(), 0)
-        });
+        self.pause(end_ns, seen.item.duration_ns, || seen.at(seen.item.described()));
     }
 
     fn cpu_load(&mut self, at_ns: Option<u64>, load: CpuLoad, keep: usize) {
@@ -90,13 +88,9 @@ impl Rule for BusyCpu {
 
 impl BusyCpu {
     /// A pause ended at `end_ns` (on the analysis clock); long ones wait for their sample.
-    /// `evidence` is called only for those, and gets the pause's `detail` filled later.
-    fn pause(
-        &mut self,
-        end_ns: Option<u64>,
-        duration_ns: u64,
-        evidence: impl FnOnce() -> Evidence,
-    ) {
+    /// `at` is called only for those; their evidence is written when a saturated sample
+    /// covers them.
+    fn pause(&mut self, end_ns: Option<u64>, duration_ns: u64, at: impl FnOnce() -> SeenAt) {
         let Some(end_ns) = end_ns else { return };
         if duration_ns < LONG_PAUSE_NS {
             return;
@@ -107,7 +101,7 @@ impl BusyCpu {
         self.waiting.push_back(Waiting {
             end_ns,
             duration_ns,
-            evidence: evidence(),
+            at: at(),
         });
     }
 
@@ -123,14 +117,13 @@ impl BusyCpu {
                 continue;
             }
             let others = load.machine_per_mille.saturating_sub(load.jvm_per_mille);
-            self.tracker.hit(w.duration_ns, keep, || Evidence {
-                detail: format!(
+            self.tracker.hit(w.duration_ns, keep, || {
+                let detail = format!(
                     "machine CPU {:.0}% busy in the second around it, {:.0}% of it other processes",
                     load.machine_per_mille as f64 / 10.0,
                     others as f64 / 10.0
-                ),
-                excess_ms: w.duration_ns as f64 / 1e6,
-                ..w.evidence
+                );
+                w.at.evidence(detail, w.duration_ns)
             });
         }
     }
@@ -138,17 +131,16 @@ impl BusyCpu {
 
 #[cfg(test)]
 mod tests {
+    use pauselab_pause::record::Stamp;
+
     use super::*;
 
-    fn evidence(what: &str) -> Evidence {
-        Evidence {
+    fn evidence(what: &str) -> SeenAt {
+        SeenAt {
             file: "rec.jfr".into(),
             line: 1,
-            uptime_s: None,
-            wall: None,
+            start: Stamp::default(),
             what: what.into(),
-            detail: String::new(),
-            excess_ms: 0.0,
         }
     }
 

@@ -21,7 +21,7 @@ pub(crate) fn start() -> Box<dyn Rule> {
 
 /// Unified `Pause Full`, JDK 8 `Full GC` (Shenandoah's and G1's fallbacks included).
 pub(crate) fn is_full_collection(name: &str) -> bool {
-    PauseType::of(name) == PauseType::Full
+    PauseType::is_full(name)
 }
 
 /// Why a collection not named full was one: the failure that made the JVM collect the old

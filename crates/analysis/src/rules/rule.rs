@@ -50,12 +50,38 @@ pub(crate) struct Seen<'a, T> {
 impl<T> Seen<'_, T> {
     /// Evidence located at this item.
     pub fn evidence(&self, what: String, detail: String, excess_ns: u64) -> Evidence {
-        Evidence {
+        self.at(what).evidence(detail, excess_ns)
+    }
+
+    /// Where this item is, kept to make its evidence later.
+    pub fn at(&self, what: String) -> SeenAt {
+        SeenAt {
             file: self.file.to_string(),
+            line: self.line,
+            start: self.start,
+            what,
+        }
+    }
+}
+
+/// Where an item was seen, for a rule that keeps items before it knows whether they are
+/// evidence: the wall clock's text, most of an evidence's cost, is written only for those
+/// that are.
+pub(crate) struct SeenAt {
+    pub file: String,
+    pub line: u64,
+    pub start: Stamp,
+    pub what: String,
+}
+
+impl SeenAt {
+    pub fn evidence(self, detail: String, excess_ns: u64) -> Evidence {
+        Evidence {
+            file: self.file,
             line: self.line,
             uptime_s: self.start.uptime_ns.map(|u| u as f64 / 1e9),
             wall: self.start.wall_ms.map(format_epoch_ms),
-            what,
+            what: self.what,
             detail,
             excess_ms: excess_ns as f64 / 1e6,
         }
