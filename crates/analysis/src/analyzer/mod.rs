@@ -143,6 +143,9 @@ pub struct Analyzer<'s> {
     /// a line with the same stamp changes no clock (most lines of a `gc*` log share
     /// their collection's stamp), so only its format is counted.
     clocks_saw: Option<Stamp>,
+    /// The input is a text log (its lines are fed): no CPU sample will come, so no pause
+    /// waits for one. Inputs of one analysis are all logs or all recordings.
+    text_log: bool,
 }
 
 impl<'s> Analyzer<'s> {
@@ -182,6 +185,7 @@ impl<'s> Analyzer<'s> {
             nested: None,
             files_pause_starts: Vec::new(),
             clocks_saw: None,
+            text_log: false,
         }
     }
 
@@ -289,6 +293,7 @@ impl<'s> Analyzer<'s> {
 
     /// One line of a text log (see [`RecordSink::line`](pauselab_pause::RecordSink::line)).
     pub(crate) fn line(&mut self, line: LogLine<'_>, number: u64) {
+        self.text_log = true;
         let fi = self.files.len() - 1;
         self.files[fi].lines += 1;
         let saw = self.clocks_saw.take();

@@ -63,16 +63,18 @@ impl Analyzer<'_> {
                 w.pause(start, start.saturating_add(pause.duration_ns));
             }
         }
-        let seen = Seen {
-            item: &pause,
-            start,
-            file: &self.files[fi].file,
-            line,
-            keep: self.opts.evidence,
-            thresholds: &self.opts.thresholds,
-        };
-        self.rules
-            .observe(|rule| rule.pause_ended(&seen, clock_ns(&end)));
+        if !self.text_log {
+            let seen = Seen {
+                item: &pause,
+                start,
+                file: &self.files[fi].file,
+                line,
+                keep: self.opts.evidence,
+                thresholds: &self.opts.thresholds,
+            };
+            self.rules
+                .observe(|rule| rule.pause_ended(&seen, clock_ns(&end)));
+        }
         self.flush_pending();
         let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
         self.last_gc_id = pause.gc_id;

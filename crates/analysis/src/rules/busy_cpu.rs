@@ -19,7 +19,8 @@ pub(crate) const ID: &str = "busy_cpu";
 const LONG_PAUSE_NS: u64 = 20_000_000;
 /// Machine load (thousandths) at or above which the CPU counts as saturated.
 const BUSY_PER_MILLE: u32 = 900;
-/// Pauses waiting for their sample at most: a GC log has no samples, so they never come.
+/// Pauses waiting for their sample at most: a recording without `jdk.CPULoad` has pauses
+/// but no samples.
 const MAX_WAITING: usize = 256;
 
 /// A long pause waiting for the CPU sample of its period.
@@ -166,7 +167,7 @@ mod tests {
         let found = &busy.tracker.evidence()[0];
         assert_eq!(found.what, "second");
         assert!(found.detail.contains("95% busy") && found.detail.contains("75% of it other"));
-        // A GC log never has samples: the waiting pauses stay bounded.
+        // Without samples the waiting pauses stay bounded.
         for i in 0..10_000 {
             busy.pause(Some(3_000 * ms + i), 30 * ms, || evidence("log"));
         }

@@ -14,8 +14,10 @@ use crate::timeouts::Culprit;
 /// One diagnosis rule. Every observation has a default that ignores it: a rule implements
 /// what it looks at and [`Rule::finding`].
 pub(crate) trait Rule {
-    /// A GC pause as soon as its line is counted, before its CPU times and safepoint are
-    /// known; `end_ns`: when it ended on the analysis clock (uptime, else wall clock).
+    /// A GC pause of a recording as soon as it is counted, before its CPU times and
+    /// safepoint are known, for the CPU samples that come after it; `end_ns`: when it ended
+    /// on the analysis clock (uptime, else wall clock). Text logs have no CPU samples, and
+    /// their pauses are not shown here.
     fn pause_ended(&mut self, _pause: &Seen<'_, GcPause>, _end_ns: Option<u64>) {}
     /// A GC pause with its CPU times and safepoint, in log order.
     fn pause(&mut self, _pause: &Seen<'_, GcPause>) {}
