@@ -136,7 +136,7 @@ mod tests {
 
     use super::*;
 
-    fn evidence(what: &str) -> SeenAt {
+    fn at(what: &str) -> SeenAt {
         SeenAt {
             file: "rec.jfr".into(),
             line: 1,
@@ -157,9 +157,9 @@ mod tests {
         let ms = 1_000_000;
         let mut busy = BusyCpu::default();
         // Short pauses are not checked; a long one ending after a sample waits for the next.
-        busy.pause(Some(100 * ms), 5 * ms, || evidence("short"));
-        busy.pause(Some(900 * ms), 40 * ms, || evidence("first"));
-        busy.pause(Some(1_500 * ms), 60 * ms, || evidence("second"));
+        busy.pause(Some(100 * ms), 5 * ms, || at("short"));
+        busy.pause(Some(900 * ms), 40 * ms, || at("first"));
+        busy.pause(Some(1_500 * ms), 60 * ms, || at("second"));
         busy.sample(Some(1_000 * ms), load(400, 100), 5);
         assert_eq!((busy.tracker.count, busy.long_pauses_sampled), (0, 1));
         busy.sample(Some(2_000 * ms), load(950, 200), 5);
@@ -169,7 +169,7 @@ mod tests {
         assert!(found.detail.contains("95% busy") && found.detail.contains("75% of it other"));
         // Without samples the waiting pauses stay bounded.
         for i in 0..10_000 {
-            busy.pause(Some(3_000 * ms + i), 30 * ms, || evidence("log"));
+            busy.pause(Some(3_000 * ms + i), 30 * ms, || at("log"));
         }
         assert_eq!(busy.waiting.len(), MAX_WAITING);
     }
