@@ -4,8 +4,9 @@
 //! The JVM writes an event's opening (`12.3: [GC (Allocation Failure) `) before it collects
 //! and the rest (`[PSYoungGen: ...], 0.0966940 secs]`) after; whatever else it prints in
 //! between lands inside the event: `-XX:+PrintTenuringDistribution`,
-//! `PrintAdaptiveSizePolicy`, `PrintHeapAtGC` and `PrintFLSStatistics` blocks, G1's
-//! ergonomics, and the phases a concurrent collector thread prints at the same moment.
+//! `PrintAdaptiveSizePolicy`, `PrintHeapAtGC` and `PrintFLSStatistics` blocks, CMS's
+//! free-list census, G1's ergonomics, and the phases a concurrent collector thread prints
+//! at the same moment.
 //!
 //! While an event's brackets are open, following lines are either parts of it (they start
 //! with `,` `:` `(` `[` or a time stamp and a bracket) and are appended, or printouts of
@@ -41,6 +42,11 @@ const PRINTOUT_STARTS: [&[u8]; 6] = [
     b"Desired survivor",
     b"Mark stack is full",
 ];
+/// Where CMS's census of its free lists starts when it is printed into an event, after
+/// `(concurrent mode failure)` (`size[3] : demand: 1693, old_rate: ...`, or every size on
+/// one line, `size[3] : size[4] : ... size[256] : CMS: Large block 0x...`): the rest of
+/// the line is the census. It runs to a few KiB, which the event no longer carries.
+const FREE_LIST_CENSUS: &[u8] = b"size[";
 
 /// Joins the lines of JDK 8 events; see the module documentation.
 #[derive(Default)]
@@ -435,14 +441,19 @@ fn bracket_depth(text: &[u8], mut depth: usize) -> usize {
 }
 
 /// Where the first printout starts in `text`: only where one of their first bytes is, so
-/// the searchers run on a few places of a line rather than over all of it six times.
+/// the searchers run on a few places of a line rather than over all of it six times, or
+/// where a [`FREE_LIST_CENSUS`] starts, told by its `z` (no event holds one).
 fn printout_start(text: &[u8]) -> Option<usize> {
-    let starts_printout = |&at: &usize| {
+    crate::scan::any_of(text, [b'{', b'A', b'B', b'D', b'M', b'z']).find_map(|at| {
+        if text[at] == b'z' {
+            let start = at.checked_sub(2)?;
+            return text[start..].starts_with(FREE_LIST_CENSUS).then_some(start);
+        }
         PRINTOUT_STARTS
             .iter()
             .any(|marker| text[at..].starts_with(marker))
-    };
-    crate::scan::any_of(text, [b'{', b'A', b'B', b'D', b'M']).find(starts_printout)
+            .then_some(at)
+    })
 }
 
 /// Whether a line starting `text` is not one that [`may_continue`] an event (what follows

@@ -272,3 +272,46 @@ proptest::proptest! {
         proptest::prop_assert_eq!(one_by_one, swept);
     }
 }
+
+/// CMS's free-list census printed into a collection that failed (GCViewer's
+/// `SampleSun1_7_0CmsPrintFlsStats2.txt`, the census shortened), in both its forms: every
+/// size on the line after `(concurrent mode failure)`, or one size per line with its demand.
+#[test]
+fn free_list_census_inside_an_event_is_passed_over() {
+    let sizes: String = (3..=256).map(|size| format!("size[{size}] : ")).collect();
+    let every_size_on_one_line =
+        format!(" (concurrent mode failure){sizes}CMS: Large block 0x00000000f5e8cf98");
+    let one_size_a_line = [
+        " (concurrent mode failure)size[3] : demand: 1693, old_rate: 0.000000, current_rate: 5079.955078, new_rate: 5079.955078, old_desired: 0, new_desired: 0",
+        "size[4] : demand: 726, old_rate: 0.000000, current_rate: 2178.409424, new_rate: 2178.409424, old_desired: 0, new_desired: 0",
+        "demand: 1, old_rate: 0.000000, current_rate: 3.000564, new_rate: 3.000564, old_desired: 0, new_desired: 0",
+    ];
+    for census in [
+        vec![every_size_on_one_line.as_str()],
+        one_size_a_line.to_vec(),
+    ] {
+        let mut lines = vec![
+            "2014-10-21T21:00:01.180+0200: 21.197: [GCBefore GC:",
+            "Statistics for BinaryTreeDictionary:",
+            " free=0 frag=0.0000",
+            "2014-10-21T21:00:01.180+0200: 21.198: [ParNew: 42954K->42954K(43008K), 0.0000377 secs]2014-10-21T21:00:01.180+0200: 21.198: [CMSCMS: Large block 0x00000000f8424ec0",
+            "2014-10-21T21:00:01.180+0200: 21.198: [CMS-concurrent-sweep: 0.002/0.002 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
+        ];
+        lines.extend(census);
+        lines.extend([
+            ": 58661K->14131K(95616K), 0.0261361 secs] 101616K->14131K(138624K), [CMS Perm : 2471K->2471K(21248K)]After GC:",
+            "Statistics for BinaryTreeDictionary:",
+            ", 0.0264843 secs] [Times: user=0.02 sys=0.00, real=0.03 secs] ",
+        ]);
+        let out = stitch(&lines);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(
+            out[0],
+            (
+                "2014-10-21T21:00:01.180+0200: 21.197: [GC2014-10-21T21:00:01.180+0200: 21.198: [ParNew: 42954K->42954K(43008K), 0.0000377 secs]2014-10-21T21:00:01.180+0200: 21.198: [CMSCMS: Large block 0x00000000f8424ec0 (concurrent mode failure): 58661K->14131K(95616K), 0.0261361 secs] 101616K->14131K(138624K), [CMS Perm : 2471K->2471K(21248K)], 0.0264843 secs] [Times: user=0.02 sys=0.00, real=0.03 secs] ".to_string(),
+                1
+            )
+        );
+        assert!(out[1].0.contains("[CMS-concurrent-sweep: "), "{out:?}");
+    }
+}
