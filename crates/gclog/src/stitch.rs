@@ -386,9 +386,18 @@ fn after_stamps(line: &[u8]) -> Option<AfterStamps> {
     })
 }
 
-/// Whether a `[` may come right after the time stamps that `line` starts with.
-fn bracket_may_follow_stamps(line: &[u8]) -> bool {
-    after_stamps(line).is_some_and(|after| after.unsure || line[after.at] == b'[')
+/// Whether the last of the time stamps that `line` starts with may run straight into a
+/// `[`. Not when a space comes before that `[`: the stamps then end with their `: `, which
+/// is most lines of a JDK 8 log (a stamp ends with a digit or a `Z`).
+fn stamp_may_run_into_bracket(line: &[u8]) -> bool {
+    after_stamps(line).is_some_and(|after| {
+        after.unsure
+            || (line[after.at] == b'['
+                && after
+                    .at
+                    .checked_sub(1)
+                    .is_some_and(|last| line[last] != b' '))
+    })
 }
 
 fn opens_event(rest: &[u8]) -> bool {
@@ -408,7 +417,7 @@ const MAX_ORPHAN_STAMPS: usize = 128;
 /// thread's text, without its `: ` (`...: 6627.019: 6627.019[GC concurrent-mark-start]`): that
 /// stamp's `: ` and the rest of its line follow on the next line.
 fn stamps_without_separator(line: &[u8]) -> Option<usize> {
-    if !line.first().is_some_and(u8::is_ascii_digit) || !bracket_may_follow_stamps(line) {
+    if !line.first().is_some_and(u8::is_ascii_digit) || !stamp_may_run_into_bracket(line) {
         return None;
     }
     let rest = jdk8_prefix(line).1;

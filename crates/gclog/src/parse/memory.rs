@@ -58,21 +58,23 @@ fn unit_bytes(unit: u8) -> Option<u64> {
 /// read in one pass; `None` for any other, which the general reading reads.
 fn whole_sizes_change(token: &[u8]) -> Option<HeapChange> {
     // A whole number (at most 15 digits: no overflow) and its unit, and what follows.
+    // A loop over the digits rather than iterator adapters, which cost four times as much
+    // on the few digits of a size (three sizes in every transition of a JDK 8 event).
     fn size(text: &[u8]) -> Option<(u64, &[u8])> {
-        let digits = text
-            .iter()
-            .take(16)
-            .take_while(|c| c.is_ascii_digit())
-            .count();
-        if digits == 0 || digits > 15 {
+        let mut number = 0u64;
+        let mut digits = 0;
+        while let Some(&c) = text.get(digits).filter(|c| c.is_ascii_digit()) {
+            if digits == 15 {
+                return None;
+            }
+            number = number * 10 + u64::from(c - b'0');
+            digits += 1;
+        }
+        if digits == 0 {
             return None;
         }
-        let number = text[..digits]
-            .iter()
-            .fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'));
         let scale = unit_bytes(*text.get(digits)?)?;
-        let bytes = (u128::from(number) * u128::from(scale)).min(u128::from(u64::MAX)) as u64;
-        Some((bytes, &text[digits + 1..]))
+        Some((number.saturating_mul(scale), &text[digits + 1..]))
     }
     let (before, rest) = size(token)?;
     let (after, rest) = size(rest.strip_prefix(b"->")?)?;

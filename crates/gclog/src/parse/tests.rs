@@ -797,3 +797,23 @@ fn cms_phases_are_found_wherever_they_are() {
         (false, false)
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+    /// An uptime stamp read in one pass reads as the general reading reads it, for stamps
+    /// of every length, both separators, stamps run together and near misses of `: `.
+    #[test]
+    fn usual_uptime_stamps_read_as_any(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "0", "7", "298", "027", "123456789", "1234567890", "18446744073", ".", ",", ": ",
+            ":", " ", "[GC", "#12: ",
+        ]), 1..8),
+    ) {
+        let text = pieces.concat();
+        let usual = usual_uptime_stamp(text.as_bytes());
+        proptest::prop_assert!(
+            usual.is_none() || usual == any_uptime_stamp(text.as_bytes()),
+            "{}", text
+        );
+    }
+}
