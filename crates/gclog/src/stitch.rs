@@ -467,7 +467,13 @@ fn printout_start(text: &[u8]) -> Option<usize> {
 
 /// Whether a line starting `text` is not one that [`may_continue`] an event (what follows
 /// the line does not matter: a line that is all blanks is a printout too).
+#[inline]
 fn is_printout_start(text: &[u8]) -> bool {
+    // Most printout lines start with a letter (`Total Free Space:`, `Desired survivor`):
+    // told by that byte, before any search for the first that is not a blank.
+    if text.first().is_some_and(u8::is_ascii_alphabetic) {
+        return true;
+    }
     match text.iter().find(|&&c| c != b' ' && c != b'\t') {
         Some(&c) => !(matches!(c, b',' | b':' | b'(' | b'[') || c.is_ascii_digit()),
         None => true,

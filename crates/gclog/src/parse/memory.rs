@@ -303,15 +303,17 @@ fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
 
 /// The word of `text[start..end]` (words end at spaces and commas) that holds position `at`.
 fn word_around(text: &[u8], start: usize, end: usize, at: usize) -> &[u8] {
-    let separates = |c: &u8| *c == b' ' || *c == b',';
-    let from = text[start..at]
-        .iter()
-        .rposition(separates)
-        .map_or(start, |p| start + p + 1);
-    let to = text[at..end]
-        .iter()
-        .position(separates)
-        .map_or(end, |p| at + p);
+    // Index loops: `rposition` and `position` with a closure cost twice as much a byte.
+    let separates = |c: u8| c == b' ' || c == b',';
+    let (text, at) = (&text[..end], at.min(end));
+    let mut from = at;
+    while from > start && !separates(text[from - 1]) {
+        from -= 1;
+    }
+    let mut to = at;
+    while to < text.len() && !separates(text[to]) {
+        to += 1;
+    }
     &text[from..to]
 }
 

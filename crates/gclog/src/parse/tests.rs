@@ -817,3 +817,25 @@ proptest::proptest! {
         );
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+    /// The failures of an event are those its text names, whether or not it holds the
+    /// bytes the search is skipped without.
+    #[test]
+    fn failures_are_those_the_event_names(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "[GC--", "[GC ", "concurrent mode failure", "concurrent mode ", "promotion failed",
+            "promotion ", "to-space exhausted", "to-space overflow", "to-space ", "exhausted",
+            "f", "x", "[ParNew: 10K->1K(20K), 0.01 secs]", " ",
+        ]), 0..6),
+    ) {
+        let text = pieces.concat();
+        let expected = Failures {
+            concurrent_mode: text.contains("concurrent mode failure"),
+            promotion: text.contains("promotion failed") || text.starts_with("[GC--"),
+            evacuation: text.contains("to-space exhausted") || text.contains("to-space overflow"),
+        };
+        proptest::prop_assert_eq!(jdk8_failures(text.as_bytes()), expected, "{}", text);
+    }
+}
