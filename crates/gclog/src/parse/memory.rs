@@ -57,35 +57,90 @@ fn unit_bytes(unit: u8) -> Option<u64> {
 /// [`heap_change`] of the form JDK 8 prints, whole sizes (`830688K->36167K(4980736K)`),
 /// read in one pass; `None` for any other, which the general reading reads.
 fn whole_sizes_change(token: &[u8]) -> Option<HeapChange> {
-    // A whole number (at most 15 digits: no overflow) and its unit, and what follows.
-    // A loop over the digits rather than iterator adapters, which cost four times as much
-    // on the few digits of a size (three sizes in every transition of a JDK 8 event).
-    fn size(text: &[u8]) -> Option<(u64, &[u8])> {
-        let mut number = 0u64;
-        let mut digits = 0;
-        while let Some(&c) = text.get(digits).filter(|c| c.is_ascii_digit()) {
-            if digits == 15 {
-                return None;
-            }
-            number = number * 10 + u64::from(c - b'0');
-            digits += 1;
-        }
-        if digits == 0 {
-            return None;
-        }
-        let scale = unit_bytes(*text.get(digits)?)?;
-        Some((number.saturating_mul(scale), &text[digits + 1..]))
-    }
-    let (before, rest) = size(token)?;
-    let (after, rest) = size(rest.strip_prefix(b"->")?)?;
+    let (before, rest) = whole_size(token)?;
+    let (after, rest) = whole_size(rest.strip_prefix(b"->")?)?;
     let capacity = match rest {
         [] => None,
-        [b'(', inner @ .., b')'] => match size(inner)? {
+        [b'(', inner @ .., b')'] => match whole_size(inner)? {
             (capacity, []) => Some(capacity),
             _ => return None,
         },
         _ => return None,
     };
+    Some(HeapChange {
+        before,
+        after,
+        capacity,
+    })
+}
+
+/// A whole number of at most 15 digits (no overflow) and its unit, in bytes, and what
+/// follows its unit.
+// A loop over the digits rather than iterator adapters, which cost four times as much
+// on the few digits of a size (three sizes in every transition of a JDK 8 event).
+fn whole_size(text: &[u8]) -> Option<(u64, &[u8])> {
+    let mut number = 0u64;
+    let mut digits = 0;
+    while let Some(&c) = text.get(digits).filter(|c| c.is_ascii_digit()) {
+        if digits == MAX_WHOLE_DIGITS {
+            return None;
+        }
+        number = number * 10 + u64::from(c - b'0');
+        digits += 1;
+    }
+    if digits == 0 {
+        return None;
+    }
+    let scale = unit_bytes(*text.get(digits)?)?;
+    Some((number.saturating_mul(scale), &text[digits + 1..]))
+}
+
+/// Most digits [`whole_size`] reads.
+const MAX_WHOLE_DIGITS: usize = 15;
+
+/// `heap_change(word_around(text, start, end, arrow))`: the transition whose `->` is at
+/// `arrow`, read from the arrow outwards when it is whole sizes between separators (as
+/// JDK 8 prints them), without first looking for where its word starts and ends.
+fn heap_change_around(text: &[u8], start: usize, end: usize, arrow: usize) -> Option<HeapChange> {
+    whole_sizes_around(text, start, end, arrow)
+        .or_else(|| heap_change(word_around(text, start, end, arrow)))
+}
+
+/// [`heap_change_around`] of whole sizes; `None` for anything else.
+fn whole_sizes_around(text: &[u8], start: usize, end: usize, arrow: usize) -> Option<HeapChange> {
+    let text = text.get(..end)?;
+    if text.get(arrow..arrow + 2) != Some(b"->") {
+        return None;
+    }
+    let separates = |c: u8| c == b' ' || c == b',';
+    // Before the arrow: the unit, then the digits back to the word's start.
+    let unit_at = arrow.checked_sub(1).filter(|&at| at >= start)?;
+    let scale = unit_bytes(text[unit_at])?;
+    let (mut number, mut power, mut from) = (0u64, 1u64, unit_at);
+    while from > start && text[from - 1].is_ascii_digit() {
+        if unit_at - from == MAX_WHOLE_DIGITS {
+            return None;
+        }
+        from -= 1;
+        number += u64::from(text[from] - b'0') * power;
+        power = power.saturating_mul(10);
+    }
+    if from == unit_at || (from > start && !separates(text[from - 1])) {
+        return None;
+    }
+    let before = number.saturating_mul(scale);
+    // After it: a size, and a capacity in parentheses, up to the word's end.
+    let (after, rest) = whole_size(text.get(arrow + 2..)?)?;
+    let (capacity, rest) = match rest.strip_prefix(b"(") {
+        Some(inner) => {
+            let (capacity, rest) = whole_size(inner)?;
+            (Some(capacity), rest.strip_prefix(b")")?)
+        }
+        None => (None, rest),
+    };
+    if rest.first().is_some_and(|&c| !separates(c)) {
+        return None;
+    }
     Some(HeapChange {
         before,
         after,
@@ -286,7 +341,7 @@ fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
                     first_group_closed = true;
                     young = last_arrow
                         .filter(|&a| a > open)
-                        .and_then(|arrow| heap_change(word_around(inner, open + 1, at, arrow)));
+                        .and_then(|arrow| heap_change_around(inner, open + 1, at, arrow));
                 }
                 gap_start = at + 1;
             }
@@ -297,7 +352,7 @@ fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
         heap_gap = Some((gap_start, inner.len(), arrow));
     }
     let heap =
-        heap_gap.and_then(|(start, end, arrow)| heap_change(word_around(inner, start, end, arrow)));
+        heap_gap.and_then(|(start, end, arrow)| heap_change_around(inner, start, end, arrow));
     (heap, young)
 }
 
@@ -371,6 +426,45 @@ mod tests {
                     "{}", token
                 );
                 proptest::prop_assert_eq!(heap_change(token.as_bytes()), any_heap_change(token.as_bytes()));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+
+        /// A transition read from its arrow outwards reads as its word does, whatever
+        /// surrounds it and wherever the text it is looked for in starts and ends.
+        #[test]
+        fn transitions_read_from_the_arrow_read_as_their_word(
+            around in proptest::collection::vec(proptest::sample::select(vec![
+                "0", "7", "K", "x", "->", "(", ")", " ", ",", "-", "]", "[",
+            ]), 0..6),
+            transition in (
+                "[0-9]{0,17}", proptest::sample::select(vec!["K", "M", "B", "x", ""]),
+                "[0-9]{0,17}", proptest::sample::select(vec!["K", "M", "B", "x", ""]),
+                proptest::sample::select(vec!["", "(4980736K)", "(12", "(1K)x", "(3K))", "()", "(7M) "]),
+            ),
+            split in 0usize..6,
+            bounds in (0usize..64, 0usize..64),
+        ) {
+            let (before, unit, after, after_unit, capacity) = transition;
+            let split = split.min(around.len());
+            let pieces = [
+                around[..split].concat(),
+                format!("{before}{unit}->{after}{after_unit}{capacity}"),
+                around[split..].concat(),
+            ];
+            let text = pieces.concat();
+            let text = text.as_bytes();
+            for arrow in (0..text.len().saturating_sub(1)).filter(|&at| &text[at..at + 2] == b"->") {
+                let start = bounds.0.min(arrow);
+                let end = (arrow + 2 + bounds.1).min(text.len());
+                proptest::prop_assert_eq!(
+                    heap_change_around(text, start, end, arrow),
+                    heap_change(word_around(text, start, end, arrow)),
+                    "{} {} {} {}", String::from_utf8_lossy(text), start, end, arrow
+                );
             }
         }
     }
