@@ -880,7 +880,9 @@ fn any_uptime_stamp(s: &[u8]) -> Option<(u64, &[u8])> {
 /// log, and the general reading's search for its `: ` cost as much as the rest of it.
 /// `None` for anything else, which the general reading reads.
 fn usual_uptime_stamp(s: &[u8]) -> Option<(u64, &[u8])> {
-    let digits = |from: usize| {
+    /// One to nine digits from `from` on, their value and where they end.
+    #[inline(always)]
+    fn digits(s: &[u8], from: usize) -> Option<(u64, usize)> {
         let mut value = 0u64;
         let mut at = from;
         while let Some(&c) = s.get(at).filter(|c| c.is_ascii_digit()) {
@@ -891,12 +893,12 @@ fn usual_uptime_stamp(s: &[u8]) -> Option<(u64, &[u8])> {
             }
         }
         (at > from).then_some((value, at))
-    };
-    let (seconds, separator) = digits(0)?;
+    }
+    let (seconds, separator) = digits(s, 0)?;
     if !matches!(s.get(separator), Some(b'.' | b',')) {
         return None;
     }
-    let (fraction, end) = digits(separator + 1)?;
+    let (fraction, end) = digits(s, separator + 1)?;
     let after = s[end..].strip_prefix(b": ")?;
     let fraction_digits = (end - separator - 1) as u32;
     Some((

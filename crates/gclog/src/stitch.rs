@@ -152,10 +152,8 @@ impl Stitcher {
                 emit(line, number);
                 return;
             }
-            if !may_open_event(line) {
-                if let Some(end) = stamps_without_separator(line) {
-                    self.orphan_stamps.extend_from_slice(&line[..end]);
-                }
+            if let Outside::Plain { orphan_stamps } = outside_event(line) {
+                self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
                 emit(line, number);
                 return;
             }
@@ -181,10 +179,8 @@ impl Stitcher {
                 self.orphan_stamps = joined;
             } else {
                 self.orphan_stamps.clear();
-                if !may_open_event(line) {
-                    if let Some(end) = stamps_without_separator(line) {
-                        self.orphan_stamps.extend_from_slice(&line[..end]);
-                    }
+                if let Outside::Plain { orphan_stamps } = outside_event(line) {
+                    self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
                     emit(line, number);
                     return;
                 }
@@ -339,13 +335,36 @@ impl Stitcher {
 /// optional time stamps)? Unified logging lines (`[0.058s][info]...`) and indented detail
 /// lines are out after a byte or two.
 fn may_open_event(line: &[u8]) -> bool {
+    matches!(outside_event(line), Outside::MayOpen)
+}
+
+/// What a line read while no event is open is.
+enum Outside {
+    /// It may open an event (see [`may_open_event`]).
+    MayOpen,
+    /// Any other line, and where the time stamps it leaves open for the next line end
+    /// (see [`stamps_without_separator`]; 0 when it leaves none).
+    Plain { orphan_stamps: usize },
+}
+
+/// [`may_open_event`], and when it may not, [`stamps_without_separator`], with the line's
+/// stamps looked over once for both.
+fn outside_event(line: &[u8]) -> Outside {
     match line.first() {
-        Some(b'[') => opens_event(line),
+        Some(b'[') if opens_event(line) => Outside::MayOpen,
         Some(c) if c.is_ascii_digit() => {
-            after_stamps(line).is_some_and(|after| after.unsure || opens_event(&line[after.at..]))
-                && opens_event(jdk8_prefix(line).1)
+            let Some(after) = after_stamps(line) else {
+                return Outside::Plain { orphan_stamps: 0 };
+            };
+            if (after.unsure || opens_event(&line[after.at..])) && opens_event(jdk8_prefix(line).1)
+            {
+                return Outside::MayOpen;
+            }
+            Outside::Plain {
+                orphan_stamps: stamps_without_separator(line, &after).unwrap_or(0),
+            }
         }
-        _ => false,
+        _ => Outside::Plain { orphan_stamps: 0 },
     }
 }
 
@@ -386,18 +405,17 @@ fn after_stamps(line: &[u8]) -> Option<AfterStamps> {
     })
 }
 
-/// Whether the last of the time stamps that `line` starts with may run straight into a
-/// `[`. Not when a space comes before that `[`: the stamps then end with their `: `, which
-/// is most lines of a JDK 8 log (a stamp ends with a digit or a `Z`).
-fn stamp_may_run_into_bracket(line: &[u8]) -> bool {
-    after_stamps(line).is_some_and(|after| {
-        after.unsure
-            || (line[after.at] == b'['
-                && after
-                    .at
-                    .checked_sub(1)
-                    .is_some_and(|last| line[last] != b' '))
-    })
+/// Whether the last of the time stamps that `line` starts with (which end at or after
+/// `after`) may run straight into a `[`. Not when a space comes before that `[`: the
+/// stamps then end with their `: `, which is most lines of a JDK 8 log (a stamp ends with
+/// a digit or a `Z`).
+fn stamp_may_run_into_bracket(line: &[u8], after: &AfterStamps) -> bool {
+    after.unsure
+        || (line[after.at] == b'['
+            && after
+                .at
+                .checked_sub(1)
+                .is_some_and(|last| line[last] != b' '))
 }
 
 fn opens_event(rest: &[u8]) -> bool {
@@ -416,8 +434,8 @@ const MAX_ORPHAN_STAMPS: usize = 128;
 /// End of a line's leading time stamps when the last of them runs straight into another
 /// thread's text, without its `: ` (`...: 6627.019: 6627.019[GC concurrent-mark-start]`): that
 /// stamp's `: ` and the rest of its line follow on the next line.
-fn stamps_without_separator(line: &[u8]) -> Option<usize> {
-    if !line.first().is_some_and(u8::is_ascii_digit) || !stamp_may_run_into_bracket(line) {
+fn stamps_without_separator(line: &[u8], after: &AfterStamps) -> Option<usize> {
+    if !line.first().is_some_and(u8::is_ascii_digit) || !stamp_may_run_into_bracket(line, after) {
         return None;
     }
     let rest = jdk8_prefix(line).1;
