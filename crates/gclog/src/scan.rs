@@ -103,10 +103,113 @@ fn bytewise_matches_in<const N: usize>(block: &[u8; BLOCK], wanted: &[u8; N]) ->
         .fold(0, |mask, (at, _)| mask | 1 << at)
 }
 
+/// How many bytes at the start of `text` are bytes that time stamps are written with
+/// (digits, `. , : - + T Z`, space and `#`): where the stamps of a JDK 8 line may end,
+/// looked for 16 bytes at a time (a byte at a time cost more than the rest of telling
+/// what a line outside an event is).
+pub(crate) fn stamp_bytes_run(text: &[u8]) -> usize {
+    let mut at = 0;
+    loop {
+        let rest = &text[at..];
+        let in_stamps = match rest.first_chunk::<16>() {
+            Some(chunk) => stamp_bytes_in(chunk),
+            None => {
+                // The last, shorter piece: padded with a byte no stamp holds.
+                let mut padded = [0; 16];
+                padded[..rest.len()].copy_from_slice(rest);
+                stamp_bytes_in(&padded)
+            }
+        };
+        let others = !in_stamps & 0xffff;
+        if others != 0 {
+            return at + others.trailing_zeros() as usize;
+        }
+        at += 16;
+    }
+}
+
+/// Whether a byte is one [`stamp_bytes_run`] runs over.
+const fn is_stamp_byte(byte: u8) -> bool {
+    byte.is_ascii_digit()
+        || matches!(
+            byte,
+            b'.' | b',' | b':' | b'-' | b'+' | b'T' | b'Z' | b' ' | b'#'
+        )
+}
+
+/// One bit per byte of `chunk` that [`is_stamp_byte`], the lowest for its first byte.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn stamp_bytes_in(chunk: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86_64 processor; the load reads the 16 bytes of
+    // `chunk` and needs no alignment.
+    unsafe {
+        let bytes = _mm_loadu_si128(chunk.as_ptr().cast());
+        // `+ , - . / 0-9 :` are the 16 bytes from 0x2B on: one unsigned comparison after
+        // a subtraction, then `/` taken out.
+        let from_plus = _mm_sub_epi8(bytes, _mm_set1_epi8(b'+' as i8));
+        let in_range = _mm_cmpeq_epi8(_mm_min_epu8(from_plus, _mm_set1_epi8(15)), from_plus);
+        let slash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'/' as i8));
+        let mut stamp = _mm_andnot_si128(slash, in_range);
+        for byte in [b' ', b'#', b'T', b'Z'] {
+            stamp = _mm_or_si128(stamp, _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8)));
+        }
+        _mm_movemask_epi8(stamp) as u32
+    }
+}
+
+/// One bit per byte of `chunk` that [`is_stamp_byte`], the lowest for its first byte.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn stamp_bytes_in(chunk: &[u8; 16]) -> u32 {
+    bytewise_stamp_bytes_in(chunk)
+}
+
+/// [`stamp_bytes_in`] a byte at a time: what other processors use, and what the vector
+/// comparison is checked against.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn bytewise_stamp_bytes_in(chunk: &[u8; 16]) -> u32 {
+    chunk
+        .iter()
+        .enumerate()
+        .filter(|(_, &byte)| is_stamp_byte(byte))
+        .fold(0, |mask, (at, _)| mask | 1 << at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn stamp_bytes_are_told_as_byte_by_byte_for_every_byte() {
+        for first in (0..=255u8).step_by(16) {
+            let chunk: [u8; 16] = std::array::from_fn(|at| first + at as u8);
+            assert_eq!(
+                stamp_bytes_in(&chunk),
+                bytewise_stamp_bytes_in(&chunk),
+                "{first}"
+            );
+        }
+    }
+
+    proptest! {
+        /// The run of stamp bytes at the start of any text, of any length, ends where a
+        /// byte-by-byte look says.
+        #[test]
+        fn stamp_runs_end_where_a_byte_by_byte_look_says(
+            text in proptest::collection::vec(
+                proptest::sample::select(b"2020-09-13T12:26:37.504+0000: 10.001: [GC/Zz#\0".to_vec()),
+                0..70),
+        ) {
+            let expected = text.iter().position(|&c| !is_stamp_byte(c)).unwrap_or(text.len());
+            prop_assert_eq!(stamp_bytes_run(&text), expected);
+        }
+    }
 
     proptest! {
         /// Every position of a wanted byte, in order, in texts of any length made mostly

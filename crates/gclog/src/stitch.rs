@@ -381,24 +381,10 @@ struct AfterStamps {
 }
 
 fn after_stamps(line: &[u8]) -> Option<AfterStamps> {
-    // A table rather than a `matches!` of ten ranges: this runs on every line that starts
-    // with a digit, over its stamps.
-    const STAMP_BYTES: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut c = b'0';
-        while c <= b'9' {
-            table[c as usize] = true;
-            c += 1;
-        }
-        let others = b".,:-+TZ #";
-        let mut i = 0;
-        while i < others.len() {
-            table[others[i] as usize] = true;
-            i += 1;
-        }
-        table
-    };
-    let at = line.iter().position(|&c| !STAMP_BYTES[usize::from(c)])?;
+    let at = crate::scan::stamp_bytes_run(line);
+    if at == line.len() {
+        return None;
+    }
     Some(AfterStamps {
         at,
         unsure: at >= 16 && line[at - 12] == b'-',
