@@ -246,6 +246,11 @@ impl Stitcher {
     /// A line that may start an event (`opens`: [`may_open_event`] said so of it): handed
     /// on at once when its brackets close on it.
     fn open(&mut self, line: &[u8], number: u64, opens: bool, emit: &mut dyn FnMut(&[u8], u64)) {
+        if next_fragment(line).is_none() {
+            // Nothing to cut out (most lines): the line as it is, not copied.
+            self.open_kept(line, number, opens, emit);
+            return;
+        }
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
         cut_fragments(line, number, &mut kept, &mut self.held, emit);
@@ -286,16 +291,28 @@ impl Stitcher {
     fn continue_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
         // Most lines inside an event are printouts (heap at GC, free list statistics) that
         // start with a letter and hold no fragment to cut out: skipped without copying.
-        if !may_continue(line) && next_fragment(line).is_none() {
+        let whole = next_fragment(line).is_none();
+        if whole && !may_continue(line) {
+            return;
+        }
+        if whole {
+            // Nothing to cut out: the line as it is, not copied.
+            self.continue_with(line, number, emit);
             return;
         }
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
         cut_fragments(line, number, &mut kept, &mut self.held, emit);
+        self.continue_with(&kept, number, emit);
+        self.scratch = kept;
+    }
+
+    /// [`Stitcher::continue_event`] with a line whose fragments are cut out (`kept`).
+    fn continue_with(&mut self, kept: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
         // Printouts with fragments cut out are skipped without searching them for a
         // printout either.
-        let part = if may_continue(&kept) {
-            &kept[..printout_start(&kept).unwrap_or(kept.len())]
+        let part = if may_continue(kept) {
+            &kept[..printout_start(kept).unwrap_or(kept.len())]
         } else {
             &[][..]
         };
@@ -308,10 +325,9 @@ impl Stitcher {
                 // as it is and take this line afresh.
                 emit(&self.pending, self.first_line);
                 self.reset();
-                self.open_kept(&kept, number, false, emit);
+                self.open_kept(kept, number, false, emit);
             }
         }
-        self.scratch = kept;
     }
 
     fn append(&mut self, part: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
