@@ -880,31 +880,34 @@ fn any_uptime_stamp(s: &[u8]) -> Option<(u64, &[u8])> {
 /// log, and the general reading's search for its `: ` cost as much as the rest of it.
 /// `None` for anything else, which the general reading reads.
 fn usual_uptime_stamp(s: &[u8]) -> Option<(u64, &[u8])> {
-    /// One to nine digits from `from` on, their value and where they end.
-    #[inline(always)]
-    fn digits(s: &[u8], from: usize) -> Option<(u64, usize)> {
-        let mut value = 0u64;
-        let mut at = from;
-        while let Some(&c) = s.get(at).filter(|c| c.is_ascii_digit()) {
-            value = value * 10 + u64::from(c - b'0');
-            at += 1;
-            if at - from > 9 {
-                return None;
-            }
-        }
-        (at > from).then_some((value, at))
-    }
-    let (seconds, separator) = digits(s, 0)?;
+    let (seconds, separator) = nine_digits(s, 0)?;
     if !matches!(s.get(separator), Some(b'.' | b',')) {
         return None;
     }
-    let (fraction, end) = digits(s, separator + 1)?;
+    let (fraction, end) = nine_digits(s, separator + 1)?;
     let after = s[end..].strip_prefix(b": ")?;
     let fraction_digits = (end - separator - 1) as u32;
     Some((
         seconds * 1_000_000_000 + fraction * 10u64.pow(9 - fraction_digits),
         after,
     ))
+}
+
+/// One to nine digits of `s` from `from` on: their value and where they end (`None` for
+/// none or more than nine). An index loop: iterator adapters cost twice as much on the few
+/// digits of a stamp or a time.
+#[inline(always)]
+fn nine_digits(s: &[u8], from: usize) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    let mut at = from;
+    while let Some(&c) = s.get(at).filter(|c| c.is_ascii_digit()) {
+        value = value * 10 + u64::from(c - b'0');
+        at += 1;
+        if at - from > 9 {
+            return None;
+        }
+    }
+    (at > from).then_some((value, at))
 }
 
 /// Lines of JDK 8 logs that are not bracketed events.
@@ -1037,12 +1040,44 @@ fn jdk8_times_searched(s: &[u8]) -> Option<Cpu> {
 /// read one after the other; `None` when they are not so (then each is searched for).
 /// Each key found there is the first of its kind in `s`, as a search would find it.
 fn jdk8_times_in_order(s: &[u8]) -> Option<Option<[u64; 3]>> {
-    let (user, rest) = times_number(s.strip_prefix(b"user=")?);
-    let (sys, rest) = times_number(rest.strip_prefix(b" sys=")?);
-    let (real, _) = times_number(rest.strip_prefix(b" real=")?);
-    Some((|| {
-        Some([secs_to_ns(user)?, secs_to_ns(sys)?, secs_to_ns(real)?])
-    })())
+    let (user, rest) = times_seconds(s.strip_prefix(b"user=")?);
+    let (sys, rest) = times_seconds(rest.strip_prefix(b" sys=")?);
+    let (real, _) = times_seconds(rest.strip_prefix(b" real=")?);
+    Some((|| Some([user?, sys?, real?]))())
+}
+
+/// The seconds of the [`times_number`] at the start of `v` (`None` when they do not read),
+/// and what follows it.
+fn times_seconds(v: &[u8]) -> (Option<u64>, &[u8]) {
+    usual_times_seconds(v).unwrap_or_else(|| {
+        let (number, rest) = times_number(v);
+        (secs_to_ns(number), rest)
+    })
+}
+
+/// [`times_seconds`] of the number HotSpot prints (`0.45`, `0,02,` before `real`: up to
+/// nine digits on each side of the separator), read in one pass; `None` for anything
+/// else, which the general reading reads.
+fn usual_times_seconds(v: &[u8]) -> Option<(Option<u64>, &[u8])> {
+    let in_number =
+        |c: Option<&u8>| c.is_some_and(|&c| c.is_ascii_digit() || c == b'.' || c == b',');
+    let (seconds, separator) = nine_digits(v, 0)?;
+    if !matches!(v.get(separator), Some(b'.' | b',')) {
+        return None;
+    }
+    let (fraction, fraction_end) = nine_digits(v, separator + 1)?;
+    let mut end = fraction_end;
+    // A comma that ends the field (`sys=0.00, real=`) is not the number's; after it, as
+    // after the number, nothing of a number may follow.
+    if v.get(end) == Some(&b',') {
+        end += 1;
+    }
+    if in_number(v.get(end)) {
+        return None;
+    }
+    let fraction_digits = (fraction_end - separator - 1) as u32;
+    let ns = seconds * 1_000_000_000 + fraction * 10u64.pow(9 - fraction_digits);
+    Some((Some(ns), &v[end..]))
 }
 
 /// The number at the start of `v` (digits, `.` and `,`) without a trailing comma, which

@@ -839,3 +839,23 @@ proptest::proptest! {
         proptest::prop_assert_eq!(jdk8_failures(text.as_bytes()), expected, "{}", text);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+    /// A `[Times: ...]` number read in one pass reads as the general reading reads it,
+    /// with the comma that ends a field, both separators and near misses.
+    #[test]
+    fn usual_times_read_as_any(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "0", "45", "123456789", "1234567890", ".", ",", ", ", " real=", " secs]", "x",
+        ]), 1..7),
+    ) {
+        let text = pieces.concat();
+        let usual = usual_times_seconds(text.as_bytes());
+        let (number, rest) = times_number(text.as_bytes());
+        proptest::prop_assert!(
+            usual.is_none() || usual == Some((secs_to_ns(number), rest)),
+            "{}", text
+        );
+    }
+}
