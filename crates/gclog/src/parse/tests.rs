@@ -798,64 +798,56 @@ fn cms_phases_are_found_wherever_they_are() {
     );
 }
 
-proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
-    /// An uptime stamp read in one pass reads as the general reading reads it, for stamps
-    /// of every length, both separators, stamps run together and near misses of `: `.
-    #[test]
-    fn usual_uptime_stamps_read_as_any(
-        pieces in proptest::collection::vec(proptest::sample::select(vec![
+/// The one-pass readings of the parts of JDK 8 lines, against the general readings.
+mod one_pass {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Texts of one to `most - 1` of `pieces`.
+    fn text_of(pieces: &[&'static str], most: usize) -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(pieces.to_vec()), 1..most)
+            .prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        /// An uptime stamp reads as the general reading reads it, for stamps of every
+        /// length, both separators, stamps run together and near misses of `: `.
+        #[test]
+        fn usual_uptime_stamps_read_as_any(text in text_of(&[
             "0", "7", "298", "027", "123456789", "1234567890", "18446744073", ".", ",", ": ",
             ":", " ", "[GC", "#12: ",
-        ]), 1..8),
-    ) {
-        let text = pieces.concat();
-        let usual = usual_uptime_stamp(text.as_bytes());
-        proptest::prop_assert!(
-            usual.is_none() || usual == any_uptime_stamp(text.as_bytes()),
-            "{}", text
-        );
-    }
-}
+        ], 8)) {
+            let usual = usual_uptime_stamp(text.as_bytes());
+            prop_assert!(usual.is_none() || usual == any_uptime_stamp(text.as_bytes()), "{}", text);
+        }
 
-proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
-    /// The failures of an event are those its text names, whether or not it holds the
-    /// bytes the search is skipped without.
-    #[test]
-    fn failures_are_those_the_event_names(
-        pieces in proptest::collection::vec(proptest::sample::select(vec![
+        /// A `[Times: ...]` number reads as the general reading reads it, with the comma
+        /// that ends a field, both separators and near misses.
+        #[test]
+        fn usual_times_read_as_any(text in text_of(&[
+            "0", "45", "123456789", "1234567890", ".", ",", ", ", " real=", " secs]", "x",
+        ], 7)) {
+            let usual = usual_times_seconds(text.as_bytes());
+            let (number, rest) = times_number(text.as_bytes());
+            prop_assert!(usual.is_none() || usual == Some((secs_to_ns(number), rest)), "{}", text);
+        }
+
+        /// The failures of an event are those its text names, whether or not it holds the
+        /// bytes the search is skipped without.
+        #[test]
+        fn failures_are_those_the_event_names(text in text_of(&[
             "[GC--", "[GC ", "concurrent mode failure", "concurrent mode ", "promotion failed",
             "promotion ", "to-space exhausted", "to-space overflow", "to-space ", "exhausted",
             "f", "x", "[ParNew: 10K->1K(20K), 0.01 secs]", " ",
-        ]), 0..6),
-    ) {
-        let text = pieces.concat();
-        let expected = Failures {
-            concurrent_mode: text.contains("concurrent mode failure"),
-            promotion: text.contains("promotion failed") || text.starts_with("[GC--"),
-            evacuation: text.contains("to-space exhausted") || text.contains("to-space overflow"),
-        };
-        proptest::prop_assert_eq!(jdk8_failures(text.as_bytes()), expected, "{}", text);
-    }
-}
-
-proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
-    /// A `[Times: ...]` number read in one pass reads as the general reading reads it,
-    /// with the comma that ends a field, both separators and near misses.
-    #[test]
-    fn usual_times_read_as_any(
-        pieces in proptest::collection::vec(proptest::sample::select(vec![
-            "0", "45", "123456789", "1234567890", ".", ",", ", ", " real=", " secs]", "x",
-        ]), 1..7),
-    ) {
-        let text = pieces.concat();
-        let usual = usual_times_seconds(text.as_bytes());
-        let (number, rest) = times_number(text.as_bytes());
-        proptest::prop_assert!(
-            usual.is_none() || usual == Some((secs_to_ns(number), rest)),
-            "{}", text
-        );
+        ], 6)) {
+            let expected = Failures {
+                concurrent_mode: text.contains("concurrent mode failure"),
+                promotion: text.contains("promotion failed") || text.starts_with("[GC--"),
+                evacuation: text.contains("to-space exhausted") || text.contains("to-space overflow"),
+            };
+            prop_assert_eq!(jdk8_failures(text.as_bytes()), expected, "{}", text);
+        }
     }
 }
