@@ -880,16 +880,23 @@ fn any_uptime_stamp(s: &[u8]) -> Option<(u64, &[u8])> {
 /// log, and the general reading's search for its `: ` cost as much as the rest of it.
 /// `None` for anything else, which the general reading reads.
 fn usual_uptime_stamp(s: &[u8]) -> Option<(u64, &[u8])> {
+    let (ns, end) = usual_seconds(s)?;
+    Some((ns, s[end..].strip_prefix(b": ")?))
+}
+
+/// Seconds as HotSpot prints them at the start of `s` (`298.027`, `0,45`: one to nine
+/// digits on each side of a `.` or `,`), in nanoseconds, and where they end.
+#[inline(always)]
+fn usual_seconds(s: &[u8]) -> Option<(u64, usize)> {
     let (seconds, separator) = nine_digits(s, 0)?;
     if !matches!(s.get(separator), Some(b'.' | b',')) {
         return None;
     }
     let (fraction, end) = nine_digits(s, separator + 1)?;
-    let after = s[end..].strip_prefix(b": ")?;
     let fraction_digits = (end - separator - 1) as u32;
     Some((
         seconds * 1_000_000_000 + fraction * 10u64.pow(9 - fraction_digits),
-        after,
+        end,
     ))
 }
 
@@ -1059,24 +1066,17 @@ fn times_seconds(v: &[u8]) -> (Option<u64>, &[u8]) {
 /// nine digits on each side of the separator), read in one pass; `None` for anything
 /// else, which the general reading reads.
 fn usual_times_seconds(v: &[u8]) -> Option<(Option<u64>, &[u8])> {
-    let in_number =
-        |c: Option<&u8>| c.is_some_and(|&c| c.is_ascii_digit() || c == b'.' || c == b',');
-    let (seconds, separator) = nine_digits(v, 0)?;
-    if !matches!(v.get(separator), Some(b'.' | b',')) {
-        return None;
-    }
-    let (fraction, fraction_end) = nine_digits(v, separator + 1)?;
-    let mut end = fraction_end;
+    let (ns, mut end) = usual_seconds(v)?;
     // A comma that ends the field (`sys=0.00, real=`) is not the number's; after it, as
     // after the number, nothing of a number may follow.
     if v.get(end) == Some(&b',') {
         end += 1;
     }
-    if in_number(v.get(end)) {
+    if v.get(end)
+        .is_some_and(|&c| c.is_ascii_digit() || c == b'.' || c == b',')
+    {
         return None;
     }
-    let fraction_digits = (fraction_end - separator - 1) as u32;
-    let ns = seconds * 1_000_000_000 + fraction * 10u64.pow(9 - fraction_digits);
     Some((Some(ns), &v[end..]))
 }
 

@@ -2,6 +2,9 @@
 //! are close together: the brackets of a JDK 8 event, the line ends and brackets of the
 //! printouts inside one.
 //!
+//! Also where the time stamps that start a JDK 8 line end ([`stamp_bytes_run`]), 16 bytes
+//! at a time.
+//!
 //! `memchr`'s iterators (`memchr2_iter`, `memchr3_iter`) restart their search at every
 //! match, choosing an implementation and preparing its vectors each time: about 70
 //! instructions a match, more than the search itself when matches are a few bytes apart

@@ -289,15 +289,13 @@ impl Stitcher {
     }
 
     fn continue_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
-        // Most lines inside an event are printouts (heap at GC, free list statistics) that
-        // start with a letter and hold no fragment to cut out: skipped without copying.
-        let whole = next_fragment(line).is_none();
-        if whole && !may_continue(line) {
-            return;
-        }
-        if whole {
-            // Nothing to cut out: the line as it is, not copied.
-            self.continue_with(line, number, emit);
+        if next_fragment(line).is_none() {
+            // Nothing to cut out: the line as it is, not copied. Most lines inside an
+            // event are printouts (heap at GC, free list statistics) that start with a
+            // letter: skipped at once.
+            if may_continue(line) {
+                self.continue_with(line, number, emit);
+            }
             return;
         }
         let mut kept = std::mem::take(&mut self.scratch);

@@ -75,9 +75,8 @@ fn whole_sizes_change(token: &[u8]) -> Option<HeapChange> {
 }
 
 /// A whole number of at most 15 digits (no overflow) and its unit, in bytes, and what
-/// follows its unit.
-// A loop over the digits rather than iterator adapters, which cost four times as much
-// on the few digits of a size (three sizes in every transition of a JDK 8 event).
+/// follows its unit. A loop over the digits: iterator adapters cost four times as much on
+/// the few digits of a size (three sizes in every transition of a JDK 8 event).
 fn whole_size(text: &[u8]) -> Option<(u64, &[u8])> {
     let mut number = 0u64;
     let mut digits = 0;
@@ -112,7 +111,6 @@ fn whole_sizes_around(text: &[u8], start: usize, end: usize, arrow: usize) -> Op
     if text.get(arrow..arrow + 2) != Some(b"->") {
         return None;
     }
-    let separates = |c: u8| c == b' ' || c == b',';
     // Before the arrow: the unit, then the digits back to the word's start.
     let unit_at = arrow.checked_sub(1).filter(|&at| at >= start)?;
     let scale = unit_bytes(text[unit_at])?;
@@ -125,7 +123,7 @@ fn whole_sizes_around(text: &[u8], start: usize, end: usize, arrow: usize) -> Op
         number += u64::from(text[from] - b'0') * power;
         power = power.saturating_mul(10);
     }
-    if from == unit_at || (from > start && !separates(text[from - 1])) {
+    if from == unit_at || (from > start && !ends_words(text[from - 1])) {
         return None;
     }
     let before = number.saturating_mul(scale);
@@ -138,7 +136,7 @@ fn whole_sizes_around(text: &[u8], start: usize, end: usize, arrow: usize) -> Op
         }
         None => (None, rest),
     };
-    if rest.first().is_some_and(|&c| !separates(c)) {
+    if rest.first().is_some_and(|&c| !ends_words(c)) {
         return None;
     }
     Some(HeapChange {
@@ -356,17 +354,21 @@ fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
     (heap, young)
 }
 
+/// Whether `c` ends a word of an event's text: a space or a comma.
+fn ends_words(c: u8) -> bool {
+    c == b' ' || c == b','
+}
+
 /// The word of `text[start..end]` (words end at spaces and commas) that holds position `at`.
 fn word_around(text: &[u8], start: usize, end: usize, at: usize) -> &[u8] {
     // Index loops: `rposition` and `position` with a closure cost twice as much a byte.
-    let separates = |c: u8| c == b' ' || c == b',';
     let (text, at) = (&text[..end], at.min(end));
     let mut from = at;
-    while from > start && !separates(text[from - 1]) {
+    while from > start && !ends_words(text[from - 1]) {
         from -= 1;
     }
     let mut to = at;
-    while to < text.len() && !separates(text[to]) {
+    while to < text.len() && !ends_words(text[to]) {
         to += 1;
     }
     &text[from..to]
