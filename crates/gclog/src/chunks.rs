@@ -283,7 +283,7 @@ fn merge(shared: &Shared<'_>, analyzer: &mut LineFeed<'_>) -> Result<Option<Read
         summary.lines += count;
         shared.applied(index);
     }
-    stitcher.finish(&mut |bytes, number| {
+    stitcher.finish(&mut |bytes, number, _| {
         analyzer.apply(
             ClassifiedLine::new(&mut parser, bytes, false, false, true),
             number,

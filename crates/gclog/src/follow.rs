@@ -453,7 +453,7 @@ impl GcLogFollower {
     /// parser recognised to `each`, in log order.
     pub fn poll(&mut self, budget: u64, mut each: impl FnMut(Parsed)) -> io::Result<Progress> {
         let (stitcher, line) = (&mut self.stitcher, &mut self.line);
-        let mut parsed = |bytes: &[u8], _: u64| {
+        let mut parsed = |bytes: &[u8], _: u64, _| {
             if let Ok(p) = parse_line(bytes) {
                 each(p);
             }

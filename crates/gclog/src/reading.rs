@@ -9,7 +9,7 @@ use crate::classify::{ClassifiedLine, LineFeed};
 use crate::input::Input;
 use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::parse::LineParser;
-use crate::stitch::Stitcher;
+use crate::stitch::{Piece, Stitcher};
 use crate::{input, Error};
 use std::collections::BTreeMap;
 use std::sync::mpsc;
@@ -224,10 +224,10 @@ pub(crate) fn read_lines(
     }
     match &mut destination {
         Destination::Here(feed) if direct => {
-            stitcher.finish(&mut |bytes, number| feed.line(bytes, number, false, false));
+            stitcher.finish(&mut |bytes, number, _| feed.line(bytes, number, false, false));
         }
         _ => {
-            stitcher.finish(&mut |bytes, number| filling.push(bytes, number, false, false));
+            stitcher.finish(&mut |bytes, number, _| filling.push(bytes, number, false, false));
             destination.deliver(filling.take());
         }
     }
@@ -356,10 +356,19 @@ pub(crate) fn stitch_line(
     emit: &mut impl FnMut(&[u8], u64, bool, bool),
 ) {
     let (unterminated, truncated) = (line.unterminated, line.truncated);
-    let mut feed = |bytes: &[u8], number: u64| emit(bytes, number, unterminated, truncated);
+    // A concurrent phase cut out of the last line is whole even when that line has no
+    // newline: only what runs to the line's end may be cut off.
+    let mut feed = |bytes: &[u8], number: u64, piece: Piece| {
+        emit(
+            bytes,
+            number,
+            unterminated && piece == Piece::Lines,
+            truncated,
+        )
+    };
     if truncated {
         stitcher.finish(&mut feed);
-        feed(line.bytes, number);
+        feed(line.bytes, number, Piece::Lines);
     } else {
         stitcher.push(line.bytes, number, &mut feed);
     }

@@ -71,6 +71,17 @@ pub struct Stitcher {
     overflows: u64,
 }
 
+/// What a logical line handed on by the stitcher is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    /// A line, or an event joined from lines: it ends where its last line ends, so it is
+    /// cut off when that line is the input's last and has no newline.
+    Lines,
+    /// A concurrent phase cut out of an event's line, up to its closing bracket: whole,
+    /// whatever happened to the rest of that line.
+    CutOut,
+}
+
 /// Lines kept back, one after the other in `text`, each with its end and line number.
 #[derive(Default)]
 struct Held {
@@ -79,20 +90,20 @@ struct Held {
 }
 
 impl Held {
-    fn push(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+    fn push(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64, Piece)) {
         if self.text.len() + line.len() > MAX_PENDING {
             // Never grow without bound: out of order rather than lost.
-            emit(line, number);
+            emit(line, number, Piece::CutOut);
             return;
         }
         self.text.extend_from_slice(line);
         self.lines.push((self.text.len(), number));
     }
 
-    fn flush(&mut self, emit: &mut dyn FnMut(&[u8], u64)) {
+    fn flush(&mut self, emit: &mut dyn FnMut(&[u8], u64, Piece)) {
         let mut start = 0;
         for &(end, number) in &self.lines {
-            emit(&self.text[start..end], number);
+            emit(&self.text[start..end], number, Piece::CutOut);
             start = end;
         }
         self.text.clear();
@@ -142,22 +153,22 @@ impl Stitcher {
     /// Feeds one physical line; `emit(line, number)` receives each complete logical line
     /// (a whole event, a concurrent phase cut out of one, or an unrelated line as it is).
     #[inline]
-    pub fn push(&mut self, line: &[u8], number: u64, emit: &mut impl FnMut(&[u8], u64)) {
+    pub fn push(&mut self, line: &[u8], number: u64, emit: &mut impl FnMut(&[u8], u64, Piece)) {
         // The usual line of a unified log, or one between JDK 8 events, is handed on as it
         // is: inlined into the reader's loop, with `emit` called directly.
         if self.is_idle() {
             // A unified line (`[0.058s][info]...`) never opens an event nor leaves stamps
             // open: told by its first bytes, without the calls below.
             if line.first() == Some(&b'[') && !opens_event(line) {
-                emit(line, number);
+                emit(line, number, Piece::Lines);
                 return;
             }
             if let Outside::Plain { orphan_stamps } = outside_event(line) {
                 self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
-                emit(line, number);
+                emit(line, number, Piece::Lines);
                 return;
             }
-            let emit: &mut dyn FnMut(&[u8], u64) = emit;
+            let emit: &mut dyn FnMut(&[u8], u64, Piece) = emit;
             self.open(line, number, true, emit);
             if self.pending.is_empty() {
                 self.held.flush(emit);
@@ -168,7 +179,12 @@ impl Stitcher {
     }
 
     /// [`Stitcher::push`] of a line that may open an event or belong to one.
-    fn push_into_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+    fn push_into_event(
+        &mut self,
+        line: &[u8],
+        number: u64,
+        emit: &mut dyn FnMut(&[u8], u64, Piece),
+    ) {
         if self.pending.is_empty() {
             if !self.orphan_stamps.is_empty() && opens_event_after_separator(line) {
                 // The stamps the previous line left without their `: ` are this event's.
@@ -181,7 +197,7 @@ impl Stitcher {
                 self.orphan_stamps.clear();
                 if let Outside::Plain { orphan_stamps } = outside_event(line) {
                     self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
-                    emit(line, number);
+                    emit(line, number, Piece::Lines);
                     return;
                 }
                 self.open(line, number, true, emit);
@@ -228,10 +244,10 @@ impl Stitcher {
     }
 
     /// Hands on an event left open (the log ends inside it): it parses as incomplete.
-    pub fn finish(&mut self, emit: &mut dyn FnMut(&[u8], u64)) {
+    pub fn finish(&mut self, emit: &mut dyn FnMut(&[u8], u64, Piece)) {
         self.orphan_stamps.clear();
         if !self.pending.is_empty() {
-            emit(&self.pending, self.first_line);
+            emit(&self.pending, self.first_line, Piece::Lines);
             self.reset();
         }
         self.held.flush(emit);
@@ -245,7 +261,13 @@ impl Stitcher {
 
     /// A line that may start an event (`opens`: [`may_open_event`] said so of it): handed
     /// on at once when its brackets close on it.
-    fn open(&mut self, line: &[u8], number: u64, opens: bool, emit: &mut dyn FnMut(&[u8], u64)) {
+    fn open(
+        &mut self,
+        line: &[u8],
+        number: u64,
+        opens: bool,
+        emit: &mut dyn FnMut(&[u8], u64, Piece),
+    ) {
         if next_fragment(line).is_none() {
             // Nothing to cut out (most lines): the line as it is, not copied.
             self.open_kept(line, number, opens, emit);
@@ -267,7 +289,7 @@ impl Stitcher {
         kept: &[u8],
         number: u64,
         opens: bool,
-        emit: &mut dyn FnMut(&[u8], u64),
+        emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
         let printout = printout_start(kept);
         let kept = &kept[..printout.unwrap_or(kept.len())];
@@ -278,7 +300,7 @@ impl Stitcher {
         };
         if depth == 0 {
             if !kept.is_empty() {
-                emit(kept, number);
+                emit(kept, number, Piece::Lines);
             }
             return;
         }
@@ -288,7 +310,12 @@ impl Stitcher {
         self.holds_scavenge = is_cms_remark(kept);
     }
 
-    fn continue_event(&mut self, line: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+    fn continue_event(
+        &mut self,
+        line: &[u8],
+        number: u64,
+        emit: &mut dyn FnMut(&[u8], u64, Piece),
+    ) {
         if next_fragment(line).is_none() {
             // Nothing to cut out: the line as it is, not copied. Most lines inside an
             // event are printouts (heap at GC, free list statistics) that start with a
@@ -306,7 +333,7 @@ impl Stitcher {
     }
 
     /// [`Stitcher::continue_event`] with a line whose fragments are cut out (`kept`).
-    fn continue_with(&mut self, kept: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+    fn continue_with(&mut self, kept: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64, Piece)) {
         // Printouts with fragments cut out are skipped without searching them for a
         // printout either.
         let part = if may_continue(kept) {
@@ -321,25 +348,25 @@ impl Stitcher {
             Continuation::NewEvent | Continuation::Unrelated => {
                 // The open event never closed (a cut log, an unknown printout): hand it on
                 // as it is and take this line afresh.
-                emit(&self.pending, self.first_line);
+                emit(&self.pending, self.first_line, Piece::Lines);
                 self.reset();
                 self.open_kept(kept, number, false, emit);
             }
         }
     }
 
-    fn append(&mut self, part: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64)) {
+    fn append(&mut self, part: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64, Piece)) {
         if self.pending.len() + part.len() > MAX_PENDING {
             self.overflows += 1;
-            emit(&self.pending, self.first_line);
+            emit(&self.pending, self.first_line, Piece::Lines);
             self.reset();
-            emit(part, number);
+            emit(part, number, Piece::Lines);
             return;
         }
         self.pending.extend_from_slice(part);
         self.depth = bracket_depth(part, self.depth);
         if self.depth == 0 {
-            emit(&self.pending, self.first_line);
+            emit(&self.pending, self.first_line, Piece::Lines);
             self.reset();
         }
     }
@@ -565,7 +592,7 @@ fn cut_fragments(
     number: u64,
     kept: &mut Vec<u8>,
     held: &mut Held,
-    emit: &mut dyn FnMut(&[u8], u64),
+    emit: &mut dyn FnMut(&[u8], u64, Piece),
 ) {
     let mut rest = line;
     loop {

@@ -22,6 +22,18 @@ fn fixture_text(name: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// One of GCViewer's sample logs (fixtures/reference/gclogs/gcviewer-samples.tar.gz).
+fn gcviewer_sample(name: &str) -> Vec<u8> {
+    let out = Command::new("tar")
+        .arg("xzOf")
+        .arg(analyze_support::shared_gclogs().join("gcviewer-samples.tar.gz"))
+        .arg(format!("gcviewer-samples/logs/{name}"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{name}: {out:?}");
+    out.stdout
+}
+
 fn one_line_error(out: &std::process::Output, needle: &str) {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -179,6 +191,36 @@ fn truncated_last_line_is_a_warning_with_its_line_number() {
     assert_eq!(json["first_unparsed"]["line"], line_no);
 }
 
+/// A JDK 6 CMS event whose young collection has a concurrent phase printed into it
+/// (GCViewer's `SampleSun1_6_0CMS.txt`, lines 34 and 35), as the last lines of a log
+/// without its final newline: the phase cut out of the event is whole, only the event
+/// runs to the end of the input.
+#[test]
+fn a_concurrent_phase_cut_out_of_the_last_line_is_not_cut_off() {
+    let dir = tmp("phase-in-last-line");
+    let sample = String::from_utf8(gcviewer_sample("SampleSun1_6_0CMS.txt")).unwrap();
+    let lines: Vec<&str> = sample.lines().take(35).collect();
+    assert!(
+        lines[33].contains("[ParNew1.578: [CMS-concurrent-abortable-preclean: "),
+        "{}",
+        lines[33]
+    );
+    let text = lines.join("\n");
+    let (cut, whole) = (dir.join("cut.log"), dir.join("whole.log"));
+    std::fs::write(&cut, text.trim_end()).unwrap();
+    std::fs::write(&whole, format!("{text}\n")).unwrap();
+    let out = run(&["--json", cut.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("cut off"), "{err}");
+    assert!(err.contains("the last line has no newline"), "{err}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["unparsed_lines"], 0, "{json}");
+    let with_newline = analyze_json(&[whole]);
+    assert_eq!(json["pauses"], with_newline["pauses"]);
+    assert!(json["pauses"]["count"].as_u64() > Some(0));
+}
+
 #[test]
 fn a_thread_id_decoration_alone_is_not_taken_for_a_process() {
     // `-Xlog:...:utctime,tid,level,tags`: one JVM, lines written by several threads.
@@ -321,15 +363,7 @@ fn a_large_log_reads_the_same_with_any_number_of_threads() {
     let dir = tmp("threads");
     // A JDK 8 CMS log whose events span many lines (heap at GC, free list statistics,
     // tenuring distribution, a remark holding a young collection), over a few chunks.
-    let sample = Command::new("tar")
-        .arg("xzOf")
-        .arg(analyze_support::repo_root().join("fixtures/reference/gclogs/gcviewer-samples.tar.gz"))
-        .arg(
-            "gcviewer-samples/logs/SampleSun1_8_0CMS_ScavengeBR_HeapAtGC_TenuringDist_PrintFLS.txt",
-        )
-        .output()
-        .unwrap()
-        .stdout;
+    let sample = gcviewer_sample("SampleSun1_8_0CMS_ScavengeBR_HeapAtGC_TenuringDist_PrintFLS.txt");
     let copies = 3_000_000 / sample.len() + 1;
     let log = dir.join("gc.log");
     std::fs::write(&log, sample.repeat(copies)).unwrap();

@@ -3,7 +3,7 @@ use super::*;
 fn stitch(lines: &[&str]) -> Vec<(String, u64)> {
     let mut stitcher = Stitcher::new();
     let mut out = Vec::new();
-    let mut emit = |l: &[u8], n: u64| out.push((String::from_utf8_lossy(l).into_owned(), n));
+    let mut emit = |l: &[u8], n: u64, _| out.push((String::from_utf8_lossy(l).into_owned(), n));
     for (i, line) in lines.iter().enumerate() {
         stitcher.push(line.as_bytes(), i as u64 + 1, &mut emit);
     }
@@ -189,7 +189,7 @@ fn pending_text_is_capped() {
     let mut stitcher = Stitcher::new();
     let mut emitted = 0usize;
     let mut longest = 0usize;
-    let mut emit = |l: &[u8], _: u64| {
+    let mut emit = |l: &[u8], _: u64, _| {
         emitted += 1;
         longest = longest.max(l.len());
     };
@@ -251,7 +251,7 @@ proptest::proptest! {
 
         let mut stitcher = Stitcher::new();
         let mut swept = Vec::new();
-        let mut emit = |l: &[u8], n: u64| swept.push((String::from_utf8_lossy(l).into_owned(), n));
+        let mut emit = |l: &[u8], n: u64, _| swept.push((String::from_utf8_lossy(l).into_owned(), n));
         let (mut at, mut number) = (0, 0u64);
         while at < text.len() {
             let end = at + memchr::memchr(b'\n', &text[at..]).unwrap();

@@ -95,13 +95,13 @@ proptest! {
         let mut feed = LineFeed::new(&mut analyzer, "random");
         let mut emitted = 0u64;
         for (i, line) in picks.iter().enumerate() {
-            stitcher.push(line, i as u64 + 1, &mut |l, n| {
+            stitcher.push(line, i as u64 + 1, &mut |l, n, _| {
                 emitted += 1;
                 feed.line(l, n, false, false);
             });
             prop_assert!(stitcher.held_bytes() <= 2 * MAX_PENDING);
         }
-        stitcher.finish(&mut |l, n| {
+        stitcher.finish(&mut |l, n, _| {
             emitted += 1;
             feed.line(l, n, false, false);
         });
