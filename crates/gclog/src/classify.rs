@@ -3,7 +3,7 @@
 
 use pauselab_pause::{LogLine, RecordSink};
 
-use crate::parse::{Format, LineParser, Parsed, Record, Stamp};
+use crate::parse::{Format, LineParser, Parsed, Record, Stamp, Unparsed};
 
 /// Longest beginning of an unparsed line kept for the report.
 const UNPARSED_TEXT: usize = 200;
@@ -23,8 +23,10 @@ enum Outcome {
     Other { format: Format, stamp: Stamp },
     /// Boxed: few lines are records, and lines move between threads in batches.
     Record(Box<Parsed>),
-    /// Not understood; the line's beginning, when asked to keep it.
-    Unparsed(Box<[u8]>),
+    /// Not understood; the line's beginning, when asked to keep it, and whether it is
+    /// a GC log's line all the same (a JDK 8 event that never closes, a pause whose
+    /// numbers do not read): it counts for [`LineFeed::recognised`].
+    Unparsed { text: Box<[u8]>, gc_line: bool },
 }
 
 impl ClassifiedLine {
@@ -39,13 +41,15 @@ impl ClassifiedLine {
         overlong: bool,
         keep_text: bool,
     ) -> Self {
-        let unparsed = |bytes: &[u8]| {
-            Outcome::Unparsed(if keep_text {
+        let unparsed_as = |bytes: &[u8], gc_line: bool| Outcome::Unparsed {
+            text: if keep_text {
                 bytes[..bytes.len().min(UNPARSED_TEXT)].into()
             } else {
                 Box::default()
-            })
+            },
+            gc_line,
         };
+        let unparsed = |bytes: &[u8]| unparsed_as(bytes, false);
         if overlong {
             return ClassifiedLine {
                 outcome: unparsed(bytes),
@@ -114,8 +118,10 @@ impl ClassifiedLine {
                 },
                 unterminated: unterminated.then_some(true),
             },
-            Err(_) => ClassifiedLine {
-                outcome: unparsed(bytes),
+            Err(why) => ClassifiedLine {
+                // A log whose only event never closes (it was cut, or is being written)
+                // is a GC log all the same, not "no GC log lines".
+                outcome: unparsed_as(bytes, why != Unparsed::Unknown),
                 unterminated: unterminated.then_some(false),
             },
         }
@@ -127,7 +133,8 @@ impl ClassifiedLine {
         match &self.outcome {
             Outcome::Other { format, stamp } => !format.is_blank(stamp),
             Outcome::Record(_) => true,
-            Outcome::Nothing | Outcome::Unparsed(_) => false,
+            Outcome::Unparsed { gc_line, .. } => *gc_line,
+            Outcome::Nothing => false,
         }
     }
 
@@ -141,7 +148,7 @@ impl ClassifiedLine {
 
     /// An unparsed line whose beginning was kept.
     pub(crate) fn has_unparsed_text(&self) -> bool {
-        matches!(&self.outcome, Outcome::Unparsed(text) if !text.is_empty())
+        matches!(&self.outcome, Outcome::Unparsed { text, .. } if !text.is_empty())
     }
 }
 
@@ -257,7 +264,8 @@ impl<'a> LineFeed<'a> {
                 self.recognised += 1;
                 LogLine::Record(parsed)
             }
-            Outcome::Unparsed(ref text) => {
+            Outcome::Unparsed { ref text, gc_line } => {
+                self.recognised += u64::from(gc_line);
                 self.keep_text &= text.is_empty();
                 LogLine::Unparsed(text)
             }

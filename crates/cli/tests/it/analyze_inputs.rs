@@ -221,6 +221,26 @@ fn a_concurrent_phase_cut_out_of_the_last_line_is_not_cut_off() {
     assert!(json["pauses"]["count"].as_u64() > Some(0));
 }
 
+/// A JDK 8 log cut inside its first event (a remark printing the heap and free lists,
+/// which a JVM takes a while to write): a GC log whose one event is not understood, not
+/// a file without GC log lines.
+#[test]
+fn a_log_cut_inside_its_first_event_is_a_gc_log() {
+    let dir = tmp("cut-in-first-event");
+    let sample = String::from_utf8(gcviewer_sample(
+        "SampleSun1_8_0CMS_ScavengeBR_HeapAtGC_TenuringDist_PrintFLS.txt",
+    ))
+    .unwrap();
+    let first_event: String = sample.lines().take(12).map(|l| format!("{l}\n")).collect();
+    assert!(first_event.contains("[GC [YG occupancy: "), "{first_event}");
+    let cut = dir.join("gc.log");
+    std::fs::write(&cut, first_event).unwrap();
+    let json = analyze_json(&[cut]);
+    assert_eq!(json["pauses"]["count"], 0, "{json}");
+    assert_eq!(json["unparsed_lines"], 1, "{json}");
+    assert_eq!(json["first_unparsed"]["line"], 1, "{json}");
+}
+
 #[test]
 fn a_thread_id_decoration_alone_is_not_taken_for_a_process() {
     // `-Xlog:...:utctime,tid,level,tags`: one JVM, lines written by several threads.
