@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::evidence::{Evidence, RuleTracker};
-use crate::rules::causes::Cause;
+use crate::rules::causes::{rank, Candidate, Cause, JvmFlags};
 use crate::timeouts::Culprit;
 
 /// The scale shared with `doctor`'s host checks (a log finding is never `Ok`).
@@ -58,6 +58,22 @@ impl Finding {
             fixes: Vec::new(),
             threads: Vec::new(),
         }
+    }
+
+    /// The finding of a rule about time the OS took from a stop: critical at 10 matches
+    /// or at one of 500 ms, its `candidates` ranked by the evidence and the JVM's options.
+    pub(crate) fn of_stall(
+        rule: &'static str,
+        tracker: &RuleTracker,
+        title: String,
+        confidence: &'static str,
+        candidates: Vec<Candidate>,
+        flags: &JvmFlags,
+    ) -> Finding {
+        let mut f = Finding::tracked(rule, tracker, graded(tracker, 10, 500_000_000), title);
+        f.confidence = confidence;
+        (f.causes, f.fixes) = rank(candidates, flags);
+        f
     }
 }
 

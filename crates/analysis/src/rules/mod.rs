@@ -73,6 +73,7 @@ macro_rules! registry {
 }
 
 registry! {
+    real_gt_gc,
     real_gt_cpu,
     sys_gt_user,
     stopped_gt_gc,

@@ -5,10 +5,10 @@
 use pauselab_pause::record::GcPause;
 
 use crate::evidence::RuleTracker;
-use crate::rules::causes::{rank, Candidate};
-use crate::rules::finding::{graded, ms, whole_ms, Finding};
+use crate::rules::causes::Candidate;
+use crate::rules::finding::{ms, whole_ms, Finding};
 use crate::rules::rule::{Context, Rule, Seen};
-use crate::rules::{busy_cpu, stopped_gt_gc, sys_gt_user};
+use crate::rules::{busy_cpu, real_gt_gc, stopped_gt_gc, sys_gt_user};
 
 pub(crate) const ID: &str = "real_gt_cpu";
 /// Default margin of real over user + sys.
@@ -47,18 +47,24 @@ pub(crate) fn start() -> Box<dyn Rule> {
 impl Rule for RealGtCpu {
     fn pause(&mut self, seen: &Seen<'_, GcPause>) {
         let Some(cpu) = seen.item.cpu else { return };
+        // When the stop outlasted the collection (real_gt_gc), the GC threads had the
+        // collection's time to run: the rest of the stop is not theirs to be off-CPU in.
+        let (wall, wall_is) = match real_gt_gc::stopped_outside_ns(seen.item, seen.thresholds) {
+            Some(_) => (seen.item.duration_ns, "collection"),
+            None => (cpu.real_ns, "real"),
+        };
         let on_cpu = cpu.user_ns + cpu.sys_ns;
-        if cpu.real_ns <= on_cpu + seen.thresholds.off_cpu_ns {
+        if wall <= on_cpu + seen.thresholds.off_cpu_ns {
             return;
         }
-        let excess = cpu.real_ns - on_cpu;
+        let excess = wall - on_cpu;
         self.sums.user_ns += u128::from(cpu.user_ns);
         self.sums.sys_ns += u128::from(cpu.sys_ns);
-        self.sums.real_ns += u128::from(cpu.real_ns);
+        self.sums.real_ns += u128::from(wall);
         self.tracker.hit(excess, seen.keep, || {
             let detail = format!(
-                "real {} ms, user {} ms + sys {} ms: {} ms off-CPU",
-                whole_ms(cpu.real_ns),
+                "{wall_is} {} ms, user {} ms + sys {} ms: {} ms off-CPU",
+                whole_ms(wall),
                 whole_ms(cpu.user_ns),
                 whole_ms(cpu.sys_ns),
                 whole_ms(excess)
@@ -79,10 +85,8 @@ impl Rule for RealGtCpu {
             ctx.pause_count,
             ms(ctx.thresholds.off_cpu_ns)
         );
-        let mut f = Finding::tracked(ID, r, graded(r, 10, 500_000_000), title);
-        f.confidence = "high: GC worker threads were on a CPU for less than the pause lasted; the JVM was waiting on the OS";
-        (f.causes, f.fixes) = rank(self.causes(ctx), ctx.flags);
-        Some(f)
+        let confidence = "high: GC worker threads were on a CPU for less than the pause lasted; the JVM was waiting on the OS";
+        Some(Finding::of_stall(ID, r, title, confidence, self.causes(ctx), ctx.flags))
     }
 }
 

@@ -7,8 +7,8 @@ use pauselab_pause::is_gc_operation;
 
 use crate::evidence::RuleTracker;
 use crate::terminal::dur;
-use crate::rules::causes::{rank, Candidate};
-use crate::rules::finding::{graded, ms, Finding};
+use crate::rules::causes::Candidate;
+use crate::rules::finding::{ms, Finding};
 use crate::rules::rule::{Context, Rule, Seen, Series, Stop};
 
 pub(crate) const ID: &str = "stopped_gt_gc";
@@ -86,10 +86,8 @@ impl Rule for StoppedGtGc {
             r.count,
             ms(ctx.thresholds.stopped_excess_ns)
         );
-        let mut f = Finding::tracked(ID, r, graded(r, 10, 500_000_000), title);
-        f.confidence = "high: the time was spent at the safepoint, after its threads had stopped, but not in the collector";
-        (f.causes, f.fixes) = rank(self.causes(), ctx.flags);
-        Some(f)
+        let confidence = "high: the time was spent at the safepoint, after its threads had stopped, but not in the collector";
+        Some(Finding::of_stall(ID, r, title, confidence, self.causes(), ctx.flags))
     }
 }
 

@@ -14,6 +14,7 @@ mod probe_slowdev;
 mod process_support;
 
 mod analyze_collectors;
+mod analyze_findings;
 mod analyze_fixtures;
 mod analyze_hlog;
 mod analyze_inputs;
