@@ -17,10 +17,10 @@ fuzz_target!(|data: &[u8]| {
     let mut stitcher = Stitcher::new();
     while let Ok(Some(line)) = lines.next_line() {
         let _ = parse_line(line.bytes);
-        stitcher.push(line.bytes, line.number, &mut |l, n, _| feed.line(l, n, false, false));
+        stitcher.push(line.bytes, line.number, &mut |l, n, _| feed.line(l, n, None, false));
         assert!(stitcher.held_bytes() <= 2 * MAX_PENDING);
     }
-    stitcher.finish(&mut |l, n, _| feed.line(l, n, false, false));
+    stitcher.finish(&mut |l, n, _| feed.line(l, n, None, false));
     analyzer.end_input(data.len() as u64);
     let report = analyzer.finish();
     let _ = render_text(&report);

@@ -285,7 +285,7 @@ fn merge(shared: &Shared<'_>, analyzer: &mut LineFeed<'_>) -> Result<Option<Read
     }
     stitcher.finish(&mut |bytes, number, _| {
         analyzer.apply(
-            ClassifiedLine::new(&mut parser, bytes, false, false, true),
+            ClassifiedLine::new(&mut parser, bytes, None, false, true),
             number,
         );
     });

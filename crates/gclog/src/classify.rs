@@ -12,8 +12,17 @@ const UNPARSED_TEXT: usize = 200;
 /// be classified on one thread while another feeds them to [`LineFeed::apply`], in order.
 pub(crate) struct ClassifiedLine {
     outcome: Outcome,
-    /// The line had no newline at the end of the input: whether it was counted all the same.
-    unterminated: Option<bool>,
+    /// The input's last line had no newline and ended this line's text.
+    unterminated: Option<Unterminated>,
+}
+
+/// A line (or a JDK 8 event) that the input's last line, without its newline, ended.
+#[derive(Clone, Copy)]
+struct Unterminated {
+    /// How many lines after the line's (or the event's) first that last line is.
+    lines_on: u64,
+    /// It parsed completely and was counted all the same.
+    counted: bool,
 }
 
 enum Outcome {
@@ -31,16 +40,18 @@ enum Outcome {
 
 impl ClassifiedLine {
     /// Parses one line with `parser` (the one the input's lines before were parsed with).
-    /// `overlong`: it was cut at the line reader's limit (never trusted). `keep_text`: keep
-    /// an unparsed line's beginning for the report (only the first one is shown, so
-    /// callers stop asking once they have one).
+    /// `unterminated`: the input's last line has no newline and ends this text, so many
+    /// lines after its first. `overlong`: it was cut at the line reader's limit (never
+    /// trusted). `keep_text`: keep an unparsed line's beginning for the report (only the
+    /// first one is shown, so callers stop asking once they have one).
     pub(crate) fn new(
         parser: &mut LineParser,
         bytes: &[u8],
-        unterminated: bool,
+        unterminated: Option<u64>,
         overlong: bool,
         keep_text: bool,
     ) -> Self {
+        let ended = |counted| unterminated.map(|lines_on| Unterminated { lines_on, counted });
         let unparsed_as = |bytes: &[u8], gc_line: bool| Outcome::Unparsed {
             text: if keep_text {
                 bytes[..bytes.len().min(UNPARSED_TEXT)].into()
@@ -80,7 +91,7 @@ impl ClassifiedLine {
                 stamp,
                 record: Record::Other,
             }),
-            false,
+            None,
         ) = (&result, unterminated)
         {
             let line = ClassifiedLine {
@@ -100,12 +111,12 @@ impl ClassifiedLine {
             // into a record with values (a pause line cut before its duration reads as the
             // pause's start line).
             Ok(p)
-                if unterminated
+                if unterminated.is_some()
                     && matches!(p.record, Record::Other | Record::PauseStart { .. }) =>
             {
                 ClassifiedLine {
                     outcome: unparsed(bytes),
-                    unterminated: Some(false),
+                    unterminated: ended(false),
                 }
             }
             Ok(p) => ClassifiedLine {
@@ -116,13 +127,13 @@ impl ClassifiedLine {
                     },
                     _ => Outcome::Record(Box::new(p)),
                 },
-                unterminated: unterminated.then_some(true),
+                unterminated: ended(true),
             },
             Err(why) => ClassifiedLine {
                 // A log whose only event never closes (it was cut, or is being written)
                 // is a GC log all the same, not "no GC log lines".
                 outcome: unparsed_as(bytes, why != Unparsed::Unknown),
-                unterminated: unterminated.then_some(false),
+                unterminated: ended(false),
             },
         }
     }
@@ -197,9 +208,10 @@ impl<'a> LineFeed<'a> {
         }
     }
 
-    /// Parses and feeds one line. `unterminated`: it is the input's last and has no
-    /// newline; `overlong`: it was cut at the line reader's limit (never trusted).
-    pub fn line(&mut self, bytes: &[u8], number: u64, unterminated: bool, overlong: bool) {
+    /// Parses and feeds one line. `unterminated`: the input's last line has no newline
+    /// and ends this text, so many lines after its first; `overlong`: it was cut at the
+    /// line reader's limit (never trusted).
+    pub fn line(&mut self, bytes: &[u8], number: u64, unterminated: Option<u64>, overlong: bool) {
         let line = ClassifiedLine::new(
             &mut self.parser,
             bytes,
@@ -241,17 +253,20 @@ impl<'a> LineFeed<'a> {
             return;
         }
         self.flush();
-        if let Some(counted) = line.unterminated {
-            self.sink.warn(
-                self.input,
-                Some(number),
-                if counted {
-                    "the last line has no newline (the log was still being written); it parsed completely and was counted"
-                } else {
-                    "the last line is cut off (no newline at the end): the log was still being written or was truncated; it was not counted"
-                }
-                .to_string(),
-            );
+        if let Some(ended) = line.unterminated {
+            // A JDK 8 event is numbered by its first line: say which one the last ends.
+            let what = if ended.lines_on == 0 {
+                "it".to_string()
+            } else {
+                format!("the event from line {number} that it ends")
+            };
+            let message = if ended.counted {
+                format!("the last line has no newline (the log was still being written); {what} parsed completely and was counted")
+            } else {
+                format!("the last line is cut off (no newline at the end): the log was still being written or was truncated; {what} was not counted")
+            };
+            self.sink
+                .warn(self.input, Some(number + ended.lines_on), message);
         }
         // What `recognised` and `has_unparsed_text` say, told by the same match.
         let line = match line.outcome {

@@ -51,7 +51,9 @@ struct RawLine {
     /// Where the line's text ends in [`Batch::text`] (it starts where the previous ends).
     end: usize,
     number: u64,
-    unterminated: bool,
+    /// The input's last line, without a newline, ends this line's text, so many lines
+    /// after its first (see [`stitch_line`]).
+    unterminated: Option<u64>,
     truncated: bool,
 }
 
@@ -97,7 +99,7 @@ struct Filling {
 }
 
 impl Filling {
-    fn push(&mut self, bytes: &[u8], number: u64, unterminated: bool, truncated: bool) {
+    fn push(&mut self, bytes: &[u8], number: u64, unterminated: Option<u64>, truncated: bool) {
         let batch = &mut self.batch;
         batch.text.extend_from_slice(bytes);
         batch.lines.push(RawLine {
@@ -224,10 +226,10 @@ pub(crate) fn read_lines(
     }
     match &mut destination {
         Destination::Here(feed) if direct => {
-            stitcher.finish(&mut |bytes, number, _| feed.line(bytes, number, false, false));
+            stitcher.finish(&mut |bytes, number, _| feed.line(bytes, number, None, false));
         }
         _ => {
-            stitcher.finish(&mut |bytes, number, _| filling.push(bytes, number, false, false));
+            stitcher.finish(&mut |bytes, number, _| filling.push(bytes, number, None, false));
             destination.deliver(filling.take());
         }
     }
@@ -347,24 +349,24 @@ fn read_by_one_thread(input: &Input) -> bool {
 }
 
 /// Hands one physical line to the stitcher; `emit(text, number, unterminated, truncated)`
-/// receives the logical lines it completes, with the physical line's flags.
+/// receives the logical lines it completes, with the physical line's flags. `unterminated`:
+/// the physical line is the input's last, has no newline and ends the text, so many lines
+/// after the text's first (0 but for a JDK 8 event), a count that stays true when a
+/// chunk's line numbers are moved on.
 #[inline]
 pub(crate) fn stitch_line(
     stitcher: &mut Stitcher,
     line: &Line<'_>,
     number: u64,
-    emit: &mut impl FnMut(&[u8], u64, bool, bool),
+    emit: &mut impl FnMut(&[u8], u64, Option<u64>, bool),
 ) {
     let (unterminated, truncated) = (line.unterminated, line.truncated);
     // A concurrent phase cut out of the last line is whole even when that line has no
     // newline: only what runs to the line's end may be cut off.
-    let mut feed = |bytes: &[u8], number: u64, piece: Piece| {
-        emit(
-            bytes,
-            number,
-            unterminated && piece == Piece::Lines,
-            truncated,
-        )
+    let last = number;
+    let mut feed = |bytes: &[u8], first: u64, piece: Piece| {
+        let lines_on = (unterminated && piece == Piece::Lines).then(|| last - first);
+        emit(bytes, first, lines_on, truncated)
     };
     if truncated {
         stitcher.finish(&mut feed);

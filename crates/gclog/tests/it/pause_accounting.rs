@@ -11,7 +11,7 @@ fn analyze(lines: &[&str]) -> Report {
     analyzer.begin_input("gc.log");
     let mut feed = LineFeed::new(&mut analyzer, "gc.log");
     for (i, line) in lines.iter().enumerate() {
-        feed.line(line.as_bytes(), i as u64 + 1, false, false);
+        feed.line(line.as_bytes(), i as u64 + 1, None, false);
     }
     feed.finish();
     analyzer.end_input(0);

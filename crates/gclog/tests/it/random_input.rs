@@ -31,7 +31,9 @@ fn feed(lines: &[Vec<u8>]) -> Report {
     analyzer.begin_input("random");
     let mut feed = LineFeed::new(&mut analyzer, "random");
     for (i, l) in lines.iter().enumerate() {
-        feed.line(l, i as u64 + 1, i + 1 == lines.len(), false);
+        let number = i as u64 + 1;
+        let last = (i + 1 == lines.len()).then_some(number);
+        feed.line(l, number, last, false);
     }
     feed.finish();
     analyzer.end_input(0);
@@ -97,13 +99,13 @@ proptest! {
         for (i, line) in picks.iter().enumerate() {
             stitcher.push(line, i as u64 + 1, &mut |l, n, _| {
                 emitted += 1;
-                feed.line(l, n, false, false);
+                feed.line(l, n, None, false);
             });
             prop_assert!(stitcher.held_bytes() <= 2 * MAX_PENDING);
         }
         stitcher.finish(&mut |l, n, _| {
             emitted += 1;
-            feed.line(l, n, false, false);
+            feed.line(l, n, None, false);
         });
         prop_assert_eq!(stitcher.held_bytes(), 0);
         feed.finish();
