@@ -306,6 +306,7 @@ mod tests {
             young: None,
             failures: Failures::default(),
             upgraded_to_full: false,
+            collector: None,
         }
     }
 

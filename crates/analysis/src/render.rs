@@ -439,6 +439,7 @@ mod tests {
             young: None,
             failures: Default::default(),
             upgraded_to_full: false,
+            collector: None,
         };
         let end = Stamp {
             uptime_ns: Some(2_000_000_000),

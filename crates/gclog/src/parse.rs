@@ -471,8 +471,12 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
     if body == b"To-space exhausted" {
         return Ok(Record::ToSpaceExhausted { gc_id });
     }
-    if let Some(change) = memory::old_generation(body) {
-        return Ok(Record::OldGeneration { gc_id, change });
+    if let Some((change, collector)) = memory::old_generation(body) {
+        return Ok(Record::OldGeneration {
+            gc_id,
+            change,
+            collector,
+        });
     }
     if let Some(cycle) = memory::cycle(gc_id, body) {
         return Ok(cycle);
@@ -513,6 +517,7 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
             young: None,
             failures,
             upgraded_to_full: false,
+            collector: None,
         }));
     }
     if let Some(rest) = body.strip_prefix(b"User=") {
@@ -1104,8 +1109,16 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         crate::num::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
     let (heap, young) = memory::jdk8_heap(inner);
     let failures = jdk8_failures(rest);
-    let upgraded_to_full = !crate::PauseType::is_full(&name)
+    let is_full = crate::PauseType::is_full(&name);
+    let upgraded_to_full = !is_full
         && (failures.concurrent_mode || (failures.promotion && collects_old_generation(rest)));
+    // A young collection is named after its generation; a full one's generations tell.
+    let collector = if is_full {
+        // G1's `[Eden: ...]` follows the event's brackets.
+        generations_collector(rest)
+    } else {
+        None
+    };
     Ok(GcPause {
         gc_id: None,
         start: Stamp::default(),
@@ -1117,6 +1130,7 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         young,
         failures,
         upgraded_to_full,
+        collector,
     })
 }
 
@@ -1151,6 +1165,7 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
         young: None,
         failures,
         upgraded_to_full: false,
+        collector: None,
     }))
 }
 
@@ -1284,6 +1299,31 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
         head.to_string()
     };
     (name, cause)
+}
+
+/// The collector the generations printed in a JDK 6-8 event (`[CMS: ...`, `[Tenured: ...`,
+/// `[PSYoungGen: ...`) name: CMS when any is CMS's (it may use Serial's `DefNew`), else
+/// the first that tells.
+fn generations_collector(event: &[u8]) -> Option<Collector> {
+    let mut first = None;
+    for at in crate::scan::any_of(event, [b'[']) {
+        let rest = &event[at + 1..];
+        let end = rest
+            .iter()
+            .position(|c| !(c.is_ascii_alphanumeric() || *c == b' '))
+            .unwrap_or(rest.len());
+        if rest.get(end) != Some(&b':') {
+            continue;
+        }
+        let told = std::str::from_utf8(&rest[..end])
+            .ok()
+            .and_then(Collector::from_generation);
+        if told == Some(Collector::Cms) {
+            return told;
+        }
+        first = first.or(told);
+    }
+    first
 }
 
 /// Whether `event` holds `CMS-initial-mark` and whether it holds `CMS-remark`, found in one

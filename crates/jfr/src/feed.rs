@@ -361,6 +361,8 @@ impl Feed {
                     young: None,
                     failures: Default::default(),
                     upgraded_to_full: false,
+                    // jdk.GCConfiguration names the collector.
+                    collector: None,
                 };
                 sink.record(self.stamp(end), Record::Pause(pause), n);
             }

@@ -122,6 +122,54 @@ impl Collector {
         })
     }
 
+    /// From a generation's name in a JDK 6-8 event (`[CMS: ...]`, `[PSYoungGen: ...]`,
+    /// G1's `[Eden: ...]`). `DefNew` and `Tenured` are Serial's (CMS may use `DefNew` too,
+    /// but then names its old generation `CMS`).
+    pub fn from_generation(name: &str) -> Option<Self> {
+        Some(match name {
+            "Eden" => Collector::G1,
+            "CMS" | "ASCMS" | "ParNew" | "ASParNew" | "CMS Perm " => Collector::Cms,
+            "PSYoungGen" | "ParOldGen" | "PSOldGen" | "PSPermGen" => Collector::Parallel,
+            "DefNew" | "Tenured" => Collector::Serial,
+            _ => return None,
+        })
+    }
+
+    /// From a pause's cause, when only one collector gives it (`G1 Evacuation Pause`;
+    /// `Ergonomics`, Parallel's adaptive sizing).
+    pub fn from_pause_cause(cause: &str) -> Option<Self> {
+        if cause.starts_with("G1 ") {
+            Some(Collector::G1)
+        } else if cause == "Ergonomics" {
+            Some(Collector::Parallel)
+        } else {
+            None
+        }
+    }
+
+    /// From the VM operation of a collection's safepoint (`-Xlog:safepoint`, JDK 8's
+    /// safepoint statistics): `ParallelGCFailedAllocation`, `SerialCollectForAllocation`
+    /// (JDK 21+), `G1CollectForAllocation`, `CMS_Final_Remark`, `ShenandoahInitMark`,
+    /// `ZMarkStart`. Serial's and CMS's `GenCollectForAllocation` tells neither.
+    pub fn from_vm_operation(op: &str) -> Option<Self> {
+        let starts = |prefix: &str| op.starts_with(prefix);
+        Some(if starts("Parallel") {
+            Collector::Parallel
+        } else if starts("Serial") {
+            Collector::Serial
+        } else if starts("G1") {
+            Collector::G1
+        } else if starts("CMS") {
+            Collector::Cms
+        } else if starts("Shenandoah") {
+            Collector::Shenandoah
+        } else if starts("ZMark") || starts("ZRelocate") {
+            Collector::Zgc
+        } else {
+            return None;
+        })
+    }
+
     /// From a JFR recording's `jdk.GCConfiguration` young and old collector names.
     pub fn from_jfr_configuration(young: Option<&str>, old: Option<&str>) -> Option<Self> {
         Some(match (young?, old.unwrap_or_default()) {

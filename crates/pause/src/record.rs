@@ -75,6 +75,9 @@ pub struct GcPause {
     /// (JDK 8 `(promotion failed)` or `(concurrent mode failure)` with the old generation
     /// collected in the same event; unified logs: a `Pause Full` nested in it).
     pub upgraded_to_full: bool,
+    /// The collector that the generations a JDK 6-8 full collection prints name
+    /// (`[CMS:`, `[Tenured:`, `[PSYoungGen:`), where its name (`Full GC`) does not tell.
+    pub collector: Option<crate::Collector>,
 }
 
 impl GcPause {
@@ -255,6 +258,9 @@ pub enum Record {
         gc_id: u64,
         /// Before and after.
         change: OldChange,
+        /// Whose old generation it is: `Tenured` is Serial's, `ParOldGen` Parallel's,
+        /// `CMS` CMS's, `Old regions` G1's.
+        collector: crate::Collector,
     },
     /// G1's region size (`Heap region size: 1M`; JDK 17+ `Heap Region Size: 1M`).
     RegionSize(u64),

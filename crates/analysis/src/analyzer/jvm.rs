@@ -16,6 +16,9 @@ pub(super) struct JvmFacts {
     collector: Option<String>,
     /// The first pause's name, which tells the collector when no line states it.
     pub(super) first_pause_name: Option<String>,
+    /// The collector that a pause's generations or cause, or a G1 detail line, names
+    /// (see [`JvmFacts::told`]).
+    told: Option<Collector>,
     /// The JVM's options, when the input states them.
     pub(super) flags: JvmFlags,
 }
@@ -40,6 +43,18 @@ impl JvmFacts {
         }
     }
 
+    /// Something of the log names `collector` without stating it: a JDK 6-8 full
+    /// collection's generations, a cause only one collector gives, JDK 8 G1's
+    /// `[Eden: ...]` line. CMS's name wins over any other (a CMS log's young collections
+    /// may be Serial's `DefNew`), else the first one counts.
+    pub(super) fn told(&mut self, collector: Option<Collector>) {
+        if let Some(c) = collector {
+            if self.told.is_none() || c == Collector::Cms {
+                self.told = Some(c);
+            }
+        }
+    }
+
     /// The version stated, else JDK 8's format says "8 or earlier".
     pub(super) fn version(&self, files: &[FileSummary]) -> Option<String> {
         self.version.clone().or_else(|| {
@@ -50,8 +65,9 @@ impl JvmFacts {
     }
 
     /// Not stated in JDK 8 logs without the flags line, nor in a rotated unified log's
-    /// later files: the pause names (`by_name`) tell. CMS's own pauses first (a CMS young
-    /// collection may be `DefNew`), then the first pause, then any pause that tells.
+    /// later files: the pause names (`by_name`) tell, and what the log names otherwise
+    /// ([`JvmFacts::told`]). CMS's own pauses first (a CMS young collection may be
+    /// `DefNew`), then the first pause, then what the log names, then any pause that tells.
     pub(super) fn collector(
         &self,
         by_name: &BTreeMap<String, Totals>,
@@ -62,11 +78,13 @@ impl JvmFacts {
             names()
                 .find(|n| n.starts_with("CMS"))
                 .and_then(Collector::from_pause_name)
+                .or_else(|| self.told.filter(|&c| c == Collector::Cms))
                 .or_else(|| {
                     self.first_pause_name
                         .as_deref()
                         .and_then(Collector::from_pause_name)
                 })
+                .or(self.told)
                 .or_else(|| names().find_map(Collector::from_pause_name))
                 // Only CMS reports a concurrent mode failure or `(promotion failed)`
                 // (Parallel's failed promotion is `GC--`, counted apart).

@@ -2,7 +2,7 @@
 //! are known (the rules see them then), kept among the worst.
 
 use pauselab_pause::record::{Format, GcPause, HeapChange, OldChange, Stamp};
-use pauselab_pause::{CpuTimes, PauseEvent, PauseKind, SourceLine};
+use pauselab_pause::{Collector, CpuTimes, PauseEvent, PauseKind, SourceLine};
 
 use crate::analyzer::clock::clock_ns;
 use crate::analyzer::report::WorstPause;
@@ -81,6 +81,9 @@ impl Analyzer<'_> {
         if self.jvm.first_pause_name.is_none() {
             self.jvm.first_pause_name = Some(pause.name.clone());
         }
+        self.jvm.told(pause.collector);
+        self.jvm
+            .told(pause.cause.as_deref().and_then(Collector::from_pause_cause));
         self.pending.push(Pending {
             pause,
             file: fi,

@@ -8,6 +8,7 @@ use crate::rules::rule::{Seen, Series};
 use pauselab_pause::record::{
     Cpu, Failure, Format, HeapChange, Parsed, Record, Stall, StallKind, Stamp,
 };
+use pauselab_pause::Collector;
 
 impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
@@ -114,7 +115,12 @@ impl Analyzer<'_> {
             Record::ToSpaceExhausted { gc_id } => {
                 self.evacuation_failed_gc_id = Some(gc_id);
             }
-            Record::OldGeneration { gc_id, change } => {
+            Record::OldGeneration {
+                gc_id,
+                change,
+                collector,
+            } => {
+                self.jvm.told(Some(collector));
                 self.old_generation = Some((gc_id, change));
             }
             header @ (Record::Version(_)
@@ -153,6 +159,8 @@ impl Analyzer<'_> {
     /// A JDK 8 detail line after its pause's line: the pause is counted, its heap sample is
     /// taken now.
     fn details_heap(&mut self, heap: HeapChange, young: HeapChange) {
+        // Only JDK 7-8 G1 prints `[Eden: ... Survivors: ... Heap: ...]`.
+        self.jvm.told(Some(Collector::G1));
         let pause = self
             .pending
             .last_mut()

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use pauselab_pause::is_gc_operation;
 use pauselab_pause::record::{GcPause, Safepoint};
+use pauselab_pause::{is_gc_operation, Collector};
 use pauselab_pause::{DurationStats, PauseEvent, PauseKind, SourceLine};
 
 use crate::analyzer::Analyzer;
@@ -46,6 +46,9 @@ impl Analyzer<'_> {
             Some(op) => is_gc_operation(op) || had_gc,
             None => had_gc,
         };
+        if let Some(op) = &sp.operation {
+            self.jvm.told(Collector::from_vm_operation(op));
+        }
         let operation = match &sp.operation {
             Some(op) => op.as_str(),
             None if is_gc => "GC",

@@ -175,6 +175,51 @@ fn every_collector_of_jdk11_to_jdk25_matches_a_line_by_line_count() {
     }
 }
 
+/// A rotated log's later files, or a part of a log cut out for a ticket, lack the `Using
+/// ...` line: what the rest of the log names tells the collector all the same (Serial's
+/// and Parallel's pauses have the same names; their old generations' lines and their
+/// safepoints' VM operations differ).
+#[test]
+fn a_log_without_its_using_line_still_names_its_collector() {
+    let dir = fresh_dir("analyze-fixtures", "without-using");
+    for collector in ["serial", "parallel", "g1", "zgc", "shenandoah"] {
+        for jdk in ["jdk11", "jdk17", "jdk21", "jdk25"] {
+            let name = format!("{collector}-{jdk}.log.gz");
+            let path = fixtures().join(&name);
+            let mut text = String::new();
+            flate2_free_gunzip(&path).read_to_string(&mut text).unwrap();
+            let stated = analyze_json(std::slice::from_ref(&path))["jvm"]["collector"].clone();
+            assert!(stated.is_string(), "{name}");
+            let rest: String = text
+                .lines()
+                .filter(|l| !l.contains("] Using ") && !l.contains("] Initializing The Z"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            assert!(rest.len() < text.len(), "{name}: no Using line");
+            let cut = dir.join(name.trim_end_matches(".gz"));
+            std::fs::write(&cut, rest).unwrap();
+            let json = analyze_json(&[cut]);
+            // Logged with `gc` and `safepoint` only, JDK 21's Serial names its safepoints
+            // `GenCollectForAllocation`, as CMS did: nothing tells which of the two.
+            if name == "serial-jdk21.log.gz" {
+                assert!(json["jvm"]["collector"].is_null(), "{name}");
+            } else {
+                assert_eq!(json["jvm"]["collector"], stated, "{name}");
+            }
+        }
+    }
+    // JDK 5's Parallel: a full collection, named `Full GC`, tells by its generations.
+    let sample = dir.join("SampleSun1_5_0ParallelOldGC.txt");
+    let out = std::process::Command::new("tar")
+        .arg("xzOf")
+        .arg(analyze_support::shared_gclogs().join("gcviewer-samples.tar.gz"))
+        .arg("gcviewer-samples/logs/SampleSun1_5_0ParallelOldGC.txt")
+        .output()
+        .unwrap();
+    std::fs::write(&sample, out.stdout).unwrap();
+    assert_eq!(analyze_json(&[sample])["jvm"]["collector"], "Parallel");
+}
+
 /// gunzip through the system tool, so the test does not share pauselab's input code.
 fn flate2_free_gunzip(path: &std::path::Path) -> impl Read {
     let out = std::process::Command::new("gzip")

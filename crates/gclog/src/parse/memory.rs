@@ -6,6 +6,7 @@ use super::{
     Stall, StallKind,
 };
 use crate::num::{decimal_scaled, duration_with_unit};
+use pauselab_pause::Collector;
 
 /// `24M`, `1234K`, `0.0B`, `12.5G` into bytes.
 pub fn size_bytes(s: &[u8]) -> Option<u64> {
@@ -150,21 +151,27 @@ fn whole_sizes_around(text: &[u8], start: usize, end: usize, arrow: usize) -> Op
 /// `Tenured: 2741K->2741K(174784K)` (JDK 17+: `2762K(174784K)->2762K(174784K)`), Parallel
 /// `ParOldGen: 982K(175104K)->982K(175104K)` (`PSOldGen:` on old JDKs), CMS `CMS: ...`, G1
 /// `Old regions: 1->3`.
-pub fn old_generation(body: &[u8]) -> Option<OldChange> {
+pub fn old_generation(body: &[u8]) -> Option<(OldChange, Collector)> {
     if let Some(regions) = body.strip_prefix(b"Old regions: ") {
         let arrow = crate::num::find(regions, b"->")?;
         let after = &regions[arrow + 2..];
         let after = &after[..memchr::memchr(b'(', after).unwrap_or(after.len())];
-        return Some(OldChange::Regions {
+        let change = OldChange::Regions {
             before: decimal_scaled(trim_spaces(&regions[..arrow]), 0)?,
             after: decimal_scaled(trim_spaces(after), 0)?,
-        });
+        };
+        return Some((change, Collector::G1));
     }
-    let transition = [&b"Tenured: "[..], b"ParOldGen: ", b"PSOldGen: ", b"CMS: "]
-        .iter()
-        .find_map(|name| body.strip_prefix(*name))?;
+    let (transition, collector) = [
+        (&b"Tenured: "[..], Collector::Serial),
+        (b"ParOldGen: ", Collector::Parallel),
+        (b"PSOldGen: ", Collector::Parallel),
+        (b"CMS: ", Collector::Cms),
+    ]
+    .iter()
+    .find_map(|(name, collector)| Some((body.strip_prefix(*name)?, *collector)))?;
     let token = transition.split(|&c| c == b' ').next()?;
-    heap_change(token).map(OldChange::Bytes)
+    heap_change(token).map(|change| (OldChange::Bytes(change), collector))
 }
 
 /// The heap and the young generation of a JDK 7/8 G1 `-XX:+PrintGCDetails` event, from its
