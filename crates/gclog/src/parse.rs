@@ -1111,7 +1111,7 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let failures = jdk8_failures(rest);
     let is_full = crate::PauseType::is_full(&name);
     let upgraded_to_full = !is_full
-        && (failures.concurrent_mode || (failures.promotion && collects_old_generation(rest)));
+        && (failures.concurrent_mode || collects_old_generation(rest));
     // A young collection is named after its generation; a full one's generations tell.
     let collector = if is_full {
         // G1's `[Eden: ...]` follows the event's brackets.
@@ -1207,17 +1207,16 @@ fn jdk8_failures(line: &[u8]) -> Failures {
     }
 }
 
-/// After a failed promotion, the event holds a collection of the old generation (`[CMS:`,
+/// A young collection's event holds a collection of the old generation (`[CMS:`,
 /// `[CMS (concurrent mode failure)`, Serial's `[Tenured:`): a full collection ran inside
-/// it. Parallel's `GC--` has none (its full collection is an event of its own).
+/// it, after a failed promotion (`(promotion failed)`) or when the young collection saw
+/// that the old generation could not take what it would promote (Serial and CMS print
+/// nothing then: `[GC [DefNew: ...][Tenured: ...]`). Parallel's `GC--` has none (its full
+/// collection is an event of its own), nor do CMS's concurrent phases (`[CMS-`).
 fn collects_old_generation(line: &[u8]) -> bool {
-    let Some(failed) = crate::num::find(line, b"promotion failed") else {
-        return false;
-    };
-    let after = &line[failed..];
-    crate::num::find(after, b"[Tenured").is_some()
-        || memchr::memmem::find_iter(after, b"[CMS")
-            .any(|at| after.get(at + 4).is_none_or(|&c| c != b'-'))
+    crate::num::find(line, b"[Tenured").is_some()
+        || memchr::memmem::find_iter(line, b"[CMS")
+            .any(|at| line.get(at + 4).is_none_or(|&c| c != b'-'))
 }
 
 fn matching_bracket(s: &[u8]) -> Option<usize> {
