@@ -1110,8 +1110,7 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let (heap, young) = memory::jdk8_heap(inner);
     let failures = jdk8_failures(rest);
     let is_full = crate::PauseType::is_full(&name);
-    let upgraded_to_full = !is_full
-        && (failures.concurrent_mode || collects_old_generation(rest));
+    let upgraded_to_full = !is_full && (failures.concurrent_mode || collects_old_generation(rest));
     // A young collection is named after its generation; a full one's generations tell.
     let collector = if is_full {
         // G1's `[Eden: ...]` follows the event's brackets.

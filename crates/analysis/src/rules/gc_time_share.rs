@@ -13,6 +13,10 @@ pub(crate) const GC_SHARE_PCT: f64 = 10.0;
 pub(crate) const WINDOW_SHARE_PCT: f64 = 25.0;
 /// Default shortest log judged: the smallest window.
 pub(crate) const MIN_SHARE_SPAN_NS: u64 = 60_000_000_000;
+/// A shorter log is judged when it holds this many pauses: the share is then measured
+/// over as many stretches of running time, not one pause and little else (a 14 s run
+/// with 45 collections taking 80 % of it).
+const MIN_SHARE_PAUSES: u64 = 20;
 
 /// Judged from the analysis' totals alone.
 struct GcTimeShare;
@@ -37,7 +41,8 @@ impl Rule for GcTimeShare {
         let share = pct(ctx.pause_total_ns as f64, ctx.covered_ns as f64).min(100.0);
         let worst_minute = ctx.worst_windows.iter().find(|w| w.window_s == 60);
         let window_hit = worst_minute.filter(|w| w.share_pct >= t.window_share_pct);
-        let long_enough = ctx.covered_ns >= t.min_share_span_ns.max(1);
+        let long_enough = ctx.covered_ns >= t.min_share_span_ns.max(1)
+            || (ctx.pause_count >= MIN_SHARE_PAUSES && ctx.covered_ns > 0);
         if !long_enough || (share < t.gc_share_pct && window_hit.is_none()) {
             return None;
         }

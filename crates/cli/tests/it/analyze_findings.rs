@@ -43,3 +43,95 @@ fn a_stop_before_the_collection_began_is_real_gt_gc_not_real_gt_cpu() {
     );
     assert!(rule("real_gt_cpu").is_none(), "{json}");
 }
+
+/// Serial and CMS collect the old generation inside a young collection's event when the
+/// young collection sees that the old one cannot take what it would promote, without
+/// printing `(promotion failed)`: `[GC 63.345: [DefNew: ...]63.345: [CMS: ...] ...]`. Each
+/// is a full collection, counted by `full_gc` with the `Full GC` events (GCViewer's JDK 5
+/// CMS sample, events counted here by their text).
+#[test]
+fn a_young_collection_that_collected_the_old_generation_is_a_full_one() {
+    let dir = fresh_dir("analyze-findings", "young-upgraded");
+    let name = "SampleSun1_5_0CMS_PrintGCDetails.txt";
+    let out = std::process::Command::new("tar")
+        .arg("xzOf")
+        .arg(analyze_support::shared_gclogs().join("gcviewer-samples.tar.gz"))
+        .arg(format!("gcviewer-samples/logs/{name}"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let full_events = text.lines().filter(|l| l.contains("[Full GC")).count() as u64;
+    let upgraded = text
+        .lines()
+        .filter(|l| l.contains("[GC ") && !l.contains("[Full GC"))
+        .filter(|l| l.contains("[Tenured:") || l.contains("[CMS:"))
+        .count() as u64;
+    assert!(full_events > 0 && upgraded > 0, "{full_events} {upgraded}");
+    let log = dir.join(name);
+    std::fs::write(&log, &text).unwrap();
+    let json = analyze_json(&[log]);
+    let full = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "full_gc")
+        .expect("full_gc");
+    assert_eq!(full["count"], full_events + upgraded, "{full}");
+    let causes = json["pauses"]["full_gc_causes"].as_array().unwrap();
+    let inside = causes
+        .iter()
+        .find(|c| c["name"] == "a full collection ran inside it")
+        .expect("upgraded young collections");
+    assert_eq!(inside["count"], upgraded, "{causes:?}");
+}
+
+/// A run of a few seconds that spent a fifth of them in 50 collections is judged; the
+/// same run's first 10 collections are too few to say what share of the time pauses take.
+#[test]
+fn a_short_log_with_many_pauses_is_judged_for_its_time_in_pauses() {
+    let dir = fresh_dir("analyze-findings", "short-share");
+    let log = analyze_support::fixtures().join("serial-jdk21.log.gz");
+    let json = analyze_json(std::slice::from_ref(&log));
+    let covered = json["span"]["covered_s"].as_f64().unwrap();
+    let share = json["pauses"]["share_pct"].as_f64().unwrap();
+    assert!(covered < 60.0 && share >= 20.0, "{covered} s, {share}%");
+    assert!(json["pauses"]["count"].as_u64() >= Some(20));
+    let finding = |json: &serde_json::Value| {
+        json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "gc_time_share")
+            .cloned()
+    };
+    let judged = finding(&json).expect("gc_time_share");
+    assert_eq!(judged["severity"], "critical", "{judged}");
+    assert!(
+        judged["title"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("GC pauses took {share:.1}% of the ")),
+        "{judged}"
+    );
+    // The log's lines up to its tenth pause.
+    let out = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(&log)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut pauses = 0;
+    let first: String = text
+        .lines()
+        .take_while(|l| {
+            pauses += usize::from(l.contains(" Pause "));
+            pauses <= 10
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let short = dir.join("first-ten.log");
+    std::fs::write(&short, first).unwrap();
+    let json = analyze_json(&[short]);
+    assert_eq!(json["pauses"]["count"], 10);
+    assert!(finding(&json).is_none(), "{json}");
+}
