@@ -343,7 +343,7 @@ fn render_stalls_and_memory(o: &mut String, r: &Report) {
             .collect();
         let _ = writeln!(
             o,
-            "{label} {} threads waited {} in total, p99 {}, max {} (not safepoints); most: {}",
+            "{label} {} stalls, {} in total, p99 {}, max {} (not safepoints); threads that waited most: {}",
             s.summary.count,
             dur(s.summary.total_ms),
             dur(s.summary.p99_ms),

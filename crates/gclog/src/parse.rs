@@ -683,6 +683,15 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
             // Details of a multi-line event (G1, heap printouts); a G1 `[Times: ...]` line
             // belongs to the pause just before it.
             let trimmed = trim_spaces(rest);
+            if !has_stamp && trimmed.first().is_some_and(u8::is_ascii_digit) {
+                // A stamped line indented by whatever wrote before it (two logs
+                // concatenated); details never start with a time stamp.
+                if let Ok(indented) = parse_jdk8(trimmed) {
+                    if indented.stamp.uptime_ns.is_some() || indented.stamp.wall_ms.is_some() {
+                        return Ok(indented);
+                    }
+                }
+            }
             if let Some(times) = trimmed.strip_prefix(b"[Times: ") {
                 return match parse_jdk8_times(times) {
                     Some(cpu) => parsed(Record::Cpu { gc_id: None, cpu }),
@@ -969,6 +978,8 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         || rest == b"}"
         || rest.starts_with(b"vmop ")
         || rest.starts_with(b"Polling page")
+        // The header's memory, on BSD and macOS (nothing follows it there).
+        || rest == b"/proc/meminfo:"
     {
         return parsed(Record::Other);
     }

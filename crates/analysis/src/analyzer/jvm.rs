@@ -60,7 +60,7 @@ impl JvmFacts {
         self.version.clone().or_else(|| {
             (files.iter().any(|f| f.format == Some(Format::Jdk8))
                 && !files.iter().any(|f| f.format == Some(Format::Unified)))
-            .then(|| "8 or earlier (PrintGCDetails format)".to_string())
+            .then(|| "8 or earlier (JDK 6-8 log format)".to_string())
         })
     }
 

@@ -7,7 +7,7 @@ use pauselab_pause::{Collector, CpuTimes, PauseEvent, PauseKind, SourceLine};
 use crate::analyzer::clock::clock_ns;
 use crate::analyzer::report::WorstPause;
 use crate::analyzer::{Analyzer, HeapSample};
-use crate::rules::full_gc::{is_full_collection, upgrade_reason};
+use crate::rules::full_gc::{is_full_collection, upgrade_reason, NO_CAUSE};
 use crate::rules::rule::Seen;
 use crate::totals::Totals;
 
@@ -176,7 +176,7 @@ impl Analyzer<'_> {
                 .cause
                 .clone()
                 .or_else(|| upgrade_reason(p).map(str::to_string))
-                .unwrap_or_else(|| "cause not in log".to_string());
+                .unwrap_or_else(|| NO_CAUSE.to_string());
             if self.full_gc_causes.len() < MAX_CAUSES || self.full_gc_causes.contains_key(&cause) {
                 self.full_gc_causes
                     .entry(cause)

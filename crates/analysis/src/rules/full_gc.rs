@@ -9,8 +9,14 @@ use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
 use crate::rules::rule::{Context, Rule, Seen};
+use crate::terminal::dur;
 
 pub(crate) const ID: &str = "full_gc";
+/// What `full_gc_causes` calls the cause of a full collection the log gives none for.
+pub(crate) const NO_CAUSE: &str = "cause not in log";
+/// Full collections are critical once one takes this long, or once they add up to it and
+/// are many or most of the pause time (five `System.gc()` of 3 ms are not).
+const CRITICAL_MS: f64 = 1000.0;
 
 #[derive(Default)]
 struct FullGc(RuleTracker);
@@ -67,7 +73,7 @@ impl Rule for FullGc {
         let causes = ctx
             .full_gc_causes
             .iter()
-            .map(|(c, n, ms)| format!("{c} x{n} ({:.1} s)", ms / 1000.0))
+            .map(|(c, n, ms)| format!("{c} x{n} ({})", dur(*ms)))
             .collect::<Vec<_>>()
             .join(", ");
         let pause_ms = ctx.pause_total_ns as f64 / 1e6;
@@ -76,18 +82,32 @@ impl Rule for FullGc {
         } else {
             0.0
         };
-        let severity = if r.count >= 10 || full_share >= 50.0 {
+        // Many or most of the pause time, once they add up to a second; or one that long.
+        let weighty = full_ms >= CRITICAL_MS && (r.count >= 10 || full_share >= 50.0);
+        let severity = if weighty || r.max_excess_ns as f64 / 1e6 >= CRITICAL_MS {
             Severity::Critical
         } else {
             Severity::Warning
         };
         let title = format!(
-            "{} full collections, {:.1} s: {full_share:.1}% of the pause time; causes: {causes}",
+            "{} full collections, {}: {full_share:.1}% of the pause time; causes: {causes}",
             r.count,
-            full_ms / 1000.0
+            dur(full_ms)
         );
         let mut f = Finding::tracked(ID, r, severity, title);
-        f.confidence = "high: the log names each full collection and its cause";
+        let unknown = ctx
+            .full_gc_causes
+            .iter()
+            .filter(|(c, _, _)| c == NO_CAUSE)
+            .map(|(_, n, _)| n)
+            .sum::<u64>();
+        f.confidence = if unknown == 0 {
+            "high: the log names each full collection and its cause"
+        } else if unknown == r.count {
+            "high that they were full collections; the log gives no cause (JDK 7 and earlier print none)"
+        } else {
+            "high that they were full collections; the log gives the cause of some only"
+        };
         f.causes = rank(ranked_causes(ctx), ctx.flags).0;
         f.fixes = fixes(ctx);
         Some(f)
@@ -157,7 +177,7 @@ fn fixes(ctx: &Context<'_>) -> Vec<&'static str> {
         fixes.push("Heap Inspection / Heap Dump: someone runs jmap -histo or heap dumps on this JVM");
     }
     if fixes.is_empty() {
-        fixes.push("raise -Xmx or lower the live set; -Xlog:gc+heap=debug shows which generation filled");
+        fixes.push("raise -Xmx or lower the live set; the heap's lines show which generation filled (-Xlog:gc+heap=debug on JDK 9+, -XX:+PrintGCDetails before)");
     }
     fixes
 }

@@ -2,7 +2,7 @@
 
 use crate::analyze_support;
 
-use analyze_support::{analyze_json, fresh_dir};
+use analyze_support::{analyze_json, fresh_dir, gcviewer_sample};
 
 /// JDK 6 and 7 time a collection from after its event's first words are written, and its
 /// CPU times from before. A write of `100.000: [GC ` that a busy disk held 4.5 s leaves
@@ -53,13 +53,7 @@ fn a_stop_before_the_collection_began_is_real_gt_gc_not_real_gt_cpu() {
 fn a_young_collection_that_collected_the_old_generation_is_a_full_one() {
     let dir = fresh_dir("analyze-findings", "young-upgraded");
     let name = "SampleSun1_5_0CMS_PrintGCDetails.txt";
-    let out = std::process::Command::new("tar")
-        .arg("xzOf")
-        .arg(analyze_support::shared_gclogs().join("gcviewer-samples.tar.gz"))
-        .arg(format!("gcviewer-samples/logs/{name}"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = String::from_utf8(gcviewer_sample(name)).unwrap();
     let full_events = text.lines().filter(|l| l.contains("[Full GC")).count() as u64;
     let upgraded = text
         .lines()
@@ -134,4 +128,57 @@ fn a_short_log_with_many_pauses_is_judged_for_its_time_in_pauses() {
     let json = analyze_json(&[short]);
     assert_eq!(json["pauses"]["count"], 10);
     assert!(finding(&json).is_none(), "{json}");
+}
+
+/// `full_gc` is critical for a full collection of a second or more, or for many of them
+/// adding up to a second; two of 20 ms are a warning, their time in ms. A log that gives
+/// no cause says so in the confidence (GCViewer's JDK 1.3 and JDK 6 samples; the full
+/// collections counted here by their text).
+#[test]
+fn full_collections_are_graded_by_their_time() {
+    let dir = fresh_dir("analyze-findings", "full-gc-grade");
+    let full_gc = |name: &str| {
+        let log = dir.join(name);
+        std::fs::write(&log, gcviewer_sample(name)).unwrap();
+        let json = analyze_json(&[log]);
+        json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "full_gc")
+            .cloned()
+            .expect("full_gc")
+    };
+    let short = full_gc("SampleSun1_6_0CMS.txt");
+    assert_eq!(short["severity"], "warning", "{short}");
+    let total = short["excess_total_ms"].as_f64().unwrap();
+    assert!(total > 1.0 && total < 1000.0, "{short}");
+    let title = short["title"].as_str().unwrap();
+    assert!(
+        title.starts_with(&format!("2 full collections, {total:.1} ms: ")),
+        "{title}"
+    );
+
+    let text = String::from_utf8(gcviewer_sample("SampleSun1_3_1_19SunOS.txt")).unwrap();
+    let longest_s = text
+        .lines()
+        .filter(|l| l.contains("[Full GC"))
+        .filter_map(|l| {
+            l.rsplit(", ")
+                .next()?
+                .strip_suffix(" secs]")?
+                .parse::<f64>()
+                .ok()
+        })
+        .fold(0.0, f64::max);
+    assert!(longest_s >= 1.0, "{longest_s}");
+    let long = full_gc("SampleSun1_3_1_19SunOS.txt");
+    assert_eq!(long["severity"], "critical", "{long}");
+    assert!(
+        long["confidence"]
+            .as_str()
+            .unwrap()
+            .contains("the log gives no cause"),
+        "{long}"
+    );
 }

@@ -7,7 +7,7 @@ use crate::analyze_support;
 
 use std::io::Read;
 
-use analyze_support::{analyze_json, export_events, fixtures, fresh_dir, run};
+use analyze_support::{analyze_json, export_events, fixtures, fresh_dir, gcviewer_sample, run};
 
 struct Expected {
     pauses: u64,
@@ -210,13 +210,7 @@ fn a_log_without_its_using_line_still_names_its_collector() {
     }
     // JDK 5's Parallel: a full collection, named `Full GC`, tells by its generations.
     let sample = dir.join("SampleSun1_5_0ParallelOldGC.txt");
-    let out = std::process::Command::new("tar")
-        .arg("xzOf")
-        .arg(analyze_support::shared_gclogs().join("gcviewer-samples.tar.gz"))
-        .arg("gcviewer-samples/logs/SampleSun1_5_0ParallelOldGC.txt")
-        .output()
-        .unwrap();
-    std::fs::write(&sample, out.stdout).unwrap();
+    std::fs::write(&sample, gcviewer_sample("SampleSun1_5_0ParallelOldGC.txt")).unwrap();
     assert_eq!(analyze_json(&[sample])["jvm"]["collector"], "Parallel");
 }
 

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use analyze_support::{analyze_json, bin, fixtures, run};
+use analyze_support::{analyze_json, bin, fixtures, gcviewer_sample, run};
 
 fn tmp(name: &str) -> PathBuf {
     analyze_support::fresh_dir("analyze-inputs", name)
@@ -20,18 +20,6 @@ fn fixture_text(name: &str) -> String {
         .output()
         .unwrap();
     String::from_utf8(out.stdout).unwrap()
-}
-
-/// One of GCViewer's sample logs (fixtures/reference/gclogs/gcviewer-samples.tar.gz).
-fn gcviewer_sample(name: &str) -> Vec<u8> {
-    let out = Command::new("tar")
-        .arg("xzOf")
-        .arg(analyze_support::shared_gclogs().join("gcviewer-samples.tar.gz"))
-        .arg(format!("gcviewer-samples/logs/{name}"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{name}: {out:?}");
-    out.stdout
 }
 
 fn one_line_error(out: &std::process::Output, needle: &str) {
@@ -243,6 +231,42 @@ fn a_log_cut_inside_its_first_event_is_a_gc_log() {
     assert_eq!(json["pauses"]["count"], 0, "{json}");
     assert_eq!(json["unparsed_lines"], 1, "{json}");
     assert_eq!(json["first_unparsed"]["line"], 1, "{json}");
+}
+
+/// A JDK 8 log written on macOS (GCViewer's `SampleSun1_8_0Parallel_Apple.txt`): its
+/// header's `/proc/meminfo:` line is the header's, not a line not understood. The same log
+/// with its events indented by a space (a log appended after another's last words) reads
+/// the same: a stamped event line is never a detail line.
+#[test]
+fn a_macos_header_and_indented_events_are_read() {
+    let dir = tmp("macos-indented");
+    let text = String::from_utf8(gcviewer_sample("SampleSun1_8_0Parallel_Apple.txt")).unwrap();
+    assert!(text.contains("\n/proc/meminfo:\n"));
+    let events = text
+        .lines()
+        .filter(|l| l.contains(": [GC") || l.contains(": [Full GC"))
+        .count();
+    assert!(events > 0);
+    let log = dir.join("gc.log");
+    std::fs::write(&log, &text).unwrap();
+    let json = analyze_json(std::slice::from_ref(&log));
+    assert_eq!(json["unparsed_lines"], 0, "{}", json["first_unparsed"]);
+    assert_eq!(json["pauses"]["count"], events as u64);
+    let indented: String = text
+        .lines()
+        .map(|l| {
+            if l.contains(": [GC") || l.contains(": [Full GC") {
+                format!(" {l}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let log = dir.join("indented.log");
+    std::fs::write(&log, indented).unwrap();
+    let again = analyze_json(std::slice::from_ref(&log));
+    assert_eq!(again["unparsed_lines"], 0, "{}", again["first_unparsed"]);
+    assert_eq!(again["pauses"], json["pauses"]);
 }
 
 #[test]

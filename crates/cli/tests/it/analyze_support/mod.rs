@@ -30,6 +30,18 @@ pub fn fresh_dir(group: &str, name: &str) -> PathBuf {
     dir
 }
 
+/// One of GCViewer's sample logs (fixtures/reference/gclogs/gcviewer-samples.tar.gz).
+pub fn gcviewer_sample(name: &str) -> Vec<u8> {
+    let out = Command::new("tar")
+        .arg("xzOf")
+        .arg(shared_gclogs().join("gcviewer-samples.tar.gz"))
+        .arg(format!("gcviewer-samples/logs/{name}"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{name}: {out:?}");
+    out.stdout
+}
+
 pub fn fixtures() -> PathBuf {
     repo_root().join("fixtures/gclogs")
 }
