@@ -15,8 +15,8 @@ mod timeout;
 pub use memory::size_bytes;
 
 pub use pauselab_pause::record::{
-    Cpu, CpuLoad, Failure, Failures, Format, GcCycle, GcPause, HeapChange, OldChange, Parsed,
-    Record, Safepoint, Stall, StallKind, Stamp, TimeoutLine,
+    Cpu, CpuLoad, Failure, Failures, Format, GcCycle, GcPause, HeapChange, OldChange, OutOfMemory,
+    Parsed, Record, Safepoint, Stall, StallKind, Stamp, TimeoutLine,
 };
 
 /// Why a line was not understood.
@@ -385,6 +385,9 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
     }
     if let Some(stall) = memory::stall(msg) {
         return stall;
+    }
+    if let Some(oom) = memory::zgc_out_of_memory(msg) {
+        return Ok(oom);
     }
     if let Some(rest) = msg.strip_prefix(b"Safepoint \"") {
         return parse_safepoint_fields(rest);
@@ -981,6 +984,16 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         // The header's memory, on BSD and macOS (nothing follows it there).
         || rest == b"/proc/meminfo:"
     {
+        return parsed(Record::Other);
+    }
+    if let Some(oom) = memory::thrown_out_of_memory(rest) {
+        return parsed(oom);
+    }
+    if rest.starts_with(b"Dumping heap to ")
+        || rest.starts_with(b"Heap dump file created")
+        || rest.starts_with(b"\tat ")
+    {
+        // -XX:+HeapDumpOnOutOfMemoryError after the error, and the error's stack.
         return parsed(Record::Other);
     }
     if crate::num::find(rest, b" GC log file ").is_some() {

@@ -169,6 +169,20 @@ pub struct Stall {
     pub duration_ns: u64,
 }
 
+/// The JVM threw an `OutOfMemoryError` (the exception printed where the GC log goes, JDK 8's
+/// `-verbose:gc` to standard output; ZGC's `Out Of Memory (main)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// The thread that got it, when the line says.
+    pub thread: Option<String>,
+    /// What ran out (`Java heap space`, `GC overhead limit exceeded`, `Metaspace`), when
+    /// the line says.
+    pub what: Option<String>,
+    /// The exception as printed; else the collector's line about it (ZGC's), which the
+    /// exception follows when both go to the same file.
+    pub thrown: bool,
+}
+
 /// The CPU load over a sampling period that ends at the record's stamp (a JFR recording's
 /// `jdk.CPULoad`, 1 s by default), in thousandths of the machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,6 +258,8 @@ pub enum Record {
     Version(String),
     /// A ZGC allocation or relocation stall.
     Stall(Stall),
+    /// An `OutOfMemoryError`.
+    OutOfMemory(OutOfMemory),
     /// A collection cycle ended (G1 concurrent mark, ZGC and Shenandoah cycles).
     Cycle(GcCycle),
     /// `GC(N) To-space exhausted` (G1, JDK 9-16): evacuation failed in that collection.

@@ -104,6 +104,17 @@ impl Analyzer<'_> {
                 self.rules.observe(|rule| rule.cpu_load(at, load, keep));
             }
             Record::Stall(stall) => self.stall(stall, p.stamp, fi, line),
+            Record::OutOfMemory(error) => {
+                let seen = Seen {
+                    item: &error,
+                    start: p.stamp,
+                    file: &self.files[fi].file,
+                    line,
+                    keep: self.opts.evidence,
+                    thresholds: &self.opts.thresholds,
+                };
+                self.rules.observe(|rule| rule.out_of_memory(&seen));
+            }
             Record::Cycle(cycle) => {
                 if let Some(heap) = cycle.heap {
                     self.heap_sample(&p.stamp, heap, &cycle.name, Some(cycle.gc_id));

@@ -87,6 +87,7 @@ registry! {
     humongous_allocation,
     degenerated_gc,
     allocation_stalls,
+    out_of_memory,
     busy_cpu,
 }
 

@@ -2,7 +2,7 @@
 //! the end, words its finding with its evidence, ranked causes and fixes.
 
 use pauselab_pause::civil::format_epoch_ms;
-use pauselab_pause::record::{CpuLoad, GcPause, Safepoint, Stall, Stamp};
+use pauselab_pause::record::{CpuLoad, GcPause, OutOfMemory, Safepoint, Stall, Stamp};
 
 use crate::evidence::{Evidence, RuleTracker};
 use crate::health::WindowShare;
@@ -25,6 +25,8 @@ pub(crate) trait Rule {
     fn safepoint(&mut self, _stop: &Seen<'_, Stop<'_>>) {}
     /// A ZGC allocation or relocation stall.
     fn stall(&mut self, _stall: &Seen<'_, Stall>) {}
+    /// An `OutOfMemoryError` the log shows.
+    fn out_of_memory(&mut self, _error: &Seen<'_, OutOfMemory>) {}
     /// A CPU load sample of the period that ends at `at_ns` (JFR `jdk.CPULoad`).
     /// `keep`: how many examples each finding keeps.
     fn cpu_load(&mut self, _at_ns: Option<u64>, _load: CpuLoad, _keep: usize) {}

@@ -182,3 +182,66 @@ fn full_collections_are_graded_by_their_time() {
         "{long}"
     );
 }
+
+/// A program that fills a 32 MB heap until it fails, on JDK 17 and 25 with G1 and ZGC,
+/// its GC log and its error written to one file as `java ... > app.log 2>&1` writes them:
+/// one `out_of_memory` finding per error the file holds (ZGC also logs `Out Of Memory
+/// (main)` before the exception: still one error), and nothing left unparsed (the error's
+/// stack lines are the error's).
+#[test]
+fn an_out_of_memory_error_in_the_log_is_a_critical_finding() {
+    let dir = fresh_dir("analyze-findings", "out-of-memory");
+    let program = dir.join("Hog.java");
+    std::fs::write(
+        &program,
+        "import java.util.*;\npublic class Hog {\n  public static void main(String[] a) {\n    List<long[]> kept = new ArrayList<>();\n    while (true) kept.add(new long[16 * 1024]);\n  }\n}\n",
+    )
+    .unwrap();
+    for jdk in [
+        "/usr/lib/jvm/java-17-openjdk-amd64",
+        "/usr/lib/jvm/temurin-25-jdk-amd64",
+    ] {
+        for collector in ["-XX:+UseG1GC", "-XX:+UseZGC"] {
+            let log = dir.join(format!(
+                "{}{collector}.log",
+                jdk.rsplit('/').next().unwrap()
+            ));
+            let out = std::fs::File::create(&log).unwrap();
+            let status = std::process::Command::new(format!("{jdk}/bin/java"))
+                .args([collector, "-Xmx32m", "-Xlog:gc"])
+                .arg(&program)
+                .stdout(out.try_clone().unwrap())
+                .stderr(out)
+                .status()
+                .unwrap();
+            assert!(
+                !status.success(),
+                "{}: the heap did not run out",
+                log.display()
+            );
+            let text = std::fs::read_to_string(&log).unwrap();
+            let thrown = text
+                .lines()
+                .filter(|l| l.contains("java.lang.OutOfMemoryError: Java heap space"))
+                .count() as u64;
+            assert_eq!(thrown, 1, "{text}");
+            let json = analyze_json(std::slice::from_ref(&log));
+            let oom = json["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["rule"] == "out_of_memory")
+                .unwrap_or_else(|| panic!("{}: no out_of_memory: {json}", log.display()));
+            assert_eq!(oom["count"], thrown, "{oom}");
+            assert_eq!(oom["severity"], "critical");
+            assert!(
+                oom["evidence"][0]["detail"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("Java heap space in thread main"),
+                "{oom}"
+            );
+            assert_eq!(json["unparsed_lines"], 0, "{}", json["first_unparsed"]);
+        }
+    }
+}

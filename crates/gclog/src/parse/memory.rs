@@ -2,8 +2,8 @@
 //! stalls, concurrent cycles, and the failures that make collections expensive.
 
 use super::{
-    lossy, paren_groups, top_level_groups, trim_spaces, GcCycle, HeapChange, OldChange, Record,
-    Stall, StallKind,
+    lossy, paren_groups, top_level_groups, trim_spaces, GcCycle, HeapChange, OldChange,
+    OutOfMemory, Record, Stall, StallKind,
 };
 use crate::num::{decimal_scaled, duration_with_unit};
 use pauselab_pause::Collector;
@@ -232,6 +232,39 @@ pub fn stall(msg: &[u8]) -> Option<Result<Record, super::Unparsed>> {
         thread: lossy(&rest[..close]),
         duration_ns,
     })))
+}
+
+/// ZGC's `Out Of Memory (main)`: the thread's allocation failed after its stalls, and it
+/// gets `java.lang.OutOfMemoryError: Java heap space`.
+pub fn zgc_out_of_memory(msg: &[u8]) -> Option<Record> {
+    let thread = msg.strip_prefix(b"Out Of Memory (")?.strip_suffix(b")")?;
+    Some(Record::OutOfMemory(OutOfMemory {
+        thread: Some(lossy(thread)),
+        what: Some("Java heap space".to_string()),
+        thrown: false,
+    }))
+}
+
+/// An `OutOfMemoryError` as the JVM prints it where no logging framework catches it
+/// (standard output or error, where `-verbose:gc` writes too): `Exception in thread "main"
+/// java.lang.OutOfMemoryError: Java heap space`, or the error alone, as
+/// `-XX:+HeapDumpOnOutOfMemoryError` prints it before `Dumping heap to ...`.
+pub fn thrown_out_of_memory(line: &[u8]) -> Option<Record> {
+    const ERROR: &[u8] = b"java.lang.OutOfMemoryError";
+    let (thread, error) = match line.strip_prefix(b"Exception in thread \"") {
+        Some(rest) => {
+            let close = memchr::memmem::find(rest, b"\" ")?;
+            (Some(lossy(&rest[..close])), &rest[close + 2..])
+        }
+        None => (None, line),
+    };
+    let rest = error.strip_prefix(ERROR)?;
+    let what = rest.strip_prefix(b": ").map(|w| lossy(trim_spaces(w)));
+    (rest.is_empty() || what.is_some()).then_some(Record::OutOfMemory(OutOfMemory {
+        thread,
+        what,
+        thrown: true,
+    }))
 }
 
 /// Lines that close a whole collection cycle: G1 `Concurrent Mark Cycle 12.3ms` (JDK 11:
