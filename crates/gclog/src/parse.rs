@@ -1302,14 +1302,16 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
         }
         n
     } else if head == "GC" {
-        // The young generation's name: "[DefNew:", "[ParNew:", "[PSYoungGen:", "[ASParNew:".
+        // The young generation's name: "[DefNew:", "[ParNew:", "[PSYoungGen:", "[ASParNew:";
+        // "[ParNew :" when a concurrent phase cut out of the line left its blank behind.
         match memchr::memchr(b'[', inner).map(|p| &inner[p + 1..]) {
             Some(gen) => {
                 let end = gen
                     .iter()
                     .position(|c| !c.is_ascii_alphanumeric())
                     .unwrap_or(gen.len());
-                if end > 0 && gen.get(end) == Some(&b':') {
+                let after = trim_spaces(&gen[end..]);
+                if end > 0 && after.first() == Some(&b':') {
                     lossy(&gen[..end])
                 } else {
                     "GC".to_string()

@@ -211,6 +211,18 @@ fn a_concurrent_phase_cut_out_of_the_last_line_is_not_cut_off() {
     let with_newline = analyze_json(&[whole]);
     assert_eq!(json["pauses"], with_newline["pauses"]);
     assert!(json["pauses"]["count"].as_u64() > Some(0));
+    // Each young collection is named after its generation, the one a phase was cut out
+    // of (`[ParNew1.578: [CMS-concurrent-...] ... ` then `: 118008K->...`) too.
+    let par_new = lines.iter().filter(|l| l.contains("[ParNew")).count() as u64;
+    let names = json["pauses"]["by_name"].as_array().unwrap();
+    let named = |name: &str| {
+        names
+            .iter()
+            .find(|n| n["name"] == name)
+            .map(|n| n["count"].clone())
+    };
+    assert_eq!(named("ParNew"), Some(par_new.into()), "{names:?}");
+    assert_eq!(named("GC"), None, "{names:?}");
 }
 
 /// A JDK 8 log cut inside its first event (a remark printing the heap and free lists,
