@@ -1131,10 +1131,14 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let after = &rest[close + 1..];
     let cpu =
         crate::num::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
-    let (heap, young) = memory::jdk8_heap(inner);
+    let memory::Jdk8Heap {
+        heap,
+        young,
+        collects_old_generation,
+    } = memory::jdk8_heap(inner);
     let failures = jdk8_failures(rest);
     let is_full = crate::PauseType::is_full(&name);
-    let upgraded_to_full = !is_full && (failures.concurrent_mode || collects_old_generation(rest));
+    let upgraded_to_full = !is_full && (failures.concurrent_mode || collects_old_generation);
     // A young collection is named after its generation; a full one's generations tell.
     let collector = if is_full {
         // G1's `[Eden: ...]` follows the event's brackets.
@@ -1230,18 +1234,6 @@ fn jdk8_failures(line: &[u8]) -> Failures {
     }
 }
 
-/// A young collection's event holds a collection of the old generation (`[CMS:`,
-/// `[CMS (concurrent mode failure)`, Serial's `[Tenured:`): a full collection ran inside
-/// it, after a failed promotion (`(promotion failed)`) or when the young collection saw
-/// that the old generation could not take what it would promote (Serial and CMS print
-/// nothing then: `[GC [DefNew: ...][Tenured: ...]`). Parallel's `GC--` has none (its full
-/// collection is an event of its own), nor do CMS's concurrent phases (`[CMS-`).
-fn collects_old_generation(line: &[u8]) -> bool {
-    crate::num::find(line, b"[Tenured").is_some()
-        || memchr::memmem::find_iter(line, b"[CMS")
-            .any(|at| line.get(at + 4).is_none_or(|&c| c != b'-'))
-}
-
 fn matching_bracket(s: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
     for i in crate::scan::any_of(s, [b'[', b']']) {
@@ -1310,8 +1302,8 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
                     .iter()
                     .position(|c| !c.is_ascii_alphanumeric())
                     .unwrap_or(gen.len());
-                let after = trim_spaces(&gen[end..]);
-                if end > 0 && after.first() == Some(&b':') {
+                let after = gen[end..].iter().find(|&&c| c != b' ');
+                if end > 0 && after == Some(&b':') {
                     lossy(&gen[..end])
                 } else {
                     "GC".to_string()

@@ -245,7 +245,7 @@ mod tests {
         );
         assert!(text.contains("      causes: 1. "), "{text}");
 
-        let log = fixture("gclogs/g1-jdk17.log.gz");
+        let log = fixture("gclogs/demo-g1-jdk17.log");
         let section = Section::from_gc_log(&log, "g1.log").unwrap();
         let text = render(&[section], None, None, 1e6);
         assert!(

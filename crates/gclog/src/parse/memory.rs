@@ -319,13 +319,53 @@ pub fn cycle(gc_id: u64, body: &[u8]) -> Option<Record> {
 /// nested bracket's. A CMS remark that holds a young collection
 /// (`-XX:+CMSScavengeBeforeRemark`) prints no transition of its own: that collection's are
 /// the pause's.
-pub fn jdk8_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
-    match event_heap(inner) {
+pub fn jdk8_heap(inner: &[u8]) -> Jdk8Heap {
+    let scan = event_scan(inner);
+    let (heap, young) = match (scan.heap, scan.young) {
         (None, _) => match top_level_groups(inner, b'[', b']').find(|g| g.starts_with(b"GC")) {
             Some(young_gc) => event_heap(young_gc),
             None => (None, None),
         },
         found => found,
+    };
+    Jdk8Heap {
+        heap,
+        young,
+        collects_old_generation: scan.collects_old_generation,
+    }
+}
+
+/// What [`jdk8_heap`] reads of a JDK 6-8 event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Jdk8Heap {
+    /// The whole heap before and after.
+    pub heap: Option<HeapChange>,
+    /// The young generation before and after.
+    pub young: Option<HeapChange>,
+    /// The event holds a collection of the old generation (`[CMS:`, `[CMS (concurrent
+    /// mode failure)`, Serial's `[Tenured:`; not CMS's concurrent phases, `[CMS-`): in a
+    /// young collection's event, a full collection ran inside it, after a failed
+    /// promotion, or when the young collection saw that the old generation could not
+    /// take what it would promote (Serial and CMS print nothing then: `[GC [DefNew:
+    /// ...][Tenured: ...]`). Parallel's `GC--` has none: its full collection is an event
+    /// of its own.
+    pub collects_old_generation: bool,
+}
+
+/// What one pass over an event's brackets and arrows reads (see [`event_heap`]).
+struct EventScan {
+    heap: Option<HeapChange>,
+    young: Option<HeapChange>,
+    collects_old_generation: bool,
+}
+
+/// Whether the bracket at `at` opens a collection of the old generation (see
+/// [`Jdk8Heap::collects_old_generation`]).
+fn opens_old_generation(text: &[u8], at: usize) -> bool {
+    match text.get(at + 1) {
+        Some(b'T') => text[at + 1..].starts_with(b"Tenured"),
+        Some(b'C') => text[at + 1..].starts_with(b"CMS") && text.get(at + 4) != Some(&b'-'),
+        _ => false,
     }
 }
 
@@ -338,6 +378,14 @@ pub fn jdk8_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
 /// only the two words wanted are read (a CMS remark with date stamps has a dozen groups
 /// and gaps, and its dates hold more `-` than its transitions).
 fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
+    let scan = event_scan(inner);
+    (scan.heap, scan.young)
+}
+
+/// [`event_heap`], and in the same pass whether any bracket opens a collection of the old
+/// generation (a search of its own cost 1 % of reading a log of one-line CMS events).
+fn event_scan(inner: &[u8]) -> EventScan {
+    let mut collects_old_generation = false;
     // Where the last `->` seen so far starts.
     let mut last_arrow: Option<usize> = None;
     let mut depth = 0usize;
@@ -358,6 +406,7 @@ fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
                 }
             }
             b'[' => {
+                collects_old_generation |= opens_old_generation(inner, at);
                 if depth == 0 {
                     open = at;
                     arrow_before_open = last_arrow;
@@ -391,7 +440,11 @@ fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
     }
     let heap =
         heap_gap.and_then(|(start, end, arrow)| heap_change_around(inner, start, end, arrow));
-    (heap, young)
+    EventScan {
+        heap,
+        young,
+        collects_old_generation,
+    }
 }
 
 /// Whether `c` ends a word of an event's text: a space or a comma.
@@ -522,13 +575,25 @@ mod tests {
                 "[", "]", "[ParNew: ", "[ParNew: 100K->10K(200K), 0.01 secs]", "[x]", "[a [b] c]",
                 "[1K->2K]", "GC ", "100K->10K(200K)", "1K->2K", "->", "-", ">", ", ", " ",
                 "0.01 secs", "2020-09-13T12:26:37.504+0000: ", "58M(91%)->64M(100%)",
-                "24.0M(256.0M)->4000.0K(256.0M)",
+                "24.0M(256.0M)->4000.0K(256.0M)", "[Tenured: ", "[CMS: ", "[CMS-concurrent-mark: ",
+                "[CMS", "[Tenure", "[C", "[T",
             ]), 0..16),
         ) {
             let text = pieces.concat();
             proptest::prop_assert_eq!(
                 event_heap(text.as_bytes()),
                 event_heap_by_groups(text.as_bytes()),
+                "{}", text
+            );
+            // The old generation's brackets, found in the same pass as by a search.
+            let searched = memchr::memchr_iter(b'[', text.as_bytes()).any(|at| {
+                let name = &text[at + 1..];
+                name.starts_with("Tenured")
+                    || (name.starts_with("CMS") && !name[3..].starts_with('-'))
+            });
+            proptest::prop_assert_eq!(
+                jdk8_heap(text.as_bytes()).collects_old_generation,
+                searched,
                 "{}", text
             );
         }
@@ -570,7 +635,7 @@ mod tests {
 
     #[test]
     fn jdk8_young_and_heap() {
-        let (heap, young) = jdk8_heap(
+        let Jdk8Heap { heap, young, .. } = jdk8_heap(
             b"GC (Allocation Failure) [PSYoungGen: 100K->10K(200K)] 300K->210K(1000K), 0.0100 secs",
         );
         assert_eq!(heap.unwrap().after, 210 << 10);
@@ -579,17 +644,18 @@ mod tests {
 
     #[test]
     fn cms_remark_takes_the_transitions_of_the_young_collection_it_holds() {
-        let (heap, young) = jdk8_heap(b"GC (CMS Final Remark) [YG occupancy: 400 K (600 K)]1.0: [GC (CMS Final Remark) 1.0: [ParNew: 400K->50K(600K), 0.2 secs] 2800K->2500K(4000K), 0.2 secs] 1.2: [Rescan (parallel) , 0.1 secs][1 CMS-remark: 2450K(3400K)] 2500K(4000K), 0.5 secs");
+        let Jdk8Heap { heap, young, .. } = jdk8_heap(b"GC (CMS Final Remark) [YG occupancy: 400 K (600 K)]1.0: [GC (CMS Final Remark) 1.0: [ParNew: 400K->50K(600K), 0.2 secs] 2800K->2500K(4000K), 0.2 secs] 1.2: [Rescan (parallel) , 0.1 secs][1 CMS-remark: 2450K(3400K)] 2500K(4000K), 0.5 secs");
         assert_eq!(
             (heap.unwrap().before, heap.unwrap().after),
             (2800 << 10, 2500 << 10)
         );
         assert_eq!(young.unwrap().before, 400 << 10);
         // Without -XX:+PrintGCDetails the young collection prints the heap only.
-        let (heap, young) = jdk8_heap(b"GC (CMS Final Remark) 1.0: [GC (CMS Final Remark)  900K->700K(8000K), 0.1 secs] 700K(8000K), 0.2 secs");
+        let Jdk8Heap { heap, young, .. } = jdk8_heap(b"GC (CMS Final Remark) 1.0: [GC (CMS Final Remark)  900K->700K(8000K), 0.1 secs] 700K(8000K), 0.2 secs");
         assert_eq!(heap.unwrap().after, 700 << 10);
         assert_eq!(young, None);
         // A remark without a young collection has no transition.
-        assert_eq!(jdk8_heap(b"GC (CMS Final Remark) [YG occupancy: 4 K (6 K)]1.0: [Rescan (parallel) , 0.1 secs][1 CMS-remark: 24K(34K)] 25K(40K), 0.1 secs"), (None, None));
+        let remark = jdk8_heap(b"GC (CMS Final Remark) [YG occupancy: 4 K (6 K)]1.0: [Rescan (parallel) , 0.1 secs][1 CMS-remark: 24K(34K)] 25K(40K), 0.1 secs");
+        assert_eq!((remark.heap, remark.young), (None, None));
     }
 }
