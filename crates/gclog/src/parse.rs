@@ -215,7 +215,12 @@ struct Decorations {
 impl Decorations {
     /// Reads one decoration, trimmed of its padding. `None` when it cannot be one.
     fn classify(&mut self, token: &[u8]) -> Option<()> {
-        let first = *token.first()?;
+        // All blanks: the tags of a line that has none (`[warning][     ]`, JDK 17+ async
+        // logging's drop notices), or the decorations of a message's second line, blanked
+        // (JDK 25).
+        let Some(&first) = token.first() else {
+            return Some(());
+        };
         if first.is_ascii_digit() {
             self.numbers_read += 1;
             if token.len() >= 19 && token[4] == b'-' {
@@ -389,6 +394,11 @@ fn parse_unified_message(msg: &[u8]) -> Result<Record, Unparsed> {
     if let Some(oom) = memory::zgc_out_of_memory(msg) {
         return Ok(oom);
     }
+    if let Some(count) = msg.strip_suffix(b" messages dropped due to async logging") {
+        return decimal_scaled(trim_spaces(count), 0)
+            .map(Record::DroppedMessages)
+            .ok_or(Unparsed::Malformed);
+    }
     if let Some(rest) = msg.strip_prefix(b"Safepoint \"") {
         return parse_safepoint_fields(rest);
     }
@@ -473,6 +483,14 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
     };
     if body == b"To-space exhausted" {
         return Ok(Record::ToSpaceExhausted { gc_id });
+    }
+    if prefix.is_some() && body.first() == Some(&b'R') {
+        // Generational ZGC's workers stall on relocation too, under the collection's id:
+        // `GC(54) y: Relocation Stall (ZWorkerYoung#0) 0.352ms`, counted with the others
+        // as HotSpot's own statistics count them (`Critical: Relocation Stall`).
+        if let Some(stall) = memory::stall(body) {
+            return stall;
+        }
     }
     if let Some((change, collector)) = memory::old_generation(body) {
         return Ok(Record::OldGeneration {

@@ -260,6 +260,9 @@ pub enum Record {
     Stall(Stall),
     /// An `OutOfMemoryError`.
     OutOfMemory(OutOfMemory),
+    /// HotSpot's asynchronous logging (`-Xlog:async`) dropped this many messages, its
+    /// buffer full: `105 messages dropped due to async logging`.
+    DroppedMessages(u64),
     /// A collection cycle ended (G1 concurrent mark, ZGC and Shenandoah cycles).
     Cycle(GcCycle),
     /// `GC(N) To-space exhausted` (G1, JDK 9-16): evacuation failed in that collection.

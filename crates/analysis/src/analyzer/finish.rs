@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use pauselab_pause::civil::format_epoch_ms;
+use pauselab_pause::Collector;
 
 use crate::analyzer::report::{Jvm, PauseSection, Report, SafepointSection, Span, Warning};
 use crate::analyzer::safepoints::SafepointSeries;
@@ -89,6 +90,16 @@ impl Analyzer<'_> {
         };
         if !report.has_events() {
             self.warn_of_no_events(&mut report);
+        } else if report.pauses.summary.count == 0
+            && report.jvm.collector.as_deref() == Some(Collector::Zgc.name())
+        {
+            // ZGC's pause lines carry the `gc,phases` tags: `-Xlog:gc` shows its cycles
+            // and stalls but none of its pauses.
+            report.warnings.push(Warning {
+                file: report.inputs.first().map_or_else(String::new, |f| f.file.clone()),
+                line: None,
+                message: "no GC pauses: ZGC writes its pauses (Pause Mark Start, Pause Mark End, Pause Relocate Start) with the gc+phases tags, which this log leaves out; log with -Xlog:gc*,safepoint to count them".to_string(),
+            });
         }
         report
     }

@@ -146,6 +146,8 @@ pub struct Analyzer<'s> {
     /// The input is a text log (its lines are fed): no CPU sample will come, so no pause
     /// waits for one. Inputs of one analysis are all logs or all recordings.
     text_log: bool,
+    /// The current input's first notice of messages that asynchronous logging dropped.
+    first_drop_line: Option<u64>,
 }
 
 impl<'s> Analyzer<'s> {
@@ -186,6 +188,7 @@ impl<'s> Analyzer<'s> {
             files_pause_starts: Vec::new(),
             clocks_saw: None,
             text_log: false,
+            first_drop_line: None,
         }
     }
 
@@ -206,6 +209,7 @@ impl<'s> Analyzer<'s> {
     /// Starts a new input; later lines belong to it.
     pub(crate) fn begin_file(&mut self, name: &str) {
         self.clocks_saw = None;
+        self.first_drop_line = None;
         self.release_nested();
         self.open_pauses = OpenPauses::default();
         self.flush_pending();
@@ -217,6 +221,7 @@ impl<'s> Analyzer<'s> {
             pauses: 0,
             safepoints: 0,
             unparsed_lines: 0,
+            dropped_messages: 0,
         });
         self.clocks.push(Clock::default());
         self.format_counts.push([0, 0]);
@@ -242,6 +247,13 @@ impl<'s> Analyzer<'s> {
             _ => Some(Format::Jdk8),
         };
         let name = file.file.clone();
+        let dropped = file.dropped_messages;
+        if dropped > 0 {
+            let msg = format!(
+                "asynchronous logging (-Xlog:async) dropped {dropped} log messages: the pauses and safepoints they told of are missing, so counts and sums are lower bounds; raise -XX:AsyncLogBufferSize"
+            );
+            self.warn(&name, self.first_drop_line, msg);
+        }
         let clock = &self.clocks[i];
         let (first_jump, jumps_back, pids) =
             (clock.first_jump, clock.jumps_back, clock.pids.clone());

@@ -104,6 +104,10 @@ impl Analyzer<'_> {
                 self.rules.observe(|rule| rule.cpu_load(at, load, keep));
             }
             Record::Stall(stall) => self.stall(stall, p.stamp, fi, line),
+            Record::DroppedMessages(count) => {
+                self.first_drop_line.get_or_insert(line);
+                self.files[fi].dropped_messages += count;
+            }
             Record::OutOfMemory(error) => {
                 let seen = Seen {
                     item: &error,

@@ -25,6 +25,14 @@ pub struct FileSummary {
     pub safepoints: u64,
     /// Lines not understood.
     pub unparsed_lines: u64,
+    /// Messages HotSpot's asynchronous logging (`-Xlog:async`) dropped: what they said is
+    /// missing from the counts (given when there are any).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped_messages: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Something about an input the user should know.

@@ -579,3 +579,117 @@ fn run_saturated(jdk: &str, dir: &Path, log: &Path) {
     assert!(jvm.wait().unwrap().success());
     drop(busy);
 }
+
+/// A program that keeps a cache of byte arrays churning, run by JDK 25 for `seconds` with
+/// `flags`; its log is `dir/name.log`.
+fn run_cache_churn(dir: &Path, name: &str, flags: &[&str], seconds: u32) -> PathBuf {
+    let program = dir.join("CacheChurn.java");
+    std::fs::write(
+        &program,
+        r#"import java.util.*;
+public class CacheChurn {
+  static volatile Object sink;
+  public static void main(String[] a) {
+    long end = System.currentTimeMillis() + Long.parseLong(a[0]) * 1000;
+    LinkedHashMap<Integer, byte[]> cache = new LinkedHashMap<>(2000, 0.75f, true) {
+      protected boolean removeEldestEntry(Map.Entry<Integer, byte[]> e) { return size() > 2000; }
+    };
+    Random r = new Random(42);
+    for (long i = 0; System.currentTimeMillis() < end; i++) {
+      sink = new byte[r.nextInt(512) + 16];
+      if (i % 4 == 0) cache.put(r.nextInt(100000), new byte[r.nextInt(16384) + 1024]);
+    }
+  }
+}
+"#,
+    )
+    .unwrap();
+    let log = dir.join(format!("{name}.log"));
+    let _ = std::fs::remove_file(&log);
+    let logging: Vec<String> = flags
+        .iter()
+        .map(|f| f.replace("FILE", log.to_str().unwrap()))
+        .collect();
+    let status = Command::new(format!("{JDK25}/bin/java"))
+        .args(&logging)
+        .arg("-XX:ActiveProcessorCount=2")
+        .arg(&program)
+        .arg(seconds.to_string())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{name}: the JVM failed");
+    log
+}
+
+/// JDK 25 at the edges of unified logging, against counts of the log's lines:
+/// - asynchronous logging with a small buffer drops messages (`[warning][   ]    105
+///   messages dropped due to async logging`) and `gc*=trace` writes messages over several
+///   lines, the later ones with blank decorations: every line is read, and the drops are
+///   a warning with their total, since the counts are then lower bounds;
+/// - generational ZGC's workers stall on relocation under the collection's id (`GC(54) y:
+///   Relocation Stall (ZWorkerYoung#0) 0.352ms`): counted with the application's stalls;
+/// - ZGC logged with `-Xlog:gc` has no pause lines: a warning says which tags hold them.
+#[test]
+fn jdk25_async_drops_multi_line_messages_and_zgc_worker_stalls_are_read() {
+    let dir = work_dir();
+    let log = run_cache_churn(
+        &dir,
+        "g1-async-trace",
+        &[
+            "-Xmx128m",
+            "-XX:AsyncLogBufferSize=102400",
+            "-Xlog:async",
+            "-Xlog:gc*=trace,safepoint:file=FILE::filecount=0",
+        ],
+        2,
+    );
+    let dropped = awk(
+        "/messages dropped due to async logging/ { n += $(NF - 6) } END { print n + 0 }",
+        &log,
+    )[0] as u64;
+    let blank = awk("/^\\[ +\\]/ { n++ } END { print n + 0 }", &log)[0];
+    assert!(
+        dropped > 0 && blank > 0.0,
+        "{dropped} dropped, {blank} continuation lines"
+    );
+    let json = analyze_json(std::slice::from_ref(&log));
+    assert_eq!(json["unparsed_lines"], 0, "{}", json["first_unparsed"]);
+    assert_eq!(json["inputs"][0]["dropped_messages"], dropped);
+    let warned = json["warnings"].as_array().unwrap().iter().any(|w| {
+        w["message"].as_str().unwrap().starts_with(&format!(
+            "asynchronous logging (-Xlog:async) dropped {dropped} log messages"
+        ))
+    });
+    assert!(warned, "{}", json["warnings"]);
+
+    let log = run_cache_churn(
+        &dir,
+        "zgc-stalls",
+        &["-XX:+UseZGC", "-Xmx64m", "-Xlog:gc*:file=FILE"],
+        3,
+    );
+    let stalls = awk("/Relocation Stall \\(/ { n++ } END { print n + 0 }", &log)[0] as u64;
+    let by_workers = awk(
+        "/Relocation Stall \\(ZWorker/ { n++ } END { print n + 0 }",
+        &log,
+    )[0];
+    assert!(by_workers > 0.0, "no worker stalled: nothing to check");
+    let json = analyze_json(std::slice::from_ref(&log));
+    assert_eq!(json["relocation_stalls"]["count"], stalls);
+
+    let log = run_cache_churn(
+        &dir,
+        "zgc-gc-only",
+        &["-XX:+UseZGC", "-Xmx64m", "-Xlog:gc:file=FILE"],
+        1,
+    );
+    let json = analyze_json(std::slice::from_ref(&log));
+    assert_eq!(json["pauses"]["count"], 0);
+    let hinted = json["warnings"].as_array().unwrap().iter().any(|w| {
+        w["message"]
+            .as_str()
+            .unwrap()
+            .contains("ZGC writes its pauses")
+    });
+    assert!(hinted, "{}", json["warnings"]);
+}
