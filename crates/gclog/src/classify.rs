@@ -281,6 +281,15 @@ impl<'a> LineFeed<'a> {
             }
             Outcome::Unparsed { ref text, gc_line } => {
                 self.recognised += u64::from(gc_line);
+                // JDK 9-16's stopped-time lines read without decorations (JDK 8 writes
+                // them alike): the rest of such a log is not understood, and says why.
+                if self.keep_text && crate::is_undecorated_unified(text) {
+                    self.sink.warn(
+                        self.input,
+                        Some(number),
+                        "unified logging without decorations (`-Xlog:...:none`): only the stopped-time lines of such a log are read, without their time; log with the default decorations, or at least `uptime`".to_string(),
+                    );
+                }
                 self.keep_text &= text.is_empty();
                 LogLine::Unparsed(text)
             }

@@ -68,15 +68,36 @@ pub enum Error {
 
 /// What a first line that is not HotSpot's says about the log, for the error message.
 fn foreign_log_hint(first_line: &str) -> &'static str {
-    let undecorated = ["Using ", "GC(", "Safepoint \"", "Version: "];
     if first_line.starts_with("<?xml") || first_line.contains("<verbosegc") {
         " (an XML verbose GC log, as OpenJ9 and IBM J9 write; pauselab reads HotSpot's GC logs)"
-    } else if undecorated.iter().any(|p| first_line.starts_with(p)) {
-        " (unified logging without decorations, `-Xlog:...:none`: pauselab needs the time of \
-         each line; log with the default decorations, or at least `uptime`)"
+    } else if is_undecorated_unified(first_line.as_bytes()) {
+        UNDECORATED_HINT
     } else {
         ""
     }
+}
+
+/// Why a log of [`is_undecorated_unified`] lines cannot be read.
+pub(crate) const UNDECORATED_HINT: &str = " (unified logging without decorations, \
+    `-Xlog:...:none`: pauselab needs the time of each line; log with the default \
+    decorations, or at least `uptime`)";
+
+/// A line that unified logging (JDK 9-25) writes first, or on most lines, under `gc`,
+/// `gc*` and `safepoint`, without its decorations.
+pub(crate) fn is_undecorated_unified(line: &[u8]) -> bool {
+    const STARTS: [&[u8]; 10] = [
+        b"Using ",
+        b"GC(",
+        b"Safepoint \"",
+        b"Version: ",
+        b"Initializing The Z Garbage Collector",
+        b"CardTable entry size: ",
+        b"Min heap equals to max heap",
+        b"Heap region size: ",
+        b"Heap Region Size: ",
+        b"Heuristics ergonomically sets",
+    ];
+    STARTS.iter().any(|s| line.starts_with(s))
 }
 
 fn join_errors(errors: &[Error]) -> String {

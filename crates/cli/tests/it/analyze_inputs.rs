@@ -157,6 +157,45 @@ fn missing_file_directory_empty_and_binary_are_one_line_errors() {
         &run(&[undecorated.to_str().unwrap()]),
         "undecorated.log: no GC or safepoint log lines; line 1 reads: Using G1 (unified logging without decorations",
     );
+    // Every collector's `gc*` log of JDK 11 to 25, written with `:none`: its decorations
+    // taken off the fixtures' lines.
+    for entry in std::fs::read_dir(fixtures()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !name.ends_with(".log.gz") {
+            continue;
+        }
+        let bare: String = fixture_text(&name)
+            .lines()
+            .map(|l| {
+                let mut rest = l;
+                while let Some(after) = rest
+                    .strip_prefix('[')
+                    .and_then(|r| Some(&r[r.find(']')? + 1..]))
+                {
+                    rest = after;
+                }
+                format!("{}\n", rest.trim_start())
+            })
+            .collect();
+        let path = dir.join(format!("bare-{name}").trim_end_matches(".gz"));
+        std::fs::write(&path, bare).unwrap();
+        let out = run(&[path.to_str().unwrap()]);
+        if name.contains("jdk11") {
+            // JDK 9-16 write stopped-time lines as JDK 8 did: those are read, the rest is
+            // named in a warning.
+            assert!(out.status.success(), "{name}: {out:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(":1: unified logging without decorations (`-Xlog:...:none`)"),
+                "{name}: {err}"
+            );
+        } else {
+            one_line_error(
+                &out,
+                "(unified logging without decorations, `-Xlog:...:none`",
+            );
+        }
+    }
 }
 
 #[test]
