@@ -69,12 +69,47 @@ impl Clock {
         }
     }
 
-    pub(super) fn covered_ns(&self) -> u64 {
-        let end = match (self.last_uptime, self.segment_end) {
+    /// The uptime at which the file's last run ends: its last stamp or pause end.
+    fn end_uptime(&self) -> Option<u64> {
+        match (self.last_uptime, self.segment_end) {
             (Some(l), Some(e)) => Some(l.max(e)),
             (l, e) => l.or(e),
-        };
-        match (self.segment_start, end) {
+        }
+    }
+
+    /// The time the files of one JVM cover, `clocks` in the order they were read. A file
+    /// whose stamps go on from where the one before stopped (a rotated set) covers the
+    /// time from that end on, as the same lines in one file would: the time between the
+    /// two files' lines is the run's, and the pause on its first line began in the file
+    /// before, where it counts already.
+    pub(super) fn covered_by_all(clocks: &[Clock]) -> u64 {
+        let mut covered = 0u64;
+        let mut before: Option<&Clock> = None;
+        for clock in clocks {
+            let goes_on = match (before, clock.first_uptime) {
+                (Some(b), Some(first)) if clock.jumps_back == 0 => {
+                    b.last_uptime.is_some_and(|last| first >= last)
+                }
+                _ => false,
+            };
+            let from = if goes_on {
+                before.and_then(Clock::end_uptime)
+            } else {
+                None
+            };
+            covered = covered.saturating_add(clock.covered_ns(from));
+            if clock.first_uptime.is_some() {
+                before = Some(clock);
+            }
+        }
+        covered
+    }
+
+    /// The time this file covers, from `from` on when given (see [`Clock::covered_by_all`]).
+    fn covered_ns(&self, from: Option<u64>) -> u64 {
+        let end = self.end_uptime();
+        let start = from.or(self.segment_start);
+        match (start, end) {
             (Some(s), Some(l)) => self.covered_uptime_ns.saturating_add(l.saturating_sub(s)),
             _ => match (self.first_wall, self.last_wall) {
                 (Some(f), Some(l)) => (l.saturating_sub(f).max(0) as u64).saturating_mul(1_000_000),

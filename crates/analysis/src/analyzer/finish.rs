@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::Collector;
 
+use crate::analyzer::clock::Clock;
 use crate::analyzer::report::{Jvm, PauseSection, Report, SafepointSection, Span, Warning};
 use crate::analyzer::safepoints::SafepointSeries;
 use crate::analyzer::Analyzer;
@@ -33,10 +34,7 @@ impl Analyzer<'_> {
     pub fn finish(mut self) -> Report {
         self.release_nested();
         self.flush_pending();
-        let covered_ns = self
-            .clocks
-            .iter()
-            .fold(0u64, |sum, c| sum.saturating_add(c.covered_ns()));
+        let covered_ns = Clock::covered_by_all(&self.clocks);
         let (source, series) = self.counted_series();
         let (timeouts, unmatched_timeouts) =
             std::mem::take(&mut self.timeouts).finish(self.opts.evidence);

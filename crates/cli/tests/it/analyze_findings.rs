@@ -184,7 +184,7 @@ fn full_collections_are_graded_by_their_time() {
 }
 
 /// A program that fills a 32 MB heap until it fails, on JDK 17 and 25 with G1 and ZGC,
-/// its GC log and its error written to one file as `java ... > app.log 2>&1` writes them:
+/// its GC log (`-Xlog:gc` on standard output) and its error in one file:
 /// one `out_of_memory` finding per error the file holds (ZGC also logs `Out Of Memory
 /// (main)` before the exception: still one error), and nothing left unparsed (the error's
 /// stack lines are the error's).
@@ -206,19 +206,19 @@ fn an_out_of_memory_error_in_the_log_is_a_critical_finding() {
                 "{}{collector}.log",
                 jdk.rsplit('/').next().unwrap()
             ));
-            let out = std::fs::File::create(&log).unwrap();
-            let status = std::process::Command::new(format!("{jdk}/bin/java"))
+            // The log, then the error the JVM printed, in one file. (Written to one file
+            // at once, the two streams' writes may interleave within a line.)
+            let out = std::process::Command::new(format!("{jdk}/bin/java"))
                 .args([collector, "-Xmx32m", "-Xlog:gc"])
                 .arg(&program)
-                .stdout(out.try_clone().unwrap())
-                .stderr(out)
-                .status()
+                .output()
                 .unwrap();
             assert!(
-                !status.success(),
+                !out.status.success(),
                 "{}: the heap did not run out",
                 log.display()
             );
+            std::fs::write(&log, [out.stdout, out.stderr].concat()).unwrap();
             let text = std::fs::read_to_string(&log).unwrap();
             let thrown = text
                 .lines()

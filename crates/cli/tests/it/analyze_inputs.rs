@@ -320,6 +320,45 @@ fn a_macos_header_and_indented_events_are_read() {
     assert_eq!(again["pauses"], json["pauses"]);
 }
 
+/// A log cut into files where pause lines begin them, as rotation cuts it: the pause on a
+/// file's first line began in the file before, and the set covers the time the whole log
+/// covers, not more.
+#[test]
+fn a_rotated_set_covers_the_time_of_the_whole_log() {
+    let dir = tmp("rotated-cover");
+    let text = fixture_text("g1-jdk17.log.gz");
+    let lines: Vec<&str> = text.lines().collect();
+    let cuts: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains(" Pause Young"))
+        .map(|(i, _)| i)
+        .step_by(10)
+        .skip(1)
+        .collect();
+    assert!(cuts.len() >= 2, "{cuts:?}");
+    let whole = dir.join("whole.log");
+    std::fs::write(&whole, &text).unwrap();
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for (n, &to) in cuts.iter().chain([&lines.len()]).enumerate() {
+        let part = dir.join(format!("part{n}.log"));
+        let body: String = lines[from..to].iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&part, body).unwrap();
+        parts.push(part);
+        from = to;
+    }
+    let one = analyze_json(&[whole]);
+    let set = analyze_json(&parts);
+    assert_eq!(set["pauses"]["count"], one["pauses"]["count"]);
+    assert_eq!(
+        set["span"]["covered_s"], one["span"]["covered_s"],
+        "{}",
+        set["span"]
+    );
+    assert_eq!(set["pauses"]["share_pct"], one["pauses"]["share_pct"]);
+}
+
 #[test]
 fn a_thread_id_decoration_alone_is_not_taken_for_a_process() {
     // `-Xlog:...:utctime,tid,level,tags`: one JVM, lines written by several threads.
