@@ -672,18 +672,27 @@ fn jdk25_async_drops_multi_line_messages_and_zgc_worker_stalls_are_read() {
     });
     assert!(warned, "{}", json["warnings"]);
 
-    let log = run_cache_churn(
-        &dir,
-        "zgc-stalls",
-        &["-XX:+UseZGC", "-Xmx64m", "-Xlog:gc*:file=FILE"],
-        3,
-    );
+    // Whether a worker stalls depends on the scheduler: a run without one is run again
+    // (three runs at most).
+    let mut zgc_run = None;
+    for _ in 0..3 {
+        let log = run_cache_churn(
+            &dir,
+            "zgc-stalls",
+            &["-XX:+UseZGC", "-Xmx64m", "-Xlog:gc*:file=FILE"],
+            3,
+        );
+        let by_workers = awk(
+            "/Relocation Stall \\(ZWorker/ { n++ } END { print n + 0 }",
+            &log,
+        )[0];
+        if by_workers > 0.0 {
+            zgc_run = Some(log);
+            break;
+        }
+    }
+    let log = zgc_run.expect("no ZGC worker stalled in three runs: nothing to check");
     let stalls = awk("/Relocation Stall \\(/ { n++ } END { print n + 0 }", &log)[0] as u64;
-    let by_workers = awk(
-        "/Relocation Stall \\(ZWorker/ { n++ } END { print n + 0 }",
-        &log,
-    )[0];
-    assert!(by_workers > 0.0, "no worker stalled: nothing to check");
     let json = analyze_json(std::slice::from_ref(&log));
     assert_eq!(json["relocation_stalls"]["count"], stalls);
 
