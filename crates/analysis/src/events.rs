@@ -144,9 +144,6 @@ impl EventRows {
     }
 
     fn row(&self, kind: &'static str, event: &PauseEvent) -> EventRow {
-        // An event without uptime has start_ms 0 and its wall clock.
-        let uptime =
-            (event.start_ms > 0.0 || event.wall_start_ms.is_none()).then_some(event.start_ms);
         let (line, index) = match (&event.source, self.recording) {
             (Some(source), false) => (Some(source.line), None),
             (Some(source), true) => (None, Some(source.line)),
@@ -154,7 +151,7 @@ impl EventRows {
         };
         EventRow {
             kind,
-            start_uptime_ms: uptime,
+            start_uptime_ms: event.start_ms,
             start_wall: event.wall_start_ms.map(|w| format_epoch_ms(w as i64)),
             duration_ms: event.duration_ms,
             name: event.name.clone(),
@@ -279,7 +276,7 @@ mod tests {
 
     fn event(kind: PauseKind, name: &str, file: &str, line: u64) -> PauseEvent {
         PauseEvent {
-            start_ms: 1500.25,
+            start_ms: Some(1500.25),
             wall_start_ms: None,
             duration_ms: 12.5,
             kind,
@@ -393,7 +390,7 @@ mod tests {
     fn a_recordings_rows_cite_event_indexes_and_take_the_heap_by_gc_id() {
         let mut rows = EventRows::new(true);
         let mut pause = event(PauseKind::Gc, "Pause Young (Normal)", "r.jfr", 42);
-        pause.start_ms = 0.0;
+        pause.start_ms = None;
         pause.wall_start_ms = Some(1_700_000_000_123.0);
         rows.gc_pause(&pause, &gc_pause(Some(9), None));
         rows.heap(&HeapSample {

@@ -77,10 +77,10 @@ impl<W: Write> HlogSink<W> {
 
     /// The pause's start on one time axis: uptime when the log has it, else the wall clock.
     fn time_ns(e: &PauseEvent) -> u64 {
-        if e.start_ms > 0.0 || e.wall_start_ms.is_none() {
-            (e.start_ms * 1e6) as u64
-        } else {
-            (e.wall_start_ms.unwrap_or(0.0) * 1e6) as u64
+        match (e.start_ms, e.wall_start_ms) {
+            (Some(uptime), _) => (uptime * 1e6) as u64,
+            (None, Some(wall)) => (wall * 1e6) as u64,
+            (None, None) => 0,
         }
     }
 
@@ -194,7 +194,7 @@ mod tests {
 
     fn pause(start_ms: f64, duration_ms: f64) -> PauseEvent {
         PauseEvent {
-            start_ms,
+            start_ms: Some(start_ms),
             wall_start_ms: None,
             duration_ms,
             kind: PauseKind::Gc,
@@ -239,6 +239,7 @@ mod tests {
     fn a_clock_jump_starts_a_new_segment_instead_of_empty_intervals() {
         // Uptime stamps, then wall-clock ones (decorations changed in a rotated set).
         let mut wall = pause(0.0, 4.0);
+        wall.start_ms = None;
         wall.wall_start_ms = Some(1_700_000_000_000.0);
         for mode in [HlogMode::Pauses, HlogMode::Hiccup] {
             let iv = intervals(

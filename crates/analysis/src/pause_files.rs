@@ -176,7 +176,7 @@ mod tests {
 
     fn event(kind: PauseKind) -> PauseEvent {
         PauseEvent {
-            start_ms: 1000.0,
+            start_ms: Some(1000.0),
             wall_start_ms: None,
             duration_ms: 12.5,
             kind,

@@ -26,12 +26,22 @@ fn cpu_dur(ms: f64) -> String {
 
 /// Uptime when the log has it, else the wall-clock time of day (UTC).
 fn when(e: &pauselab_pause::PauseEvent) -> String {
-    match e.wall_start_ms {
-        Some(w) if e.start_ms == 0.0 => {
+    match (e.start_ms, e.wall_start_ms) {
+        (Some(uptime), _) => format!("{:.3}s", uptime / 1000.0),
+        (None, Some(w)) => {
             let t = pauselab_pause::civil::format_epoch_ms(w as i64);
             t.get(11..23).unwrap_or(&t).to_string()
         }
-        _ => format!("{:.3}s", e.start_ms / 1000.0),
+        (None, None) => "?".to_string(),
+    }
+}
+
+/// What the worst pauses' first column holds: uptime, or the time of day when no pause has it.
+fn start_heading(r: &Report) -> &'static str {
+    if r.worst.iter().any(|w| w.event.start_ms.is_some()) {
+        "uptime"
+    } else {
+        "time (UTC)"
     }
 }
 
@@ -214,7 +224,14 @@ pub fn worst_text(r: &Report) -> String {
         let _ = writeln!(
             o,
             "  {:>12} {:>10} {:<36} {:>8} {:>8} {:>8} {:>9} {:>9}  where",
-            "uptime", "duration", "pause (cause)", "user", "sys", "real", "ttsp", "stopped"
+            start_heading(r),
+            "duration",
+            "pause (cause)",
+            "user",
+            "sys",
+            "real",
+            "ttsp",
+            "stopped"
         );
         for w in &r.worst {
             let e = &w.event;

@@ -28,8 +28,9 @@ pub struct CpuTimes {
 /// One stop-the-world pause.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PauseEvent {
-    /// Start, milliseconds since JVM start (uptime) when the source has it.
-    pub start_ms: f64,
+    /// Start, milliseconds since JVM start (uptime), when the source has it: a log with
+    /// only wall-clock stamps has none (`null` in JSON, never a made-up 0).
+    pub start_ms: Option<f64>,
     /// Absolute start, milliseconds since the Unix epoch, when the source has a wall clock.
     pub wall_start_ms: Option<f64>,
     pub duration_ms: f64,

@@ -292,13 +292,17 @@ pub fn worst_pauses_html(out: &mut String, worst: &[WorstPause], recordings: &[S
     let ms = |v: Option<f64>| v.map(exact).unwrap_or_else(|| "n/a".to_string());
     for w in worst {
         let e = &w.event;
-        let start = match e.wall_start_ms {
-            Some(wall) => format!(
+        let start = match (e.start_ms, e.wall_start_ms) {
+            (Some(uptime), Some(wall)) => format!(
                 r#"<span title="{}">{}</span>"#,
                 escape(&pauselab_pause::interval_log::java_date_utc(wall / 1000.0)),
-                exact(e.start_ms / 1000.0)
+                exact(uptime / 1000.0)
             ),
-            None => exact(e.start_ms / 1000.0),
+            (Some(uptime), None) => exact(uptime / 1000.0),
+            (None, Some(wall)) => {
+                escape(&pauselab_pause::interval_log::java_date_utc(wall / 1000.0))
+            }
+            (None, None) => "n/a".to_string(),
         };
         let kind = serde_json::to_value(e.kind)
             .map(|k| scalar(&k))

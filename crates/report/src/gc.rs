@@ -50,12 +50,14 @@ pub fn variant_recording(path: &Path, start_time_s: Option<f64>) -> VariantGc {
 fn with_offsets(events: Vec<PauseEvent>, start_time_s: Option<f64>) -> Vec<(f64, PauseEvent)> {
     events
         .into_iter()
-        .map(|e| {
-            let offset = match (e.wall_start_ms, start_time_s) {
-                (Some(wall), Some(start)) => wall / 1000.0 - start,
-                _ => e.start_ms / 1000.0,
+        .filter_map(|e| {
+            let offset = match (e.wall_start_ms, start_time_s, e.start_ms) {
+                (Some(wall), Some(start), _) => wall / 1000.0 - start,
+                (_, _, Some(uptime)) => uptime / 1000.0,
+                // Neither clock places it on the variant's axis.
+                _ => return None,
             };
-            (offset, e)
+            Some((offset, e))
         })
         .collect()
 }
@@ -166,9 +168,7 @@ impl GcSeries {
     }
 
     fn pause(&mut self, e: &PauseEvent) {
-        // A pause without uptime has start_ms 0 and its wall clock.
-        let uptime = (e.start_ms > 0.0 || e.wall_start_ms.is_none()).then_some(e.start_ms);
-        let Some(t) = self.time_s(uptime, e.wall_start_ms) else {
+        let Some(t) = self.time_s(e.start_ms, e.wall_start_ms) else {
             return;
         };
         let name = if self.pauses.iter().any(|(n, _)| *n == e.name)

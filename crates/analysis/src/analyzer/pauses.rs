@@ -213,7 +213,7 @@ impl Analyzer<'_> {
 fn to_event(pp: &Pending, file: &str) -> PauseEvent {
     let p = &pp.pause;
     PauseEvent {
-        start_ms: p.start.uptime_ns.map_or(0.0, |u| u as f64 / 1e6),
+        start_ms: p.start.uptime_ns.map(|u| u as f64 / 1e6),
         wall_start_ms: p.start.wall_ms.map(|w| w as f64),
         duration_ms: p.duration_ns as f64 / 1e6,
         kind: PauseKind::Gc,

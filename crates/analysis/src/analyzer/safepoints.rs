@@ -77,7 +77,7 @@ impl Analyzer<'_> {
         self.rules.observe(|rule| rule.safepoint(&seen));
         if let Some(sink) = self.sink.as_deref_mut() {
             let event = PauseEvent {
-                start_ms: sp.start.uptime_ns.map_or(0.0, |u| u as f64 / 1e6),
+                start_ms: sp.start.uptime_ns.map(|u| u as f64 / 1e6),
                 wall_start_ms: sp.start.wall_ms.map(|w| w as f64),
                 duration_ms: sp.total_ns as f64 / 1e6,
                 kind: PauseKind::Safepoint,

@@ -311,6 +311,16 @@ fn every_decoration_set_gives_the_same_pauses_as_an_independent_count() {
             "{set}"
         );
         assert_eq!(json["unparsed_lines"].as_u64().unwrap(), 0, "{set}");
+        // A start is given on the clocks the log has, and never made up.
+        // `timenanos` is System.nanoTime(): a monotonic clock, read as the uptime axis.
+        let has_uptime = set.contains("uptime") || set.contains("timenanos");
+        let has_wall = set
+            .split(',')
+            .any(|d| ["time", "utctime", "timemillis"].contains(&d));
+        for worst in json["worst"].as_array().unwrap() {
+            assert_eq!(worst["start_ms"].is_f64(), has_uptime, "{set}: {worst}");
+            assert_eq!(worst["wall_start_ms"].is_f64(), has_wall, "{set}: {worst}");
+        }
         assert!(
             json["warnings"].as_array().unwrap().is_empty(),
             "{set}: {}",

@@ -81,7 +81,8 @@ pub fn gc_log(path: &Path, warmup_s: f64) -> Result<GcLogMeasures, MeasureError>
     }
     impl PauseSink for Maxima {
         fn pause(&mut self, event: &PauseEvent) {
-            if event.start_ms < self.warmup_ms {
+            // The lab's own logs always have uptime; a pause without it is not in warm-up.
+            if event.start_ms.is_some_and(|start| start < self.warmup_ms) {
                 return;
             }
             self.count += 1;
