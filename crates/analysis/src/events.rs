@@ -304,6 +304,7 @@ mod tests {
             failures: Failures::default(),
             upgraded_to_full: false,
             collector: None,
+            generations: None,
         }
     }
 

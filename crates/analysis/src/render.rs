@@ -457,6 +457,7 @@ mod tests {
             failures: Default::default(),
             upgraded_to_full: false,
             collector: None,
+            generations: None,
         };
         let end = Stamp {
             uptime_ns: Some(2_000_000_000),

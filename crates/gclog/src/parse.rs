@@ -15,8 +15,8 @@ mod timeout;
 pub use memory::size_bytes;
 
 pub use pauselab_pause::record::{
-    Cpu, CpuLoad, Failure, Failures, Format, GcCycle, GcPause, HeapChange, OldChange, OutOfMemory,
-    Parsed, Record, Safepoint, Stall, StallKind, Stamp, TimeoutLine,
+    Cpu, CpuLoad, Failure, Failures, Format, GcCycle, GcPause, Generations, HeapChange, OldChange,
+    OutOfMemory, Parsed, Record, Safepoint, Stall, StallKind, Stamp, TimeoutLine,
 };
 
 /// Why a line was not understood.
@@ -539,6 +539,7 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
             failures,
             upgraded_to_full: false,
             collector: None,
+            generations: None,
         }));
     }
     if let Some(rest) = body.strip_prefix(b"User=") {
@@ -1157,12 +1158,16 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let failures = jdk8_failures(rest);
     let is_full = crate::PauseType::is_full(&name);
     let upgraded_to_full = !is_full && (failures.concurrent_mode || collects_old_generation);
-    // A young collection is named after its generation; a full one's generations tell.
-    let collector = if is_full {
-        // G1's `[Eden: ...]` follows the event's brackets.
-        generations_collector(rest)
+    // A young collection is named after its generation; a full one's generations tell
+    // the collector, and what had filled. G1's `[Eden: ...]` follows the event's brackets.
+    let (collector, generations) = if is_full || upgraded_to_full {
+        let (collector, generations) = full_gc_generations(rest);
+        (
+            collector.filter(|_| is_full),
+            Some(Box::new(generations)).filter(|g| !g.is_empty()),
+        )
     } else {
-        None
+        (None, None)
     };
     Ok(GcPause {
         gc_id: None,
@@ -1176,6 +1181,7 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         failures,
         upgraded_to_full,
         collector,
+        generations,
     })
 }
 
@@ -1211,6 +1217,7 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
         failures,
         upgraded_to_full: false,
         collector: None,
+        generations: None,
     }))
 }
 
@@ -1335,11 +1342,14 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
     (name, cause)
 }
 
-/// The collector the generations printed in a JDK 6-8 event (`[CMS: ...`, `[Tenured: ...`,
-/// `[PSYoungGen: ...`) name: CMS when any is CMS's (it may use Serial's `DefNew`), else
-/// the first that tells.
-fn generations_collector(event: &[u8]) -> Option<Collector> {
+/// What the generations printed in a JDK 6-8 event (`[CMS: ...`, `[Tenured: ...`,
+/// `[PSYoungGen: ...`, `[CMS Perm : ...`) tell: the collector they name (CMS when any is
+/// CMS's, which may use Serial's `DefNew`; else the first that tells), and the old and
+/// permanent generations' occupancy.
+fn full_gc_generations(event: &[u8]) -> (Option<Collector>, Generations) {
     let mut first = None;
+    let mut cms = false;
+    let mut generations = Generations::default();
     for at in crate::scan::any_of(event, [b'[']) {
         let rest = &event[at + 1..];
         let end = rest
@@ -1349,15 +1359,38 @@ fn generations_collector(event: &[u8]) -> Option<Collector> {
         if rest.get(end) != Some(&b':') {
             continue;
         }
-        let told = std::str::from_utf8(&rest[..end])
+        let name = &rest[..end];
+        let told = std::str::from_utf8(name)
             .ok()
             .and_then(Collector::from_generation);
-        if told == Some(Collector::Cms) {
-            return told;
-        }
+        cms |= told == Some(Collector::Cms);
         first = first.or(told);
+        // The generation's own transition, before any bracket nested in it.
+        let body = &rest[end + 1..];
+        let body = &body[..memchr::memchr2(b'[', b']', body).unwrap_or(body.len())];
+        let change = || memory::transition_in(body);
+        match name {
+            b"ParOldGen" | b"PSOldGen" | b"CMS" | b"Tenured" => {
+                generations.old = generations.old.or_else(change);
+            }
+            b"PSPermGen" | b"CMS Perm " | b"Perm " | b"Perm" | b"PS Perm" => {
+                generations.perm = generations.perm.or_else(change);
+            }
+            b"Metaspace" => generations.metaspace = true,
+            _ => {}
+        }
     }
-    first
+    // `[CMS2013-05-01T10:00:00.000+0000: 12.0: [CMS-concurrent-mark: ...] (concurrent mode
+    // failure): 1234K->567K(2048K), 3.4 secs]`: the phase cut in hides the name.
+    if generations.old.is_none() {
+        const FAILED: &[u8] = b"(concurrent mode failure): ";
+        if let Some(at) = crate::num::find(event, FAILED) {
+            let body = &event[at + FAILED.len()..];
+            let body = &body[..memchr::memchr2(b'[', b']', body).unwrap_or(body.len())];
+            generations.old = memory::transition_in(body);
+        }
+    }
+    (if cms { Some(Collector::Cms) } else { first }, generations)
 }
 
 /// Whether `event` holds `CMS-initial-mark` and whether it holds `CMS-remark`, found in one

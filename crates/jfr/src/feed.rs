@@ -363,6 +363,7 @@ impl Feed {
                     upgraded_to_full: false,
                     // jdk.GCConfiguration names the collector.
                     collector: None,
+                    generations: None,
                 };
                 sink.record(self.stamp(end), Record::Pause(pause), n);
             }

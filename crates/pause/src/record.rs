@@ -78,6 +78,29 @@ pub struct GcPause {
     /// The collector that the generations a JDK 6-8 full collection prints name
     /// (`[CMS:`, `[Tenured:`, `[PSYoungGen:`), where its name (`Full GC`) does not tell.
     pub collector: Option<crate::Collector>,
+    /// What a JDK 6-8 full collection (or one upgraded to full) prints of its generations:
+    /// which of them had filled. Boxed: most pauses are not full collections.
+    pub generations: Option<Box<Generations>>,
+}
+
+/// The generations a JDK 6-8 full collection prints, read for what had filled up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Generations {
+    /// The old generation: `[ParOldGen:`, `[PSOldGen:`, `[CMS:`, `[Tenured:`.
+    pub old: Option<HeapChange>,
+    /// The permanent generation of JDK 7 and earlier: `[PSPermGen:`, `[CMS Perm :`,
+    /// `[Perm :`.
+    pub perm: Option<HeapChange>,
+    /// Whether it prints `[Metaspace:` (JDK 8), whose capacity is a reservation and so
+    /// does not tell whether it filled.
+    pub metaspace: bool,
+}
+
+impl Generations {
+    /// Whether any generation was read.
+    pub fn is_empty(&self) -> bool {
+        self.old.is_none() && self.perm.is_none() && !self.metaspace
+    }
 }
 
 impl GcPause {

@@ -2,7 +2,7 @@
 //! upgraded to a full one). Their causes, as the log gives them, rank the causes and
 //! choose the fixes.
 
-use pauselab_pause::record::GcPause;
+use pauselab_pause::record::{GcPause, HeapChange};
 use pauselab_pause::PauseType;
 
 use crate::evidence::RuleTracker;
@@ -18,8 +18,59 @@ pub(crate) const NO_CAUSE: &str = "cause not in log";
 /// are many or most of the pause time (five `System.gc()` of 3 ms are not).
 const CRITICAL_MS: f64 = 1000.0;
 
+/// A generation counts as filled when at least this share of it was in use.
+const FILLED_PCT: u64 = 90;
+
 #[derive(Default)]
-struct FullGc(RuleTracker);
+struct FullGc {
+    tracker: RuleTracker,
+    /// What the full collections' generations show (JDK 6-8 logs print them).
+    filled: Filled,
+}
+
+/// How many full collections found a generation filled, as their lines show.
+#[derive(Default)]
+struct Filled {
+    /// The old generation (or the whole heap, when no generation is printed) was at least
+    /// [`FILLED_PCT`] % full before the collection...
+    old_before: u64,
+    /// ... and still was after it: the live data no longer fits.
+    old_after: u64,
+    /// Whether those were read from the old generation, from the whole heap, or both.
+    old_from_generation: bool,
+    old_from_heap: bool,
+    /// The permanent generation (JDK 7 and earlier) was at least [`FILLED_PCT`] % full.
+    perm_before: u64,
+    /// Some collection printed a permanent generation.
+    perm_printed: bool,
+    /// Some collection printed `[Metaspace:` (JDK 8).
+    metaspace_printed: bool,
+}
+
+fn is_filled(occupancy: u64, capacity: Option<u64>) -> bool {
+    capacity.is_some_and(|c| c > 0 && occupancy.saturating_mul(100) >= c.saturating_mul(FILLED_PCT))
+}
+
+impl Filled {
+    fn add(&mut self, p: &GcPause) {
+        let generations = p.generations.as_deref();
+        let old_generation = generations.and_then(|g| g.old.as_ref());
+        let old: Option<&HeapChange> = old_generation.or(p.heap.as_ref());
+        if let Some(old) = old.filter(|o| is_filled(o.before, o.capacity)) {
+            self.old_before += 1;
+            self.old_from_generation |= old_generation.is_some();
+            self.old_from_heap |= old_generation.is_none();
+            self.old_after += u64::from(is_filled(old.after, old.capacity));
+        }
+        if let Some(g) = generations {
+            if let Some(perm) = g.perm {
+                self.perm_printed = true;
+                self.perm_before += u64::from(is_filled(perm.before, perm.capacity));
+            }
+            self.metaspace_printed |= g.metaspace;
+        }
+    }
+}
 
 pub(crate) fn start() -> Box<dyn Rule> {
     Box::<FullGc>::default()
@@ -50,7 +101,8 @@ impl Rule for FullGc {
         if !is_full_collection(&p.name) && !p.upgraded_to_full {
             return;
         }
-        self.0.hit(p.duration_ns, seen.keep, || {
+        self.filled.add(p);
+        self.tracker.hit(p.duration_ns, seen.keep, || {
             let upgraded = match upgrade_reason(p) {
                 Some(why) => format!(" ({} upgraded to a full one: {why})", p.name),
                 None => String::new(),
@@ -64,11 +116,11 @@ impl Rule for FullGc {
     }
 
     fn matched(&self, _ctx: &Context<'_>) -> u64 {
-        self.0.count
+        self.tracker.count
     }
 
     fn finding(&self, ctx: &Context<'_>) -> Option<Finding> {
-        let r = self.0.fired()?;
+        let r = self.tracker.fired()?;
         let full_ms = r.excess_ns as f64 / 1e6;
         let causes = ctx
             .full_gc_causes
@@ -108,14 +160,16 @@ impl Rule for FullGc {
         } else {
             "high that they were full collections; the log gives the cause of some only"
         };
-        f.causes = rank(ranked_causes(ctx), ctx.flags).0;
-        f.fixes = fixes(ctx);
+        f.causes = rank(ranked_causes(ctx, &self.filled, unknown == r.count), ctx.flags).0;
+        f.fixes = fixes(ctx, &self.filled);
         Some(f)
     }
 }
 
-/// Each cause weighed by how many full collections the log gives a cause of its kind for.
-fn ranked_causes(ctx: &Context<'_>) -> Vec<Candidate> {
+/// Each cause weighed by how many full collections the log gives a cause of its kind for,
+/// or shows the generation it names filled in. `no_cause_given`: the log names the cause
+/// of none (JDK 7 and earlier).
+fn ranked_causes(ctx: &Context<'_>, filled: &Filled, no_cause_given: bool) -> Vec<Candidate> {
     let counted = |names: &[&str]| -> (bool, u32, String) {
         let hits: Vec<&(String, u64, f64)> = ctx
             .full_gc_causes
@@ -137,19 +191,67 @@ fn ranked_causes(ctx: &Context<'_>) -> Vec<Candidate> {
         let (holds, n, evidence) = counted(names);
         c.weigh_if(holds, n, || evidence)
     };
-    vec![
+    // A generation seen filled weighs as much as a cause the log names.
+    let seen_filled = |c: Candidate, causes: &[&str], n: u64, what: String| {
+        let (named, by_cause, evidence) = counted(causes);
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        match (named, n > 0) {
+            (true, true) => c.weigh(by_cause.saturating_add(n), format!("{evidence}; {what}")),
+            (true, false) => c.weigh(by_cause, evidence),
+            (false, true) => c.weigh(n, what),
+            (false, false) => c,
+        }
+    };
+    let old_filled = {
+        let after = match filled.old_after {
+            0 => String::new(),
+            n if n == filled.old_before => ", and still after each".to_string(),
+            n => format!(", and still after {n}"),
+        };
+        let what = match (filled.old_from_generation, filled.old_from_heap) {
+            (true, false) => "the old generation",
+            (false, true) => "the heap",
+            _ => "the old generation (the heap, where the log prints no generation)",
+        };
+        format!(
+            "{what} was at least {FILLED_PCT}% full before {} of them{after}",
+            filled.old_before
+        )
+    };
+    // Class metadata lives in the permanent generation up to JDK 7, in metaspace after.
+    let class_metadata = if filled.perm_printed {
+        seen_filled(
+            Candidate::new("the permanent generation filled up (class metadata: many or leaked classes; JDK 7 and earlier)"),
+            &["Perm"],
+            filled.perm_before,
+            format!(
+                "the permanent generation was at least {FILLED_PCT}% full before {} of them",
+                filled.perm_before
+            ),
+        )
+    } else if no_cause_given && !filled.metaspace_printed {
         weighed(
+            Candidate::new("class metadata filled up: the permanent generation (JDK 7 and earlier) or metaspace's high-water mark (JDK 8 and later)"),
+            &["Perm", "Metadata GC Threshold"],
+        )
+    } else {
+        weighed(
+            Candidate::new("metaspace reached its high-water mark (Metadata GC Threshold)"),
+            &["Metadata GC Threshold"],
+        )
+    };
+    vec![
+        seen_filled(
             Candidate::new("the old generation filled up: live data or promotion outgrew the heap"),
             &["Allocation Failure", "Ergonomics", "Evacuation", "promotion failed", "concurrent mode failure", "a full collection ran inside it", "Humongous"],
+            filled.old_before,
+            old_filled,
         ),
         weighed(
             Candidate::new("explicit System.gc() calls (RMI's distributed GC, NIO direct buffers, application code)"),
             &["System.gc()"],
         ),
-        weighed(
-            Candidate::new("metaspace reached its high-water mark (Metadata GC Threshold)"),
-            &["Metadata GC Threshold"],
-        ),
+        class_metadata,
         weighed(
             Candidate::new("a heap dump or heap inspection (jmap, jcmd GC.heap_dump, GC.class_histogram)"),
             &["Heap Inspection", "Heap Dump"],
@@ -157,8 +259,8 @@ fn ranked_causes(ctx: &Context<'_>) -> Vec<Candidate> {
     ]
 }
 
-/// The fixes of the causes the log gives.
-fn fixes(ctx: &Context<'_>) -> Vec<&'static str> {
+/// The fixes of the causes the log gives, and of the generations it shows filled.
+fn fixes(ctx: &Context<'_>, filled: &Filled) -> Vec<&'static str> {
     let has = |c: &str| ctx.full_gc_causes.iter().any(|(x, _, _)| x.contains(c));
     let mut fixes = Vec::new();
     if has("System.gc()") {
@@ -167,11 +269,21 @@ fn fixes(ctx: &Context<'_>) -> Vec<&'static str> {
     if has("Metadata GC Threshold") {
         fixes.push("Metadata GC Threshold: raise -XX:MetaspaceSize to the metaspace the application settles at");
     }
+    const PERM_FIX: &str = "the permanent generation filled: raise -XX:MaxPermSize (and -XX:PermSize with it), or find the class loader that leaks (jmap -permstat)";
+    let perm = filled.perm_before > 0 || has("Perm");
+    // First when more collections found it full than found the old generation full.
+    let perm_first = perm && filled.perm_before > filled.old_before;
+    if perm_first {
+        fixes.push(PERM_FIX);
+    }
     if has("Humongous") {
         fixes.push("G1 Humongous Allocation: raise -XX:G1HeapRegionSize so the large arrays are not humongous");
     }
-    if has("Ergonomics") || has("Allocation Failure") || has("Evacuation") {
+    if has("Ergonomics") || has("Allocation Failure") || has("Evacuation") || filled.old_before > 0 {
         fixes.push("the heap is too small for the live set: raise -Xmx, or find what holds memory (jcmd GC.class_histogram, a heap dump)");
+    }
+    if perm && !perm_first {
+        fixes.push(PERM_FIX);
     }
     if has("Heap Inspection") || has("Heap Dump") {
         fixes.push("Heap Inspection / Heap Dump: someone runs jmap -histo or heap dumps on this JVM");

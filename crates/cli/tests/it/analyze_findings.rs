@@ -245,3 +245,67 @@ fn an_out_of_memory_error_in_the_log_is_a_critical_finding() {
         }
     }
 }
+
+/// `(before, capacity)` in KiB of the first `[NAME: 123K->45K(678K)` in `line`.
+fn generation(line: &str, name: &str) -> Option<(u64, u64)> {
+    let rest = &line[line.find(&format!("[{name}:"))? + name.len() + 2..];
+    let kib = |s: &str| s.trim().trim_end_matches('K').parse::<u64>().ok();
+    let (before, rest) = rest.split_once("->")?;
+    let capacity = rest.split_once('(')?.1.split_once(')')?.0;
+    Some((kib(before)?, kib(capacity)?))
+}
+
+/// JDK 7 and earlier print no cause for a full collection, but print its generations: a
+/// CMS log whose full collections each found the permanent generation full (GCViewer's JDK
+/// 5 sample, 149 `Full GC` with `[CMS Perm : 65487K->54547K(65536K)]`) names the permanent
+/// generation first, not the old one, nor metaspace, which JDK 5 did not have; a Parallel
+/// one whose old generation was full names the old generation. Counted here by the text.
+#[test]
+fn a_full_collection_without_a_cause_is_ranked_by_the_generation_it_found_full() {
+    let filled = |(before, capacity): (u64, u64)| before * 100 >= capacity * 90;
+    let cases = [
+        (
+            "SampleSun1_5_0ConcurrentModeFailure.txt",
+            "CMS Perm ",
+            "the permanent generation",
+        ),
+        (
+            "SampleSun1_5_0ParallelOldGC.txt",
+            "ParOldGen",
+            "the old generation",
+        ),
+    ];
+    for (name, generation_name, first) in cases {
+        let text = String::from_utf8(gcviewer_sample(name)).unwrap();
+        let full: Vec<&str> = text.lines().filter(|l| l.contains("[Full GC")).collect();
+        let found_full = full
+            .iter()
+            .filter(|l| generation(l, generation_name).is_some_and(filled))
+            .count();
+        assert!(found_full > 0, "{name}: no full collection found it full");
+        let dir = fresh_dir("analyze-findings", "filled-generation");
+        let log = dir.join(name);
+        std::fs::write(&log, &text).unwrap();
+        let json = analyze_json(&[log]);
+        let finding = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "full_gc")
+            .unwrap_or_else(|| panic!("{name}: no full_gc finding: {json}"))
+            .clone();
+        assert_eq!(finding["count"], full.len(), "{name}: {finding}");
+        let top = &finding["causes"][0];
+        assert!(
+            top["cause"].as_str().unwrap().starts_with(first),
+            "{name}: {finding}"
+        );
+        assert_eq!(
+            top["evidence"],
+            format!("{first} was at least 90% full before {found_full} of them"),
+            "{name}"
+        );
+        let causes = finding["causes"].to_string();
+        assert!(!causes.contains("etaspace"), "{name}: {causes}");
+    }
+}

@@ -106,6 +106,12 @@ fn heap_change_around(text: &[u8], start: usize, end: usize, arrow: usize) -> Op
         .or_else(|| heap_change(word_around(text, start, end, arrow)))
 }
 
+/// The first transition in `text` (` 1306380K->1038374K(1310720K), 0.5 secs`).
+pub fn transition_in(text: &[u8]) -> Option<HeapChange> {
+    let arrow = crate::num::find(text, b"->")?;
+    heap_change_around(text, 0, text.len(), arrow)
+}
+
 /// [`heap_change_around`] of whole sizes; `None` for anything else.
 fn whole_sizes_around(text: &[u8], start: usize, end: usize, arrow: usize) -> Option<HeapChange> {
     let text = text.get(..end)?;

@@ -851,3 +851,37 @@ mod one_pass {
         }
     }
 }
+
+#[test]
+fn a_full_collections_generations_are_read_for_what_had_filled() {
+    let kib = |before: u64, after: u64, capacity: u64| HeapChange {
+        before: before * 1024,
+        after: after * 1024,
+        capacity: Some(capacity * 1024),
+    };
+    let read = |event: &str| full_gc_generations(event.as_bytes());
+    // Parallel, JDK 5: old and permanent generations.
+    let (collector, g) = read("[Full GC [PSYoungGen: 51696K->0K(2007616K)] [ParOldGen: 1306380K->1038374K(1310720K)] 1358076K->1038374K(3318336K) [PSPermGen: 39926K->39720K(262144K)], 27.0696262 secs]");
+    assert_eq!(collector, Some(Collector::Parallel));
+    assert_eq!(g.old, Some(kib(1306380, 1038374, 1310720)));
+    assert_eq!(g.perm, Some(kib(39926, 39720, 262144)));
+    assert!(!g.metaspace);
+    // Serial: `[Tenured:` with its time, `[Perm :`.
+    let (collector, g) = read("[Full GC 1.0: [Tenured: 8000K->7000K(8192K), 0.5 secs] 9000K->7000K(12288K), [Perm : 2047K->2047K(2048K)], 0.5 secs]");
+    assert_eq!(collector, Some(Collector::Serial));
+    assert_eq!(g.old, Some(kib(8000, 7000, 8192)));
+    assert_eq!(g.perm, Some(kib(2047, 2047, 2048)));
+    // CMS with a concurrent phase cut into its old generation's name.
+    let (collector, g) = read("[Full GC 5.0: [CMS5.1: [CMS-concurrent-mark: 0.1/0.2 secs] [Times: user=0.1 sys=0.0, real=0.2 secs] (concurrent mode failure): 120000K->60000K(122880K), 1.2 secs] 130000K->60000K(131136K), [CMS Perm : 65535K->57506K(65536K)], 1.2 secs]");
+    assert_eq!(collector, Some(Collector::Cms));
+    assert_eq!(g.old, Some(kib(120000, 60000, 122880)));
+    assert_eq!(g.perm, Some(kib(65535, 57506, 65536)));
+    // JDK 8: metaspace, whose capacity is a reservation.
+    let (_, g) = read("[Full GC (Ergonomics) [PSYoungGen: 10K->0K(100K)] [ParOldGen: 500K->400K(1000K)] 510K->400K(1100K), [Metaspace: 2957K->2957K(1056768K)], 0.0100000 secs]");
+    assert_eq!(g.old, Some(kib(500, 400, 1000)));
+    assert_eq!(g.perm, None);
+    assert!(g.metaspace);
+    // Without details, nothing but the heap.
+    let (collector, g) = read("[Full GC 16841K->1749K(83008K), 0.0354507 secs]");
+    assert_eq!((collector, g.is_empty()), (None, true));
+}
