@@ -1032,7 +1032,127 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
             return parsed(Record::Other);
         }
     }
+    if shenandoah_statistics(rest) {
+        return parsed(Record::Other);
+    }
     Err(Unparsed::Unknown)
+}
+
+/// JDK 8 Shenandoah's statistics: the table of phase times it prints at exit (`GC
+/// STATISTICS:`, its explanation, `Pause Init Mark (G) = 0.745 s (a = 516 us) (n = 1444)
+/// ...`, the cycle counts after it) or after each cycle (`Pause Init Mark (G)  1096 us`),
+/// and its free set (`Free: 116M, Max: 256K regular, ...`). Its pauses are in the log's
+/// events; the table only sums them. Asked of lines nothing else reads.
+fn shenandoah_statistics(rest: &[u8]) -> bool {
+    /// The explanation's and the cycle counts' lines, as HotSpot prints them.
+    const PROSE: [&[u8]; 47] = [
+        b"GC STATISTICS:",
+        b"\"(G)\" (gross) pauses",
+        b"and post-safepoint housekeeping",
+        b"\"(N)\" (net) pauses",
+        b"\"a\" is average time",
+        b"\"lvls\" are quantiles",
+        b"All times are wall-clock times",
+        b"all workers. Dividing the <total>",
+        b"Pacing delays are measured",
+        b"observed pacing delays may be higher",
+        b"time in the pacing code",
+        b"OS takes longer to unblock",
+        b"Higher delay would prevent",
+        b"from the STW pause times",
+        b"invisible to the usual profiling tools",
+        b"Raise max pacing delay",
+        b"Under allocation pressure, concurrent cycles",
+        b"under stop-the-world pause or result in",
+        b"tune GC heuristics, set more aggressive",
+        b"to avoid Degenerated and Full GC",
+        b"ALLOCATION PACING:",
+        b"Max pacing delay is set for",
+        b"Allocation tracing is disabled",
+        b"Free: ",
+        b"Evacuation Reserve: ",
+        b"Collector Reserve: ",
+        b"Mutator Free: ",
+        // Its start-up lines, its cycles' triggers, and its heap at exit.
+        b"Regions: ",
+        b"Humongous object threshold: ",
+        b"Max TLAB size: ",
+        b"GC threads: ",
+        b"Heuristics ergonomically sets ",
+        b"Shenandoah GC mode: ",
+        b"Shenandoah heuristics: ",
+        b"Initialize Shenandoah heap: ",
+        b"Reference processing: ",
+        b"Soft Max Heap Size: ",
+        b"Pacer for ",
+        b"Trigger: ",
+        b"Allocation pacing accrued:",
+        b"Cancelling GC: ",
+        b"Cancelling concurrent GC: ",
+        b"Shenandoah Heap",
+        b"Status: ",
+        b"Reserved region:",
+        b"Collection set:",
+        // What ends a cycle's printout: its metaspace, after the statistics.
+        b", [Metaspace: ",
+    ];
+    /// `1444 successful concurrent GCs`, `0 invoked explicitly`, ...
+    const COUNTS: [&[u8]; 9] = [
+        b" successful concurrent GCs",
+        b" invoked explicitly",
+        b" invoked implicitly",
+        b" Degenerated GCs",
+        b" caused by allocation failure",
+        b" upgraded to Full GC",
+        b" Full GCs",
+        b" upgraded from Degenerated GC",
+        b" abbreviated",
+    ];
+    let text = trim_spaces(rest);
+    if PROSE.iter().any(|p| text.starts_with(p)) {
+        return true;
+    }
+    let digits = text.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 && COUNTS.contains(&&text[digits..]) {
+        return true;
+    }
+    // `4 happened at Update Refs`; pacing, `0 of  4436 ms (  0.0%): <total>`.
+    if digits > 0
+        && (text[digits..].starts_with(b" happened at ")
+            || (text[digits..].starts_with(b" of ") && crate::num::find(text, b" ms (").is_some()))
+    {
+        return true;
+    }
+    // A phase's row: its name, then `= 0.745 s (a = ...` at exit, `1096 us` after a cycle.
+    let named = |name: &[u8]| {
+        let name = trim_spaces(name);
+        !name.is_empty()
+            && name
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || b" :<>()-".contains(c))
+    };
+    if let Some(equals) = memchr::memchr(b'=', text) {
+        let total = trim_spaces(&text[equals + 1..]);
+        let digits = total
+            .iter()
+            .take_while(|c| c.is_ascii_digit() || **c == b'.')
+            .count();
+        return named(&text[..equals]) && digits > 0 && total[digits..].starts_with(b" s (a = ");
+    }
+    let Some(unit) = crate::num::find(text, b" us") else {
+        return false;
+    };
+    let after = &text[unit + 3..];
+    let digits = text[..unit]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_digit() || **c == b'.')
+        .count();
+    let number_start = unit - digits;
+    digits > 0
+        && text[..number_start].ends_with(b" ")
+        && named(&text[..number_start])
+        && (after.is_empty() || after.starts_with(b", "))
 }
 
 /// `ParallelGCFailedAllocation  [ 10 0 0 ] [ 0 0 0 0 5 ] 0` (times: spin block sync cleanup vmop, ms).

@@ -885,3 +885,36 @@ fn a_full_collections_generations_are_read_for_what_had_filled() {
     let (collector, g) = read("[Full GC 16841K->1749K(83008K), 0.0354507 secs]");
     assert_eq!((collector, g.is_empty()), (None, true));
 }
+
+#[test]
+fn shenandoahs_statistics_are_told_from_other_text() {
+    for line in [
+        "GC STATISTICS:",
+        "  \"(G)\" (gross) pauses include VM time: time to notify and block threads, do the pre-",
+        "Pause Init Mark (G)            =    0.745 s (a =      516 us) (n =  1444) (lvls, us =      250,      354)",
+        "    S: <total>                 =    0.603 s (a =      418 us) (n =  1444) (lvls, us =      162)",
+        "Pause Init  Update Refs (G)         141 us",
+        "  Scan Roots                        953 us, parallelism: 1.40x",
+        "    E: String Table Roots           457 us, workers (us): 242, 215,",
+        " 1444 successful concurrent GCs",
+        "      0 upgraded to Full GC",
+        "        4 happened at Update Refs",
+        "      0 of  4436 ms (  0.0%): <total>",
+        "Free: 116M, Max: 256K regular, 86528K humongous, Frag: 28% external, 1% internal; Reserve: 6656K, Max: 256K",
+        "Trigger: Free (398M) is below minimum threshold (399M) ",
+        ", [Metaspace: 6477K->6481K(1056768K)]",
+    ] {
+        assert!(shenandoah_statistics(line.as_bytes()), "{line}");
+    }
+    for line in [
+        "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space",
+        "Pause Init Mark (G)  1096 usx",
+        "Pause Init Mark (G)1096 us",
+        "Pause = 1.0 x",
+        "1444 concurrent GCs",
+        "Scan Roots: 953 us!",
+        "",
+    ] {
+        assert!(!shenandoah_statistics(line.as_bytes()), "{line}");
+    }
+}

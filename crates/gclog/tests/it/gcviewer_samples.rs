@@ -176,6 +176,27 @@ fn events_over_several_lines_match_an_independent_count() {
     }
 }
 
+/// JDK 8 Shenandoah prints its phase statistics after each cycle and at exit, its start-up
+/// settings, its cycles' triggers and its free set: none is a pause, and none is left
+/// unparsed. The pauses are its `[Pause ..., N ms]` lines, counted by grep.
+#[test]
+fn jdk8_shenandoahs_statistics_are_read_and_its_pauses_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = unpack(tmp.path());
+    let path = logs.join("SampleOpenJdk1_8_0-332.txt");
+    let out = Command::new("grep")
+        .args(["-cE", r"\[Pause [^]]*, [0-9.]+ ms\]"])
+        .arg(&path)
+        .output()
+        .expect("grep runs");
+    let pauses: u64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("GC STATISTICS:") && text.contains("Pause Init Mark (G)  "));
+    let report = analyze(&path).unwrap();
+    assert_eq!(report.pauses.summary.count, pauses);
+    assert_eq!(report.unparsed_lines, 0, "{:?}", report.first_unparsed);
+}
+
 #[test]
 fn cr_and_crlf_line_ends_give_the_same_pauses() {
     let tmp = tempfile::tempdir().unwrap();
