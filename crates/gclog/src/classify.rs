@@ -35,7 +35,12 @@ enum Outcome {
     /// Not understood; the line's beginning, when asked to keep it, and whether it is
     /// a GC log's line all the same (a JDK 8 event that never closes, a pause whose
     /// numbers do not read): it counts for [`LineFeed::recognised`].
-    Unparsed { text: Box<[u8]>, gc_line: bool },
+    Unparsed {
+        text: Box<[u8]>,
+        gc_line: bool,
+        /// Part of a collection's event (see [`LogLine::Unparsed`]).
+        partial_event: bool,
+    },
 }
 
 impl ClassifiedLine {
@@ -52,15 +57,18 @@ impl ClassifiedLine {
         keep_text: bool,
     ) -> Self {
         let ended = |counted| unterminated.map(|lines_on| Unterminated { lines_on, counted });
-        let unparsed_as = |bytes: &[u8], gc_line: bool| Outcome::Unparsed {
+        let unparsed_as = |bytes: &[u8], why: Unparsed| Outcome::Unparsed {
             text: if keep_text {
                 bytes[..bytes.len().min(UNPARSED_TEXT)].into()
             } else {
                 Box::default()
             },
-            gc_line,
+            // A log whose only event never closes (it was cut, or is being written) is a
+            // GC log all the same, not "no GC log lines".
+            gc_line: why != Unparsed::Unknown,
+            partial_event: why == Unparsed::Incomplete,
         };
-        let unparsed = |bytes: &[u8]| unparsed_as(bytes, false);
+        let unparsed = |bytes: &[u8]| unparsed_as(bytes, Unparsed::Unknown);
         if overlong {
             return ClassifiedLine {
                 outcome: unparsed(bytes),
@@ -130,9 +138,7 @@ impl ClassifiedLine {
                 unterminated: ended(true),
             },
             Err(why) => ClassifiedLine {
-                // A log whose only event never closes (it was cut, or is being written)
-                // is a GC log all the same, not "no GC log lines".
-                outcome: unparsed_as(bytes, why != Unparsed::Unknown),
+                outcome: unparsed_as(bytes, why),
                 unterminated: ended(false),
             },
         }
@@ -279,7 +285,11 @@ impl<'a> LineFeed<'a> {
                 self.recognised += 1;
                 LogLine::Record(parsed)
             }
-            Outcome::Unparsed { ref text, gc_line } => {
+            Outcome::Unparsed {
+                ref text,
+                gc_line,
+                partial_event,
+            } => {
                 self.recognised += u64::from(gc_line);
                 // JDK 9-16's stopped-time lines read without decorations (JDK 8 writes
                 // them alike): the rest of such a log is not understood, and says why.
@@ -291,7 +301,10 @@ impl<'a> LineFeed<'a> {
                     );
                 }
                 self.keep_text &= text.is_empty();
-                LogLine::Unparsed(text)
+                LogLine::Unparsed {
+                    text,
+                    partial_event,
+                }
             }
         };
         self.sink.line(line, number);

@@ -739,6 +739,17 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
             }
         }
     }
+    if !has_stamp && is_g1_detail(rest) {
+        // G1's details with their indentation stripped (by a log shipper, or an editor).
+        if let Some(eden) = rest.strip_prefix(b"[Eden: ") {
+            if let Some((heap, young)) = memory::g1_details_heap(eden) {
+                return parsed(Record::DetailsHeap { heap, young });
+            }
+        }
+        // As when indented: a full collection's `[Eden: ...], [Metaspace: ...]` adds
+        // nothing to its event's heap.
+        return parsed(Record::Other);
+    }
     if rest.starts_with(b"[GC") || rest.starts_with(b"[Full GC") {
         if rest.starts_with(b"[GC concurrent") {
             return parsed(Record::Other);
@@ -757,6 +768,9 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
         || rest.starts_with(b"[ASCMS")
         // JDK 8 Shenandoah's concurrent phases
         || rest.starts_with(b"[Concurrent ")
+        // CMS's concurrent preclean, with -XX:+PrintReferenceGC: `[Preclean SoftReferences,
+        // 0.0000049 secs]...[CMS-concurrent-preclean: ...]`
+        || rest.starts_with(b"[Preclean ")
     {
         return parsed(Record::Other);
     }
@@ -785,12 +799,84 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
     Err(Unparsed::Unknown)
 }
 
+/// One of the lines JDK 7 and 8 G1 print under a pause with `-XX:+PrintGCDetails`
+/// (`[Parallel Time: 18.9 ms, GC Workers: 1]`, `[GC Worker Start (ms):  3793.7]`,
+/// `[Eden: ...]`), named as HotSpot's `G1GCPhaseTimes` names them.
+fn is_g1_detail(line: &[u8]) -> bool {
+    const NAMES: [&[u8]; 52] = [
+        b"Parallel Time",
+        b"GC Worker Start",
+        b"Ext Root Scanning",
+        b"Thread Roots",
+        b"StringTable Roots",
+        b"Universe Roots",
+        b"JNI Handles Roots",
+        b"ObjectSynchronizer Roots",
+        b"FlatProfiler Roots",
+        b"Management Roots",
+        b"SystemDictionary Roots",
+        b"CLDG Roots",
+        b"JVMTI Roots",
+        b"CodeCache Roots",
+        b"CM RefProcessor Roots",
+        b"Wait For Strong CLD",
+        b"Weak CLD Roots",
+        b"SATB Filtering",
+        b"Update RS",
+        b"Processed Buffers",
+        b"Scan RS",
+        b"Code Root Scanning",
+        b"Object Copy",
+        b"Termination",
+        b"Termination Attempts",
+        b"GC Worker Other",
+        b"GC Worker Total",
+        b"GC Worker End",
+        b"GC Worker",
+        b"Code Root Fixup",
+        b"Code Root Purge",
+        b"Code Root Migration",
+        b"Clear CT",
+        b"Other",
+        b"Choose CSet",
+        b"Ref Proc",
+        b"Ref Enq",
+        b"Redirty Cards",
+        b"Parallel Redirty",
+        b"Redirtied Cards",
+        b"Humongous Register",
+        b"Humongous Total",
+        b"Humongous Candidate",
+        b"Humongous Reclaim",
+        b"Humongous Reclaimed",
+        b"Free CSet",
+        b"Young Free CSet",
+        b"Non-Young Free CSet",
+        b"Eden",
+        b"Evacuation Failure",
+        b"String Dedup Fixup",
+        b"Root Region Scan Waiting",
+    ];
+    let Some(body) = line.strip_prefix(b"[") else {
+        return false;
+    };
+    let Some(colon) = memchr::memchr(b':', body) else {
+        return false;
+    };
+    let name = &body[..colon];
+    let name = name.strip_suffix(b" (ms)").unwrap_or(name);
+    NAMES.contains(&name)
+}
+
 /// The end of an event whose opening line was lost or not recognised:
-/// ` 798M->797M(5120M), 3.4595066 secs]`, ` 620060K(7992832K), 0.2328529 secs]`. The stitcher
-/// joins such a line to its event; on its own it is a pause that could not be read, never
-/// one of the detail lines (`[Eden: ...`, heap printouts) that are rightly skipped.
+/// ` 798M->797M(5120M), 3.4595066 secs]`, ` 620060K(7992832K), 0.2328529 secs]`,
+/// `, 0.0078450 secs]`. The stitcher joins such a line to its event; on its own it is a
+/// pause that could not be read, never one of the detail lines (`[Eden: ...`, heap
+/// printouts) that are rightly skipped.
 fn is_event_tail(trimmed: &[u8]) -> bool {
-    trimmed.first().is_some_and(u8::is_ascii_digit)
+    trimmed
+        .first()
+        .is_some_and(|&c| c.is_ascii_digit() || c == b',' || c == b']')
         && crate::num::find(trimmed, b" secs]").is_some()
 }
 
@@ -992,6 +1078,11 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         return parsed(Record::Other);
     }
     if rest.starts_with(b"Memory: ")
+        // `CMS: abort preclean due to time 2010-04-20T18:50:11.324+0100: 401.421:
+        // [CMS-concurrent-abortable-preclean: ...]`: a concurrent phase.
+        || rest.starts_with(b"CMS: abort preclean due to time ")
+        // -XX:+PrintFLSStatistics's largest free block: `CMS: Large Block: 0x...; Proximity:`
+        || rest.starts_with(b"CMS: Large ")
         || rest.starts_with(b"Desired survivor size")
         || rest.starts_with(b"- age ")
         || rest.starts_with(b"No shared spaces configured")
@@ -1034,6 +1125,9 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
     }
     if shenandoah_statistics(rest) {
         return parsed(Record::Other);
+    }
+    if !has_stamp && is_event_tail(rest) {
+        return Err(Unparsed::Incomplete);
     }
     Err(Unparsed::Unknown)
 }
@@ -1266,7 +1360,7 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let before_secs = inner.strip_suffix(b" secs").ok_or(Unparsed::Malformed)?;
     let num_start = memchr::memrchr(b' ', before_secs).map_or(0, |p| p + 1);
     let duration_ns = secs_to_ns(&before_secs[num_start..]).ok_or(Unparsed::Malformed)?;
-    let (name, cause) = jdk8_name_and_cause(inner);
+    let (name, mut cause) = jdk8_name_and_cause(inner);
     let after = &rest[close + 1..];
     let cpu =
         crate::num::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
@@ -1278,6 +1372,11 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let failures = jdk8_failures(rest);
     let is_full = crate::PauseType::is_full(&name);
     let upgraded_to_full = !is_full && (failures.concurrent_mode || collects_old_generation);
+    if is_full && cause.is_none() && crate::num::find(rest, INTERRUPTED).is_some() {
+        // CMS gave way to a collection that was asked for (System.gc(), a heap dump or
+        // inspection): JDK 6 and 7 print no other cause for it.
+        cause = Some("concurrent mode interrupted".to_string());
+    }
     // A young collection is named after its generation; a full one's generations tell
     // the collector, and what had filled. G1's `[Eden: ...]` follows the event's brackets.
     let (collector, generations) = if is_full || upgraded_to_full {
@@ -1286,6 +1385,11 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
             collector.filter(|_| is_full),
             Some(Box::new(generations)).filter(|g| !g.is_empty()),
         )
+    } else if heap.is_none() && is_occupancy_only(inner) {
+        // `[GC 47513K(83008K), 0.0026705 secs]`: with `-verbose:gc` alone, CMS's initial
+        // mark and remark print the heap's occupancy, not a transition; no other collector
+        // does.
+        (Some(Collector::Cms), None)
     } else {
         (None, None)
     };
@@ -1303,6 +1407,51 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         collector,
         generations,
     })
+}
+
+/// The young generation a JDK 6-8 young collection's event names first: `[DefNew:`,
+/// `[ParNew:`, `[PSYoungGen:`, `[ASParNew:`; also `[ParNew :` (a concurrent phase cut out
+/// of the line left its blank behind), `[ParNew (promotion failed):`, and
+/// `[ParNew2016-03-22T10:02:41.970-0100: 13.404: [SoftReference, ...` (reference
+/// processing's stamp glued to it). Brackets that name no generation are passed over:
+/// `-XX:+PrintTLAB` writes `[id: 27957]` into the event.
+fn young_generation(inner: &[u8]) -> Option<&[u8]> {
+    crate::scan::any_of(inner, [b'[']).take(8).find_map(|open| {
+        let word = &inner[open + 1..];
+        let end = word
+            .iter()
+            .position(|c| !c.is_ascii_alphanumeric())
+            .unwrap_or(word.len());
+        // A stamp glued to the name: `ParNew2016-...`, `ParNew62.880: ...`.
+        let name_end = word[..end]
+            .iter()
+            .rposition(|c| !c.is_ascii_digit())
+            .map_or(0, |p| p + 1);
+        let name = &word[..name_end];
+        (name.ends_with(b"New") || name.ends_with(b"Gen")).then_some(name)
+    })
+}
+
+/// What CMS prints in a full collection it gave way to.
+const INTERRUPTED: &[u8] = b"(concurrent mode interrupted)";
+
+/// `GC 47513K(83008K), 0.0026705 secs`: an event that gives one size and the heap's
+/// capacity, and nothing else.
+fn is_occupancy_only(inner: &[u8]) -> bool {
+    let Some(rest) = inner.strip_prefix(b"GC ") else {
+        return false;
+    };
+    let size = |s: &[u8]| -> Option<usize> {
+        let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+        (digits > 0 && matches!(s.get(digits), Some(b'K' | b'M' | b'G'))).then_some(digits + 1)
+    };
+    let Some(used) = size(rest) else {
+        return false;
+    };
+    let Some(capacity) = rest[used..].strip_prefix(b"(") else {
+        return false;
+    };
+    size(capacity).is_some_and(|n| capacity[n..].starts_with(b"), "))
 }
 
 /// JDK 8 Shenandoah: `Init Mark (process weakrefs), 3.341 ms]` (after `[Pause `), or the
@@ -1355,8 +1504,14 @@ fn jdk8_failures(line: &[u8]) -> Failures {
             ]
             .map(memchr::memmem::Finder::new)
         });
-    // Parallel Scavenge marks a young collection that could not promote with `GC--`.
-    let parallel_promotion = line.starts_with(b"[GC--");
+    // Parallel Scavenge marks a young collection that could not promote with `GC--`, and
+    // puts the mark after the cause when it prints one: `[GC (Allocation Failure) --[PSYo`.
+    let parallel_promotion = line.starts_with(b"[GC--")
+        || (line.starts_with(b"[GC (")
+            && memchr::memchr(b')', line).is_some_and(|close| {
+                let after = &line[close + 1..];
+                after.starts_with(b" --") || after.starts_with(b"--")
+            }));
     // Each failure's words hold an `f` or an `x` (`exhausted`), which most events do not:
     // one pass over them costs a sixth of the three searches.
     if memchr::memchr2(b'f', b'x', line).is_none() {
@@ -1438,24 +1593,12 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
             n.push(')');
         }
         n
+    } else if head == "GC" && is_occupancy_only(inner) {
+        // `[GC 47513K(83008K), 0.0026705 secs]`: `-verbose:gc` alone, where CMS's initial
+        // mark and remark print the heap's occupancy and nothing tells which one it is.
+        "CMS Initial Mark or Remark".to_string()
     } else if head == "GC" {
-        // The young generation's name: "[DefNew:", "[ParNew:", "[PSYoungGen:", "[ASParNew:";
-        // "[ParNew :" when a concurrent phase cut out of the line left its blank behind.
-        match memchr::memchr(b'[', inner).map(|p| &inner[p + 1..]) {
-            Some(gen) => {
-                let end = gen
-                    .iter()
-                    .position(|c| !c.is_ascii_alphanumeric())
-                    .unwrap_or(gen.len());
-                let after = gen[end..].iter().find(|&&c| c != b' ');
-                if end > 0 && after == Some(&b':') {
-                    lossy(&gen[..end])
-                } else {
-                    "GC".to_string()
-                }
-            }
-            None => "GC".to_string(),
-        }
+        young_generation(inner).map_or_else(|| "GC".to_string(), lossy)
     } else {
         head.to_string()
     };
@@ -1501,11 +1644,13 @@ fn full_gc_generations(event: &[u8]) -> (Option<Collector>, Generations) {
         }
     }
     // `[CMS2013-05-01T10:00:00.000+0000: 12.0: [CMS-concurrent-mark: ...] (concurrent mode
-    // failure): 1234K->567K(2048K), 3.4 secs]`: the phase cut in hides the name.
+    // failure): 1234K->567K(2048K), 3.4 secs]` (or `interrupted`): the phase cut in hides
+    // the name.
     if generations.old.is_none() {
-        const FAILED: &[u8] = b"(concurrent mode failure): ";
-        if let Some(at) = crate::num::find(event, FAILED) {
-            let body = &event[at + FAILED.len()..];
+        let ended = crate::num::find(event, b"(concurrent mode ")
+            .and_then(|at| crate::num::find(&event[at..], b"): ").map(|end| at + end + 3));
+        if let Some(start) = ended {
+            let body = &event[start..];
             let body = &body[..memchr::memchr2(b'[', b']', body).unwrap_or(body.len())];
             generations.old = memory::transition_in(body);
         }

@@ -75,8 +75,9 @@ pub struct GcPause {
     /// (JDK 8 `(promotion failed)` or `(concurrent mode failure)` with the old generation
     /// collected in the same event; unified logs: a `Pause Full` nested in it).
     pub upgraded_to_full: bool,
-    /// The collector that the generations a JDK 6-8 full collection prints name
-    /// (`[CMS:`, `[Tenured:`, `[PSYoungGen:`), where its name (`Full GC`) does not tell.
+    /// The collector that a JDK 6-8 event's text tells, where its name (`Full GC`, `GC`)
+    /// does not: the generations a full collection prints (`[CMS:`, `[Tenured:`,
+    /// `[PSYoungGen:`), or the occupancy alone that CMS's phases print with `-verbose:gc`.
     pub collector: Option<crate::Collector>,
     /// What a JDK 6-8 full collection (or one upgraded to full) prints of its generations:
     /// which of them had filled. Boxed: most pauses are not full collections.
@@ -409,10 +410,16 @@ pub enum LogLine<'a> {
         /// Its stamp.
         stamp: Stamp,
     },
-    /// A line not understood: its beginning, or empty when the reader did not keep it
-    /// (the report shows the first such line only, so readers stop keeping text once they
-    /// kept one).
-    Unparsed(&'a [u8]),
+    /// A line not understood.
+    Unparsed {
+        /// Its beginning, or empty when the reader did not keep it (the report shows the
+        /// first such line only, so readers stop keeping text once they kept one).
+        text: &'a [u8],
+        /// It is part of a JDK 6-8 collection's event whose other part was lost (a
+        /// rotated file begins inside the event: `, 0.0784501 secs]`), or that never
+        /// closed: a collection ran all the same.
+        partial_event: bool,
+    },
     /// Nothing but NUL bytes (a log truncated while the JVM wrote it starts so).
     Nothing,
 }

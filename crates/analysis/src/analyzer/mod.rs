@@ -110,6 +110,11 @@ pub struct Analyzer<'s> {
     safepoint_lines: SafepointSeries,
     safepoint_statistics: SafepointSeries,
     pending: Vec<Pending>,
+    /// A JDK 6-8 collection ran whose event line is lost: the log (a rotated file) begins
+    /// inside it, or its line could not be read, and only its tail was seen (`, 0.085
+    /// secs]`, G1's `[Eden: ...]` or `[Times: ...]`). The next safepoint line ran it, and
+    /// is not a stop without a GC.
+    lost_gc: bool,
     last_gc_id: Option<u64>,
     pending_operation: Option<String>,
     worst: Vec<WorstPause>,
@@ -166,6 +171,7 @@ impl<'s> Analyzer<'s> {
             safepoint_lines: SafepointSeries::default(),
             safepoint_statistics: SafepointSeries::default(),
             pending: Vec::new(),
+            lost_gc: false,
             last_gc_id: None,
             pending_operation: None,
             worst: Vec::new(),
@@ -321,7 +327,13 @@ impl<'s> Analyzer<'s> {
                 self.timeouts.other_record();
             }
             LogLine::Record(parsed) => self.parsed(*parsed, number),
-            LogLine::Unparsed(text) => self.unparsed_line(text, number),
+            LogLine::Unparsed {
+                text,
+                partial_event,
+            } => {
+                self.lost_gc |= partial_event;
+                self.unparsed_line(text, number);
+            }
         }
     }
 

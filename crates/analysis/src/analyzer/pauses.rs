@@ -23,6 +23,9 @@ pub(super) struct Pending {
     pub(super) stopped_ns: Option<u64>,
 }
 
+/// Pauses of a JDK 6-8 log kept waiting for one stopped-time line.
+const MAX_PAUSES_IN_ONE_STOP: usize = 4;
+
 /// Distinct pause names and full collection causes kept.
 const MAX_NAMES: usize = 1000;
 const MAX_CAUSES: usize = 100;
@@ -75,7 +78,14 @@ impl Analyzer<'_> {
             self.rules
                 .observe(|rule| rule.pause_ended(&seen, clock_ns(&end)));
         }
-        self.flush_pending();
+        // JDK 6-8 print a stop's collections before its stopped-time line: Parallel's young
+        // collection and the full one it ran into share one stop. Their pauses wait for
+        // that line (a few at most: a log without such lines holds them no longer).
+        let waits_for_safepoint =
+            format == Format::Jdk8 && self.pending.len() < MAX_PAUSES_IN_ONE_STOP;
+        if !waits_for_safepoint {
+            self.flush_pending();
+        }
         let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
         self.last_gc_id = pause.gc_id;
         if self.jvm.first_pause_name.is_none() {
@@ -84,6 +94,7 @@ impl Analyzer<'_> {
         self.jvm.told(pause.collector);
         self.jvm
             .told(pause.cause.as_deref().and_then(Collector::from_pause_cause));
+        self.lost_gc = false;
         self.pending.push(Pending {
             pause,
             file: fi,

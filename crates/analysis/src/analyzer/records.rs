@@ -163,11 +163,17 @@ impl Analyzer<'_> {
             .pending
             .iter_mut()
             .rev()
+            // Without GC ids (JDK 8), the line is the last pause's: those before it that
+            // wait for their safepoint had their own.
+            .take(if gc_id.is_some() { usize::MAX } else { 1 })
             .find(|pp| pp.pause.gc_id == gc_id && pp.pause.cpu.is_none())
         {
             if !pending.shares_gc_id {
                 pending.pause.cpu = Some(cpu);
             }
+        } else if gc_id.is_none() && self.pending.is_empty() {
+            // A JDK 8 `[Times: ...]` line with no pause before it.
+            self.lost_gc = true;
         }
     }
 
@@ -176,6 +182,7 @@ impl Analyzer<'_> {
     fn details_heap(&mut self, heap: HeapChange, young: HeapChange) {
         // Only JDK 7-8 G1 prints `[Eden: ... Survivors: ... Heap: ...]`.
         self.jvm.told(Some(Collector::G1));
+        self.lost_gc |= self.pending.is_empty();
         let pause = self
             .pending
             .last_mut()

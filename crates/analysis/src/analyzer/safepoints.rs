@@ -41,7 +41,7 @@ impl Analyzer<'_> {
         } else {
             self.pending.iter().map(|pp| &pp.pause).collect()
         };
-        let had_gc = !pauses.is_empty();
+        let had_gc = !pauses.is_empty() || (self.lost_gc && !statistics);
         let is_gc = match &sp.operation {
             Some(op) => is_gc_operation(op) || had_gc,
             None => had_gc,
@@ -91,6 +91,9 @@ impl Analyzer<'_> {
                 }),
             };
             sink.safepoint(&event, statistics);
+        }
+        if !statistics {
+            self.lost_gc = false;
         }
         if had_gc {
             for pp in &mut self.pending {

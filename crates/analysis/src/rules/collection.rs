@@ -18,7 +18,7 @@ pub(crate) struct Collection {
     /// Severity below 10 hits and 1 s.
     pub severity: Severity,
     pub always_critical: bool,
-    /// Completes "N ..., X s of pauses".
+    /// Completes "N ..., X of pauses".
     pub what: &'static str,
     pub confidence: &'static str,
     pub causes: &'static [&'static str],
@@ -64,10 +64,10 @@ impl Rule for CollectionRule {
             spec.severity
         };
         let title = format!(
-            "{} {}, {:.1} s of pauses",
+            "{} {}, {} of pauses",
             r.count,
             spec.what,
-            r.excess_ns as f64 / 1e9
+            crate::terminal::dur(r.excess_ns as f64 / 1e6)
         );
         let mut f = Finding::tracked(spec.id, r, severity, title);
         f.confidence = spec.confidence;

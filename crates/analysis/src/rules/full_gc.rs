@@ -249,7 +249,9 @@ fn ranked_causes(ctx: &Context<'_>, filled: &Filled, no_cause_given: bool) -> Ve
         ),
         weighed(
             Candidate::new("explicit System.gc() calls (RMI's distributed GC, NIO direct buffers, application code)"),
-            &["System.gc()"],
+            // JDK 6 and 7 name it `System`; CMS's `concurrent mode interrupted` is a
+            // collection someone asked for while CMS ran.
+            &["System", "concurrent mode interrupted"],
         ),
         class_metadata,
         weighed(
@@ -263,7 +265,7 @@ fn ranked_causes(ctx: &Context<'_>, filled: &Filled, no_cause_given: bool) -> Ve
 fn fixes(ctx: &Context<'_>, filled: &Filled) -> Vec<&'static str> {
     let has = |c: &str| ctx.full_gc_causes.iter().any(|(x, _, _)| x.contains(c));
     let mut fixes = Vec::new();
-    if has("System.gc()") {
+    if has("System") || has("concurrent mode interrupted") {
         fixes.push("System.gc(): -XX:+DisableExplicitGC, or -XX:+ExplicitGCInvokesConcurrent on G1 and CMS");
     }
     if has("Metadata GC Threshold") {

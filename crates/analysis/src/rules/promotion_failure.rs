@@ -16,7 +16,7 @@ static RULE: Collection = Collection {
     severity: Severity::Critical,
     always_critical: true,
     what: "young collections failed to promote into the old generation",
-    confidence: "high: the log says (promotion failed)",
+    confidence: "high: the log says so (`(promotion failed)`, Parallel's `GC--`)",
     causes: &[
         "the old generation had no room (or no contiguous room: fragmentation) for survivors",
     ],

@@ -4,6 +4,15 @@ use crate::analyze_support;
 
 use analyze_support::{analyze_json, fresh_dir, gcviewer_sample};
 
+/// The finding of `rule` in an `analyze --json` report, when it fired.
+fn finding(json: &serde_json::Value, rule: &str) -> Option<serde_json::Value> {
+    json["findings"]
+        .as_array()?
+        .iter()
+        .find(|f| f["rule"] == rule)
+        .cloned()
+}
+
 /// JDK 6 and 7 time a collection from after its event's first words are written, and its
 /// CPU times from before. A write of `100.000: [GC ` that a busy disk held 4.5 s leaves
 /// the young generation's stamp 4.5 s after the event's, `real` 4.5 s over the duration,
@@ -287,13 +296,8 @@ fn a_full_collection_without_a_cause_is_ranked_by_the_generation_it_found_full()
         let log = dir.join(name);
         std::fs::write(&log, &text).unwrap();
         let json = analyze_json(&[log]);
-        let finding = json["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["rule"] == "full_gc")
-            .unwrap_or_else(|| panic!("{name}: no full_gc finding: {json}"))
-            .clone();
+        let finding = finding(&json, "full_gc")
+            .unwrap_or_else(|| panic!("{name}: no full_gc finding: {json}"));
         assert_eq!(finding["count"], full.len(), "{name}: {finding}");
         let top = &finding["causes"][0];
         assert!(
@@ -307,5 +311,88 @@ fn a_full_collection_without_a_cause_is_ranked_by_the_generation_it_found_full()
         );
         let causes = finding["causes"].to_string();
         assert!(!causes.contains("etaspace"), "{name}: {causes}");
+    }
+}
+
+/// Parallel Scavenge runs a full collection in the same stop as the young collection that
+/// found the old generation full: both events come before the one stopped-time line
+/// (JDK 8, `-XX:+PrintGCApplicationStoppedTime`). The stop outside the collector is what
+/// is left after both; each pause gives the stop it ran in.
+#[test]
+fn a_stop_with_a_young_and_a_full_collection_is_judged_by_both() {
+    let dir = fresh_dir("analyze-findings", "young-then-full");
+    // Shaped as a JDK 8 Parallel log with causes and tenuring distribution prints them.
+    let stop = |at: f64, young_s: f64, full_s: f64, stopped_s: f64| {
+        format!(
+            "{at:.3}: [GC (Allocation Failure) \n\
+             Desired survivor size 11010048 bytes, new threshold 7 (max 15)\n\
+             [PSYoungGen: 131072K->10752K(141824K)] 246157K->260737K(413696K), {young_s:.7} secs] [Times: user=0.06 sys=0.03, real=0.07 secs] \n\
+             {:.3}: [Full GC (Ergonomics) [PSYoungGen: 10752K->0K(141824K)] [ParOldGen: 249985K->194938K(441856K)] 260737K->194938K(583680K), [Metaspace: 4211K->4211K(1056768K)], {full_s:.7} secs] [Times: user=0.29 sys=0.00, real=0.04 secs] \n\
+             {:.3}: Total time for which application threads were stopped: {stopped_s:.7} seconds\n",
+            at + young_s,
+            at + stopped_s,
+        )
+    };
+    let judged = |text: String| {
+        let log = dir.join("gc.log");
+        std::fs::write(&log, text).unwrap();
+        analyze_json(&[log])
+    };
+    // Each stop: 63.5 ms young, 41.3 ms full, 105.0 ms stopped.
+    let text: String = (0..3)
+        .map(|i| stop(1.0 + f64::from(i), 0.0635228, 0.0413279, 0.1050465))
+        .collect();
+    let json = judged(text.clone());
+    assert_eq!(json["pauses"]["count"], 6, "{json}");
+    let rules: Vec<&str> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(!rules.contains(&"stopped_gt_gc"), "{rules:?}");
+    for worst in json["worst"].as_array().unwrap() {
+        assert_eq!(worst["stopped_ms"], 105.0465, "{worst}");
+    }
+    // The same stops held 600 ms longer: that time, and no more, is outside.
+    let text: String = (0..3)
+        .map(|i| stop(1.0 + f64::from(i), 0.0635228, 0.0413279, 0.7050465))
+        .collect();
+    let json = judged(text);
+    let outside = finding(&json, "stopped_gt_gc").unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(outside["count"], 3, "{outside}");
+    let excess = outside["excess_total_ms"].as_f64().unwrap();
+    assert!((excess - 3.0 * 600.1958).abs() < 0.01, "{outside}");
+}
+
+/// JDK 6 and 7 name an explicit collection `System`, JDK 8 `System.gc()`; CMS gives way
+/// to one it was asked for while it ran with `(concurrent mode interrupted)` and no other
+/// cause. Either ranks System.gc() first, with its fix.
+#[test]
+fn explicit_full_collections_of_jdk_6_and_7_rank_system_gc_first() {
+    let dir = fresh_dir("analyze-findings", "system-gc");
+    let lines = [
+        "104401.329: [Full GC (System) [PSYoungGen: 0K->0K(524224K)] [PSOldGen: 4928117K->4928117K(20447232K)] 4928117K->4928117K(20971456K) [PSPermGen: 60000K->60000K(262144K)], 1.7623490 secs] [Times: user=1.70 sys=0.01, real=1.76 secs]\n",
+        "105598.383: [Full GC (System) [PSYoungGen: 0K->0K(524224K)] [PSOldGen: 4928830K->2451709K(20447232K)] 4928830K->2451709K(20971456K) [PSPermGen: 60000K->60000K(262144K)], 2.6828330 secs] [Times: user=2.60 sys=0.02, real=2.68 secs]\n",
+    ];
+    let interrupted = "77.480: [Full GC 77.480: [CMS77.616: [CMS-concurrent-mark: 0.223/0.224 secs] [Times: user=0.33 sys=0.02, real=0.23 secs] \n (concurrent mode interrupted): 83134K->85198K(107776K), 0.6118455 secs] 92654K->85198K(126912K), [CMS Perm : 15604K->15604K(28412K)], 0.6119507 secs] [Times: user=0.61 sys=0.00, real=0.61 secs] \n";
+    for (name, text) in [
+        ("system.log", lines.concat()),
+        ("interrupted.log", interrupted.repeat(2)),
+    ] {
+        let log = dir.join(name);
+        std::fs::write(&log, text).unwrap();
+        let json = analyze_json(&[log]);
+        let finding = finding(&json, "full_gc").unwrap_or_else(|| panic!("{name}: {json}"));
+        assert_eq!(finding["count"], 2, "{name}: {finding}");
+        let top = finding["causes"][0]["cause"].as_str().unwrap();
+        assert!(top.starts_with("explicit System.gc()"), "{name}: {finding}");
+        assert!(
+            finding["fixes"][0]
+                .as_str()
+                .unwrap()
+                .contains("DisableExplicitGC"),
+            "{name}: {finding}"
+        );
     }
 }

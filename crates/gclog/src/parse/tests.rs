@@ -543,7 +543,8 @@ fn generational_zgc_minor_pauses_stalls_and_cycles() {
 #[test]
 fn a_promotion_failure_then_a_concurrent_mode_failure_reports_both_and_a_full_collection() {
     let (p, _) = pause("5000.100: [GC 5000.101: [ParNew (promotion failed): 400000K->400000K(400000K), 2.1000000 secs]5002.201: [CMS (concurrent mode failure): 900000K->850000K(1000000K), 30.5000000 secs] 1300000K->850000K(1400000K), [CMS Perm : 40000K->40000K(80000K)], 32.6000000 secs] [Times: user=35.00 sys=0.10, real=32.60 secs]");
-    assert_eq!(p.name, "GC");
+    // Named after its young generation, as the collections that promoted are.
+    assert_eq!(p.name, "ParNew");
     assert!(p.failures.has(Failure::Promotion));
     assert!(p.failures.has(Failure::ConcurrentMode));
     assert!(p.upgraded_to_full);
@@ -917,4 +918,87 @@ fn shenandoahs_statistics_are_told_from_other_text() {
     ] {
         assert!(!shenandoah_statistics(line.as_bytes()), "{line}");
     }
+}
+
+#[test]
+fn cms_is_told_by_the_occupancy_alone_its_phases_print_with_verbose_gc() {
+    // A JDK 7 `-verbose:gc` CMS log (gctoolkit's test data, `862_gc.log`): young
+    // collections and full ones give transitions, the initial mark and remark the
+    // occupancy alone.
+    let collector = |line: &str| pause(line).0.collector;
+    assert_eq!(
+        collector("13.088: [GC 47513K(83008K), 0.0026705 secs]"),
+        Some(Collector::Cms)
+    );
+    let (p, _) = pause("13.088: [GC 47513K(83008K), 0.0026705 secs]");
+    assert_eq!(p.name, "CMS Initial Mark or Remark");
+    assert_eq!(crate::PauseType::of(&p.name), crate::PauseType::Other);
+    assert_eq!(
+        collector("1.855: [GC 29798M(58752M), 0.0031310 secs]"),
+        Some(Collector::Cms)
+    );
+    for line in [
+        "13.028: [GC 47849K->47309K(83008K), 0.0555738 secs]",
+        "13.761: [Full GC 114121K->111154K(126912K), 0.3570296 secs]",
+        "13.088: [GC 47513K(83008K) 0.0026705 secs]",
+        "13.088: [GC (K), 0.0026705 secs]",
+        "13.088: [GC 47513(83008K), 0.0026705 secs]",
+    ] {
+        assert_eq!(collector(line), None, "{line}");
+    }
+}
+
+#[test]
+fn a_young_collection_is_named_after_its_generation_whatever_is_printed_into_it() {
+    let name = |line: &str| pause(line).0.name;
+    for (line, want) in [
+        ("1.0: [GC 1.0: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs]", "DefNew"),
+        ("1.0: [GC [PSYoungGen: 17024K->643K(19136K)] 17024K->643K(260032K), 0.0085510 secs]", "PSYoungGen"),
+        ("1.0: [GC 1.0: [ParNew : 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs]", "ParNew"),
+        // -XX:+PrintReferenceGC glues its stamp to the generation's name.
+        ("13.396: [GC (Allocation Failure) 13.396: [ParNew2016-03-22T10:02:41.970-0100: 13.404: [SoftReference, 0 refs, 0.0000290 secs]: 272640K->19827K(306688K), 0.0169290 secs] 272640K->19827K(1014528K), 0.0171250 secs]", "ParNew"),
+        // -XX:+PrintTLAB writes a thread's `[id: ...]` before it (gctoolkit's test data).
+        ("50.628: [GC TLAB: gc thread: 0x00007f2f0c00d800 [id: 27957] desired_size: 1024KB slow allocs: 0 50.628: [ParNew62.880: [SoftReference, 0 refs, 0.0005810 secs]: 3672622K->419392K(3774912K), 16.9859670 secs] 3672622K->595737K(5872064K), 16.9862000 secs]", "ParNew"),
+        ("1.0: [GC 1.0: [ParNew (promotion failed): 17024K->17024K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs]", "ParNew"),
+        ("1.0: [GC 17024K->643K(260032K), 0.0085510 secs]", "GC"),
+        ("1.0: [GC [id: 7] 17024K->643K(260032K), 0.0085510 secs]", "GC"),
+    ] {
+        assert_eq!(name(line), want, "{line}");
+    }
+}
+
+#[test]
+fn cms_preclean_lines_are_concurrent_phases() {
+    // gctoolkit's test data: a preclean cut short, and one with -XX:+PrintReferenceGC.
+    other("CMS: abort preclean due to time 2010-04-20T18:50:11.324+0100: 401.421: [CMS-concurrent-abortable-preclean: 3.945/5.020 secs] [Times: user=5.27 sys=0.09, real=5.02 secs] ");
+    other("2016-03-22T10:02:54.854-0100: 26.288: [Preclean SoftReferences, 0.0000049 secs]2016-03-22T10:02:54.854-0100: 26.288: [Preclean WeakReferences, 0.0000191 secs]2016-03-22T10:02:54.855-0100: 26.289: [CMS-concurrent-preclean: 0.001/0.001 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ");
+}
+
+#[test]
+fn parallels_failed_promotion_is_read_after_a_cause_too() {
+    // JDK 8 with causes (gctoolkit's test data, `tipsgc.log`), and JDK 6 without.
+    let (p, _) = pause("1.871: [GC (Allocation Failure) --[PSYoungGen: 107094K->107094K(114688K)] 107257K->107606K(115200K), 0.0152368 secs] [Times: user=0.02 sys=0.00, real=0.02 secs]");
+    assert!(p.failures.has(Failure::Promotion));
+    let (p, _) = pause("11.705: [GC-- [PSYoungGen: 107094K->107094K(114688K)] 107257K->107606K(115200K), 0.0152368 secs]");
+    assert!(p.failures.has(Failure::Promotion));
+    let (p, _) = pause("1.871: [GC (Allocation Failure) [PSYoungGen: 107094K->7094K(114688K)] 107257K->7606K(115200K), 0.0152368 secs]");
+    assert!(!p.failures.has(Failure::Promotion));
+}
+
+#[test]
+fn a_full_collection_cms_gave_way_to_is_caused_by_a_request() {
+    let (p, _) = pause("77.480: [Full GC 77.480: [CMS77.616: [CMS-concurrent-mark: 0.223/0.224 secs] [Times: user=0.33 sys=0.02, real=0.23 secs] (concurrent mode interrupted): 83134K->85198K(107776K), 0.6118455 secs] 92654K->85198K(126912K), [CMS Perm : 15604K->15604K(28412K)], 0.6119507 secs]");
+    assert_eq!(p.cause.as_deref(), Some("concurrent mode interrupted"));
+    let old = p.generations.as_ref().and_then(|g| g.old).unwrap();
+    assert_eq!(
+        (old.before, old.capacity),
+        (83134 * 1024, Some(107776 * 1024))
+    );
+    // A cause the log gives is kept.
+    let (p, _) = pause("1.0: [Full GC (System) 1.0: [CMS (concurrent mode interrupted): 83134K->85198K(107776K), 0.6118455 secs] 92654K->85198K(126912K), 0.6119507 secs]");
+    assert_eq!(p.cause.as_deref(), Some("System"));
+    other(
+        "CMS: Large Block: 0x0000000795f41420; Proximity: 0x0000000795f40e38 -> 0x0000000795f40e38",
+    );
+    other("CMS: Large block 0x0000000795f41420");
 }

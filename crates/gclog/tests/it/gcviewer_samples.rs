@@ -197,6 +197,100 @@ fn jdk8_shenandoahs_statistics_are_read_and_its_pauses_counted() {
     assert_eq!(report.unparsed_lines, 0, "{:?}", report.first_unparsed);
 }
 
+/// Some logs reach a user with G1's detail lines' indentation stripped (a log shipper, an
+/// editor; gctoolkit's test data holds one from Solaris): `[Parallel Time: ...]`,
+/// `[GC Worker Start (ms): ...]` and `[Eden: ...]` at the start of a line. They read as
+/// the indented ones do: the same pauses, heap and allocation, nothing unparsed.
+#[test]
+fn g1_details_without_their_indentation_read_as_indented() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = unpack(tmp.path());
+    for file in [
+        "SampleSun1_7_0_12PrintAdaptiveSizePolicy.txt",
+        "SampleSun1_8_0G1PrintGCID.txt",
+        "SampleSun1_7_0G1TenuringDistribution.txt",
+    ] {
+        let text = std::fs::read_to_string(logs.join(file)).unwrap();
+        let mut stripped_lines = 0;
+        let stripped: String = text
+            .split_inclusive('\n')
+            .map(|line| {
+                let trimmed = line.trim_start();
+                if trimmed.len() < line.len() && trimmed.starts_with('[') {
+                    stripped_lines += 1;
+                    trimmed
+                } else {
+                    line
+                }
+            })
+            .collect();
+        assert!(stripped_lines > 10, "{file}: {stripped_lines}");
+        let path = tmp.path().join(format!("stripped-{file}"));
+        std::fs::write(&path, stripped).unwrap();
+        let reference = analyze(&logs.join(file)).unwrap();
+        let report = analyze(&path).unwrap();
+        let json = |r: &Report| {
+            (
+                serde_json::to_value(&r.pauses).unwrap(),
+                serde_json::to_value(&r.memory).unwrap(),
+            )
+        };
+        assert_eq!(json(&report), json(&reference), "{file}");
+        assert!(reference.memory.heap_samples > 0, "{file}");
+        assert_eq!(report.unparsed_lines, reference.unparsed_lines, "{file}");
+    }
+}
+
+/// HotSpot's log rotation cuts a file anywhere, so a rotated JDK 8 log may begin inside an
+/// event: with its G1 details (`[Eden: ...]`, `[Times: ...]`), or in the middle of a
+/// one-line event. The safepoint line after that tail stopped for the lost collection, and
+/// is not a stop without a GC: as many stops are non-GC ones as in the whole log.
+#[test]
+fn a_log_that_begins_inside_an_event_has_no_stop_without_a_gc_for_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = unpack(tmp.path());
+    type Cut = fn(&str) -> String;
+    let cuts: [(&str, Cut); 2] = [
+        // The G1 pause's opening line (and the line before it) lost.
+        (
+            "SampleSun1_7_0_02PrintApplicationTimeTenuringDistribution.txt",
+            |text| text.lines().skip(2).map(|l| format!("{l}\n")).collect(),
+        ),
+        // The first line cut inside the CMS initial mark's event, after its young
+        // generation's `[1 CMS-initial-mark: ` group.
+        ("SampleSun1_7_0_51_CMS_PrintApplStoppedTime.txt", |text| {
+            let event = text.find("CMS-initial-mark: ").unwrap();
+            text[event + 18..].to_string()
+        }),
+    ];
+    for (file, cut) in cuts {
+        let text = std::fs::read_to_string(logs.join(file)).unwrap();
+        let whole = analyze(&logs.join(file)).unwrap();
+        let cut_text = cut(&text);
+        let path = tmp.path().join(format!("cut-{file}"));
+        std::fs::write(&path, &cut_text).unwrap();
+        let report = analyze(&path).unwrap();
+        // The cut removed one pause, and no safepoint line.
+        assert_eq!(
+            report.pauses.summary.count + 1,
+            whole.pauses.summary.count,
+            "{file}"
+        );
+        assert_eq!(
+            report.safepoints.summary.count, whole.safepoints.summary.count,
+            "{file}"
+        );
+        assert_eq!(
+            report.safepoints.non_gc_count, whole.safepoints.non_gc_count,
+            "{file}"
+        );
+        assert!(
+            report.unparsed_lines > 0,
+            "{file}: the tail is not read as a pause"
+        );
+    }
+}
+
 #[test]
 fn cr_and_crlf_line_ends_give_the_same_pauses() {
     let tmp = tempfile::tempdir().unwrap();
