@@ -25,7 +25,8 @@ struct Identity {
     collector: Option<String>,
     start_ms: Option<i64>,
     pid: Option<u64>,
-    /// The file holds a unified `Version:` line: the start of a JVM run.
+    /// The file holds a unified `Version:` or `Using <collector>` line: the start of a JVM
+    /// run.
     starts_jvm: bool,
 }
 
@@ -50,7 +51,7 @@ impl Identity {
                 )),
                 (Some(_), Some(_)) => None,
                 _ if self.starts_jvm && group.starts_jvm => {
-                    Some("each file starts a JVM run (Version: line)".to_string())
+                    Some("each file starts a JVM run (its `Version:` or `Using` line)".to_string())
                 }
                 _ => None,
             })
@@ -177,6 +178,9 @@ fn probe(input: &Input) -> Result<Identity, Error> {
                 id.version.get_or_insert(v);
             }
             Record::Collector(c) => {
+                // `[gc] Using Shenandoah` is also printed once, when the JVM starts: a log
+                // of `-Xlog:gc` has no `Version:` line.
+                id.starts_jvm |= parsed.format == Format::Unified;
                 id.collector.get_or_insert(c);
             }
             Record::Flags(flags) => {

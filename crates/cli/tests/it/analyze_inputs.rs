@@ -522,3 +522,71 @@ fn a_large_log_reads_the_same_with_any_number_of_threads() {
     let zero = run(&["--threads", "0", log]);
     assert_eq!(zero.status.code(), Some(2), "{zero:?}");
 }
+
+/// A JVM started with `-Xlog:gc:file=gc.log::filecount=5` archives the log it finds as
+/// `gc.log.0`: a rotated set can hold two runs. Logged with `-Xlog:gc` alone, neither file
+/// has a `Version:` line; each has the `Using Serial` line the JVM prints once, at its
+/// start. The runs are told apart, each with the pauses its file holds.
+#[test]
+fn two_runs_of_a_jvm_in_one_rotated_set_are_told_apart() {
+    let dir = tmp("restart");
+    let source = dir.join("Alloc.java");
+    std::fs::write(
+        &source,
+        "public class Alloc { public static void main(String[] a) { byte[][] keep = new byte[4][]; \
+         for (int i = 0; i < 400; i++) keep[i % 4] = new byte[1 << 20]; } }",
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let status = Command::new("/usr/lib/jvm/java-17-openjdk-amd64/bin/java")
+            .current_dir(&dir)
+            .args([
+                "-Xmx32m",
+                "-XX:+UseSerialGC",
+                "-Xlog:gc:file=gc.log::filecount=5",
+            ])
+            .arg(&source)
+            .status()
+            .expect("java of JDK 17");
+        assert!(status.success());
+    }
+    let pauses = |name: &str| {
+        std::fs::read_to_string(dir.join(name))
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains(" Pause "))
+            .count()
+    };
+    let (archived, current) = (pauses("gc.log.0"), pauses("gc.log"));
+    assert!(archived > 0 && current > 0, "{archived} {current}");
+    let json = analyze_json(&[dir.join("gc.log.0")]);
+    assert_eq!(json["jvm_count"], 2, "{json}");
+    let mut counts: Vec<(String, u64)> = json["jvms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|jvm| {
+            let file = jvm["inputs"][0]["file"].as_str().unwrap();
+            let name = std::path::Path::new(file).file_name().unwrap();
+            (
+                name.to_string_lossy().into_owned(),
+                jvm["pauses"]["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    counts.sort();
+    assert_eq!(
+        counts,
+        [
+            ("gc.log".to_string(), current as u64),
+            ("gc.log.0".to_string(), archived as u64)
+        ]
+    );
+    assert!(
+        json["separated_because"][1]
+            .as_str()
+            .unwrap()
+            .contains("starts a JVM run"),
+        "{json}"
+    );
+}
