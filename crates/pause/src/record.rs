@@ -79,8 +79,8 @@ pub struct GcPause {
     /// does not: the generations a full collection prints (`[CMS:`, `[Tenured:`,
     /// `[PSYoungGen:`), or the occupancy alone that CMS's phases print with `-verbose:gc`.
     pub collector: Option<crate::Collector>,
-    /// What a JDK 6-8 full collection (or one upgraded to full) prints of its generations:
-    /// which of them had filled. Boxed: most pauses are not full collections.
+    /// What a JDK 6-8 full collection prints of its generations: which of them had filled.
+    /// Boxed: most pauses are not full collections.
     pub generations: Option<Box<Generations>>,
 }
 

@@ -62,8 +62,10 @@ impl Rule for NonGcSafepoints {
             ctx.non_gc_total_ns as f64 / 1e6
         );
         let mut f = Finding::tracked(ID, r, severity, title);
-        // The finding counts every non-GC safepoint; evidence lists the long ones.
+        // The finding counts every non-GC safepoint and their time, as its title does;
+        // evidence lists the long ones.
         f.count = ctx.non_gc_count;
+        f.excess_total_ms = ctx.non_gc_total_ns as f64 / 1e6;
         f.confidence = "high: these stops are VM operations, invisible in GC pause statistics";
         (f.causes, f.fixes) = rank(causes(ctx), ctx.flags);
         Some(f)

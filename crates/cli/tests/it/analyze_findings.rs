@@ -396,3 +396,27 @@ fn explicit_full_collections_of_jdk_6_and_7_rank_system_gc_first() {
         );
     }
 }
+
+/// `non_gc_safepoints` counts every stop that was not a collection, short ones too, and its
+/// count and time are those of the safepoint section, whatever evidence it lists.
+#[test]
+fn the_non_gc_safepoint_finding_gives_the_safepoint_sections_numbers() {
+    let dir = fresh_dir("analyze-findings", "non-gc");
+    for name in [
+        "SampleSun1_7_0G1-ApplicationStopped.txt",
+        "SampleSun1_7_0CMS_PrintTenuringDistributionPromotionFailure.txt",
+        "SampleSun1_7_0_02PrintApplicationTimeTenuringDistribution.txt",
+    ] {
+        let log = dir.join(name);
+        std::fs::write(&log, gcviewer_sample(name)).unwrap();
+        let json = analyze_json(&[log]);
+        let f = finding(&json, "non_gc_safepoints").unwrap_or_else(|| panic!("{name}: {json}"));
+        let section = &json["safepoints"];
+        assert!(section["non_gc_count"].as_u64().unwrap() > 0, "{name}");
+        assert_eq!(f["count"], section["non_gc_count"], "{name}: {f}");
+        assert_eq!(
+            f["excess_total_ms"], section["non_gc_total_ms"],
+            "{name}: {f}"
+        );
+    }
+}
