@@ -115,7 +115,6 @@ pub struct Analyzer<'s> {
     /// secs]`, G1's `[Eden: ...]` or `[Times: ...]`). The next safepoint line ran it, and
     /// is not a stop without a GC.
     lost_gc: bool,
-    last_gc_id: Option<u64>,
     pending_operation: Option<String>,
     worst: Vec<WorstPause>,
     unparsed: u64,
@@ -172,7 +171,6 @@ impl<'s> Analyzer<'s> {
             safepoint_statistics: SafepointSeries::default(),
             pending: Vec::new(),
             lost_gc: false,
-            last_gc_id: None,
             pending_operation: None,
             worst: Vec::new(),
             unparsed: 0,
@@ -234,7 +232,6 @@ impl<'s> Analyzer<'s> {
         self.header_lines.push(0);
         self.files_pause_starts.push(false);
         self.pending_operation = None;
-        self.last_gc_id = None;
     }
 
     /// Ends the current input; `bytes` is how much was read from it.

@@ -16,9 +16,6 @@ pub(super) struct Pending {
     pub(super) pause: GcPause,
     file: usize,
     line: u64,
-    /// Other pauses of the same GC id came before it (ZGC, Shenandoah cycles): the cycle's
-    /// CPU times are not this pause's.
-    pub(super) shares_gc_id: bool,
     pub(super) ttsp_ns: Option<u64>,
     pub(super) stopped_ns: Option<u64>,
 }
@@ -86,8 +83,6 @@ impl Analyzer<'_> {
         if !waits_for_safepoint {
             self.flush_pending();
         }
-        let shares = pause.gc_id.is_some() && pause.gc_id == self.last_gc_id;
-        self.last_gc_id = pause.gc_id;
         if self.jvm.first_pause_name.is_none() {
             self.jvm.first_pause_name = Some(pause.name.clone());
         }
@@ -99,7 +94,6 @@ impl Analyzer<'_> {
             pause,
             file: fi,
             line,
-            shares_gc_id: shares,
             ttsp_ns: None,
             stopped_ns: None,
         });

@@ -168,9 +168,9 @@ impl Analyzer<'_> {
             .take(if gc_id.is_some() { usize::MAX } else { 1 })
             .find(|pp| pp.pause.gc_id == gc_id && pp.pause.cpu.is_none())
         {
-            if !pending.shares_gc_id {
-                pending.pause.cpu = Some(cpu);
-            }
+            // The pause just before it: G1's `Pause Cleanup` has its own line after its
+            // GC id's `Pause Remark` had one.
+            pending.pause.cpu = Some(cpu);
         } else if gc_id.is_none() && self.pending.is_empty() {
             // A JDK 8 `[Times: ...]` line with no pause before it.
             self.lost_gc = true;

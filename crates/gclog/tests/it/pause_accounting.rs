@@ -391,3 +391,71 @@ fn numbers_not_recorded_are_null_and_cpu_times_keep_the_logs_precision() {
     assert_eq!(ttsp[1].holds(&r).1, "p99 = 110.234 ms");
     assert!(ttsp[2].holds(&r).1.ends_with(" %"));
 }
+
+/// Collects each pause's CPU times as the analysis commits it.
+#[derive(Default)]
+struct CpuTimesSeen(Vec<(String, bool)>);
+
+impl pauselab_analysis::PauseSink for CpuTimesSeen {
+    fn pause(&mut self, event: &pauselab_pause::PauseEvent) {
+        self.0.push((event.name.clone(), event.cpu.is_some()));
+    }
+}
+
+/// A unified log's `GC(N) User=... Sys=... Real=...` line belongs to the pause just before
+/// it: G1's `Pause Cleanup` has its own after its GC id's `Pause Remark` had one. Counted
+/// here on G1's fixtures of JDK 11 to 25: a pause has CPU times when the next line of its
+/// GC id is a `User=` line.
+#[test]
+fn each_pause_gets_the_cpu_line_that_follows_it() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gclogs");
+    let mut cleanups = 0;
+    for name in [
+        "g1-jdk11.log.gz",
+        "g1-jdk17.log.gz",
+        "g1-jdk21.log.gz",
+        "g1-jdk25.log.gz",
+    ] {
+        let out = std::process::Command::new("gzip")
+            .arg("-dc")
+            .arg(fixtures.join(name))
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let gc_id = |line: &str| {
+            let at = line.find("GC(")?;
+            Some(line[at..].split(')').next()?.to_string())
+        };
+        // By hand: pause lines end in `ms`, with the next line of their GC id a CPU line.
+        let expected: Vec<(String, bool)> = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.contains(") Pause ") && l.ends_with("ms"))
+            .map(|(i, l)| {
+                let id = gc_id(l);
+                let next = lines[i + 1..].iter().find(|n| gc_id(n) == id);
+                let name = l[l.find(") Pause ").unwrap() + 2..].to_string();
+                (name, next.is_some_and(|n| n.contains(" User=")))
+            })
+            .collect();
+        cleanups += expected
+            .iter()
+            .filter(|(n, cpu)| n.starts_with("Pause Cleanup") && *cpu)
+            .count();
+        let mut seen = CpuTimesSeen::default();
+        let mut analyzer = Analyzer::new(Options::default()).with_sink(&mut seen);
+        analyzer.begin_input(name);
+        let mut feed = LineFeed::new(&mut analyzer, name);
+        for (i, line) in lines.iter().enumerate() {
+            feed.line(line.as_bytes(), i as u64 + 1, None, false);
+        }
+        feed.finish();
+        analyzer.end_input(0);
+        analyzer.finish();
+        let with_cpu = |v: &[(String, bool)]| v.iter().filter(|(_, cpu)| *cpu).count();
+        assert_eq!(seen.0.len(), expected.len(), "{name}");
+        assert_eq!(with_cpu(&seen.0), with_cpu(&expected), "{name}");
+    }
+    assert!(cleanups > 0, "no cleanup pause with its own CPU line");
+}
