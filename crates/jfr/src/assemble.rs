@@ -367,7 +367,8 @@ impl Assembler {
                     at_safepoint: true,
                     safepoint_id,
                 } => {
-                    self.seen_safepoint_events = true;
+                    // Not `seen_safepoint_events`: without `jdk.SafepointBegin`, only the
+                    // operations over the settings' threshold are here, not every stop.
                     self.seen_operation_events = true;
                     safepoints.entry(*safepoint_id).or_default().operation =
                         Some((start, dur, operation.clone()));

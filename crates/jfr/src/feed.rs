@@ -121,6 +121,7 @@ pub fn read_recordings_with(
                 for item in assembler.chunk(chunk) {
                     feed.item(sink, item);
                 }
+                feed.names.chunk_fed();
                 ControlFlow::Continue(())
             });
             if let Some(e) = failed {
@@ -169,15 +170,15 @@ struct Feed {
     names: LogNames,
 }
 
-/// Collections known by GC id beyond which the oldest are forgotten: a pause is fed in the
-/// chunk of its collection's `jdk.GarbageCollection` event, so only recent ones are asked.
+/// Collections known by GC id kept from one chunk for the next, the oldest forgotten: a
+/// pause is fed in the chunk of its collection's `jdk.GarbageCollection` event, or the
+/// next. All of a chunk's are kept while its pauses are fed (a JDK 11 recording may hold
+/// thousands of collections in one chunk).
 const MAX_COLLECTIONS_NAMED: usize = 1024;
 
-/// Remembers `value` for collection `gc_id`, forgetting the oldest beyond
-/// [`MAX_COLLECTIONS_NAMED`].
-fn remember<V>(by_gc_id: &mut BTreeMap<u64, V>, gc_id: u64, value: V) {
-    by_gc_id.insert(gc_id, value);
-    if by_gc_id.len() > MAX_COLLECTIONS_NAMED {
+/// Forgets the oldest collections of `by_gc_id` beyond [`MAX_COLLECTIONS_NAMED`].
+fn forget_oldest<V>(by_gc_id: &mut BTreeMap<u64, V>) {
+    while by_gc_id.len() > MAX_COLLECTIONS_NAMED {
         by_gc_id.pop_first();
     }
 }
@@ -249,7 +250,9 @@ impl LogNames {
                     gc_id,
                     name: Some(name),
                     ..
-                } => remember(&mut self.collections, *gc_id, name.clone()),
+                } => {
+                    self.collections.insert(*gc_id, name.clone());
+                }
                 EventData::G1GarbageCollection {
                     gc_id,
                     young_kind: Some(kind),
@@ -260,14 +263,20 @@ impl LogNames {
                     if let (G1Young::Mixed, Some((before, G1Young::Normal))) =
                         (kind, self.last_g1_young)
                     {
-                        remember(&mut self.g1_young, before, G1Young::PrepareMixed);
+                        self.g1_young.insert(before, G1Young::PrepareMixed);
                     }
                     self.last_g1_young = Some((*gc_id, kind));
-                    remember(&mut self.g1_young, *gc_id, kind);
+                    self.g1_young.insert(*gc_id, kind);
                 }
                 _ => {}
             }
         }
+    }
+
+    /// After a chunk's pauses were fed: what the next chunk may still ask.
+    fn chunk_fed(&mut self) {
+        forget_oldest(&mut self.collections);
+        forget_oldest(&mut self.g1_young);
     }
 
     /// The log's name of a pause the recording names `name` in collection `gc_id`.
@@ -631,6 +640,35 @@ mod tests {
                 "Pause Young (Mixed)",
             ]
         );
+    }
+
+    /// JDK 11 writes a recording in one chunk by default: thousands of collections, all
+    /// noted before their pauses are fed. Each keeps its kind until the chunk is fed.
+    #[test]
+    fn every_collection_of_a_chunk_is_named_however_many_it_holds() {
+        let kinds = ["Normal", "Initial Mark", "During Mark", "Mixed"];
+        let events: Vec<_> = (1..=3000u64)
+            .map(|gc_id| Event {
+                start_epoch_ns: gc_id as i64,
+                duration_ns: 1,
+                data: EventData::G1GarbageCollection {
+                    gc_id,
+                    young_kind: Some(kinds[(gc_id % 4) as usize].to_string()),
+                },
+            })
+            .collect();
+        let mut names = LogNames::default();
+        names.collections(&events);
+        assert_eq!(
+            names.of(1, "G1New".to_string()),
+            "Pause Young (Concurrent Start)"
+        );
+        assert_eq!(names.of(3, "G1New".to_string()), "Pause Young (Mixed)");
+        assert_eq!(names.of(2999, "G1New".to_string()), "Pause Young (Mixed)");
+        // Once the chunk is fed, the next chunk may still ask for the latest ones.
+        names.chunk_fed();
+        assert_eq!(names.of(2999, "G1New".to_string()), "Pause Young (Mixed)");
+        assert_eq!(names.of(1, "G1New".to_string()), "Pause Young");
     }
 
     #[test]

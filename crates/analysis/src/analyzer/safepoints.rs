@@ -49,7 +49,14 @@ impl Analyzer<'_> {
         if let Some(op) = &sp.operation {
             self.jvm.told(Collector::from_vm_operation(op));
         }
+        // JDK 11 to 16 run several operations in one safepoint: a `ThreadDump` that a
+        // collection joined is a GC's stop, counted apart from the thread dumps without one.
+        let joined;
         let operation = match &sp.operation {
+            Some(op) if had_gc && !is_gc_operation(op) => {
+                joined = format!("{op} + GC");
+                joined.as_str()
+            }
             Some(op) => op.as_str(),
             None if is_gc => "GC",
             None => "(not a GC)",

@@ -8,7 +8,15 @@ pub(crate) const ID: &str = "humongous_allocation";
 
 static RULE: Collection = Collection {
     id: ID,
-    matches: |p| p.cause.as_deref().is_some_and(names_humongous),
+    // A recording gives the concurrent cycle's remark and cleanup the cause of the young
+    // collection that started it (one GC id): only that collection counts, as in a log.
+    matches: |p| {
+        p.cause.as_deref().is_some_and(names_humongous)
+            && !matches!(
+                pauselab_pause::PauseType::of(&p.name),
+                pauselab_pause::PauseType::Remark | pauselab_pause::PauseType::Cleanup
+            )
+    },
     detail: |ms| format!("{ms:.1} ms pause"),
     severity: Severity::Info,
     always_critical: false,
@@ -36,7 +44,29 @@ fn names_humongous(cause: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::names_humongous;
+    use super::{names_humongous, RULE};
+    use pauselab_pause::record::GcPause;
+
+    #[test]
+    fn the_collection_counts_not_the_cycles_pauses_that_share_its_cause() {
+        let pause = |name: &str| GcPause {
+            gc_id: Some(7),
+            start: Default::default(),
+            duration_ns: 1_000_000,
+            name: name.to_string(),
+            cause: Some("G1 Humongous Allocation".to_string()),
+            cpu: None,
+            heap: None,
+            young: None,
+            failures: Default::default(),
+            upgraded_to_full: false,
+            collector: None,
+            generations: None,
+        };
+        assert!((RULE.matches)(&pause("Pause Young (Concurrent Start)")));
+        assert!(!(RULE.matches)(&pause("Pause Remark")));
+        assert!(!(RULE.matches)(&pause("Pause Cleanup")));
+    }
 
     proptest::proptest! {
         #[test]

@@ -459,3 +459,37 @@ fn each_pause_gets_the_cpu_line_that_follows_it() {
     }
     assert!(cleanups > 0, "no cleanup pause with its own CPU line");
 }
+
+/// JDK 11 to 16 coalesce VM operations: a G1 remark can run in a safepoint entered for a
+/// `ThreadDump` (JDK 11.0.13, `-Xlog:gc*,safepoint`). That stop is a GC's, counted as
+/// `ThreadDump + GC`, and the non-GC operations the finding lists add up to its total.
+#[test]
+fn an_operation_that_a_collection_joined_is_counted_apart_from_those_without_one() {
+    let lines = [
+        "[1.146s][info][safepoint     ] Entering safepoint region: ThreadDump",
+        "[1.146s][info][gc,start      ] GC(115) Pause Remark",
+        "[1.147s][info][gc            ] GC(115) Pause Remark 84M->84M(128M) 0.876ms",
+        "[1.147s][info][gc,cpu        ] GC(115) User=0.00s Sys=0.00s Real=0.00s",
+        "[1.147s][info][safepoint     ] Leaving safepoint region",
+        "[1.147s][info][safepoint     ] Total time for which application threads were stopped: 0.0010174 seconds, Stopping threads took: 0.0000026 seconds",
+        "[1.150s][info][safepoint     ] Entering safepoint region: ThreadDump",
+        "[1.150s][info][safepoint     ] Leaving safepoint region",
+        "[1.150s][info][safepoint     ] Total time for which application threads were stopped: 0.0003000 seconds, Stopping threads took: 0.0000020 seconds",
+        "[1.160s][info][safepoint     ] Entering safepoint region: ThreadDump",
+        "[1.160s][info][safepoint     ] Leaving safepoint region",
+        "[1.160s][info][safepoint     ] Total time for which application threads were stopped: 0.0004000 seconds, Stopping threads took: 0.0000020 seconds",
+    ];
+    let r = analyze(&lines);
+    let ops: Vec<(&str, u64, Option<bool>)> = r
+        .safepoints
+        .operations
+        .iter()
+        .map(|o| (o.name.as_str(), o.count, o.gc))
+        .collect();
+    assert!(ops.contains(&("ThreadDump + GC", 1, Some(true))), "{ops:?}");
+    assert!(ops.contains(&("ThreadDump", 2, Some(false))), "{ops:?}");
+    assert_eq!(r.safepoints.non_gc_count, 2);
+    assert!((r.safepoints.non_gc_total_ms - 0.7).abs() < 1e-9);
+    let title = &finding(&r, "non_gc_safepoints").title;
+    assert!(title.contains("ThreadDump x2 (0.7 ms)"), "{title}");
+}
