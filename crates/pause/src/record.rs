@@ -51,7 +51,7 @@ pub struct Cpu {
 }
 
 /// A stop-the-world GC pause.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GcPause {
     /// `GC(N)` of unified logging.
     pub gc_id: Option<u64>,

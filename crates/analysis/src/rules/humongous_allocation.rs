@@ -51,17 +51,10 @@ mod tests {
     fn the_collection_counts_not_the_cycles_pauses_that_share_its_cause() {
         let pause = |name: &str| GcPause {
             gc_id: Some(7),
-            start: Default::default(),
             duration_ns: 1_000_000,
             name: name.to_string(),
             cause: Some("G1 Humongous Allocation".to_string()),
-            cpu: None,
-            heap: None,
-            young: None,
-            failures: Default::default(),
-            upgraded_to_full: false,
-            collector: None,
-            generations: None,
+            ..GcPause::default()
         };
         assert!((RULE.matches)(&pause("Pause Young (Concurrent Start)")));
         assert!(!(RULE.matches)(&pause("Pause Remark")));
