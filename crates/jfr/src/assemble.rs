@@ -4,6 +4,7 @@
 // By integer ids (GC, safepoint) for every event read: foldhash, as the pools use it.
 use foldhash::HashMap;
 
+use pauselab_pause::record::Failures;
 use pauselab_pause::{Collector, DurationStats, Summary};
 use serde::Serialize;
 
@@ -34,6 +35,9 @@ pub struct GcPause {
     /// CPU time of the collection (`jdk.GCCPUTime`, JDK 23+), only for a collection with
     /// one pause: (user, system, real) ns.
     pub cpu_ns: Option<(u64, u64, u64)>,
+    /// What failed in the collection (`jdk.EvacuationFailed`, `jdk.PromotionFailed`,
+    /// `jdk.ConcurrentModeFailure`), given to its first pause.
+    pub failures: Failures,
 }
 
 /// One safepoint: from the request until the threads resume.
@@ -332,6 +336,7 @@ impl Assembler {
         let mut items = Vec::new();
         let mut collections: HashMap<u64, (Option<String>, Option<String>)> = HashMap::default();
         let mut gc_cpu: HashMap<u64, (u64, u64, u64)> = HashMap::default();
+        let mut failed: HashMap<u64, Failures> = HashMap::default();
         let mut pauses_per_gc: HashMap<u64, u32> = HashMap::default();
         let mut safepoints: HashMap<u64, SafepointParts> = HashMap::default();
         let mut pauses = std::mem::take(&mut self.carried);
@@ -438,6 +443,9 @@ impl Assembler {
                 } => {
                     gc_cpu.insert(*gc_id, (*user_ns, *system_ns, *real_ns));
                 }
+                EventData::CollectionFailed { gc_id, failure } => {
+                    failed.entry(*gc_id).or_default().add(*failure);
+                }
                 EventData::JvmInformation {
                     version,
                     arguments,
@@ -478,14 +486,10 @@ impl Assembler {
                 .get(gc_id)
                 .filter(|_| pauses_per_gc.get(gc_id) == Some(&1))
                 .copied();
-            items.push(Item::Pause(pause(
-                &ev,
-                *gc_id,
-                name,
-                gc_name,
-                cause.clone(),
-                cpu,
-            )));
+            let mut p = pause(&ev, *gc_id, name, gc_name, cause.clone(), cpu);
+            // Once per collection: its first pause (a young collection has one).
+            p.failures = failed.remove(gc_id).unwrap_or_default();
+            items.push(Item::Pause(p));
         }
         for (id, mut earlier) in std::mem::take(&mut self.carried_safepoints) {
             let completed = safepoints
@@ -623,6 +627,7 @@ fn pause(
         name,
         cause,
         cpu_ns,
+        failures: Failures::default(),
     }
 }
 

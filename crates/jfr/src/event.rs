@@ -6,6 +6,7 @@ use crate::header::Header;
 use crate::metadata::{Field, Metadata, Value};
 use crate::pools::Pools;
 use crate::Malformed;
+use pauselab_pause::record::Failure;
 
 /// Which event this is; the JDK's event names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,6 +23,9 @@ pub(crate) enum Kind {
     CpuLoad,
     PhysicalMemory,
     GcCpuTime,
+    EvacuationFailed,
+    PromotionFailed,
+    ConcurrentModeFailure,
     JvmInformation,
     GcConfiguration,
 }
@@ -41,6 +45,9 @@ impl Kind {
             "jdk.CPULoad" => Kind::CpuLoad,
             "jdk.PhysicalMemory" => Kind::PhysicalMemory,
             "jdk.GCCPUTime" => Kind::GcCpuTime,
+            "jdk.EvacuationFailed" => Kind::EvacuationFailed,
+            "jdk.PromotionFailed" => Kind::PromotionFailed,
+            "jdk.ConcurrentModeFailure" => Kind::ConcurrentModeFailure,
             "jdk.JVMInformation" => Kind::JvmInformation,
             "jdk.GCConfiguration" => Kind::GcConfiguration,
             _ => return None,
@@ -150,6 +157,14 @@ pub enum EventData {
         /// In use, bytes.
         used: u64,
     },
+    /// `jdk.EvacuationFailed` (G1), `jdk.PromotionFailed` (a young collection), or
+    /// `jdk.ConcurrentModeFailure` (CMS): what went wrong in collection `gc_id`.
+    CollectionFailed {
+        /// The collection's id.
+        gc_id: u64,
+        /// Which failure.
+        failure: Failure,
+    },
     /// `jdk.GCCPUTime` (JDK 23+): CPU time a collection's threads used.
     GcCpuTime {
         /// The collection.
@@ -223,6 +238,9 @@ fn slots(
         Kind::CpuLoad => (&[], &["jvmUser", "jvmSystem", "machineTotal"], &[]),
         Kind::PhysicalMemory => (&["totalSize", "usedSize"], &[], &[]),
         Kind::GcCpuTime => (&["gcId", "userTime", "systemTime", "realTime"], &[], &[]),
+        Kind::EvacuationFailed | Kind::PromotionFailed | Kind::ConcurrentModeFailure => {
+            (&["gcId"], &[], &[])
+        }
         Kind::JvmInformation => (&["jvmStartTime"], &[], &["jvmVersion", "jvmArguments"]),
         Kind::GcConfiguration => (&[], &[], &["youngCollector", "oldCollector"]),
     }
@@ -430,6 +448,18 @@ impl RawEvent {
                 user_ns: uint(1),
                 system_ns: uint(2),
                 real_ns: uint(3),
+            },
+            Kind::EvacuationFailed => EventData::CollectionFailed {
+                gc_id: uint(0),
+                failure: Failure::Evacuation,
+            },
+            Kind::PromotionFailed => EventData::CollectionFailed {
+                gc_id: uint(0),
+                failure: Failure::Promotion,
+            },
+            Kind::ConcurrentModeFailure => EventData::CollectionFailed {
+                gc_id: uint(0),
+                failure: Failure::ConcurrentMode,
             },
             Kind::JvmInformation => EventData::JvmInformation {
                 version: text(0),

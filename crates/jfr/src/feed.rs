@@ -354,11 +354,17 @@ impl Feed {
             Item::Pause(p) => {
                 let end = p.start_epoch_ns.saturating_add_unsigned(p.duration_ns);
                 self.open_pause = Some((p.start_epoch_ns, end));
+                let name = self.names.of(p.gc_id, p.name);
+                let mut failures = p.failures;
+                // CMS's concurrent mode failure is the full collection's; G1 records its
+                // marking aborted by a full collection under the same event and the
+                // cycle's GC id, which is no CMS failure.
+                failures.concurrent_mode &= pauselab_pause::PauseType::is_full(&name);
                 let pause = GcPause {
                     gc_id: Some(p.gc_id),
                     start: Stamp::default(),
                     duration_ns: p.duration_ns,
-                    name: self.names.of(p.gc_id, p.name),
+                    name,
                     cause: p.cause,
                     cpu: p.cpu_ns.map(|(user_ns, sys_ns, real_ns)| Cpu {
                         user_ns,
@@ -368,7 +374,7 @@ impl Feed {
                     // The heap comes from jdk.GCHeapSummary (Item::Heap).
                     heap: None,
                     young: None,
-                    failures: Default::default(),
+                    failures,
                     upgraded_to_full: false,
                     // jdk.GCConfiguration names the collector.
                     collector: None,

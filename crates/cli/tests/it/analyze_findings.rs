@@ -2,16 +2,7 @@
 
 use crate::analyze_support;
 
-use analyze_support::{analyze_json, fresh_dir, gcviewer_sample};
-
-/// The finding of `rule` in an `analyze --json` report, when it fired.
-fn finding(json: &serde_json::Value, rule: &str) -> Option<serde_json::Value> {
-    json["findings"]
-        .as_array()?
-        .iter()
-        .find(|f| f["rule"] == rule)
-        .cloned()
-}
+use analyze_support::{analyze_json, finding, fresh_dir, gcviewer_sample};
 
 /// JDK 6 and 7 time a collection from after its event's first words are written, and its
 /// CPU times from before. A write of `100.000: [GC ` that a busy disk held 4.5 s leaves

@@ -353,3 +353,31 @@ fn a_gzip_bomb_named_like_a_recording_is_refused_before_it_is_spooled() {
         "{err}"
     );
 }
+
+/// JDK 11's G1 fails to evacuate where JDK 17+ no longer does on this workload: its
+/// recording holds `jdk.EvacuationFailed` for some collections, and `jdk.ConcurrentModeFailure`
+/// for cycles whose marking a full collection aborted (no CMS failure). Each failed
+/// collection is one `evacuation_failure`, counted by its GC id in `jfr print`; run where
+/// `make jdks` installed JDK 11.
+#[test]
+fn recorded_evacuation_failures_fire_their_rule() {
+    let Some(jdk) = jfr_support::cached_jdk(11) else {
+        eprintln!("skipped: no JDK 11 (make jdks)");
+        return;
+    };
+    let Some(run_) = record_for(&jdk, &["-XX:+UseG1GC", "-Xmx112m"], 3000) else {
+        return;
+    };
+    let failed: std::collections::BTreeSet<u64> =
+        jfr_print(&jdk, &run_.jfr, &["jdk.EvacuationFailed"])
+            .iter()
+            .filter_map(|e| e["values"]["gcId"].as_u64())
+            .collect();
+    let json = analyze_json(std::slice::from_ref(&run_.jfr));
+    let count = |rule: &str| {
+        analyze_support::finding(&json, rule).map_or(0, |f| f["count"].as_u64().unwrap())
+    };
+    assert!(!failed.is_empty(), "no evacuation failure recorded");
+    assert_eq!(count("evacuation_failure"), failed.len() as u64, "{json}");
+    assert_eq!(count("concurrent_mode_failure"), 0, "G1 has no CMS failure");
+}

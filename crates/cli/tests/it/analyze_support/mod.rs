@@ -172,3 +172,12 @@ pub fn export_events(input: &Path, csv: &Path) -> EventsCsv {
     );
     read_events_csv(csv)
 }
+
+/// The finding of `rule` in an `analyze --json` report, when it fired.
+pub fn finding(json: &serde_json::Value, rule: &str) -> Option<serde_json::Value> {
+    json["findings"]
+        .as_array()?
+        .iter()
+        .find(|f| f["rule"] == rule)
+        .cloned()
+}
