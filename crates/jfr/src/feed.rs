@@ -92,10 +92,17 @@ pub fn read_recordings_with(
                         problem: Malformed::Truncated | Malformed::Header,
                         ..
                     }) if chunks_before + chunk > 1 && last_part => {
+                        // The warning names the input; the part only when it is another
+                        // file (a repository's chunk file, a zip's member).
+                        let part = if *file == *name {
+                            String::new()
+                        } else {
+                            format!("{file}: ")
+                        };
                         sink.warn(
                             name,
                             None,
-                            format!("{file}: chunk {chunk} is cut off (the JVM was still writing it, or the file was truncated): analysed the {} complete chunk(s) before it", chunks_before + chunk - 1),
+                            format!("{part}chunk {chunk} is cut off (the JVM was still writing it, or the file was truncated): analysed the {} complete chunk(s) before it", chunks_before + chunk - 1),
                         );
                         cut_off = true;
                         return ControlFlow::Break(());
@@ -447,7 +454,8 @@ impl Feed {
 fn jdk_version(jvm_version: &str) -> String {
     jvm_version
         .split_once('(')
-        .and_then(|(_, rest)| rest.split([')', '-', ' ']).next())
+        // The whole build, as the same JVM's unified log states it (`Version: 21.0.8+9-LTS`).
+        .and_then(|(_, rest)| rest.split([')', ' ']).next())
         .filter(|v| v.chars().next().is_some_and(|c| c.is_ascii_digit()))
         .unwrap_or(jvm_version)
         .to_string()
@@ -681,11 +689,11 @@ mod tests {
     fn versions_read_like_gc_logs_state_them() {
         assert_eq!(
             jdk_version("OpenJDK 64-Bit Server VM (17.0.9+9-Debian-1deb12u1) for linux-amd64 JRE"),
-            "17.0.9+9"
+            "17.0.9+9-Debian-1deb12u1"
         );
         assert_eq!(
             jdk_version("OpenJDK 64-Bit Server VM (25+36-LTS) for linux-amd64 JRE (25+36-LTS)"),
-            "25+36"
+            "25+36-LTS"
         );
         assert_eq!(jdk_version("something else"), "something else");
     }

@@ -181,6 +181,11 @@ impl Analyzer<'_> {
                 .collect(),
             worst_windows: judged.worst_windows,
             allocation_stalls: (stalls.count, stalls.total_ms, stalls.max_ms),
+            generational_zgc: self.jvm.flags.has("-XX:+ZGenerational")
+                || self
+                    .by_name
+                    .keys()
+                    .any(|n| matches!(n.as_bytes(), [b'y' | b'Y' | b'O', b':', b' ', ..])),
             safepoint_timeouts: &judged.timeouts.threads,
             unmatched_timeouts: judged.unmatched_timeouts,
             matched: Vec::new(),

@@ -66,7 +66,11 @@ impl Rule for AllocationStalls {
         ]);
         f.fixes = vec![
             "raise -Xmx (ZGC needs headroom: it collects while the application allocates)",
-            "-XX:ConcGCThreads higher; on JDK 21-22 use generational ZGC (-XX:+ZGenerational)",
+            if ctx.generational_zgc {
+                "-XX:ConcGCThreads higher"
+            } else {
+                "-XX:ConcGCThreads higher; on JDK 21-22 use generational ZGC (-XX:+ZGenerational)"
+            },
             "lower the allocation rate (async-profiler -e alloc)",
         ];
         Some(f)

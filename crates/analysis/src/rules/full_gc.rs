@@ -156,7 +156,7 @@ impl Rule for FullGc {
         f.confidence = if unknown == 0 {
             "high: the log names each full collection and its cause"
         } else if unknown == r.count {
-            "high that they were full collections; the log gives no cause (JDK 7 and earlier print none)"
+            "high that they were full collections; the log gives no cause on their lines (JDK 7 and earlier print none; Shenandoah prints its `Trigger:` on a line of its own)"
         } else {
             "high that they were full collections; the log gives the cause of some only"
         };

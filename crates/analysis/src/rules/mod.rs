@@ -178,6 +178,7 @@ mod tests {
             full_gc_causes: Vec::new(),
             worst_windows: &[],
             allocation_stalls: (0, 0.0, 0.0),
+            generational_zgc: false,
             safepoint_timeouts: &[],
             unmatched_timeouts: &empty,
             matched: Vec::new(),

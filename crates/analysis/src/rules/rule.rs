@@ -149,6 +149,9 @@ pub(crate) struct Context<'a> {
     pub worst_windows: &'a [WindowShare],
     /// Allocation stalls: count, total ms, max ms.
     pub allocation_stalls: (u64, f64, f64),
+    /// The JVM runs generational ZGC: its pauses are named per generation (`y: `, `Y: `,
+    /// `O: `), or it was started with `-XX:+ZGenerational`.
+    pub generational_zgc: bool,
     /// Threads named by safepoint timeout reports, most often first.
     pub safepoint_timeouts: &'a [Culprit],
     /// Timeout reports no safepoint line followed, as hits of a long time to safepoint.

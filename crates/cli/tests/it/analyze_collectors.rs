@@ -92,12 +92,7 @@ fn awk(program: &str, file: &Path) -> Vec<f64> {
 }
 
 fn finding_count(json: &serde_json::Value, rule: &str) -> u64 {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["rule"] == rule)
-        .map_or(0, |f| f["count"].as_u64().unwrap())
+    analyze_support::finding(json, rule).map_or(0, |f| f["count"].as_u64().unwrap())
 }
 
 fn close(a: f64, b: f64, what: &str) {
@@ -174,6 +169,9 @@ fn collectors_under_pressure_match_an_independent_count() {
     );
     close(stall["max_ms"].as_f64().unwrap(), stalls[2], "stall max");
     assert_eq!(finding_count(&json, "allocation_stalls") as f64, stalls[0]);
+    // A JVM that already runs generational ZGC is not told to turn it on.
+    let fixes = analyze_support::finding(&json, "allocation_stalls").unwrap()["fixes"].to_string();
+    assert!(!fixes.contains("ZGenerational"), "{fixes}");
     // Stalls are not pauses: the pause total is the pause lines' alone (checked above).
     assert!(json["memory"]["heap_samples"].as_u64().unwrap() > 0);
     assert!(json["memory"]["allocation_rate_mib_s"].as_f64().unwrap() > 0.0);
