@@ -365,19 +365,31 @@ fn recorded_evacuation_failures_fire_their_rule() {
         eprintln!("skipped: no JDK 11 (make jdks)");
         return;
     };
-    let Some(run_) = record_for(&jdk, &["-XX:+UseG1GC", "-Xmx112m"], 3000) else {
-        return;
+    // Whether G1 fails to evacuate depends on how its threads and the workload's are
+    // scheduled: a run on a busy host may have none, and is run again (three at most).
+    let mut attempts = 0;
+    let (run_, failed) = loop {
+        attempts += 1;
+        let Some(run_) = record_for(&jdk, &["-XX:+UseG1GC", "-Xmx112m"], 3000) else {
+            return;
+        };
+        let failed: std::collections::BTreeSet<u64> =
+            jfr_print(&jdk, &run_.jfr, &["jdk.EvacuationFailed"])
+                .iter()
+                .filter_map(|e| e["values"]["gcId"].as_u64())
+                .collect();
+        if !failed.is_empty() || attempts == 3 {
+            break (run_, failed);
+        }
     };
-    let failed: std::collections::BTreeSet<u64> =
-        jfr_print(&jdk, &run_.jfr, &["jdk.EvacuationFailed"])
-            .iter()
-            .filter_map(|e| e["values"]["gcId"].as_u64())
-            .collect();
     let json = analyze_json(std::slice::from_ref(&run_.jfr));
     let count = |rule: &str| {
         analyze_support::finding(&json, rule).map_or(0, |f| f["count"].as_u64().unwrap())
     };
-    assert!(!failed.is_empty(), "no evacuation failure recorded");
+    assert!(
+        !failed.is_empty(),
+        "no evacuation failure recorded in {attempts} runs"
+    );
     assert_eq!(count("evacuation_failure"), failed.len() as u64, "{json}");
     assert_eq!(count("concurrent_mode_failure"), 0, "G1 has no CMS failure");
 }
