@@ -657,3 +657,62 @@ fn safepoint(id: u64, p: SafepointParts) -> Option<Safepoint> {
         operation,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pauselab_pause::record::Failure;
+
+    fn event(start: i64, duration_ns: u64, data: EventData) -> Event {
+        Event {
+            start_epoch_ns: start,
+            duration_ns,
+            data,
+        }
+    }
+
+    /// A recorded failure is the collection's, by GC id, and goes to its pause: one
+    /// collection failed to evacuate, the other did not.
+    #[test]
+    fn a_collection_failure_goes_to_the_pause_of_its_gc_id() {
+        let collection = |gc_id| EventData::GarbageCollection {
+            gc_id,
+            name: Some("G1New".to_string()),
+            cause: Some("G1 Evacuation Pause".to_string()),
+            sum_of_pauses_ns: 1_000_000,
+            longest_pause_ns: 1_000_000,
+        };
+        let pause = |gc_id| EventData::GcPhasePause {
+            gc_id,
+            name: Some("GC Pause".to_string()),
+        };
+        let events = vec![
+            event(1_000, 1_000_000, pause(1)),
+            event(
+                1_500,
+                0,
+                EventData::CollectionFailed {
+                    gc_id: 1,
+                    failure: Failure::Evacuation,
+                },
+            ),
+            event(1_000, 1_000_000, collection(1)),
+            event(5_000_000, 1_000_000, pause(2)),
+            event(5_000_000, 1_000_000, collection(2)),
+        ];
+        let items = Assembler::new().chunk(Chunk {
+            start_epoch_ns: 0,
+            duration_ns: 10_000_000,
+            events,
+            limits_hit: Vec::new(),
+        });
+        let failed: Vec<(u64, bool)> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Pause(p) => Some((p.gc_id, p.failures.has(Failure::Evacuation))),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(failed, [(1, true), (2, false)]);
+    }
+}
