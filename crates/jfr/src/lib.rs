@@ -30,6 +30,7 @@ mod event;
 mod feed;
 mod find;
 mod header;
+mod jvms;
 mod metadata;
 mod parallel;
 mod pools;
@@ -51,6 +52,7 @@ pub use find::{
     is_recording, max_decompressed, recordings, DEFAULT_MAX_DECOMPRESSED, MAX_DECOMPRESSED_ENV,
     MAX_REPOSITORY_CHUNKS,
 };
+pub use jvms::{group_recordings_by_jvm, RecordingsOfJvm};
 pub use source::ReadAt;
 pub use spool::{spool, Spooled};
 

@@ -16,7 +16,8 @@ pub struct AnalyzedJvms<'a> {
     pub reports: &'a [Report],
     /// Per report, why its JVM is not the one before it (`None` for the first).
     pub separated_because: &'a [Option<String>],
-    /// What the recordings add, when the input was JFR (one JVM then).
+    /// What the recordings add, when the input was JFR: each JVM's recordings in turn, in
+    /// the order of the reports.
     pub jfr: Option<&'a [RecordingExtras]>,
 }
 
@@ -59,15 +60,28 @@ pub fn write_analysis(out: &mut impl Write, jvms: &AnalyzedJvms, json: bool) -> 
             }
         }
         (several, true) => {
+            let mut at = 0;
+            let reports = several
+                .iter()
+                .map(|report| match jvms.jfr {
+                    Some(all) => serde_json::to_value(jfr::JfrReport {
+                        report,
+                        jfr: recordings_of(report, all, &mut at),
+                    }),
+                    None => serde_json::to_value(report),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .context("writing JSON")?;
             let json = serde_json::json!({
                 "jvm_count": several.len(),
                 "separated_because": jvms.separated_because,
-                "jvms": several,
+                "jvms": reports,
             });
             serde_json::to_writer_pretty(&mut *out, &json).context("writing JSON")?;
             writeln!(out)?;
         }
         (several, false) => {
+            let mut at = 0;
             for (i, report) in several.iter().enumerate() {
                 let files: Vec<&str> = report.inputs.iter().map(|f| f.file.as_str()).collect();
                 let why = jvms.separated_because[i].as_deref();
@@ -80,11 +94,31 @@ pub fn write_analysis(out: &mut impl Write, jvms: &AnalyzedJvms, json: bool) -> 
                     why.map_or(String::new(), |why| format!(" (another JVM: {why})"))
                 )?;
                 out.write_all(render_text(report).as_bytes())?;
+                if let Some(all) = jvms.jfr {
+                    out.write_all(jfr::render(recordings_of(report, all, &mut at)).as_bytes())?;
+                }
                 writeln!(out)?;
             }
         }
     }
     Ok(())
+}
+
+/// The recordings of `report`'s JVM: those of `all` from `at` on that are its inputs
+/// (each JVM's recordings follow the previous JVM's); `at` moves past them.
+fn recordings_of<'a>(
+    report: &Report,
+    all: &'a [RecordingExtras],
+    at: &mut usize,
+) -> &'a [RecordingExtras] {
+    let start = *at;
+    while all
+        .get(*at)
+        .is_some_and(|r| report.inputs.iter().any(|input| input.file == r.file))
+    {
+        *at += 1;
+    }
+    &all[start..*at]
 }
 
 /// A `--fail-on` condition that holds for JVM `jvm` (0-based) of `jvms`, on stderr.

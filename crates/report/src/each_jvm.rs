@@ -31,6 +31,26 @@ impl Sources {
     }
 }
 
+/// The inputs of one JVM, and why they are not an earlier group's JVM.
+enum Group {
+    Recordings(Vec<String>, Option<String>),
+    Logs(Vec<Input>, Option<String>),
+}
+
+/// The error for recordings of several JVMs given to an output that holds one JVM's
+/// pauses: the same as for logs.
+fn several_jvms(groups: &[pauselab_jfr::RecordingsOfJvm]) -> pauselab_gclog::Error {
+    pauselab_gclog::Error::SeveralJvms {
+        count: groups.len(),
+        why: groups[1].separated_because.clone().unwrap_or_default(),
+        groups: groups
+            .iter()
+            .map(|g| g.paths.join(" + "))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
 /// Why nothing could be reported.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -65,11 +85,22 @@ pub fn analyze_each_jvm(
     sinks: &mut Tee<'_>,
     threads: usize,
 ) -> Result<Analyses, AnalyzeError> {
-    let (recordings, inputs) = match sources {
-        Sources::Recordings(paths) => (Some(paths), Vec::new()),
-        Sources::Logs(inputs) => (None, inputs),
+    let groups: Vec<Group> = match sources {
+        Sources::Recordings(paths) => {
+            let groups = pauselab_jfr::group_recordings_by_jvm(paths);
+            if one_jvm && groups.len() > 1 {
+                return Err(several_jvms(&groups).into());
+            }
+            groups
+                .into_iter()
+                .map(|g| Group::Recordings(g.paths, g.separated_because))
+                .collect()
+        }
+        Sources::Logs(inputs) => jvm_groups(inputs, one_jvm)?
+            .into_iter()
+            .map(|g| Group::Logs(g.inputs, g.separated_because))
+            .collect(),
     };
-    let groups = jvm_groups(inputs, one_jvm || recordings.is_some())?;
     let jvms = groups.len();
     let mut analyses = Analyses {
         reports: Vec::new(),
@@ -82,13 +113,20 @@ pub fn analyze_each_jvm(
         if !sinks.is_empty() {
             analyzer = analyzer.with_sink(sinks);
         }
-        let read = match &recordings {
-            Some(paths) => {
-                let extras = pauselab_jfr::read_recordings_with(paths, &mut analyzer, threads)?;
-                analyses.recordings = Some(extras);
-                Ok(())
+        let (read, separated_because) = match group {
+            Group::Recordings(paths, separated_because) => {
+                // A recording that cannot be read fails the analysis, as for one JVM.
+                let extras = pauselab_jfr::read_recordings_with(&paths, &mut analyzer, threads)?;
+                analyses
+                    .recordings
+                    .get_or_insert_with(Vec::new)
+                    .extend(extras);
+                (Ok(()), separated_because)
             }
-            None => analyze_inputs_with(&group.inputs, &mut analyzer, threads),
+            Group::Logs(inputs, separated_because) => (
+                analyze_inputs_with(&inputs, &mut analyzer, threads),
+                separated_because,
+            ),
         };
         match JvmRead::of(read, jvms)? {
             JvmRead::Complete => {}
@@ -99,7 +137,7 @@ pub fn analyze_each_jvm(
             }
         }
         analyses.reports.push(analyzer.finish());
-        analyses.separated_because.push(group.separated_because);
+        analyses.separated_because.push(separated_because);
     }
     if analyses.reports.is_empty() {
         // Every JVM was unread: the first input that failed says why.

@@ -118,6 +118,53 @@ fn recordings_get_the_gc_log_report_and_hostile_files_a_clear_error() {
 /// A ZGC recording's allocation stalls count like a GC log's: `allocation_stalls`, the
 /// finding and `--fail-on alloc_stall.*`.
 #[test]
+fn recordings_of_different_jvms_are_analysed_each_on_its_own() {
+    let (Some(g1), Some(parallel), Some(g1_again)) = (
+        record(JDK25, "-XX:+UseG1GC"),
+        record(JDK25, "-XX:+UseParallelGC"),
+        record(JDK25, "-XX:+UseG1GC"),
+    ) else {
+        return;
+    };
+    let recordings = [g1.jfr.clone(), g1_again.jfr.clone(), parallel.jfr.clone()];
+    let json = analyze_json(&recordings);
+    assert_eq!(json["jvm_count"], 3, "{json}");
+    for (at, (jfr, collector)) in recordings.iter().zip(["G1", "G1", "Parallel"]).enumerate() {
+        let jvm = &json["jvms"][at];
+        assert_eq!(jvm["pauses"]["count"], jdk_counts(jfr).0, "JVM {at}");
+        assert_eq!(jvm["jvm"]["collector"], collector, "JVM {at}");
+        // Each JVM's report has its own recording's section.
+        let files: Vec<&str> = jvm["jfr"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["file"].as_str().unwrap())
+            .collect();
+        assert_eq!(files, [jfr.to_str().unwrap()], "JVM {at}");
+    }
+    let why = |at: usize| json["separated_because"][at].as_str().unwrap().to_string();
+    // The same collector and JDK: told apart by the JVMs' start times.
+    assert!(why(1).starts_with("JVM start "), "{}", why(1));
+    assert_eq!(why(2), "collector G1 vs Parallel");
+
+    let names: Vec<&str> = recordings.iter().map(|p| p.to_str().unwrap()).collect();
+    let out = run(&names);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("=== JVM ").count(), 3, "{text}");
+    assert_eq!(text.matches("Recording  ").count(), 3, "{text}");
+    // An output that holds one JVM's pauses refuses them, naming why.
+    let hlog = g1.jfr.with_extension("hlog");
+    let out = run(&["--hlog", hlog.to_str().unwrap(), names[1], names[2]]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("2 different JVMs (collector G1 vs Parallel)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn recorded_allocation_stalls_feed_fail_on() {
     let Some(run_) = record_with(Path::new(JDK25), &["-XX:+UseZGC", "-Xmx32m"]) else {
         return;
@@ -171,6 +218,11 @@ fn a_recording_as_its_repository_gzipped_or_zipped_gives_the_same_pauses() {
         safepoints += s;
     }
     assert!(pauses > 0 && safepoints > 0);
+    // The chunk files given one by one: one JVM's recordings, analysed as one.
+    let json = analyze_json(&chunk_files);
+    assert!(json["jvm_count"].is_null(), "{json}");
+    assert_eq!(json["pauses"]["count"], pauses);
+    assert_eq!(json["jfr"].as_array().unwrap().len(), chunk_files.len());
     // Another program's file named like a chunk: a one-line warning naming it, and the
     // JVM's chunks are read.
     let notes = jvm_dir.join("notes.jfr");
