@@ -510,6 +510,9 @@ fn otel_gc_name_and_action(
         Some(Collector::Serial) => ("Copy", MINOR),
         Some(Collector::Cms) if pause == PauseType::Young => ("ParNew", MINOR),
         Some(Collector::Cms) => ("ConcurrentMarkSweep", MAJOR),
+        // The JVM's own names for `-XX:+UseParNewGC` without CMS.
+        Some(Collector::ParNew) if full => ("MarkSweepCompact", MAJOR),
+        Some(Collector::ParNew) => ("ParNew", MINOR),
         Some(Collector::Zgc) => ("ZGC Pauses", PAUSE),
         Some(Collector::Shenandoah) => ("Shenandoah Pauses", PAUSE),
         _ if full => ("unknown", MAJOR),

@@ -1397,6 +1397,11 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         // mark and remark print the heap's occupancy, not a transition; no other collector
         // does.
         (Some(Collector::Cms), None)
+    } else if upgraded_to_full && name == "ParNew" && crate::num::find(rest, b"[Tenured").is_some()
+    {
+        // ParNew's young collection and, in it, Serial's old generation's: `-XX:+UseParNewGC`
+        // without CMS (looked for in these events only, a few in a log).
+        (Some(Collector::ParNew), None)
     } else {
         (None, None)
     };

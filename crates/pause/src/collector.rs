@@ -16,19 +16,23 @@ pub enum Collector {
     Shenandoah,
     /// Concurrent Mark Sweep (JDK 8 to 13).
     Cms,
+    /// ParNew's young collections with Serial's old generation: `-XX:+UseParNewGC`
+    /// without CMS (JDK 6 to 8).
+    ParNew,
     /// The no-op collector.
     Epsilon,
 }
 
 impl Collector {
     /// Every collector, in the order the docs list them.
-    pub const ALL: [Collector; 7] = [
+    pub const ALL: [Collector; 8] = [
         Collector::G1,
         Collector::Parallel,
         Collector::Serial,
         Collector::Zgc,
         Collector::Shenandoah,
         Collector::Cms,
+        Collector::ParNew,
         Collector::Epsilon,
     ];
 
@@ -41,6 +45,7 @@ impl Collector {
             Collector::Zgc => "ZGC",
             Collector::Shenandoah => "Shenandoah",
             Collector::Cms => "CMS",
+            Collector::ParNew => "ParNew + Serial Old",
             Collector::Epsilon => "Epsilon",
         }
     }
@@ -55,6 +60,8 @@ impl Collector {
             ("-XX:+UseSerialGC", Collector::Serial),
             ("-XX:+UseShenandoahGC", Collector::Shenandoah),
             ("-XX:+UseZGC", Collector::Zgc),
+            // After CMS: JDK 8 lists `-XX:+UseParNewGC` with `-XX:+UseConcMarkSweepGC` too.
+            ("-XX:+UseParNewGC", Collector::ParNew),
         ]
         .into_iter()
         .find(|(flag, _)| flags.split_whitespace().any(|f| f == *flag))
@@ -72,6 +79,7 @@ impl Collector {
             "ParScav:MSC" | "PSScavenge" => Collector::Parallel,
             "Copy:MSC" => Collector::Serial,
             "ParNew:CMS" | "Copy:CMS" => Collector::Cms,
+            "ParNew:MSC" => Collector::ParNew,
             "" if collector0.starts_with("Z ") || collector0.starts_with("ZGC") => Collector::Zgc,
             "" if collector0.starts_with("Shenandoah") => Collector::Shenandoah,
             _ => return None,
@@ -175,6 +183,7 @@ impl Collector {
         Some(match (young?, old.unwrap_or_default()) {
             ("G1New", _) => Collector::G1,
             ("ParallelScavenge", _) => Collector::Parallel,
+            ("ParNew", "SerialOld") => Collector::ParNew,
             ("ParNew", _) | (_, "ConcurrentMarkSweep") => Collector::Cms,
             ("DefNew", _) => Collector::Serial,
             ("Z", _) | ("ZGC Minor", _) | (_, "ZGC Major") => Collector::Zgc,
@@ -244,8 +253,23 @@ mod tests {
                 "ZGC",
                 "Shenandoah",
                 "CMS",
+                "ParNew + Serial Old",
                 "Epsilon"
             ]
         );
+        // ParNew is CMS's young collector too: with Serial's old generation it is not CMS.
+        let par_new = [
+            Collector::from_perf_counters(Some("ParNew:MSC"), Some("PCopy")),
+            Collector::from_flags("-XX:+UseParNewGC -XX:+PrintGCDetails"),
+            Collector::from_jfr_configuration(Some("ParNew"), Some("SerialOld")),
+        ];
+        assert!(par_new.iter().all(|c| *c == Some(Collector::ParNew)));
+        let cms = [
+            Collector::from_perf_counters(Some("ParNew:CMS"), Some("PCopy")),
+            Collector::from_flags("-XX:+UseConcMarkSweepGC -XX:+UseParNewGC"),
+            Collector::from_flags("-XX:+UseParNewGC -XX:+UseConcMarkSweepGC"),
+            Collector::from_jfr_configuration(Some("ParNew"), Some("ConcurrentMarkSweep")),
+        ];
+        assert!(cms.iter().all(|c| *c == Some(Collector::Cms)), "{cms:?}");
     }
 }

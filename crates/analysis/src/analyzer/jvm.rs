@@ -46,10 +46,13 @@ impl JvmFacts {
     /// Something of the log names `collector` without stating it: a JDK 6-8 full
     /// collection's generations, a cause only one collector gives, JDK 8 G1's
     /// `[Eden: ...]` line. CMS's name wins over any other (a CMS log's young collections
-    /// may be Serial's `DefNew`), else the first one counts.
+    /// may be Serial's `DefNew`), and ParNew's with Serial's old generation over Serial's
+    /// (its full collections are Serial's), else the first one counts.
     pub(super) fn told(&mut self, collector: Option<Collector>) {
         if let Some(c) = collector {
-            if self.told.is_none() || c == Collector::Cms {
+            let wins = c == Collector::Cms
+                || (c == Collector::ParNew && self.told != Some(Collector::Cms));
+            if self.told.is_none() || wins {
                 self.told = Some(c);
             }
         }
@@ -78,7 +81,17 @@ impl JvmFacts {
             names()
                 .find(|n| n.starts_with("CMS"))
                 .and_then(Collector::from_pause_name)
-                .or_else(|| self.told.filter(|&c| c == Collector::Cms))
+                .or_else(|| {
+                    self.told
+                        .filter(|&c| c == Collector::Cms || c == Collector::ParNew)
+                })
+                // ParNew's young collections and Serial's full ones (`[Full GC [Tenured:
+                // ...`): `-XX:+UseParNewGC` without CMS, whose young collections ParNew's
+                // name would otherwise make CMS's.
+                .or_else(|| {
+                    (self.told == Some(Collector::Serial) && names().any(|n| n == "ParNew"))
+                        .then_some(Collector::ParNew)
+                })
                 .or_else(|| {
                     self.first_pause_name
                         .as_deref()

@@ -30,6 +30,34 @@ fn pauses_only_one_collector_prints_name_it() {
 }
 
 #[test]
+fn par_new_with_serial_old_is_not_cms() {
+    // `-XX:+UseParNewGC` alone (JDK 6 to 8): ParNew's young collections, Serial's full ones
+    // (`Tenured`), alone or inside a young collection (gctoolkit's `ParNewSerial` line).
+    let full = "\
+10.000: [GC 10.000: [ParNew: 4680K->224K(4992K), 0.0009052 secs] 15860K->11421K(16440K), 0.0010000 secs] [Times: user=0.01 sys=0.00, real=0.00 secs]
+11.000: [Full GC 11.000: [Tenured: 11421K->7456K(11448K), 0.0679043 secs] 15860K->7456K(16440K), [Perm : 10677K->10677K(21248K)], 0.0689327 secs] [Times: user=0.07 sys=0.00, real=0.07 secs]
+";
+    assert_eq!(collector(full).as_deref(), Some("ParNew + Serial Old"));
+    let inside_young = "\
+10.000: [GC 10.000: [ParNew: 4680K->224K(4992K), 0.0009052 secs] 15860K->11421K(16440K), 0.0010000 secs] [Times: user=0.01 sys=0.00, real=0.00 secs]
+12.008: [GC 12.008: [ParNew: 4680K->224K(4992K), 0.0009052 secs]12.009: [Tenured: 11421K->7456K(11448K), 0.0679043 secs] 15860K->7456K(16440K), [Perm : 10677K->10677K(21248K)], 0.0689327 secs] [Times: user=0.07 sys=0.00, real=0.07 secs]
+";
+    assert_eq!(
+        collector(inside_young).as_deref(),
+        Some("ParNew + Serial Old")
+    );
+    // CMS's young collections are ParNew's too, its old generation `CMS`.
+    let cms = "\
+10.000: [GC 10.000: [ParNew: 4680K->224K(4992K), 0.0009052 secs] 15860K->11421K(16440K), 0.0010000 secs] [Times: user=0.01 sys=0.00, real=0.00 secs]
+11.000: [Full GC 11.000: [CMS: 11421K->7456K(11448K), 0.0679043 secs] 15860K->7456K(16440K), [CMS Perm : 10677K->10677K(21248K)], 0.0689327 secs] [Times: user=0.07 sys=0.00, real=0.07 secs]
+";
+    assert_eq!(collector(cms).as_deref(), Some("CMS"));
+    // Serial's own young collections are `DefNew`.
+    let serial = full.replace("ParNew", "DefNew");
+    assert_eq!(collector(&serial).as_deref(), Some("Serial"));
+}
+
+#[test]
 fn pauses_several_collectors_print_name_none() {
     let any = "\
 [120.500s][info][gc] GC(300) Pause Young (Allocation Failure) 100M->20M(512M) 5.000ms
