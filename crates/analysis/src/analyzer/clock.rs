@@ -16,6 +16,12 @@ pub(super) struct Clock {
     pub(super) last_wall: Option<i64>,
     pub(super) jumps_back: u64,
     pub(super) first_jump: Option<(u64, u64, u64)>,
+    /// The last line's uptime and wall clock, when it had both.
+    last_both: Option<(u64, i64)>,
+    /// Times the wall clock went back while uptime went on (the host's clock was set
+    /// back), and the first: its line, and the wall clock before and after, ms.
+    pub(super) wall_steps_back: u64,
+    pub(super) first_wall_step: Option<(u64, i64, i64)>,
     pub(super) pids: Vec<u64>,
 }
 
@@ -44,6 +50,16 @@ impl Clock {
             {
                 self.last_uptime = Some(u);
             }
+        }
+        if let (Some(u), Some(w)) = (stamp.uptime_ns, stamp.wall_ms) {
+            if let Some((last_u, last_w)) = self.last_both {
+                // Uptime on, wall clock back by more than output buffering explains.
+                if u >= last_u && w + 1000 < last_w {
+                    self.wall_steps_back += 1;
+                    self.first_wall_step.get_or_insert((line, last_w, w));
+                }
+            }
+            self.last_both = Some((u, w));
         }
         if let Some(w) = stamp.wall_ms {
             self.first_wall = Some(self.first_wall.map_or(w, |f| f.min(w)));

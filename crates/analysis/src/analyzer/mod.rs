@@ -16,6 +16,7 @@ mod safepoints;
 
 use std::collections::BTreeMap;
 
+use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::record::{Format, GcPause, OldChange, Parsed, Record, Stamp};
 use pauselab_pause::{DurationStats, LogLine, PauseEvent};
 
@@ -260,12 +261,23 @@ impl<'s> Analyzer<'s> {
         let clock = &self.clocks[i];
         let (first_jump, jumps_back, pids) =
             (clock.first_jump, clock.jumps_back, clock.pids.clone());
+        let (first_wall_step, wall_steps_back) = (clock.first_wall_step, clock.wall_steps_back);
         if let Some((line, from, to)) = first_jump {
             let msg = format!(
                 "time stamps go back {} time(s), first from {:.3} s to {:.3} s: the file holds several JVM runs or two JVMs writing into it; the covered time counts each run separately",
                 jumps_back,
                 from as f64 / 1e9,
                 to as f64 / 1e9
+            );
+            self.warn(&name, Some(line), msg);
+        }
+        if let Some((line, from, to)) = first_wall_step {
+            let msg = format!(
+                "the wall clock goes back {} time(s) while the uptime goes on, first from {} to {} ({:.3} s back): the host's clock was set back (NTP or by hand), or another JVM's lines follow; wall-clock times after it do not follow the uptime, the covered time uses the uptime",
+                wall_steps_back,
+                format_epoch_ms(from),
+                format_epoch_ms(to),
+                (from - to) as f64 / 1e3
             );
             self.warn(&name, Some(line), msg);
         }

@@ -208,6 +208,43 @@ fn a_promotion_failure_with_a_concurrent_mode_failure_fires_both_and_is_a_full_c
 }
 
 #[test]
+fn a_wall_clock_set_back_while_the_uptime_goes_on_is_warned_of() {
+    let lines = [
+        "2021-03-04T10:00:00.000+0000: 100.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]",
+        "2021-03-04T10:00:10.000+0000: 110.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]",
+        // The host's clock set back by a minute; the JVM's uptime goes on.
+        "2021-03-04T09:59:20.000+0000: 120.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]",
+        "2021-03-04T09:59:30.000+0000: 130.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]",
+    ];
+    let r = analyze(&lines);
+    assert_eq!(r.pauses.summary.count, 4);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    let w = &r.warnings[0];
+    assert_eq!(w.line, Some(3));
+    assert!(
+        w.message.starts_with(
+            "the wall clock goes back 1 time(s) while the uptime goes on, first from 2021-03-04T10:00:10.000Z to 2021-03-04T09:59:20.000Z (50.000 s back)"
+        ),
+        "{}",
+        w.message
+    );
+    // Uptime and wall clock back together: a new JVM run, warned of as such instead.
+    let mut restarted = lines[..2].to_vec();
+    restarted.push(
+        "2021-03-04T09:59:20.000+0000: 1.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]",
+    );
+    let r = analyze(&restarted);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].message.starts_with("time stamps go back"),
+        "{:?}",
+        r.warnings
+    );
+    // A clock that only goes forward: no warning.
+    assert!(analyze(&lines[..2]).warnings.is_empty());
+}
+
+#[test]
 fn a_log_without_events_warns_and_does_not_read_as_healthy() {
     let r = analyze(&[
         "Java HotSpot(TM) 64-Bit Server VM (24.80-b11) for linux-amd64 JRE (1.7.0_80-b15), built on Jan 1 2015 00:00:00 by \"builder\" with gcc 4.3.0",
