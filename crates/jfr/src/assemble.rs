@@ -98,6 +98,8 @@ pub enum Item {
         end_epoch_ns: i64,
         /// How long the thread waited.
         duration_ns: u64,
+        /// The thread that waited (its Java name), when the recording names it.
+        thread: Option<String>,
     },
 }
 
@@ -381,11 +383,14 @@ impl Assembler {
                 EventData::ExecuteVmOperation { .. } => {}
                 // The kind of a G1 young collection names its pause (`feed::LogNames`).
                 EventData::G1GarbageCollection { .. } => {}
-                EventData::ZAllocationStall { page_type, .. } => {
+                EventData::ZAllocationStall {
+                    page_type, thread, ..
+                } => {
                     self.stalls.record(dur);
                     items.push(Item::AllocationStall {
                         end_epoch_ns: start.saturating_add_unsigned(dur),
                         duration_ns: dur,
+                        thread: thread.clone(),
                     });
                     let page = page_type.clone().unwrap_or_else(|| "?".to_string());
                     let known = self.stall_pages.iter_mut().find(|p| p.page_type == page);

@@ -129,6 +129,8 @@ pub enum EventData {
         page_type: Option<String>,
         /// Bytes the thread asked for.
         size: u64,
+        /// The thread that waited (its Java name).
+        thread: Option<String>,
     },
     /// `jdk.GCHeapSummary`: heap use before or after a collection.
     GcHeapSummary {
@@ -233,7 +235,7 @@ fn slots(
             (&["safepointId"], &[], &[])
         }
         Kind::ExecuteVmOperation => (&["safepointId", "safepoint"], &[], &["operation"]),
-        Kind::ZAllocationStall => (&["size"], &[], &["type"]),
+        Kind::ZAllocationStall => (&["size"], &[], &["type", "eventThread"]),
         Kind::GcHeapSummary => (&["gcId", "heapUsed"], &[], &["when"]),
         Kind::CpuLoad => (&[], &["jvmUser", "jvmSystem", "machineTotal"], &[]),
         Kind::PhysicalMemory => (&["totalSize", "usedSize"], &[], &[]),
@@ -427,6 +429,7 @@ impl RawEvent {
             Kind::ZAllocationStall => EventData::ZAllocationStall {
                 page_type: text(0),
                 size: uint(0),
+                thread: text(1),
             },
             Kind::GcHeapSummary => EventData::GcHeapSummary {
                 gc_id: uint(0),

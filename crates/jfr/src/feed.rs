@@ -162,9 +162,9 @@ pub fn read_recordings_with(
     Ok(all)
 }
 
-/// The thread of a recorded allocation stall: the reader does not decode the event's
-/// thread, so `allocation_stalls.by_thread` has this one entry for recordings.
-const STALL_THREAD: &str = "thread not decoded";
+/// The thread of a recorded allocation stall whose event names none (a thread the
+/// recording's pools do not hold).
+const STALL_THREAD: &str = "thread not recorded";
 
 /// Turns items into records, with uptimes from the JVM start (or the recording's start
 /// when the recording does not say when the JVM started).
@@ -437,10 +437,11 @@ impl Feed {
             Item::AllocationStall {
                 end_epoch_ns,
                 duration_ns,
+                thread,
             } => {
                 let stall = Stall {
                     kind: StallKind::Allocation,
-                    thread: STALL_THREAD.to_string(),
+                    thread: thread.unwrap_or_else(|| STALL_THREAD.to_string()),
                     duration_ns,
                 };
                 sink.record(self.stamp(end_epoch_ns), Record::Stall(stall), n);

@@ -333,11 +333,19 @@ impl Metadata {
             // What skipping each field below reads, without walking them.
             return skip_fields(c, fields).map(|()| None);
         }
+        // The first text field names the constant; a thread by its Java name, which comes
+        // after its OS thread's (the same for a Java thread, empty for a virtual one).
+        let named_by = (class.name == "java.lang.Thread").then_some("javaName");
         let mut text = None;
         for f in &class.fields {
-            if keep && text.is_none() {
+            let wanted = text.is_none() || named_by == Some(f.name.as_str());
+            if keep && wanted {
                 if let Value::Str(s) = self.value(c, f)? {
-                    text = Some(s);
+                    let says_nothing =
+                        matches!(&s, RawStr::Null) || matches!(&s, RawStr::Text(t) if t.is_empty());
+                    if text.is_none() || !says_nothing {
+                        text = Some(s);
+                    }
                 }
             } else {
                 self.skip(c, f)?;

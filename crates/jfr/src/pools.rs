@@ -5,7 +5,8 @@ use crate::cursor::{Cursor, RawStr};
 use crate::metadata::Metadata;
 use crate::Malformed;
 
-/// Texts kept from constant pools per chunk (GC names, causes, VM operations, strings).
+/// Texts kept from constant pools per chunk (GC names, causes, VM operations, threads,
+/// strings).
 const MAX_POOL_TEXTS: usize = 200_000;
 /// Bytes of text kept from constant pools per chunk.
 const MAX_POOL_TEXT_BYTES: usize = 16 << 20;
@@ -19,6 +20,8 @@ const TEXT_POOLS: &[&str] = &[
     "jdk.types.G1YCType",
     "jdk.types.VMOperationType",
     "jdk.types.ZPageTypeType",
+    // Threads, by their Java name (`javaName`; see `Metadata::constant`).
+    "java.lang.Thread",
 ];
 
 /// Texts of the constant pools read so far in a chunk, by (class id, constant index).

@@ -175,6 +175,24 @@ fn recorded_allocation_stalls_feed_fail_on() {
     let json = analyze_json(std::slice::from_ref(&run_.jfr));
     assert_eq!(json["allocation_stalls"]["count"], stalls);
     assert_eq!(json["jfr"][0]["allocation_stalls"]["count"], stalls);
+    // The threads that waited, by their Java names, as the JDK's `jfr print` names them.
+    let mut jdk_threads = std::collections::BTreeMap::<String, u64>::new();
+    for stall in jfr_print(Path::new(JDK25), &run_.jfr, &["jdk.ZAllocationStall"]) {
+        let name = stall["values"]["eventThread"]["javaName"].as_str().unwrap();
+        *jdk_threads.entry(name.to_string()).or_default() += 1;
+    }
+    let threads: std::collections::BTreeMap<String, u64> = json["allocation_stalls"]["by_thread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(threads, jdk_threads);
     let at_least = format!("alloc_stall.count>={stalls}");
     assert_eq!(run(&["--fail-on", &at_least, jfr]).status.code(), Some(3));
     let more = format!("alloc_stall.count>{stalls}");
