@@ -193,6 +193,8 @@ fn recorded_allocation_stalls_feed_fail_on() {
         })
         .collect();
     assert_eq!(threads, jdk_threads);
+    let found = analyze_support::finding(&json, "allocation_stalls").unwrap();
+    assert_eq!(found["count"], stalls, "{found}");
     let at_least = format!("alloc_stall.count>={stalls}");
     assert_eq!(run(&["--fail-on", &at_least, jfr]).status.code(), Some(3));
     let more = format!("alloc_stall.count>{stalls}");
@@ -201,6 +203,49 @@ fn recorded_allocation_stalls_feed_fail_on() {
     assert!(max_ms > 0.0);
     let over = format!("alloc_stall.max>{}ms", max_ms * 2.0);
     assert_eq!(run(&["--fail-on", &over, jfr]).status.code(), Some(0));
+}
+
+#[test]
+fn a_jdk11_recording_tells_allocation_stalls_by_the_cycles_they_started() {
+    let Some(jdk) = jfr_support::cached_jdk(11) else {
+        return;
+    };
+    // The heap of `record_for` (256 MB): smaller ones ran out of memory on JDK 11's ZGC.
+    let flags = ["-XX:+UnlockExperimentalVMOptions", "-XX:+UseZGC"];
+    let Some(run_) = record_for(&jdk, &flags, 2000) else {
+        return;
+    };
+    // JDK 11 records no stall; the cycles it started say `Allocation Stall`.
+    assert_eq!(jdk_count(&run_.jfr, &["jdk.ZAllocationStall"])[0], 0);
+    let stalled = jfr_print(&jdk, &run_.jfr, &["jdk.GarbageCollection"])
+        .iter()
+        .filter(|e| e["values"]["cause"] == "Allocation Stall")
+        .count() as u64;
+    if stalled == 0 {
+        eprintln!("skipped: no ZGC cycle was started by an allocation stall in a 256 MB heap");
+        return;
+    }
+    let json = analyze_json(std::slice::from_ref(&run_.jfr));
+    assert_eq!(json["allocation_stalls"]["count"], 0);
+    let found = analyze_support::finding(&json, "allocation_stalls").unwrap();
+    assert_eq!(found["count"], stalled, "{found}");
+    assert!(
+        found["title"].as_str().unwrap().starts_with(&format!(
+            "{stalled} ZGC cycles were started by allocation stalls"
+        )),
+        "{found}"
+    );
+    // The same JVM's GC log holds the stalls themselves: counted as such, not by cycle.
+    let log = analyze_json(std::slice::from_ref(&run_.log));
+    let lines = std::fs::read_to_string(&run_.log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("] Allocation Stall ("))
+        .count() as u64;
+    assert!(lines > 0);
+    assert_eq!(log["allocation_stalls"]["count"], lines);
+    let found = analyze_support::finding(&log, "allocation_stalls").unwrap();
+    assert_eq!(found["count"], lines, "{found}");
 }
 
 /// The pauses, safepoints and total pause time `analyze --json` finds in `inputs`.
