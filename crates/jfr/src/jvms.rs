@@ -33,24 +33,20 @@ struct Identity {
 }
 
 impl Identity {
-    /// From the first chunk of `path`'s first part; nothing when it cannot be read (the
+    /// From the first chunk of `path`'s first part; `None` when it cannot be read (the
     /// reading of the recording itself then says why).
-    fn of(path: &str) -> Identity {
+    fn of(path: &str) -> Option<Identity> {
         let mut identity = Identity::default();
-        let Ok(limit) = max_decompressed() else {
-            return identity;
-        };
-        let Some(first) = parts_of(path)
-            .ok()
-            .and_then(|parts| parts.into_iter().next())
-        else {
-            return identity;
-        };
-        let Ok(mut recording) = open_part(&first, limit) else {
-            return identity;
-        };
+        let limit = max_decompressed().ok()?;
+        let first = parts_of(path).ok()?.into_iter().next()?;
+        let mut recording = open_part(&first, limit).ok()?;
+        let mut readable = false;
         recording.each_chunk(1, |_, chunk| {
-            for event in chunk.map(|c| c.events).unwrap_or_default() {
+            let Ok(chunk) = chunk else {
+                return ControlFlow::Break(());
+            };
+            readable = true;
+            for event in chunk.events {
                 match event.data {
                     EventData::JvmInformation {
                         version,
@@ -69,7 +65,7 @@ impl Identity {
             }
             ControlFlow::Break(())
         });
-        identity
+        readable.then_some(identity)
     }
 
     /// Why a recording of `self` cannot be one of `group`'s JVM, if it cannot.
@@ -112,7 +108,9 @@ fn short_version(version: &str) -> &str {
 }
 
 /// Groups `paths` by the JVM that recorded them: a recording joins the latest group it
-/// does not contradict. One recording is one group, and is not read for it.
+/// does not contradict. A recording whose first chunk cannot be read is a group of its
+/// own, which no other joins (its reading then fails, and the others are reported). One
+/// recording is one group, and is not read for it.
 pub fn group_recordings_by_jvm(paths: Vec<String>) -> Vec<RecordingsOfJvm> {
     if paths.len() < 2 {
         return vec![RecordingsOfJvm {
@@ -120,24 +118,47 @@ pub fn group_recordings_by_jvm(paths: Vec<String>) -> Vec<RecordingsOfJvm> {
             separated_because: None,
         }];
     }
-    let mut groups: Vec<(Identity, RecordingsOfJvm)> = Vec::new();
+    // Each group's identity; `None` for an unreadable recording's.
+    let mut groups: Vec<(Option<Identity>, RecordingsOfJvm)> = Vec::new();
     for path in paths {
-        let identity = Identity::of(&path);
+        let Some(identity) = Identity::of(&path) else {
+            groups.push((
+                None,
+                RecordingsOfJvm {
+                    paths: vec![path],
+                    separated_because: Some("its first chunk cannot be read".to_string()),
+                },
+            ));
+            continue;
+        };
+        // Per group, why this recording is not its JVM's.
         let conflicts: Vec<Option<String>> = groups
             .iter()
-            .map(|(group, _)| identity.conflict(group))
+            .map(|(group, _)| match group {
+                Some(group) => identity.conflict(group),
+                None => Some(String::new()),
+            })
             .collect();
         match conflicts.iter().rposition(Option::is_none) {
             Some(at) => {
                 let (group, recordings) = &mut groups[at];
-                group.absorb(identity);
+                if let Some(group) = group {
+                    group.absorb(identity);
+                }
                 recordings.paths.push(path);
             }
             None => {
-                // Why it is not the JVM of the group before it.
-                let separated_because = conflicts.last().cloned().flatten();
+                // Why it is not the JVM of the last readable group before it (none for
+                // the first group).
+                let separated_because = (!conflicts.is_empty()).then(|| {
+                    conflicts
+                        .into_iter()
+                        .flatten()
+                        .rfind(|why| !why.is_empty())
+                        .unwrap_or_else(|| "the recordings before cannot be read".to_string())
+                });
                 groups.push((
-                    identity,
+                    Some(identity),
                     RecordingsOfJvm {
                         paths: vec![path],
                         separated_because,

@@ -70,7 +70,7 @@ pub struct Analyses {
     /// Why each JVM's inputs are not an earlier one's (None for the first).
     pub separated_because: Vec<Option<String>>,
     /// Inputs that could not be read: the reports are incomplete.
-    pub failed: Vec<pauselab_gclog::Error>,
+    pub failed: Vec<AnalyzeError>,
     /// What each recording adds to its records, when the sources were recordings.
     pub recordings: Option<Vec<RecordingExtras>>,
 }
@@ -115,13 +115,19 @@ pub fn analyze_each_jvm(
         }
         let (read, separated_because) = match group {
             Group::Recordings(paths, separated_because) => {
-                // A recording that cannot be read fails the analysis, as for one JVM.
-                let extras = pauselab_jfr::read_recordings_with(&paths, &mut analyzer, threads)?;
-                analyses
-                    .recordings
-                    .get_or_insert_with(Vec::new)
-                    .extend(extras);
-                (Ok(()), separated_because)
+                match pauselab_jfr::read_recordings_with(&paths, &mut analyzer, threads) {
+                    Ok(extras) => {
+                        let all = analyses.recordings.get_or_insert_with(Vec::new);
+                        all.extend(extras);
+                        (Ok(()), separated_because)
+                    }
+                    // The other JVMs are reported, then this error, as for logs.
+                    Err(e) if jvms > 1 => {
+                        analyses.failed.push(e.into());
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
+                }
             }
             Group::Logs(inputs, separated_because) => (
                 analyze_inputs_with(&inputs, &mut analyzer, threads),
@@ -130,19 +136,21 @@ pub fn analyze_each_jvm(
         };
         match JvmRead::of(read, jvms)? {
             JvmRead::Complete => {}
-            JvmRead::Partly(errors) => analyses.failed.extend(errors),
+            JvmRead::Partly(errors) => analyses.failed.extend(errors.into_iter().map(Into::into)),
             JvmRead::Unread(error) => {
-                analyses.failed.push(error);
+                analyses.failed.push(error.into());
                 continue;
             }
         }
+        // The first JVM reported has no JVM before it, even when an unread one came first.
+        let separated_because = separated_because.filter(|_| !analyses.reports.is_empty());
         analyses.reports.push(analyzer.finish());
         analyses.separated_because.push(separated_because);
     }
     if analyses.reports.is_empty() {
         // Every JVM was unread: the first input that failed says why.
         let first = analyses.failed.into_iter().next();
-        return Err(first.map_or(AnalyzeError::NothingRead, Into::into));
+        return Err(first.unwrap_or(AnalyzeError::NothingRead));
     }
     if analyses.recordings.is_some() {
         // Not a log: no log format to name.

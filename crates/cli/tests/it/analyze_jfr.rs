@@ -153,6 +153,21 @@ fn recordings_of_different_jvms_are_analysed_each_on_its_own() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.matches("=== JVM ").count(), 3, "{text}");
     assert_eq!(text.matches("Recording  ").count(), 3, "{text}");
+    // A recording that cannot be read among them: the others are reported, then its
+    // error, and the exit is 1.
+    let cut = g1.jfr.with_file_name("cut.jfr");
+    std::fs::write(&cut, &std::fs::read(&g1.jfr).unwrap()[..1000]).unwrap();
+    let out = run(&["--json", names[0], cut.to_str().unwrap(), names[2]]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["jvm_count"], 2, "{json}");
+    assert_eq!(json["separated_because"][0], serde_json::Value::Null);
+    assert_eq!(json["separated_because"][1], "collector G1 vs Parallel");
+    let err = String::from_utf8(out.stderr).unwrap();
+    let errors: Vec<&str> = err.lines().filter(|l| l.contains("error:")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(errors[0].contains(cut.to_str().unwrap()), "{err}");
+
     // An output that holds one JVM's pauses refuses them, naming why.
     let hlog = g1.jfr.with_extension("hlog");
     let out = run(&["--hlog", hlog.to_str().unwrap(), names[1], names[2]]);
