@@ -293,12 +293,18 @@ impl Stitcher {
     ) {
         let printout = printout_start(kept);
         let kept = &kept[..printout.unwrap_or(kept.len())];
-        let depth = if (opens && printout.is_none()) || may_open_event(kept) {
+        let (depth, closed) = if (opens && printout.is_none()) || may_open_event(kept) {
             bracket_depth(kept, 0)
         } else {
-            0
+            (0, None)
         };
         if depth == 0 {
+            if let Some(next) = closed.and_then(|at| next_event_after(kept, at)) {
+                // Another event follows on the same line (its line break lost).
+                emit(&kept[..next], number, Piece::Lines);
+                self.open_kept(&kept[next..], number, true, emit);
+                return;
+            }
             if !kept.is_empty() {
                 emit(kept, number, Piece::Lines);
             }
@@ -363,11 +369,21 @@ impl Stitcher {
             emit(part, number, Piece::Lines);
             return;
         }
-        self.pending.extend_from_slice(part);
-        self.depth = bracket_depth(part, self.depth);
+        let (depth, closed) = bracket_depth(part, self.depth);
+        self.depth = depth;
+        // Another event after this one's end on the same line (its line break lost) is
+        // taken afresh.
+        let next = closed
+            .filter(|_| depth == 0)
+            .and_then(|at| next_event_after(part, at));
+        self.pending
+            .extend_from_slice(&part[..next.unwrap_or(part.len())]);
         if self.depth == 0 {
             emit(&self.pending, self.first_line, Piece::Lines);
             self.reset();
+            if let Some(next) = next {
+                self.open_kept(&part[next..], number, true, emit);
+            }
         }
     }
 }
@@ -482,16 +498,48 @@ fn is_cms_remark(event: &[u8]) -> bool {
         || jdk8_prefix(event).1.starts_with(b"[GC (CMS Final Remark)")
 }
 
-/// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below 0).
-fn bracket_depth(text: &[u8], mut depth: usize) -> usize {
+/// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below
+/// 0), and, when they were all closed and then another bracket opened other than the one
+/// `[Times: ...]` that ends an event, where they were first all closed (the position after
+/// that `]`): another event may follow there.
+fn bracket_depth(text: &[u8], mut depth: usize) -> (usize, Option<usize>) {
+    let mut closed = None;
+    // Brackets opened after `closed` at depth 0, and whether the first is `[Times: `.
+    let (mut groups_after, mut times_first) = (0u32, false);
     for at in crate::scan::any_of(text, [b'[', b']']) {
         if text[at] == b'[' {
+            if depth == 0 && closed.is_some() {
+                if groups_after == 0 {
+                    times_first = text[at..].starts_with(b"[Times: ");
+                }
+                groups_after += 1;
+            }
             depth += 1;
-        } else {
-            depth = depth.saturating_sub(1);
+        } else if depth > 0 {
+            depth -= 1;
+            if depth == 0 && closed.is_none() {
+                closed = Some(at + 1);
+            }
         }
     }
-    depth
+    let more = groups_after > 1 || (groups_after == 1 && !times_first);
+    (depth, closed.filter(|_| more))
+}
+
+/// Where another event starts in `text` after an event that ended at `end` (and the
+/// `[Times: ...]` after it): a log whose line breaks were lost holds several on one line.
+fn next_event_after(text: &[u8], end: usize) -> Option<usize> {
+    let blanks = |from: usize| {
+        from + text[from..]
+            .iter()
+            .take_while(|&&c| c == b' ' || c == b'\t')
+            .count()
+    };
+    let mut at = blanks(end);
+    if text[at..].starts_with(b"[Times: ") {
+        at = blanks(at + memchr::memchr(b']', &text[at..])? + 1);
+    }
+    (at < text.len() && may_open_event(&text[at..])).then_some(at)
 }
 
 /// Where the first printout starts in `text`: only where one of their first bytes is, so

@@ -315,3 +315,39 @@ fn free_list_census_inside_an_event_is_passed_over() {
         assert!(out[1].0.contains("[CMS-concurrent-sweep: "), "{out:?}");
     }
 }
+
+#[test]
+fn events_whose_line_breaks_were_lost_are_taken_apart() {
+    let first = "2.193: [GC 2.193: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]";
+    let second = "3.001: [Full GC 3.001: [Tenured: 643K->600K(240896K), 0.0200000 secs] 1000K->600K(260032K), [Perm : 2000K->2000K(21248K)], 0.0200000 secs]";
+    // Two one-line events, with and without the blanks and the `[Times: ...]` between.
+    for glue in ["", " ", "  "] {
+        let out = stitch(&[&format!("{first}{glue}{second}")]);
+        assert_eq!(
+            out,
+            [(format!("{first}{glue}"), 1), (second.to_string(), 1)],
+            "glued by {glue:?}"
+        );
+    }
+    let without_times = first.split(" [Times").next().unwrap();
+    let out = stitch(&[&format!("{without_times} {second}")]);
+    assert_eq!(out[1], (second.to_string(), 1));
+    // An event whose end, on the next line, runs into another event.
+    let out = stitch(&[
+        "2.193: [GC (Allocation Failure) ",
+        &format!("[PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs] {second}"),
+        "4.000: [GC (Allocation Failure) ",
+        "[PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs]",
+    ]);
+    assert_eq!(
+        out,
+        [
+            ("2.193: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs] ".to_string(), 1),
+            (second.to_string(), 2),
+            ("4.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs]".to_string(), 3),
+        ]
+    );
+    // Whatever else follows an event on its line stays with it.
+    let tail = format!("{first} Heap after GC");
+    assert_eq!(stitch(&[&tail]), [(tail.clone(), 1)]);
+}

@@ -245,6 +245,21 @@ fn a_wall_clock_set_back_while_the_uptime_goes_on_is_warned_of() {
 }
 
 #[test]
+fn events_on_one_line_whose_line_breaks_were_lost_are_each_counted() {
+    // Read as a file is, its lines joined into events.
+    let r = crate::support::analyze_text(
+        "2.193: [GC 2.193: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs] 3.001: [Full GC 3.001: [Tenured: 643K->600K(240896K), 0.0200000 secs] 1000K->600K(260032K), [Perm : 2000K->2000K(21248K)], 0.0200000 secs] [Times: user=0.02 sys=0.00, real=0.02 secs]\n",
+    );
+    assert_eq!(r.pauses.summary.count, 2);
+    assert!(
+        (r.pauses.summary.total_ms - 28.551).abs() < 1e-6,
+        "{}",
+        r.pauses.summary.total_ms
+    );
+    assert_eq!(r.unparsed_lines, 0);
+}
+
+#[test]
 fn a_log_without_events_warns_and_does_not_read_as_healthy() {
     let r = analyze(&[
         "Java HotSpot(TM) 64-Bit Server VM (24.80-b11) for linux-amd64 JRE (1.7.0_80-b15), built on Jan 1 2015 00:00:00 by \"builder\" with gcc 4.3.0",
