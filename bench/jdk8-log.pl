@@ -26,13 +26,17 @@ while ($written < $target) {
     for my $u (@units) {
         my $shift = $cursor - $u->{lo};
         my $text = $u->{text};
-        $text =~ s{(?<![\d.])(\d+\.\d{3}): }{sprintf('%.3f: ', $1 + $shift)}ge;
         if (defined $u->{date}) {
+            # A date stamp without an uptime after it moves as the unit's first date does.
             my $dshift = $base + $cursor - $u->{lo} - $u->{date};
             my %cache;
-            $text =~ s{(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d{3})([+-]\d{4}): }
+            $text =~ s{(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d{3})([+-]\d{4}): (?!\d+\.\d{3}: )}
                 {($cache{$1} //= stamp(epoch($1) + $dshift)) . "$2+0000: "}ge;
         }
+        # An uptime, and the date stamp before it, which then says the same moment: the
+        # samples' own dates do not always follow their uptimes (excerpts of several days).
+        $text =~ s{(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}: )?(?<![\d.])(\d+\.\d{3}): }
+            {my $up = $2 + $shift; (defined $1 ? date_at($base + $up) : '') . sprintf('%.3f: ', $up)}ge;
         print $text;
         $written += length $text;
         $cursor += $u->{span};
@@ -42,6 +46,15 @@ while ($written < $target) {
 sub epoch {
     my ($y, $mo, $d, $h, $mi, $s) = $_[0] =~ /(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)/;
     return timegm($s, $mi, $h, $d, $mo - 1, $y);
+}
+
+# The date stamp (`2020-09-13T12:26:37.504+0000: `) of `seconds` since the epoch.
+sub date_at {
+    my ($seconds) = @_;
+    my $ms = int(($seconds - int $seconds) * 1000 + 0.5);
+    my $whole = int $seconds;
+    ($whole, $ms) = ($whole + 1, 0) if $ms == 1000;
+    return stamp($whole) . sprintf('.%03d+0000: ', $ms);
 }
 
 sub stamp {
