@@ -98,6 +98,16 @@ impl Identity {
     }
 }
 
+/// Whether a recording may join a group.
+enum Fit {
+    /// Nothing of it contradicts the group's JVM.
+    Joins,
+    /// It is another JVM, and why.
+    Differs(String),
+    /// The group is an unreadable recording's, which no other joins.
+    Unreadable,
+}
+
 /// The version in `jvmVersion`'s first parentheses (`OpenJDK 64-Bit Server VM (17.0.9+9)
 /// for linux-amd64 JRE (17.0.9+9), built on ...`), else all of it.
 fn short_version(version: &str) -> &str {
@@ -131,15 +141,14 @@ pub fn group_recordings_by_jvm(paths: Vec<String>) -> Vec<RecordingsOfJvm> {
             ));
             continue;
         };
-        // Per group, why this recording is not its JVM's.
-        let conflicts: Vec<Option<String>> = groups
+        let fits: Vec<Fit> = groups
             .iter()
             .map(|(group, _)| match group {
-                Some(group) => identity.conflict(group),
-                None => Some(String::new()),
+                Some(group) => identity.conflict(group).map_or(Fit::Joins, Fit::Differs),
+                None => Fit::Unreadable,
             })
             .collect();
-        match conflicts.iter().rposition(Option::is_none) {
+        match fits.iter().rposition(|fit| matches!(fit, Fit::Joins)) {
             Some(at) => {
                 let (group, recordings) = &mut groups[at];
                 if let Some(group) = group {
@@ -150,11 +159,13 @@ pub fn group_recordings_by_jvm(paths: Vec<String>) -> Vec<RecordingsOfJvm> {
             None => {
                 // Why it is not the JVM of the last readable group before it (none for
                 // the first group).
-                let separated_because = (!conflicts.is_empty()).then(|| {
-                    conflicts
-                        .into_iter()
-                        .flatten()
-                        .rfind(|why| !why.is_empty())
+                let separated_because = (!fits.is_empty()).then(|| {
+                    fits.into_iter()
+                        .rev()
+                        .find_map(|fit| match fit {
+                            Fit::Differs(why) => Some(why),
+                            _ => None,
+                        })
                         .unwrap_or_else(|| "the recordings before cannot be read".to_string())
                 });
                 groups.push((
