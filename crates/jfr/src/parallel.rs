@@ -17,9 +17,12 @@ use crate::{chunk_header, read_whole, Chunk, ChunkAt, Error, ReadAt, Recording};
 const AHEAD_PER_THREAD: u64 = 2;
 
 /// Threads reading chunks at most, whatever `--threads` says: each holds its chunk's
-/// buffers and pools (about 6 MB for a chunk of a JDK 25 `profile` recording), which bounds
-/// memory: 55 MB max RSS with 8 threads, over 100 MB with 16 (the goal is 64 MB).
-const MAX_THREADS: usize = 8;
+/// buffers and pools, and the chunks it read ahead (about 5 MB each for the 1 MB chunks of
+/// a JDK 25 `profile` recording), which bounds memory. On 300 such chunks: max RSS 35 MB
+/// with 2 threads, 55 to 59 MB with 3, 70 MB with 4, 127 to 147 MB with 8 (the goal is
+/// 64 MB, for any recording). The caller analyses the chunks in order, and takes half the
+/// time of reading them: with two threads it is busy all the time.
+const MAX_THREADS: usize = 2;
 
 /// A chunk read, or the panic of the thread reading it (passed on to the caller).
 type Read = thread::Result<Result<Chunk, Error>>;

@@ -263,6 +263,32 @@ fn a_jdk11_recording_tells_allocation_stalls_by_the_cycles_they_started() {
     assert_eq!(found["count"], lines, "{found}");
 }
 
+#[test]
+fn a_recording_of_many_chunks_is_read_on_every_core_in_bounded_memory() {
+    let Some(run_) = record_for(Path::new(JDK25), &["-XX:+UseZGC"], 3000) else {
+        return;
+    };
+    // A recording is a sequence of self-contained chunks: 150 copies of one, each of
+    // about 1 MB of ZGC's many short pauses, which take several times their bytes read.
+    let one = std::fs::read(&run_.jfr).unwrap();
+    let many = run_.jfr.with_file_name("many.jfr");
+    std::fs::write(&many, one.repeat(150)).unwrap();
+    let many = many.to_str().unwrap();
+    let read = |threads: &str| {
+        let mut command = Command::new(bin());
+        command.args(["analyze", "--json", "--threads", threads, many]);
+        let (mut timed, peak) = crate::process_support::PeakRss::wrap(&command);
+        let out = timed.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        (out.stdout, peak.kib())
+    };
+    let (one_thread, _) = read("1");
+    let (every_core, peak_kib) = read("16");
+    assert!(one_thread == every_core, "--threads 16 gave another result");
+    // At most two threads read a recording: eight held 127 to 147 MB of 1 MB chunks.
+    assert!(peak_kib < 64 * 1024, "max RSS {peak_kib} KiB");
+}
+
 /// The pauses, safepoints and total pause time `analyze --json` finds in `inputs`.
 fn pause_numbers(inputs: &[std::path::PathBuf]) -> (u64, u64, f64) {
     let json = analyze_json(inputs);
