@@ -1305,16 +1305,19 @@ fn enable_gc_log_never_changes_a_file_through_a_planted_link() {
             before,
             "changed through {planted:?}"
         );
-        if std::fs::symlink_metadata(&planted).is_ok_and(|m| m.is_dir()) {
+        // The directory is made root's and 0700, then given to the JVM's user and opened
+        // to its group: a scrape may see it in between.
+        let made = std::fs::symlink_metadata(&planted).is_ok_and(|m| m.is_dir());
+        if made && owner_and_mode(&planted) == (nobody, nobody, 0o750) {
             break;
         }
         assert!(
             Instant::now() < deadline,
-            "{planted:?} was not replaced by a directory"
+            "{planted:?} was not replaced by a directory of nobody's, 0750: {:?}",
+            made.then(|| owner_and_mode(&planted))
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    assert_eq!(owner_and_mode(&planted), (nobody, nobody, 0o750));
 }
 
 /// A fake JVM of nobody names GC logs it may not read: a root-only file, one reached
