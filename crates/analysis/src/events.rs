@@ -305,6 +305,7 @@ mod tests {
             upgraded_to_full: false,
             collector: None,
             generations: None,
+            icms_duty_cycle: None,
         }
     }
 

@@ -458,6 +458,7 @@ mod tests {
             upgraded_to_full: false,
             collector: None,
             generations: None,
+            icms_duty_cycle: None,
         };
         let end = Stamp {
             uptime_ns: Some(2_000_000_000),

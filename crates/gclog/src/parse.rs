@@ -540,6 +540,7 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
             upgraded_to_full: false,
             collector: None,
             generations: None,
+            icms_duty_cycle: None,
         }));
     }
     if let Some(rest) = body.strip_prefix(b"User=") {
@@ -1365,6 +1366,7 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let before_secs = inner.strip_suffix(b" secs").ok_or(Unparsed::Malformed)?;
     let num_start = memchr::memrchr(b' ', before_secs).map_or(0, |p| p + 1);
     let duration_ns = secs_to_ns(&before_secs[num_start..]).ok_or(Unparsed::Malformed)?;
+    let icms_duty_cycle = icms_duty_cycle(&before_secs[..num_start]);
     let (name, mut cause) = jdk8_name_and_cause(inner);
     let after = &rest[close + 1..];
     let cpu =
@@ -1418,7 +1420,28 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
         upgraded_to_full,
         collector,
         generations,
+        icms_duty_cycle,
     })
+}
+
+/// CMS's incremental mode prints its duty cycle where an event's duration follows
+/// (`... 230295K->193281K(517760K) icms_dc=18 , 0.0103660 secs]`): `head` is the event up
+/// to the duration. Read there and nowhere else, so no other event pays for a search.
+fn icms_duty_cycle(head: &[u8]) -> Option<u8> {
+    let before_comma = head.strip_suffix(b" , ")?;
+    let digits = before_comma
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    let at = before_comma.len() - digits;
+    if !(1..=3).contains(&digits) || !before_comma[..at].ends_with(b"icms_dc=") {
+        return None;
+    }
+    let value = before_comma[at..]
+        .iter()
+        .fold(0u16, |n, &d| n * 10 + u16::from(d - b'0'));
+    u8::try_from(value).ok().filter(|&v| v <= 100)
 }
 
 /// The young generation a JDK 6-8 young collection's event names first: `[DefNew:`,
@@ -1506,6 +1529,7 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
         upgraded_to_full: false,
         collector: None,
         generations: None,
+        icms_duty_cycle: None,
     }))
 }
 

@@ -386,6 +386,7 @@ impl Feed {
                     // jdk.GCConfiguration names the collector.
                     collector: None,
                     generations: None,
+                    icms_duty_cycle: None,
                 };
                 sink.record(self.stamp(end), Record::Pause(pause), n);
             }

@@ -82,6 +82,10 @@ pub struct GcPause {
     /// What a JDK 6-8 full collection prints of its generations: which of them had filled.
     /// Boxed: most pauses are not full collections.
     pub generations: Option<Box<Generations>>,
+    /// CMS's incremental mode (`-XX:+CMSIncrementalMode`, JDK 5-8): the duty cycle a JDK
+    /// 6-8 event prints before its duration (`... icms_dc=18 , 0.0103660 secs]`), the share
+    /// of the time between two young collections that the concurrent work may run, %.
+    pub icms_duty_cycle: Option<u8>,
 }
 
 /// The generations a JDK 6-8 full collection prints, read for what had filled up.

@@ -84,6 +84,7 @@ registry! {
     evacuation_failure,
     concurrent_mode_failure,
     promotion_failure,
+    incremental_cms,
     humongous_allocation,
     degenerated_gc,
     allocation_stalls,

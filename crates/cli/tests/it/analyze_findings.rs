@@ -411,3 +411,74 @@ fn the_non_gc_safepoint_finding_gives_the_safepoint_sections_numbers() {
         );
     }
 }
+
+/// CMS's incremental mode (`-XX:+CMSIncrementalMode`) prints its duty cycle in each
+/// collection (`... 7623K->7623K(16320K) icms_dc=65 , 0.0557709 secs]`): GCViewer's two
+/// samples of it, counted and ranged here by their text. A CMS log without it has no
+/// finding, and its options alone name the mode.
+#[test]
+fn incremental_cms_is_told_by_its_duty_cycle_or_its_options() {
+    let cycles_in = |text: &str| -> Vec<u8> {
+        text.match_indices("icms_dc=")
+            .map(|(at, word)| {
+                let digits: String = text[at + word.len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse().unwrap()
+            })
+            .collect()
+    };
+    let dir = fresh_dir("analyze-findings", "incremental-cms");
+    for (name, severity) in [
+        ("SampleSun1_5_0CMS_IncrementalPacing.txt", "info"),
+        // A concurrent mode failure: the mode makes them come sooner.
+        ("SampleSun1_6_0CMSAdaptiveSizePolicy.txt", "warning"),
+    ] {
+        let text = String::from_utf8(gcviewer_sample(name)).unwrap();
+        let cycles = cycles_in(&text);
+        let (low, high) = (cycles.iter().min().unwrap(), cycles.iter().max().unwrap());
+        let log = dir.join(name);
+        std::fs::write(&log, &text).unwrap();
+        let json = analyze_json(&[log]);
+        let f = finding(&json, "incremental_cms").unwrap_or_else(|| panic!("{name}: {json}"));
+        assert_eq!(f["count"], cycles.len(), "{name}: {f}");
+        assert_eq!(f["severity"], severity, "{name}: {f}");
+        let title = f["title"].as_str().unwrap();
+        assert!(
+            title.ends_with(&format!("of {low} to {high} %")),
+            "{name}: {title}"
+        );
+        assert_eq!(
+            f["evidence"][0]["detail"]
+                .as_str()
+                .unwrap()
+                .split(':')
+                .next(),
+            Some(format!("icms_dc={high}").as_str()),
+            "{name}: {f}"
+        );
+        assert_eq!(json["jvm"]["collector"], "CMS", "{name}: {json}");
+    }
+    let plain = String::from_utf8(gcviewer_sample("SampleSun1_8_0CmsPrintGcId.txt")).unwrap();
+    assert!(cycles_in(&plain).is_empty());
+    let log = dir.join("plain.log");
+    std::fs::write(&log, &plain).unwrap();
+    assert_eq!(finding(&analyze_json(&[log]), "incremental_cms"), None);
+    let flagged = plain.replacen(
+        "CommandLine flags: ",
+        "CommandLine flags: -XX:+CMSIncrementalMode ",
+        1,
+    );
+    let log = dir.join("flagged.log");
+    std::fs::write(&log, &flagged).unwrap();
+    let f = finding(&analyze_json(&[log]), "incremental_cms").expect("named by the options");
+    assert_eq!(f["count"], 0, "{f}");
+    assert!(
+        f["title"]
+            .as_str()
+            .unwrap()
+            .ends_with("the JVM runs with -XX:+CMSIncrementalMode"),
+        "{f}"
+    );
+}

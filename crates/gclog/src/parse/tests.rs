@@ -1002,3 +1002,22 @@ fn a_full_collection_cms_gave_way_to_is_caused_by_a_request() {
     );
     other("CMS: Large block 0x0000000795f41420");
 }
+
+#[test]
+fn the_incremental_duty_cycle_is_read_where_the_duration_begins_and_only_there() {
+    let cycle = |line: &str| pause(line).0.icms_duty_cycle;
+    let young = |tail: &str| {
+        format!("0.922: [GC 0.922: [DefNew: 3967K->0K(4032K), 0.0554915 secs] 7623K->7623K(16320K){tail}0.0557709 secs]")
+    };
+    assert_eq!(cycle(&young(" icms_dc=65 , ")), Some(65));
+    assert_eq!(cycle(&young(" icms_dc=0 , ")), Some(0));
+    assert_eq!(cycle(&young(" icms_dc=100 , ")), Some(100));
+    assert_eq!(cycle(&young(", ")), None);
+    // Not a percentage, or no number: not the duty cycle.
+    assert_eq!(cycle(&young(" icms_dc=101 , ")), None);
+    assert_eq!(cycle(&young(" icms_dc=1000 , ")), None);
+    assert_eq!(cycle(&young(" icms_dc= , ")), None);
+    // A full collection after a concurrent mode failure prints it after the generations.
+    let full = "27037.231: [GC 27036.837: [ParNew (promotion failed): 471872K->471872K(471872K), 0.3931530 secs]27037.231: [CMS (concurrent mode failure): 3667441K->779130K(3670016K), 6.2096720 secs] 4045730K->779130K(4141888K), [CMS Perm : 93567K->92821K(131072K)] icms_dc=100 , 6.6030840 secs] [Times: user=2.31 sys=0.23, real=6.61 secs]";
+    assert_eq!(cycle(full), Some(100));
+}
