@@ -228,6 +228,11 @@ struct SafepointParts {
 }
 
 impl SafepointParts {
+    /// Recorded by its `jdk.SafepointBegin` alone: its VM operation and its end are not.
+    fn begun_only(&self) -> bool {
+        self.begin.is_some() && self.end.is_none() && self.operation.is_none()
+    }
+
     /// Whether the rest of this safepoint may be in the next chunk: the JVM rotates
     /// chunks at a safepoint, so a safepoint's `SafepointBegin` can be the last event of
     /// one chunk and its `ExecuteVMOperation` in the next. Only a safepoint at the chunk's
@@ -275,6 +280,10 @@ pub struct Assembler {
     carried: Vec<Event>,
     carried_safepoints: HashMap<u64, SafepointParts>,
     seen_operation_events: bool,
+    /// Whether the settings record what a safepoint recorded by its begin alone lacks:
+    /// `jdk.SafepointEnd`, or VM operations under [`UNRECORDED_OPERATION_NS`]. Then such
+    /// a safepoint was cut by the recording's start or end, not by a threshold.
+    records_whole_safepoints: bool,
     stalls: DurationStats,
     stall_pages: Vec<PageTypeCount>,
     heap_before: HashMap<u64, u64>,
@@ -306,6 +315,7 @@ impl Assembler {
             carried: Vec::new(),
             carried_safepoints: HashMap::default(),
             seen_operation_events: false,
+            records_whole_safepoints: false,
             stalls: DurationStats::new(),
             stall_pages: Vec::new(),
             heap_before: HashMap::default(),
@@ -367,6 +377,7 @@ impl Assembler {
                     safepoints.entry(*safepoint_id).or_default().sync_ns = Some(dur);
                 }
                 EventData::SafepointEnd { safepoint_id } => {
+                    self.records_whole_safepoints = true;
                     safepoints.entry(*safepoint_id).or_default().end = Some((start, dur));
                 }
                 EventData::ExecuteVmOperation {
@@ -377,6 +388,7 @@ impl Assembler {
                     // Not `seen_safepoint_events`: without `jdk.SafepointBegin`, only the
                     // operations over the settings' threshold are here, not every stop.
                     self.seen_operation_events = true;
+                    self.records_whole_safepoints |= dur < UNRECORDED_OPERATION_NS as u64;
                     safepoints.entry(*safepoint_id).or_default().operation =
                         Some((start, dur, operation.clone()));
                 }
@@ -501,9 +513,10 @@ impl Assembler {
                 .get_mut(&id)
                 .is_some_and(|now| now.absorb(&mut earlier));
             if !completed {
-                items.extend(safepoint(id, earlier).map(Item::Safepoint));
+                items.extend(safepoint(id, &earlier).map(Item::Safepoint));
             }
         }
+        let mut begun_only = Vec::new();
         for (id, mut parts) in safepoints {
             let carry = !parts.carried
                 && parts.continues_after(last_event_ns, self.seen_operation_events)
@@ -511,9 +524,15 @@ impl Assembler {
             if carry {
                 parts.carried = true;
                 self.carried_safepoints.insert(id, parts);
-            } else if let Some(sp) = safepoint(id, parts) {
+            } else if let Some(sp) = safepoint(id, &parts) {
+                if parts.begun_only() {
+                    begun_only.push(items.len());
+                }
                 items.push(Item::Safepoint(sp));
             }
+        }
+        if !self.records_whole_safepoints {
+            stretch_to_their_pauses(&mut items, &begun_only);
         }
         items.sort_by_key(Item::order_key);
         items
@@ -565,7 +584,7 @@ impl Assembler {
         items.extend(
             std::mem::take(&mut self.carried_safepoints)
                 .into_iter()
-                .filter_map(|(id, parts)| safepoint(id, parts))
+                .filter_map(|(id, parts)| safepoint(id, &parts))
                 .map(Item::Safepoint),
         );
         items.sort_by_key(Item::order_key);
@@ -636,7 +655,47 @@ fn pause(
     }
 }
 
-fn safepoint(id: u64, p: SafepointParts) -> Option<Safepoint> {
+/// A VM operation shorter than this is not recorded with the `default` settings (nor is
+/// `jdk.SafepointEnd`), so a safepoint recorded by its begin alone seems to end when its
+/// threads stopped, before its operation ran. (`jdk.ActiveSetting` would give the
+/// threshold; the events recorded tell whether one applies, which is all that is needed.)
+const UNRECORDED_OPERATION_NS: i64 = 10_000_000;
+
+/// Stretches each safepoint of `begun_only` (indices into `items`) over the GC pauses that
+/// started in it: from its begin event's start until the threshold under which its
+/// operation went unrecorded after that event's end. The pause is then counted in its own
+/// safepoint; else it waited for the next one, and this one counted as a stop without a GC.
+fn stretch_to_their_pauses(items: &mut [Item], begun_only: &[usize]) {
+    if begun_only.is_empty() {
+        return;
+    }
+    let mut pauses: Vec<(i64, i64)> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Pause(p) => Some((
+                p.start_epoch_ns,
+                p.start_epoch_ns.saturating_add_unsigned(p.duration_ns),
+            )),
+            _ => None,
+        })
+        .collect();
+    pauses.sort_unstable();
+    for &at in begun_only {
+        let Item::Safepoint(sp) = &mut items[at] else {
+            continue;
+        };
+        let latest_start = sp.end_epoch_ns().saturating_add(UNRECORDED_OPERATION_NS);
+        let first = pauses.partition_point(|&(start, _)| start < sp.start_epoch_ns);
+        let end = pauses[first..]
+            .iter()
+            .take_while(|&&(start, _)| start <= latest_start)
+            .map(|&(_, end)| end)
+            .fold(sp.end_epoch_ns(), i64::max);
+        sp.total_ns = end.saturating_sub(sp.start_epoch_ns).max(0) as u64;
+    }
+}
+
+fn safepoint(id: u64, p: &SafepointParts) -> Option<Safepoint> {
     let end_of = |(start, dur): (i64, u64)| start.saturating_add_unsigned(dur);
     let operation = p.operation.as_ref().and_then(|o| o.2.clone());
     let (start, total_ns) = match p.begin {
@@ -650,15 +709,18 @@ fn safepoint(id: u64, p: SafepointParts) -> Option<Safepoint> {
             (begin.0, end.saturating_sub(begin.0).max(0) as u64)
         }
         None => {
-            let (start, dur, _) = p.operation?;
-            (start, dur)
+            let (start, dur, _) = p.operation.as_ref()?;
+            (*start, *dur)
         }
     };
     Some(Safepoint {
         id,
         start_epoch_ns: start,
         total_ns,
-        ttsp_ns: p.sync_ns,
+        // Without `jdk.SafepointStateSynchronization` (off in both settings the JDK ships),
+        // the begin event's duration: it lasts from the request until every thread stopped
+        // and the safepoint's cleanup ran (microseconds on JDK 17 and later).
+        ttsp_ns: p.sync_ns.or(p.begin.map(|(_, dur)| dur)),
         operation,
     })
 }

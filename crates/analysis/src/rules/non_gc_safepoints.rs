@@ -13,7 +13,11 @@ pub(crate) const NON_GC_NS: u64 = 10_000_000;
 
 /// The long ones, per series; the finding counts every non-GC safepoint.
 #[derive(Default)]
-struct NonGcSafepoints(PerSeries<RuleTracker>);
+struct NonGcSafepoints {
+    long: PerSeries<RuleTracker>,
+    /// How much of every non-GC stop was spent reaching the safepoint, per series.
+    reaching_ns: PerSeries<u128>,
+}
 
 pub(crate) fn start() -> Box<dyn Rule> {
     Box::<NonGcSafepoints>::default()
@@ -23,9 +27,17 @@ impl Rule for NonGcSafepoints {
     fn safepoint(&mut self, seen: &Seen<'_, Stop<'_>>) {
         let stop = seen.item;
         let total_ns = stop.safepoint.total_ns;
-        if !stop.is_gc && total_ns >= seen.thresholds.non_gc_ns {
-            self.0.get_mut(stop.series).hit(total_ns, seen.keep, || {
-                let detail = format!("stopped {:.1} ms without a GC", total_ns as f64 / 1e6);
+        if stop.is_gc {
+            return;
+        }
+        let ttsp_ns = stop.safepoint.ttsp_ns;
+        *self.reaching_ns.get_mut(stop.series) += u128::from(ttsp_ns.unwrap_or(0));
+        if total_ns >= seen.thresholds.non_gc_ns {
+            self.long.get_mut(stop.series).hit(total_ns, seen.keep, || {
+                let mut detail = format!("stopped {:.1} ms without a GC", total_ns as f64 / 1e6);
+                if let Some(t) = ttsp_ns.filter(|&t| t > 0) {
+                    detail += &format!(", {:.1} ms of it reaching the safepoint", t as f64 / 1e6);
+                }
                 seen.evidence(stop.operation.to_string(), detail, total_ns)
             });
         }
@@ -39,7 +51,7 @@ impl Rule for NonGcSafepoints {
         if ctx.non_gc_count == 0 {
             return None;
         }
-        let r = self.0.get(ctx.series);
+        let r = self.long.get(ctx.series);
         let share = if ctx.covered_ns > 0 {
             ctx.non_gc_total_ns as f64 / ctx.covered_ns as f64
         } else {
@@ -67,13 +79,15 @@ impl Rule for NonGcSafepoints {
         f.count = ctx.non_gc_count;
         f.excess_total_ms = ctx.non_gc_total_ns as f64 / 1e6;
         f.confidence = "high: these stops are VM operations, invisible in GC pause statistics";
-        (f.causes, f.fixes) = rank(causes(ctx), ctx.flags);
+        let reaching_ns = *self.reaching_ns.get(ctx.series);
+        (f.causes, f.fixes) = rank(causes(ctx, reaching_ns), ctx.flags);
         Some(f)
     }
 }
 
-/// Each cause weighed by the operations of its kind the log names.
-fn causes(ctx: &Context<'_>) -> Vec<Candidate> {
+/// Each cause weighed by the operations of its kind the log names; the time to safepoint
+/// above them when it was most of the stops' time (`reaching_ns` of the non-GC total).
+fn causes(ctx: &Context<'_>, reaching_ns: u128) -> Vec<Candidate> {
     let seen = |names: &[&str]| -> Option<String> {
         let hits: Vec<String> = ctx
             .top_non_gc_operations
@@ -109,5 +123,14 @@ fn causes(ctx: &Context<'_>) -> Vec<Candidate> {
             &["Cleanup", "no vm operation", "None"],
         ),
         Candidate::new("operations the log does not name").fix("-Xlog:safepoint (JDK 17+) names each operation"),
+        // A stop is as long as its slowest thread takes to reach it, whatever the operation.
+        Candidate::new("threads slow to reach the safepoint: the operations were short, the wait for the last thread long (long_ttsp)")
+            .weigh_if(reaching_ns * 2 >= ctx.non_gc_total_ns && reaching_ns > 0, 2, || {
+                format!(
+                    "{:.1} ms of the {:.1} ms were time to safepoint",
+                    reaching_ns as f64 / 1e6,
+                    ctx.non_gc_total_ns as f64 / 1e6
+                )
+            }),
     ]
 }

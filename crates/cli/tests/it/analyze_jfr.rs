@@ -550,3 +550,105 @@ fn recorded_evacuation_failures_fire_their_rule() {
     assert_eq!(count("evacuation_failure"), failed.len() as u64, "{json}");
     assert_eq!(count("concurrent_mode_failure"), 0, "G1 has no CMS failure");
 }
+
+/// With the `default` settings a recording keeps a safepoint's `jdk.SafepointBegin` only
+/// when reaching it took 10 ms or more, its VM operation only from 10 ms on, and never its
+/// `jdk.SafepointEnd`. A ZGC pause's operation takes microseconds, so a pause held up by a
+/// thread in a loop without safepoint polls is recorded as a begin event, then the pause.
+/// The JVM's own `-Xlog:safepoint` names each operation and its time to safepoint: each
+/// ZGC operation that waited 10 ms or more is a GC safepoint of the recording, and the
+/// begin event's duration its time to safepoint.
+#[test]
+fn a_safepoint_recorded_by_its_begin_alone_holds_the_gc_pause_that_follows_it() {
+    let jdk = Path::new("/usr/lib/jvm/java-17-openjdk-amd64");
+    if !jdk.join("bin/java").exists() {
+        eprintln!("skipped: no JDK 17 at {}", jdk.display());
+        return;
+    }
+    let dir = analyze_support::fresh_dir("analyze-jfr", "begin-only-safepoints");
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/safepoint_hold/HoldSafepoints.java");
+    let javac = Command::new(jdk.join("bin/javac"))
+        .arg("-d")
+        .arg(&dir)
+        .arg(source)
+        .status()
+        .unwrap();
+    assert!(javac.success());
+    let (jfr, log) = (dir.join("rec.jfr"), dir.join("safepoint.log"));
+    let java = Command::new(jdk.join("bin/java"))
+        .args(["-XX:+UseZGC", "-Xmx256m", "-XX:-UseCountedLoopSafepoints"])
+        .arg("-XX:LoopStripMiningIter=0")
+        .arg(format!(
+            "-XX:StartFlightRecording:filename={}",
+            jfr.display()
+        ))
+        .arg(format!("-Xlog:safepoint:file={}", log.display()))
+        .args(["-cp", dir.to_str().unwrap(), "HoldSafepoints", "1"])
+        .output()
+        .unwrap();
+    assert!(java.status.success(), "{java:?}");
+    // `Safepoint "ZMarkStart", Time since last: ..., Reaching safepoint: 524054267 ns, ...`
+    let held_gc_ops: Vec<u64> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let op = l.split("Safepoint \"").nth(1)?.split('"').next()?;
+            let reaching = l.split("Reaching safepoint: ").nth(1)?.split(' ').next()?;
+            let ns: u64 = reaching.parse().ok()?;
+            (op.starts_with('Z') && ns >= 10_000_000).then_some(ns)
+        })
+        .collect();
+    let begins = jfr_print(jdk, &jfr, &["jdk.SafepointBegin", "jdk.GCPhasePause"]);
+    let pauses = begins
+        .iter()
+        .filter(|e| e["type"] == "jdk.GCPhasePause")
+        .count();
+    assert!(
+        pauses > 0 && !held_gc_ops.is_empty(),
+        "no ZGC pause was held up"
+    );
+    let json = analyze_json(std::slice::from_ref(&jfr));
+    let safepoints = &json["safepoints"];
+    let gc_stops: u64 = safepoints["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["gc"] == true)
+        .map(|o| o["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(gc_stops, held_gc_ops.len() as u64, "{safepoints}");
+    // Every pause was counted in its own safepoint, none in the stop after it.
+    let names: Vec<&str> = safepoints["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with("+ GC")), "{names:?}");
+    // Each held pause is shown with its safepoint's time to safepoint (the warm-up
+    // collection's, before the looping thread started, reached theirs in microseconds).
+    let worst = json["worst"].as_array().unwrap();
+    assert_eq!(worst.len(), pauses, "{json}");
+    let held_pauses = worst
+        .iter()
+        .filter(|w| w["ttsp_ms"].as_f64().is_some_and(|t| t >= 10.0))
+        .count();
+    assert_eq!(held_pauses, held_gc_ops.len(), "{worst:?}");
+    // Each stop's time to safepoint is its begin event's duration, as long as the log says.
+    let begun = begins
+        .iter()
+        .filter(|e| e["type"] == "jdk.SafepointBegin")
+        .count();
+    assert_eq!(safepoints["count"], begun, "{safepoints}");
+    let longest_held = *held_gc_ops.iter().max().unwrap() as f64 / 1e6;
+    assert!(
+        safepoints["ttsp_max_ms"].as_f64().unwrap() >= longest_held - 1.0,
+        "{safepoints}: the log's longest {longest_held} ms"
+    );
+    let ttsp = analyze_support::finding(&json, "long_ttsp").expect("long_ttsp");
+    assert!(
+        ttsp["count"].as_u64().unwrap() >= held_gc_ops.len() as u64,
+        "{ttsp}"
+    );
+}

@@ -98,6 +98,9 @@ fn reference(run: &Run) -> Reference {
     };
     // Safepoint id -> (begin start, latest end seen) over its events.
     let mut spans: BTreeMap<u64, (Option<i64>, i64)> = BTreeMap::new();
+    // Safepoint id -> time to safepoint: its synchronization event's duration, else its
+    // begin event's (which lasts until the threads stopped and the cleanup ran).
+    let mut reaching: BTreeMap<u64, (Option<u64>, Option<u64>)> = BTreeMap::new();
     for ev in json["recording"]["events"].as_array().unwrap() {
         let v = &ev["values"];
         let start = instant_ns(v["startTime"].as_str().unwrap());
@@ -110,8 +113,11 @@ fn reference(run: &Run) -> Reference {
                 r.gc_ids.insert(v["gcId"].as_u64().unwrap());
             }
             "jdk.ZAllocationStall" => r.stalls.add(dur),
-            "jdk.SafepointStateSynchronization" => r.ttsp.add(dur),
+            "jdk.SafepointStateSynchronization" => {
+                reaching.entry(id.unwrap()).or_default().0 = Some(dur);
+            }
             "jdk.SafepointBegin" => {
+                reaching.entry(id.unwrap()).or_default().1 = Some(dur);
                 let e = spans.entry(id.unwrap()).or_insert((None, end));
                 e.0 = Some(start);
                 e.1 = e.1.max(end);
@@ -125,6 +131,11 @@ fn reference(run: &Run) -> Reference {
                 e.1 = e.1.max(end);
             }
             _ => {}
+        }
+    }
+    for (sync, begin) in reaching.values() {
+        if let Some(t) = sync.or(*begin) {
+            r.ttsp.add(t);
         }
     }
     for (begin, end) in spans.values() {
