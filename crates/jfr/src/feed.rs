@@ -172,8 +172,9 @@ const STALL_THREAD: &str = "thread not recorded";
 struct Feed {
     origin_ns: Option<i64>,
     ordinal: u64,
-    /// The last pause fed, start and end: a safepoint not around it is not its safepoint.
-    open_pause: Option<(i64, i64)>,
+    /// The safepoint the pauses fed since the last safepoint ran in (`Some(None)`: in none
+    /// recorded): they wait for it together, and any others are closed first.
+    open_pauses_in: Option<Option<u64>>,
     names: LogNames,
 }
 
@@ -360,7 +361,12 @@ impl Feed {
             Item::Collector(c) => sink.record(Stamp::default(), Record::Collector(c), n),
             Item::Pause(p) => {
                 let end = p.start_epoch_ns.saturating_add_unsigned(p.duration_ns);
-                self.open_pause = Some((p.start_epoch_ns, end));
+                // Parallel's young collection and the full one after it share one stop.
+                let same_stop = self.open_pauses_in == Some(p.in_safepoint);
+                if self.open_pauses_in.is_some() && (!same_stop || p.in_safepoint.is_none()) {
+                    sink.close_pauses();
+                }
+                self.open_pauses_in = Some(p.in_safepoint);
                 let name = self.names.of(p.gc_id, p.name);
                 let mut failures = p.failures;
                 // CMS's concurrent mode failure is the full collection's; G1 records its
@@ -392,10 +398,12 @@ impl Feed {
             }
             Item::Safepoint(s) => {
                 let end = s.end_epoch_ns();
-                if let Some((start, _)) = self.open_pause.take() {
-                    if start < s.start_epoch_ns || start > end {
-                        sink.close_pauses();
-                    }
+                if self
+                    .open_pauses_in
+                    .take()
+                    .is_some_and(|open| open != Some(s.id))
+                {
+                    sink.close_pauses();
                 }
                 let sp = Safepoint {
                     start: Stamp::default(),

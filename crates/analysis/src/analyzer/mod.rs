@@ -315,6 +315,8 @@ impl<'s> Analyzer<'s> {
     /// (for sources that know which safepoint a pause ran in).
     pub(crate) fn close_pauses(&mut self) {
         self.clocks_saw = None;
+        // A full collection held for the pause it might be nested in is closed too.
+        self.release_nested();
         self.flush_pending();
     }
 

@@ -20,7 +20,7 @@ pub(super) struct Pending {
     pub(super) stopped_ns: Option<u64>,
 }
 
-/// Pauses of a JDK 6-8 log kept waiting for one stopped-time line.
+/// Pauses of a JDK 6-8 log or a recording kept waiting for one safepoint.
 const MAX_PAUSES_IN_ONE_STOP: usize = 4;
 
 /// Distinct pause names and full collection causes kept.
@@ -77,9 +77,10 @@ impl Analyzer<'_> {
         }
         // JDK 6-8 print a stop's collections before its stopped-time line: Parallel's young
         // collection and the full one it ran into share one stop. Their pauses wait for
-        // that line (a few at most: a log without such lines holds them no longer).
-        let waits_for_safepoint =
-            format == Format::Jdk8 && self.pending.len() < MAX_PAUSES_IN_ONE_STOP;
+        // that line (a few at most: a log without such lines holds them no longer). A
+        // recording's feed closes the pauses that another stop follows.
+        let waits_for_safepoint = (format == Format::Jdk8 || !self.text_log)
+            && self.pending.len() < MAX_PAUSES_IN_ONE_STOP;
         if !waits_for_safepoint {
             self.flush_pending();
         }

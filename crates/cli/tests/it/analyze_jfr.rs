@@ -652,3 +652,102 @@ fn a_safepoint_recorded_by_its_begin_alone_holds_the_gc_pause_that_follows_it() 
         "{ttsp}"
     );
 }
+
+/// With the settings the JDK uses when none are given, a recording keeps a safepoint only
+/// when its VM operation or its reaching took 10 ms or more, and writes the VM thread's
+/// last events after every pause. Each pause must still be shown with the safepoint it
+/// ran in, which `jfr print` tells by time: Parallel's `System.gc()` runs a young and a
+/// full collection in one `ParallelGCSystemGC` stop, and both show its length; a pause in
+/// no recorded safepoint shows none (Serial's quick full collections, held a while for a
+/// young collection they might be part of, among them).
+#[test]
+fn each_pause_shows_the_recorded_safepoint_it_ran_in() {
+    for (gc, shares_stops) in [("-XX:+UseParallelGC", true), ("-XX:+UseSerialGC", false)] {
+        pauses_show_their_recorded_safepoints(gc, shares_stops);
+    }
+}
+
+fn pauses_show_their_recorded_safepoints(gc: &str, shares_stops: bool) {
+    let jdk = Path::new(jfr_support::JDK17);
+    let Some(run_) = jfr_support::record_default(jdk, &[gc], 1500) else {
+        return;
+    };
+    let ns = |v: &serde_json::Value| jfr_support::instant_ns(v.as_str().unwrap());
+    let events = jfr_print(
+        jdk,
+        &run_.jfr,
+        &[
+            "jdk.GCPhasePause",
+            "jdk.SafepointBegin",
+            "jdk.ExecuteVMOperation",
+        ],
+    );
+    // Safepoint id -> (start, end, begin only) over its begin and operation.
+    let mut spans: std::collections::BTreeMap<u64, (i64, i64, bool)> = Default::default();
+    let mut pauses = Vec::new();
+    for e in &events {
+        let v = &e["values"];
+        let start = ns(&v["startTime"]);
+        let end = start + jfr_support::iso_ns(v["duration"].as_str().unwrap()) as i64;
+        match e["type"].as_str().unwrap() {
+            "jdk.GCPhasePause" => pauses.push((start, end)),
+            "jdk.SafepointBegin" => {
+                let span = spans
+                    .entry(v["safepointId"].as_u64().unwrap())
+                    .or_insert((start, end, true));
+                *span = (start, span.1.max(end), span.2);
+            }
+            "jdk.ExecuteVMOperation" if v["safepoint"] == true => {
+                let span = spans
+                    .entry(v["safepointId"].as_u64().unwrap())
+                    .or_insert((start, end, false));
+                *span = (span.0.min(start), span.1.max(end), false);
+            }
+            _ => {}
+        }
+    }
+    let out = run(&["--json", "--top", "100000", run_.jfr.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let worst = json["worst"].as_array().unwrap();
+    assert_eq!(worst.len(), pauses.len(), "every pause is listed");
+    let (mut shared, mut checked) = (0, 0);
+    for (start, end) in &pauses {
+        let around: Vec<_> = spans
+            .values()
+            .filter(|(s, e, _)| s <= start && start <= e)
+            .collect();
+        // A safepoint of its begin alone ends before its operation: which pause ran in it
+        // is read from the gap after it (`a_safepoint_recorded_by_its_begin_alone_...`).
+        if around.iter().any(|(_, _, begin_only)| *begin_only) {
+            continue;
+        }
+        let expected = around.first().map(|(s, e, _)| (e - s) as f64 / 1e6);
+        let duration_ms = (end - start) as f64 / 1e6;
+        let shown = worst
+            .iter()
+            .find(|w| (w["duration_ms"].as_f64().unwrap() - duration_ms).abs() < 1e-6)
+            .unwrap_or_else(|| panic!("no pause of {duration_ms} ms in {worst:?}"));
+        match expected {
+            Some(ms) => {
+                let stopped = shown["stopped_ms"].as_f64();
+                assert!(
+                    stopped.is_some_and(|s| (s - ms).abs() < 0.01),
+                    "{shown}: {ms} ms"
+                );
+            }
+            None => assert!(
+                shown["stopped_ms"].is_null(),
+                "{gc} {shown}: in no safepoint"
+            ),
+        }
+        checked += 1;
+        shared += pauses
+            .iter()
+            .filter(|(s, _)| around.first().is_some_and(|(a, b, _)| a <= s && s <= b))
+            .count()
+            .saturating_sub(1);
+    }
+    assert!(checked > 0, "{gc}: no pause checked");
+    assert!(!shares_stops || shared > 0, "{gc}: no stop held two pauses");
+}

@@ -11,39 +11,7 @@ use serde_json::Value;
 
 use crate::support;
 
-use support::{cached_jdk, record_with, Run, JDK17, JDK25};
-
-/// ISO-8601 duration as `jfr print --json` writes it (`PT0.00042383S`, `PT1M2.5S`), in ns.
-fn iso_ns(s: &str) -> u64 {
-    let body = s.strip_prefix("PT").expect("ISO duration");
-    let (mut total, mut num) = (0f64, String::new());
-    for ch in body.chars() {
-        match ch {
-            'H' | 'M' | 'S' => {
-                let v: f64 = num.parse().unwrap();
-                total += v * match ch {
-                    'H' => 3600.0,
-                    'M' => 60.0,
-                    _ => 1.0,
-                };
-                num.clear();
-            }
-            _ => num.push(ch),
-        }
-    }
-    (total * 1e9).round() as u64
-}
-
-/// RFC 3339 instant with nanoseconds (`2026-11-23T16:19:59.409359211Z`) as ns of the day
-/// (enough to order and subtract events of a short recording).
-fn instant_ns(s: &str) -> i64 {
-    let t = &s[s.find('T').unwrap() + 1..s.len() - 1];
-    let mut parts = t.split(':');
-    let h: i64 = parts.next().unwrap().parse().unwrap();
-    let m: i64 = parts.next().unwrap().parse().unwrap();
-    let sec: f64 = parts.next().unwrap().parse().unwrap();
-    (h * 3600 + m * 60) * 1_000_000_000 + (sec * 1e9).round() as i64
-}
+use support::{cached_jdk, instant_ns, iso_ns, record_with, Run, JDK17, JDK25};
 
 #[derive(Debug, Default, PartialEq)]
 struct Totals {
@@ -189,6 +157,7 @@ fn ours(path: &Path) -> Ours {
     }
     let (rest, extras) = asm.finish();
     items.extend(rest);
+    assert_pauses_placed(&items);
     let mut o = Ours {
         pauses: Totals::default(),
         safepoints: Totals::default(),
@@ -216,6 +185,64 @@ fn ours(path: &Path) -> Ours {
     assert_eq!(summary, o.stalls.count, "stall summary");
     item_stalls.assert_matches(&o.stalls, "allocation stall items");
     o
+}
+
+/// Each pause comes after the safepoint before it and before the one it ran in, which it
+/// names and whose span holds its start; a pause that names none started in no recorded
+/// safepoint. The analysis gives a pause its safepoint by this order.
+fn assert_pauses_placed(items: &[Item]) {
+    let safepoints: Vec<(usize, &pauselab_jfr::Safepoint)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(at, item)| match item {
+            Item::Safepoint(s) => Some((at, s)),
+            _ => None,
+        })
+        .collect();
+    for (at, item) in items.iter().enumerate() {
+        let Item::Pause(p) = item else { continue };
+        let holds = |s: &pauselab_jfr::Safepoint| {
+            s.start_epoch_ns <= p.start_epoch_ns && p.start_epoch_ns <= s.end_epoch_ns()
+        };
+        match p.in_safepoint {
+            Some(id) => {
+                let next = safepoints.iter().find(|(sat, _)| *sat > at);
+                let (_, s) = next.unwrap_or_else(|| panic!("no safepoint after {p:?}"));
+                assert_eq!(
+                    s.id, id,
+                    "{p:?} is not followed by its safepoint, but {s:?}"
+                );
+                assert!(holds(s), "{p:?} did not start in {s:?}");
+            }
+            None => {
+                let around = safepoints.iter().find(|(_, s)| holds(s));
+                assert!(around.is_none(), "{p:?} started in {around:?}");
+            }
+        }
+    }
+}
+
+/// With the settings the JDK uses when none are given, most safepoints are not recorded
+/// and the last second's are written after the pauses: each pause is still placed in the
+/// safepoint it ran in, and every pause is read.
+fn check_default_settings(jdk: &Path, gc: &str) {
+    let Some(run) = support::record_default(jdk, &[gc], 1500) else {
+        return;
+    };
+    let r = reference(&run);
+    let o = ours(&run.jfr);
+    assert!(r.pauses.count > 0, "{gc}: the workload made no GC pause");
+    o.pauses.assert_matches(&r.pauses, "GC pauses");
+}
+
+#[test]
+fn jdk17_parallel_default_settings() {
+    check_default_settings(Path::new(JDK17), "-XX:+UseParallelGC");
+}
+
+#[test]
+fn jdk25_g1_default_settings() {
+    check_default_settings(Path::new(JDK25), "-XX:+UseG1GC");
 }
 
 fn check(jdk: &Path, gc: &str) {

@@ -71,6 +71,19 @@ pub fn record_with(jdk: &Path, flags: &[&str]) -> Option<Run> {
 
 /// The same, with the workload running `millis` milliseconds.
 pub fn record_for(jdk: &Path, flags: &[&str], millis: u32) -> Option<Run> {
+    let jdk11 =
+        std::fs::read_to_string(jdk.join("release")).is_ok_and(|r| r.contains("JAVA_VERSION=\"11"));
+    let settings = if jdk11 { "settings=profile" } else { SETTINGS };
+    record_settings(jdk, flags, millis, settings)
+}
+
+/// The workload with the recording settings the JDK uses when none are given
+/// (`default.jfc`: safepoints and VM operations kept only from 10 ms on).
+pub fn record_default(jdk: &Path, flags: &[&str], millis: u32) -> Option<Run> {
+    record_settings(jdk, flags, millis, "settings=default")
+}
+
+fn record_settings(jdk: &Path, flags: &[&str], millis: u32, settings: &str) -> Option<Run> {
     if !jdk.join("bin/java").exists() {
         eprintln!("skipped: no JDK at {}", jdk.display());
         return None;
@@ -78,9 +91,6 @@ pub fn record_for(jdk: &Path, flags: &[&str], millis: u32) -> Option<Run> {
     let dir = tempfile::tempdir().unwrap();
     let jfr = dir.path().join("rec.jfr");
     let log = dir.path().join("gc.log");
-    let jdk11 =
-        std::fs::read_to_string(jdk.join("release")).is_ok_and(|r| r.contains("JAVA_VERSION=\"11"));
-    let settings = if jdk11 { "settings=profile" } else { SETTINGS };
     succeeded(
         Command::new(jdk.join("bin/java"))
             .args(["-Xmx256m", "-XX:TieredStopAtLevel=1"])
@@ -157,4 +167,36 @@ fn succeeded(command: &mut Command) -> std::process::Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// ISO-8601 duration as `jfr print --json` writes it (`PT0.00042383S`, `PT1M2.5S`), in ns.
+pub fn iso_ns(s: &str) -> u64 {
+    let body = s.strip_prefix("PT").expect("ISO duration");
+    let (mut total, mut num) = (0f64, String::new());
+    for ch in body.chars() {
+        match ch {
+            'H' | 'M' | 'S' => {
+                let v: f64 = num.parse().unwrap();
+                total += v * match ch {
+                    'H' => 3600.0,
+                    'M' => 60.0,
+                    _ => 1.0,
+                };
+                num.clear();
+            }
+            _ => num.push(ch),
+        }
+    }
+    (total * 1e9).round() as u64
+}
+
+/// RFC 3339 instant with nanoseconds (`2026-11-23T16:19:59.409359211Z`) as ns of the day
+/// (enough to order and subtract events of a short recording).
+pub fn instant_ns(s: &str) -> i64 {
+    let t = &s[s.find('T').unwrap() + 1..s.len() - 1];
+    let mut parts = t.split(':');
+    let h: i64 = parts.next().unwrap().parse().unwrap();
+    let m: i64 = parts.next().unwrap().parse().unwrap();
+    let sec: f64 = parts.next().unwrap().parse().unwrap();
+    (h * 3600 + m * 60) * 1_000_000_000 + (sec * 1e9).round() as i64
 }
