@@ -3,7 +3,7 @@
 //! name rank the causes.
 
 use crate::evidence::RuleTracker;
-use crate::rules::causes::{rank, Candidate};
+use crate::rules::causes::{rank, Candidate, JvmFlags};
 use crate::rules::finding::{graded, ms, Finding};
 use crate::rules::rule::{Context, PerSeries, Rule, Seen, Stop};
 use crate::rules::{busy_cpu, real_gt_cpu};
@@ -67,7 +67,7 @@ impl Rule for LongTtsp {
             "high that threads were slow to stop; which threads needs -XX:+SafepointTimeout"
         };
         let off_cpu = ctx.matched(real_gt_cpu::ID) + ctx.matched(busy_cpu::ID);
-        let (causes, mut fixes) = rank(causes(&f.threads, off_cpu), ctx.flags);
+        let (causes, mut fixes) = rank(causes(&f.threads, off_cpu, ctx.flags), ctx.flags);
         if named || ctx.flags.has("-XX:+SafepointTimeout") {
             fixes.retain(|f| !f.starts_with("-XX:+SafepointTimeout"));
         }
@@ -88,10 +88,18 @@ impl LongTtsp {
     }
 }
 
+/// The options that take the safepoint poll out of JIT-compiled counted loops.
+const UNPOLLED_LOOPS: [&str; 2] = ["-XX:-UseCountedLoopSafepoints", "-XX:LoopStripMiningIter=0"];
+
 /// `off_cpu`: GC pauses that were off-CPU or on a saturated CPU.
-fn causes(threads: &[Culprit], off_cpu: u64) -> Vec<Candidate> {
+fn causes(threads: &[Culprit], off_cpu: u64, flags: &JvmFlags) -> Vec<Candidate> {
     let named = !threads.is_empty();
+    let unpolled: Vec<&str> = UNPOLLED_LOOPS.into_iter().filter(|o| flags.has(o)).collect();
     vec![
+        // Set by hand, so above what the host's state suggests.
+        Candidate::new("the JVM's options take the safepoint poll out of counted loops: a thread in a long loop runs on while the others wait")
+            .fix("drop -XX:-UseCountedLoopSafepoints and -XX:LoopStripMiningIter=0: since JDK 10 the JIT polls inside counted loops every -XX:LoopStripMiningIter iterations (1000 by default)")
+            .weigh_if(!unpolled.is_empty(), 3, || format!("the JVM runs with {}", unpolled.join(" "))),
         Candidate::new("long counted loops without safepoint polls (JIT-compiled int loops)")
             .fix(if named {
                 "find the loop or copy the named threads run (a profiler such as async-profiler, or jcmd <pid> Thread.print during a stall) and split it or make its index a long"

@@ -119,6 +119,11 @@ fn causes(ctx: &Context<'_>, reaching_ns: u128) -> Vec<Candidate> {
             &["ThreadDump", "PrintThreads", "FindDeadlocks", "HeapDumper", "HeapInspection", "HeapIterateOperation"],
         ),
         weighed(
+            Candidate::new("the flight recorder's own stops: its checkpoints and old-object samples (JFRCheckpoint, JFRSafepointWrite, JFROldObject) and the periodic events that stop the JVM (jdk.ClassLoaderStatistics: ClassLoaderStatsOperation; jdk.ThreadDump: PrintThreads, PrintJNI, FindDeadlocks)")
+                .fix("where these stops matter, record jdk.ThreadDump and jdk.ClassLoaderStatistics less often or not at all (a .jfc file, or -XX:StartFlightRecording:...,jdk.ThreadDump#enabled=false on JDK 17+)"),
+            &["JFR", "ClassLoaderStatsOperation"],
+        ),
+        weighed(
             Candidate::new("periodic cleanup safepoints (GuaranteedSafepointInterval)"),
             &["Cleanup", "no vm operation", "None"],
         ),

@@ -39,6 +39,24 @@ fn recordings_get_the_gc_log_report_and_hostile_files_a_clear_error() {
     assert_eq!(json["pauses"]["count"], pauses);
     assert_eq!(json["safepoints"]["count"], safepoints);
     assert_eq!(json["jvm"]["collector"], "G1");
+    // The stops that were not GCs here are the flight recorder's own (its checkpoints,
+    // its periodic class loader statistics): named as the likeliest cause.
+    let operations = json["safepoints"]["operations"].as_array().unwrap();
+    let jfr_own = |name: &str| name.starts_with("JFR") || name == "ClassLoaderStatsOperation";
+    // (A stop cut by the recording's start or end has no operation.)
+    let non_gc: Vec<&str> = operations
+        .iter()
+        .filter(|o| o["gc"] == false && o["name"] != "(not a GC)")
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    if !non_gc.is_empty() && non_gc.iter().all(|n| jfr_own(n)) {
+        let found = analyze_support::finding(&json, "non_gc_safepoints").unwrap();
+        let first = found["causes"][0]["cause"].as_str().unwrap();
+        assert!(
+            first.starts_with("the flight recorder's own stops"),
+            "{found}"
+        );
+    }
     assert!(json["jfr"][0]["heap"]["collections"].as_u64().unwrap() > 0);
     assert!(json["jfr"][0]["cpu_load"]["samples"].as_u64().unwrap() > 0);
 
@@ -649,6 +667,12 @@ fn a_safepoint_recorded_by_its_begin_alone_holds_the_gc_pause_that_follows_it() 
     let ttsp = analyze_support::finding(&json, "long_ttsp").expect("long_ttsp");
     assert!(
         ttsp["count"].as_u64().unwrap() >= held_gc_ops.len() as u64,
+        "{ttsp}"
+    );
+    // The recording states the JVM's options: the ones that took the poll out of the loop.
+    assert_eq!(
+        ttsp["causes"][0]["evidence"],
+        "the JVM runs with -XX:-UseCountedLoopSafepoints -XX:LoopStripMiningIter=0",
         "{ttsp}"
     );
 }
