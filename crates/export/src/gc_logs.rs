@@ -150,30 +150,26 @@ struct FollowedLog {
     catching_up: bool,
 }
 
-/// The lines one poll of a log read.
-struct Read {
-    parsed: Vec<Parsed>,
-    /// More is waiting (the read budget ran out).
-    more: bool,
-}
-
 impl FollowedLog {
-    /// Finds the file if need be and reads what was appended to it; `None` when it cannot
-    /// be opened (missing, or not the JVM's user's to read: the two look the same). Runs
-    /// with the JVM's user's credentials.
-    fn read(&mut self, files: &ProcessFiles, ns_pid: u32) -> Option<Read> {
+    /// Finds the file if need be and hands `on_line` each line appended to it, as it is
+    /// read (never gathered: a catching-up read of [`READ_BUDGET`] can hold a third of a
+    /// million pause lines); `None` when it cannot be opened (missing, or not the JVM's
+    /// user's to read: the two look the same), else whether more is waiting (the read
+    /// budget ran out). Runs with the JVM's user's credentials.
+    fn read(
+        &mut self,
+        files: &ProcessFiles,
+        ns_pid: u32,
+        on_line: impl FnMut(Parsed),
+    ) -> Option<bool> {
         if self.follower.is_none() {
             let (dir, file) = resolve(files, &self.pattern, ns_pid)?;
             self.follower = Some(GcLogFollower::new(&file));
             self.dir = Some(dir);
         }
         let follower = self.follower.as_mut()?;
-        let mut parsed = Vec::new();
-        match follower.poll(READ_BUDGET, |p| parsed.push(p)) {
-            Ok(progress) => Some(Read {
-                parsed,
-                more: progress.more,
-            }),
+        match follower.poll(READ_BUDGET, on_line) {
+            Ok(progress) => Some(progress.more),
             Err(_) => {
                 // Gone or not readable now: look for it afresh next time.
                 self.follower = None;
@@ -256,28 +252,41 @@ impl JvmPauses {
         self.max = [0.0; 3];
         // Gone, or not ours to trace: nothing of its files is opened.
         let files = ProcessFiles::of(self.pid).ok();
-        for index in 0..self.logs.len() {
-            let log = &mut self.logs[index];
+        // Out of `self` while they are read, so that each line is counted as it comes.
+        let mut logs = std::mem::take(&mut self.logs);
+        for log in &mut logs {
+            let (tags, catching_up) = (log.tags, log.catching_up);
+            let mut next_operation = log.next_operation.take();
+            let mut count = |parsed| self.record(tags, &mut next_operation, parsed, catching_up);
             let read = files
                 .as_ref()
-                .and_then(|files| files.as_process(|| log.read(files, ns_pid)).ok())
+                .and_then(|files| {
+                    files
+                        .as_process(|| log.read(files, ns_pid, &mut count))
+                        .ok()
+                })
                 .flatten();
-            let Some(records) = read else {
+            log.next_operation = next_operation;
+            let Some(more) = read else {
                 log.state = LogState::Unreadable;
                 continue;
             };
             log.state = log.read_state;
-            let catching_up = log.catching_up;
-            log.catching_up &= records.more;
-            for parsed in records.parsed {
-                self.record(index, parsed, catching_up);
-            }
+            log.catching_up &= more;
         }
+        self.logs = logs;
     }
 
-    fn record(&mut self, log: usize, parsed: Parsed, catching_up: bool) {
+    /// One line of a log with `tags`; `next_operation`: the VM operation of the log's
+    /// safepoint being read (named on the line before its times).
+    fn record(
+        &mut self,
+        tags: Tags,
+        next_operation: &mut Option<String>,
+        parsed: Parsed,
+        catching_up: bool,
+    ) {
         let seconds = |ns: u64| ns as f64 / 1e9;
-        let tags = self.logs[log].tags;
         let mut longest = |kind: usize, s: f64| {
             if !catching_up {
                 self.max[kind] = self.max[kind].max(s);
@@ -293,14 +302,14 @@ impl JvmPauses {
                     .observe((kind, cause), || (kind, "other".to_string()), s);
             }
             Record::SafepointBegin(operation) if tags.safepoint => {
-                self.logs[log].next_operation = Some(operation)
+                *next_operation = Some(operation)
             }
             Record::Safepoint(safepoint) if tags.safepoint => {
                 let s = seconds(safepoint.total_ns);
                 longest(1, s);
                 let operation = safepoint
                     .operation
-                    .or_else(|| self.logs[log].next_operation.take())
+                    .or_else(|| next_operation.take())
                     .map_or_else(|| "unknown".to_string(), label_value);
                 if let Some(ttsp) = safepoint.ttsp_ns {
                     self.ttsp
@@ -724,7 +733,15 @@ mod tests {
             let line =
                 format!("[1.0s][info][gc] GC({i}) Pause Young (Normal) ({cause}) 3M->1M(8M) 1.0ms");
             let parsed = pauselab_gclog::parse::parse_line(line.as_bytes()).unwrap();
-            pauses.record(0, parsed, false);
+            pauses.record(
+                Tags {
+                    gc: true,
+                    safepoint: true,
+                },
+                &mut None,
+                parsed,
+                false,
+            );
         }
         let causes: Vec<&String> = pauses.gc.by_key.keys().map(|(_, c)| c).collect();
         assert_eq!(causes.len(), MAX_LABEL_SETS + 1, "64 causes and other");

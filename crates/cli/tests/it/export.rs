@@ -2187,3 +2187,39 @@ fn otel_names_count_the_same_gc_pauses() {
     let plain = scrape_once(false, &[]);
     assert!(!plain.contains("jvm_gc_duration"), "{plain}");
 }
+
+/// A JVM whose GC log already holds 48 MB of pause lines when the exporter starts: the
+/// exporter catches up 32 MB a scrape, counting each line as it is read, so it holds no
+/// more memory for a log of a quarter of a million pauses than for a short one. Every
+/// pause is counted once.
+#[test]
+fn catching_up_on_a_long_log_keeps_the_exporters_memory_flat() {
+    let dir = TempDir::new("export-catch-up");
+    let log = dir.0.join("gc.log");
+    let mut text = String::new();
+    let mut pauses = 0u64;
+    while text.len() < 48 << 20 {
+        let (s, ms) = (pauses / 1000, pauses % 1000);
+        text.push_str(&format!(
+            "[{s}.{ms:03}s][info][gc] GC({pauses}) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(256M) 1.234ms\n"
+        ));
+        pauses += 1;
+    }
+    std::fs::write(&log, text).unwrap();
+    let options = format!("-Xlog:gc:file={}", log.display());
+    let jvm = start_fake_jvm(65534, &[("JAVA_TOOL_OPTIONS", options.as_str())]);
+    let (exporter, addr) = start_exporter(&[]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let counted = loop {
+        let metrics = get(addr, "/metrics").body;
+        let counted = sum_of(&metrics, "hotspot_gc_pause_seconds_count", jvm.pid());
+        if counted >= pauses as f64 || Instant::now() > deadline {
+            break counted;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(counted, pauses as f64, "of {pauses} pause lines");
+    let (_, _, peak_kb) = usage(exporter.pid());
+    // Gathered before they were counted, one poll's lines took 231 MB.
+    assert!(peak_kb < 32 * 1024, "VmHWM {peak_kb} kB");
+}
