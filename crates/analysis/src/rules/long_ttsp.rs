@@ -95,11 +95,16 @@ const UNPOLLED_LOOPS: [&str; 2] = ["-XX:-UseCountedLoopSafepoints", "-XX:LoopStr
 fn causes(threads: &[Culprit], off_cpu: u64, flags: &JvmFlags) -> Vec<Candidate> {
     let named = !threads.is_empty();
     let unpolled: Vec<&str> = UNPOLLED_LOOPS.into_iter().filter(|o| flags.has(o)).collect();
-    vec![
-        // Set by hand, so above what the host's state suggests.
-        Candidate::new("the JVM's options take the safepoint poll out of counted loops: a thread in a long loop runs on while the others wait")
-            .fix("drop -XX:-UseCountedLoopSafepoints and -XX:LoopStripMiningIter=0: since JDK 10 the JIT polls inside counted loops every -XX:LoopStripMiningIter iterations (1000 by default)")
-            .weigh_if(!unpolled.is_empty(), 3, || format!("the JVM runs with {}", unpolled.join(" "))),
+    let mut candidates = Vec::new();
+    if !unpolled.is_empty() {
+        // Set by hand, so above what the host's state suggests; a cause only when set.
+        candidates.push(
+            Candidate::new("the JVM's options take the safepoint poll out of counted loops: a thread in a long loop runs on while the others wait")
+                .fix("drop -XX:-UseCountedLoopSafepoints and -XX:LoopStripMiningIter=0: since JDK 10 the JIT polls inside counted loops every -XX:LoopStripMiningIter iterations (1000 by default)")
+                .weigh(3, format!("the JVM runs with {}", unpolled.join(" "))),
+        );
+    }
+    candidates.extend([
         Candidate::new("long counted loops without safepoint polls (JIT-compiled int loops)")
             .fix(if named {
                 "find the loop or copy the named threads run (a profiler such as async-profiler, or jcmd <pid> Thread.print during a stall) and split it or make its index a long"
@@ -114,7 +119,8 @@ fn causes(threads: &[Culprit], off_cpu: u64, flags: &JvmFlags) -> Vec<Candidate>
         Candidate::new("loops of JDK 8-9 without loop strip mining")
             .fix("-XX:+UseCountedLoopSafepoints (and -XX:LoopStripMiningIter) on older JDKs")
             .option("-XX:+UseCountedLoopSafepoints"),
-    ]
+    ]);
+    candidates
 }
 
 /// `worker-1, worker-2`: the threads a safepoint timeout report named.

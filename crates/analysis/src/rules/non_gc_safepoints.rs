@@ -57,7 +57,7 @@ impl Rule for NonGcSafepoints {
         } else {
             0.0
         };
-        let severity = if r.count > 0 && (r.max_excess_ns >= 100_000_000 || share >= 0.01) {
+        let severity = if (r.count > 0 && r.max_excess_ns >= 100_000_000) || share >= 0.01 {
             Severity::Warning
         } else {
             Severity::Info
@@ -97,11 +97,31 @@ fn causes(ctx: &Context<'_>, reaching_ns: u128) -> Vec<Candidate> {
             .collect();
         (!hits.is_empty()).then(|| format!("the log names {}", hits.join(", ")))
     };
+    let total_ms = ctx.non_gc_total_ns as f64 / 1e6;
+    // A cause weighs by the share of the stops' time its operations took: one RevokeBias
+    // of 0.1 ms does not outrank 769 thread dumps.
+    let share_weight = |ms: f64| 1 + (100.0 * ms / total_ms.max(f64::MIN_POSITIVE)).min(100.0) as u32;
     let weighed = |c: Candidate, names: &[&str]| match seen(names) {
-        Some(e) => c.weigh(1, e),
+        Some(e) => {
+            let ms: f64 = ctx
+                .top_non_gc_operations
+                .iter()
+                .filter(|(op, _, _)| names.iter().any(|n| op.contains(n)))
+                .map(|(_, _, ms)| ms)
+                .sum();
+            c.weigh(share_weight(ms), e)
+        }
         None => c,
     };
-    vec![
+    let reaching_ms = reaching_ns as f64 / 1e6;
+    let mostly_reaching =
+        reaching_ns * 2 >= ctx.non_gc_total_ns && reaching_ns >= u128::from(ctx.thresholds.ttsp_ns);
+    // Named when an operation is not: "(not a GC)" stands for a stop the input does not name.
+    let unnamed = ctx
+        .top_non_gc_operations
+        .iter()
+        .any(|(op, _, _)| op.starts_with('('));
+    let mut candidates = vec![
         weighed(
             Candidate::new("biased-lock revocation (RevokeBias, BulkRevokeBias: JDK 8-14)")
                 .fix("-XX:-UseBiasedLocking on JDK 8-14")
@@ -127,15 +147,18 @@ fn causes(ctx: &Context<'_>, reaching_ns: u128) -> Vec<Candidate> {
             Candidate::new("periodic cleanup safepoints (GuaranteedSafepointInterval)"),
             &["Cleanup", "no vm operation", "None"],
         ),
-        Candidate::new("operations the log does not name").fix("-Xlog:safepoint (JDK 17+) names each operation"),
-        // A stop is as long as its slowest thread takes to reach it, whatever the operation.
+        // A stop is as long as its slowest thread takes to reach it, whatever the operation;
+        // judged from the time that makes `long_ttsp` fire.
         Candidate::new("threads slow to reach the safepoint: the operations were short, the wait for the last thread long (long_ttsp)")
-            .weigh_if(reaching_ns * 2 >= ctx.non_gc_total_ns && reaching_ns > 0, 2, || {
-                format!(
-                    "{:.1} ms of the {:.1} ms were time to safepoint",
-                    reaching_ns as f64 / 1e6,
-                    ctx.non_gc_total_ns as f64 / 1e6
-                )
+            .weigh_if(mostly_reaching, share_weight(reaching_ms), || {
+                format!("{reaching_ms:.1} ms of the {total_ms:.1} ms were time to safepoint")
             }),
-    ]
+    ];
+    if unnamed {
+        candidates.push(
+            Candidate::new("operations the log does not name")
+                .fix("-Xlog:safepoint (JDK 17+) names each operation"),
+        );
+    }
+    candidates
 }

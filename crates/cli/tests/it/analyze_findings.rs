@@ -482,3 +482,84 @@ fn incremental_cms_is_told_by_its_duty_cycle_or_its_options() {
         "{f}"
     );
 }
+
+/// The stops of a thread-dumping JVM: `non_gc_safepoints` ranks the causes by the share of
+/// the stops' time their operations took (769 thread dumps above one bias revocation of
+/// 0.1 ms), is a warning when the stops take 1 % of the time or more (counted here from the
+/// log's `Total:` and uptimes), and does not ask for operation names the log gives.
+/// `long_ttsp` of a JVM slowed by a long array copy does not blame options it lacks.
+#[test]
+fn stop_causes_are_ranked_by_the_time_they_took() {
+    let stops = analyze_support::repo_root().join("fixtures/gclogs/stops");
+    let text = |name: &str| {
+        let out = std::process::Command::new("gzip")
+            .args(["-dc"])
+            .arg(stops.join(name))
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // JDK 17: `Safepoint "ThreadDump", ... Total: 80142 ns`, uptimes `[4.028s]`.
+    let log = text("thread-dumps-g1-jdk17.log.gz");
+    let uptime = |l: &str| -> Option<f64> { l.strip_prefix('[')?.split("s]").next()?.parse().ok() };
+    let span = log
+        .lines()
+        .filter_map(uptime)
+        .fold((f64::MAX, 0f64), |(a, b), u| (a.min(u), b.max(u)));
+    let dumps_ns: u64 = log
+        .lines()
+        .filter(|l| l.contains("Safepoint \"ThreadDump\""))
+        .filter_map(|l| {
+            l.split("Total: ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
+    let share = dumps_ns as f64 / 1e9 / (span.1 - span.0);
+    assert!(
+        share >= 0.01,
+        "the thread dumps took {share:.4} of the time"
+    );
+    let json = analyze_json(&[stops.join("thread-dumps-g1-jdk17.log.gz")]);
+    let f = finding(&json, "non_gc_safepoints").expect("non_gc_safepoints");
+    assert_eq!(f["severity"], "warning", "{f}");
+    assert!(
+        f["causes"][0]["cause"]
+            .as_str()
+            .unwrap()
+            .starts_with("thread dumps"),
+        "{f}"
+    );
+    assert!(
+        !f["fixes"].to_string().contains("names each operation"),
+        "{f}"
+    );
+
+    // JDK 11: `Entering safepoint region: RevokeBias` once, `ThreadDump` 769 times.
+    let log = text("thread-dumps-parallel-jdk11.log.gz");
+    let entering = |op: &str| {
+        log.lines()
+            .filter(|l| l.ends_with(&format!("safepoint region: {op}")))
+            .count()
+    };
+    assert!(entering("RevokeBias") >= 1 && entering("ThreadDump") > 100);
+    let json = analyze_json(&[stops.join("thread-dumps-parallel-jdk11.log.gz")]);
+    let f = finding(&json, "non_gc_safepoints").expect("non_gc_safepoints");
+    assert!(
+        f["causes"][0]["cause"]
+            .as_str()
+            .unwrap()
+            .starts_with("thread dumps"),
+        "{f}"
+    );
+
+    let json = analyze_json(&[stops.join("array-copy-g1-jdk17.log.gz")]);
+    let f = finding(&json, "long_ttsp").expect("long_ttsp");
+    assert!(
+        !f.to_string().contains("take the safepoint poll out"),
+        "{f}"
+    );
+}
