@@ -186,6 +186,11 @@ impl Analyzer<'_> {
                     .by_name
                     .keys()
                     .any(|n| matches!(n.as_bytes(), [b'y' | b'Y' | b'O', b':', b' ', ..])),
+            jdk_feature: self
+                .jvm
+                .version(&self.files)
+                .as_deref()
+                .and_then(super::jvm::feature_release),
             safepoint_timeouts: &judged.timeouts.threads,
             unmatched_timeouts: judged.unmatched_timeouts,
             matched: Vec::new(),

@@ -106,3 +106,32 @@ impl JvmFacts {
         })
     }
 }
+
+/// The feature release of a version as inputs state it: `17` of `17.0.15+6-LTS`, `25` of
+/// `25+36`, `8` of `1.8.0_372` and of "8 or earlier (JDK 6-8 log format)".
+pub(super) fn feature_release(version: &str) -> Option<u32> {
+    let version = version.strip_prefix("1.").unwrap_or(version);
+    let digits = version.bytes().take_while(u8::is_ascii_digit).count();
+    version[..digits].parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::feature_release;
+
+    #[test]
+    fn the_feature_release_is_read_from_every_form_of_version() {
+        for (version, feature) in [
+            ("17.0.15+6-Debian-1deb12u1", Some(17)),
+            ("25+36-LTS", Some(25)),
+            ("21.0.8+9-LTS", Some(21)),
+            ("11.0.13+8", Some(11)),
+            ("1.8.0_372-b07", Some(8)),
+            ("1.7.0_80", Some(7)),
+            ("8 or earlier (JDK 6-8 log format)", Some(8)),
+            ("OpenJDK", None),
+        ] {
+            assert_eq!(feature_release(version), feature, "{version}");
+        }
+    }
+}

@@ -180,6 +180,7 @@ mod tests {
             worst_windows: &[],
             allocation_stalls: (0, 0.0, 0.0),
             generational_zgc: false,
+            jdk_feature: None,
             safepoint_timeouts: &[],
             unmatched_timeouts: &empty,
             matched: Vec::new(),

@@ -154,6 +154,11 @@ fn causes(ctx: &Context<'_>, reaching_ns: u128) -> Vec<Candidate> {
                 format!("{reaching_ms:.1} ms of the {total_ms:.1} ms were time to safepoint")
             }),
     ];
+    // Biased locking is off from JDK 15 and gone from JDK 18: a cause only where the log
+    // names its operations or an older JDK may run it.
+    if ctx.jdk_feature.is_some_and(|f| f >= 15) {
+        candidates.retain(|c| c.option != Some("-XX:-UseBiasedLocking") || c.weight > 0);
+    }
     if unnamed {
         candidates.push(
             Candidate::new("operations the log does not name")

@@ -152,6 +152,9 @@ pub(crate) struct Context<'a> {
     /// The JVM runs generational ZGC: its pauses are named per generation (`y: `, `Y: `,
     /// `O: `), or it was started with `-XX:+ZGenerational`.
     pub generational_zgc: bool,
+    /// The JDK's feature release (`17` of `17.0.15+6`, `8` of `1.8.0_372` or of a JDK 6-8
+    /// log format), when the input tells.
+    pub jdk_feature: Option<u32>,
     /// Threads named by safepoint timeout reports, most often first.
     pub safepoint_timeouts: &'a [Culprit],
     /// Timeout reports no safepoint line followed, as hits of a long time to safepoint.

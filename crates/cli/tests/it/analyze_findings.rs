@@ -537,6 +537,12 @@ fn stop_causes_are_ranked_by_the_time_they_took() {
         !f["fixes"].to_string().contains("names each operation"),
         "{f}"
     );
+    // JDK 17 (the log's `Version:`) has biased locking off: not a cause here.
+    assert_eq!(
+        json["jvm"]["version"].as_str().map(|v| &v[..3]),
+        Some("17.")
+    );
+    assert!(!f["causes"].to_string().contains("biased-lock"), "{f}");
 
     // JDK 11: `Entering safepoint region: RevokeBias` once, `ThreadDump` 769 times.
     let log = text("thread-dumps-parallel-jdk11.log.gz");
@@ -555,6 +561,10 @@ fn stop_causes_are_ranked_by_the_time_they_took() {
             .starts_with("thread dumps"),
         "{f}"
     );
+
+    // JDK 11 runs it, and revoked a bias once.
+    let second = f["causes"][1]["cause"].as_str().unwrap();
+    assert!(second.starts_with("biased-lock"), "{f}");
 
     let json = analyze_json(&[stops.join("array-copy-g1-jdk17.log.gz")]);
     let f = finding(&json, "long_ttsp").expect("long_ttsp");
