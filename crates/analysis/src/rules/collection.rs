@@ -22,6 +22,9 @@ pub(crate) struct Collection {
     pub what: &'static str,
     pub confidence: &'static str,
     pub causes: &'static [&'static str],
+    /// The cause (an index into `causes`) that a heap at least 90 % full before the
+    /// collection speaks for, ranked first when any such collection is among the matches.
+    pub heap_full_cause: Option<usize>,
     pub fixes: &'static [&'static str],
 }
 
@@ -31,6 +34,7 @@ impl Collection {
         Box::new(CollectionRule {
             spec: self,
             tracker: RuleTracker::default(),
+            heap_full: 0,
         })
     }
 }
@@ -38,12 +42,19 @@ impl Collection {
 struct CollectionRule {
     spec: &'static Collection,
     tracker: RuleTracker,
+    /// Matched collections whose heap was at least 90 % full before them.
+    heap_full: u64,
 }
 
 impl Rule for CollectionRule {
     fn pause(&mut self, seen: &Seen<'_, GcPause>) {
         let (p, spec) = (seen.item, self.spec);
         if (spec.matches)(p) {
+            let full = p.heap.is_some_and(|h| {
+                h.capacity
+                    .is_some_and(|c| c > 0 && u128::from(h.before) * 100 >= u128::from(c) * 90)
+            });
+            self.heap_full += u64::from(full);
             self.tracker.hit(p.duration_ns, seen.keep, || {
                 let detail = (spec.detail)(p.duration_ns as f64 / 1e6);
                 seen.evidence(p.described(), detail, p.duration_ns)
@@ -72,6 +83,14 @@ impl Rule for CollectionRule {
         let mut f = Finding::tracked(spec.id, r, severity, title);
         f.confidence = spec.confidence;
         f.causes = listed(spec.causes);
+        if let Some(at) = spec.heap_full_cause.filter(|_| self.heap_full > 0) {
+            let mut cause = f.causes.remove(at);
+            cause.evidence = Some(format!(
+                "the heap was at least 90% full before {} of them",
+                self.heap_full
+            ));
+            f.causes.insert(0, cause);
+        }
         f.fixes = spec.fixes.to_vec();
         Some(f)
     }

@@ -22,6 +22,7 @@ static RULE: Collection = Collection {
         "the concurrent cycle started too late for the promotion rate",
         "old-generation fragmentation",
     ],
+    heap_full_cause: None,
     fixes: &[
         "-XX:CMSInitiatingOccupancyFraction=<lower> -XX:+UseCMSInitiatingOccupancyOnly",
         "raise the old generation (-Xmx) or move to G1",

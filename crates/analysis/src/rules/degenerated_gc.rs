@@ -18,6 +18,7 @@ static RULE: Collection = Collection {
     causes: &[
         "the application allocated faster than the concurrent cycle could free memory",
     ],
+    heap_full_cause: None,
     fixes: &[
         "raise -Xmx so the concurrent cycle has headroom",
         "start cycles earlier: -XX:ShenandoahMinFreeThreshold, or -XX:ShenandoahGCHeuristics=compact",

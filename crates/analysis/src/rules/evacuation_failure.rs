@@ -22,6 +22,7 @@ static RULE: Collection = Collection {
         "a burst of allocation or promotion, often humongous objects",
         "objects pinned by JNI critical sections (JDK 21+: Evacuation Failure: Pinned)",
     ],
+    heap_full_cause: Some(0),
     fixes: &[
         "raise -Xmx, or -XX:G1ReservePercent to keep regions free for evacuation",
         "start marking earlier: lower -XX:InitiatingHeapOccupancyPercent",

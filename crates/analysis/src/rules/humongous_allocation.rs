@@ -25,6 +25,7 @@ static RULE: Collection = Collection {
     causes: &[
         "large arrays (buffers, big collections) each take whole regions outside the young generation",
     ],
+    heap_full_cause: None,
     fixes: &[
         "raise -XX:G1HeapRegionSize (a power of two, up to 32m; 512m on JDK 18+) above twice the array size",
         "reuse or chunk the large buffers",

@@ -20,6 +20,7 @@ static RULE: Collection = Collection {
     causes: &[
         "the old generation had no room (or no contiguous room: fragmentation) for survivors",
     ],
+    heap_full_cause: None,
     fixes: &[
         "raise the old generation, start CMS earlier, or move to G1",
         "larger survivor spaces (-XX:SurvivorRatio) so fewer objects are promoted early",

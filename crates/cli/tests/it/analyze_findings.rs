@@ -108,12 +108,7 @@ fn a_short_log_with_many_pauses_is_judged_for_its_time_in_pauses() {
         "{judged}"
     );
     // The log's lines up to its tenth pause.
-    let out = std::process::Command::new("gzip")
-        .arg("-dc")
-        .arg(&log)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = gunzipped(&log);
     let mut pauses = 0;
     let first: String = text
         .lines()
@@ -491,14 +486,7 @@ fn incremental_cms_is_told_by_its_duty_cycle_or_its_options() {
 #[test]
 fn stop_causes_are_ranked_by_the_time_they_took() {
     let stops = analyze_support::repo_root().join("fixtures/gclogs/stops");
-    let text = |name: &str| {
-        let out = std::process::Command::new("gzip")
-            .args(["-dc"])
-            .arg(stops.join(name))
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let text = |name: &str| gunzipped(&stops.join(name));
     // JDK 17: `Safepoint "ThreadDump", ... Total: 80142 ns`, uptimes `[4.028s]`.
     let log = text("thread-dumps-g1-jdk17.log.gz");
     let uptime = |l: &str| -> Option<f64> { l.strip_prefix('[')?.split("s]").next()?.parse().ok() };
@@ -572,4 +560,53 @@ fn stop_causes_are_ranked_by_the_time_they_took() {
         !f.to_string().contains("take the safepoint poll out"),
         "{f}"
     );
+}
+
+/// G1 failing to evacuate with its heap nearly full: the log's own transitions
+/// (`496M->498M(512M)`) rank "the heap is too small or too full" first, with the count of
+/// failed collections that found the heap 90 % full or more.
+#[test]
+fn evacuation_failures_with_a_full_heap_say_so() {
+    let log = analyze_support::repo_root()
+        .join("fixtures/gclogs/stops/evacuation-failures-g1-jdk21.log.gz");
+    let text = gunzipped(&log);
+    // `... (Evacuation Failure) 496M->498M(512M) 5.083ms`
+    let failed: Vec<(u64, u64)> = text
+        .lines()
+        .filter(|l| l.contains("(Evacuation Failure"))
+        .filter_map(|l| {
+            let transition = l.rsplit(' ').nth(1)?;
+            let (before, rest) = transition.split_once("M->")?;
+            let capacity = rest.split_once("M(")?.1.strip_suffix("M)")?;
+            Some((before.parse().ok()?, capacity.parse().ok()?))
+        })
+        .collect();
+    let full = failed.iter().filter(|(b, c)| b * 100 >= c * 90).count();
+    assert!(full > 0, "no failure with a full heap in {failed:?}");
+    let json = analyze_json(&[log]);
+    let f = finding(&json, "evacuation_failure").expect("evacuation_failure");
+    assert_eq!(f["count"], failed.len(), "{f}");
+    assert!(
+        f["causes"][0]["cause"]
+            .as_str()
+            .unwrap()
+            .contains("too small or too full"),
+        "{f}"
+    );
+    assert_eq!(
+        f["causes"][0]["evidence"],
+        format!("the heap was at least 90% full before {full} of them"),
+        "{f}"
+    );
+}
+
+/// The text of a gzipped log, as `gzip -dc` gives it.
+fn gunzipped(path: &std::path::Path) -> String {
+    let out = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "gzip -dc {}", path.display());
+    String::from_utf8(out.stdout).unwrap()
 }
