@@ -144,6 +144,13 @@ fn causes(ctx: &Context<'_>, reaching_ns: u128) -> Vec<Candidate> {
             &["JFR", "ClassLoaderStatsOperation"],
         ),
         weighed(
+            // After a concurrent cycle unloaded classes (ZGC, Shenandoah): the collector's own
+            // work, though not one of its pauses.
+            Candidate::new("the collector's cleanup of class metadata after a concurrent cycle unloaded classes (CleanClassLoaderDataMetaspaces)")
+                .fix("nothing to do while these stay short; many of them point at classes loaded and unloaded over and over (-Xlog:class+unload)"),
+            &["CleanClassLoaderDataMetaspaces"],
+        ),
+        weighed(
             Candidate::new("periodic cleanup safepoints (GuaranteedSafepointInterval)"),
             &["Cleanup", "no vm operation", "None"],
         ),

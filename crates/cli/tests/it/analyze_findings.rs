@@ -554,6 +554,29 @@ fn stop_causes_are_ranked_by_the_time_they_took() {
     let second = f["causes"][1]["cause"].as_str().unwrap();
     assert!(second.starts_with("biased-lock"), "{f}");
 
+    // JDK 25's ZGC: its one stop that was not a pause cleaned up after class unloading.
+    let zgc = analyze_support::fixtures().join("zgc-jdk25.log.gz");
+    let cleanups = gunzipped(&zgc)
+        .matches("Safepoint \"CleanClassLoaderDataMetaspaces\"")
+        .count();
+    assert!(cleanups > 0);
+    let f = finding(&analyze_json(&[zgc]), "non_gc_safepoints").expect("non_gc_safepoints");
+    let first = &f["causes"][0];
+    assert!(
+        first["cause"]
+            .as_str()
+            .unwrap()
+            .contains("(CleanClassLoaderDataMetaspaces)"),
+        "{f}"
+    );
+    assert!(
+        first["evidence"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("x{cleanups} ")),
+        "{f}"
+    );
+
     let json = analyze_json(&[stops.join("array-copy-g1-jdk17.log.gz")]);
     let f = finding(&json, "long_ttsp").expect("long_ttsp");
     assert!(
