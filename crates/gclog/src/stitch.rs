@@ -223,23 +223,16 @@ impl Stitcher {
             return (0, 0);
         }
         let (mut passed, mut lines) = (0, 0);
-        for at in crate::scan::any_of(text, [b'\n', b'[']) {
-            if text[at] == b'[' {
-                // Maybe a fragment to cut out (see `next_fragment`): `push` decides.
-                if matches!(text.get(at + 1), Some(b'C' | b'G')) {
-                    break;
-                }
-                continue;
-            }
+        // A line with what may be a fragment to cut out (see `next_fragment`) ends the
+        // sweep: `push` decides.
+        crate::scan::line_ends_before_fragment(text, |at| {
             if at - passed > max_line {
-                break;
+                return false;
             }
             passed = at + 1;
             lines += 1;
-            if !is_printout_start(&text[passed..]) {
-                break;
-            }
-        }
+            is_printout_start(&text[passed..])
+        });
         (passed, lines)
     }
 
