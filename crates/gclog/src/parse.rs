@@ -8,7 +8,7 @@
 
 use pauselab_pause::Collector;
 
-use crate::num::{decimal_scaled, duration_with_unit, iso_timestamp_ms, secs_to_ns};
+use crate::num::{decimal_scaled, duration_with_unit, iso_timestamp_ms, secs_to_ns, POW10};
 
 mod memory;
 mod timeout;
@@ -1041,9 +1041,9 @@ fn usual_seconds(s: &[u8]) -> Option<(u64, usize)> {
         return None;
     }
     let (fraction, end) = nine_digits(s, separator + 1)?;
-    let fraction_digits = (end - separator - 1) as u32;
+    let fraction_digits = end - separator - 1;
     Some((
-        seconds * 1_000_000_000 + fraction * 10u64.pow(9 - fraction_digits),
+        seconds * 1_000_000_000 + fraction * POW10[9 - fraction_digits],
         end,
     ))
 }
@@ -1348,6 +1348,7 @@ fn jdk8_times_in_order(s: &[u8]) -> Option<Option<[u64; 3]>> {
 
 /// The seconds of the [`times_number`] at the start of `v` (`None` when they do not read),
 /// and what follows it.
+#[inline]
 fn times_seconds(v: &[u8]) -> (Option<u64>, &[u8]) {
     usual_times_seconds(v).unwrap_or_else(|| {
         let (number, rest) = times_number(v);
@@ -1395,8 +1396,13 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let icms_duty_cycle = icms_duty_cycle(&before_secs[..num_start]);
     let (name, mut cause) = jdk8_name_and_cause(inner, event.cms_phases);
     let after = &rest[close + 1..];
-    let cpu =
-        crate::num::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
+    // HotSpot writes the times right after the event: found there without a search.
+    let times_at = if after.starts_with(b" [Times: ") {
+        Some(1)
+    } else {
+        crate::num::find(after, b"[Times: ")
+    };
+    let cpu = times_at.and_then(|at| parse_jdk8_times(&after[at + 8..]));
     let memory::Jdk8Heap {
         heap,
         young,
@@ -1562,17 +1568,6 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
 /// A CMS collection that fails to promote and then has a concurrent mode failure reports
 /// both: both are kept.
 fn jdk8_failures(line: &[u8]) -> Failures {
-    // Searchers built once: these words' first letters are everywhere in an event, so
-    // looking at each place one occurs cost more than the rest of reading the event.
-    static FAILURES: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
-        std::sync::LazyLock::new(|| {
-            [
-                &b"concurrent mode failure"[..],
-                b"promotion failed",
-                b"to-space ",
-            ]
-            .map(memchr::memmem::Finder::new)
-        });
     // Parallel Scavenge marks a young collection that could not promote with `GC--`, and
     // puts the mark after the cause when it prints one: `[GC (Allocation Failure) --[PSYo`.
     let parallel_promotion = line.starts_with(b"[GC--")
@@ -1581,26 +1576,28 @@ fn jdk8_failures(line: &[u8]) -> Failures {
                 let after = &line[close + 1..];
                 after.starts_with(b" --") || after.starts_with(b"--")
             }));
-    // Each failure's words hold an `f` or an `x` (`exhausted`), which most events do not:
-    // one pass over them costs a sixth of the three searches.
-    if memchr::memchr2(b'f', b'x', line).is_none() {
-        return Failures {
-            promotion: parallel_promotion,
-            ..Failures::default()
-        };
+    let mut failures = Failures {
+        promotion: parallel_promotion,
+        ..Failures::default()
+    };
+    // Each failure's words hold an `f` or an `x` (`exhausted`), which are rare in an event:
+    // one pass over them, each looked at in its place, instead of a search for each word.
+    for at in crate::scan::any_of(line, [b'f', b'x']) {
+        let (before, after) = line.split_at(at);
+        if line[at] == b'x' {
+            // `to-space exhausted` (G1)
+            failures.evacuation |=
+                before.ends_with(b"to-space e") && after.starts_with(b"xhausted");
+        } else if after.starts_with(b"fail") {
+            failures.concurrent_mode |=
+                before.ends_with(b"concurrent mode ") && after.starts_with(b"failure");
+            failures.promotion |= before.ends_with(b"promotion ") && after.starts_with(b"failed");
+        } else {
+            // `to-space overflow` (Parallel)
+            failures.evacuation |= before.ends_with(b"to-space over") && after.starts_with(b"flow");
+        }
     }
-    let [concurrent_mode, promotion, to_space] = &*FAILURES;
-    let has = |finder: &memchr::memmem::Finder<'_>| finder.find(line).is_some();
-    // `to-space exhausted` (G1) or `to-space overflow` (Parallel).
-    let evacuation = to_space.find_iter(line).any(|at| {
-        let after = &line[at + b"to-space ".len()..];
-        after.starts_with(b"exhausted") || after.starts_with(b"overflow")
-    });
-    Failures {
-        concurrent_mode: has(concurrent_mode),
-        promotion: has(promotion) || parallel_promotion,
-        evacuation,
-    }
+    failures
 }
 
 /// Where the `]` that closes the `[` that `s` starts with is (what
@@ -1769,6 +1766,8 @@ fn is_g1_kind(group: &[u8]) -> bool {
     )
 }
 
+/// `s` as text, each byte that is not UTF-8 replaced. Checked first as it nearly always is,
+/// valid: the lossy conversion costs several times as much on a short name.
 fn lossy(s: &[u8]) -> String {
     String::from_utf8_lossy(s).into_owned()
 }
