@@ -36,7 +36,7 @@ pub fn decimal_scaled(s: &[u8], scale: u32) -> Option<u64> {
 }
 
 /// 10^0 to 10^19, every power of ten a u64 holds.
-const POW10: [u64; 20] = {
+pub(crate) const POW10: [u64; 20] = {
     let mut table = [1u64; 20];
     let mut i = 1;
     while i < 20 {

@@ -8,7 +8,7 @@
 
 use pauselab_pause::Collector;
 
-use crate::num::{decimal_scaled, duration_with_unit, iso_timestamp_ms, secs_to_ns};
+use crate::num::{decimal_scaled, duration_with_unit, iso_timestamp_ms, secs_to_ns, POW10};
 
 mod memory;
 mod timeout;
@@ -884,8 +884,33 @@ fn is_event_tail(trimmed: &[u8]) -> bool {
 /// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `, then the optional
 /// `#12: ` of `-XX:+PrintGCID`.
 pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
-    let (stamp, rest) = jdk8_stamps(line);
+    let (stamp, rest) = usual_jdk8_stamps(line).unwrap_or_else(|| jdk8_stamps(line));
     (stamp, strip_gc_id(rest))
+}
+
+/// [`jdk8_stamps`] of the stamps HotSpot prints, `2020-09-13T12:26:37.504+0000: 10.000: `
+/// or the uptime alone, read straight through: every line of a JDK 8 log starts so, and
+/// the general reading's loop tries each kind of stamp again after each one. `None` for
+/// anything else (stamps repeated or run together, other forms), which the general
+/// reading reads.
+#[inline]
+fn usual_jdk8_stamps(line: &[u8]) -> Option<(Stamp, &[u8])> {
+    let mut stamp = Stamp::default();
+    let mut rest = line;
+    if let Some((date, after)) = line.split_first_chunk::<DATE_STAMP_LEN>() {
+        if date[4] == b'-' {
+            rest = after.strip_prefix(b": ")?;
+            stamp.wall_ms = Some(iso_timestamp_ms(date)?);
+        }
+    }
+    let (ns, end) = usual_seconds(rest)?;
+    stamp.uptime_ns = Some(ns);
+    rest = rest[end..].strip_prefix(b": ")?;
+    // Another stamp or a lone `: ` would be read by the general loop.
+    match rest.first() {
+        Some(c) if c.is_ascii_digit() || *c == b':' => None,
+        _ => Some((stamp, rest)),
+    }
 }
 
 /// Position of the first `": "` (a two-byte needle: cheaper than building a memmem searcher).
@@ -1016,9 +1041,9 @@ fn usual_seconds(s: &[u8]) -> Option<(u64, usize)> {
         return None;
     }
     let (fraction, end) = nine_digits(s, separator + 1)?;
-    let fraction_digits = (end - separator - 1) as u32;
+    let fraction_digits = end - separator - 1;
     Some((
-        seconds * 1_000_000_000 + fraction * 10u64.pow(9 - fraction_digits),
+        seconds * 1_000_000_000 + fraction * POW10[9 - fraction_digits],
         end,
     ))
 }
@@ -1323,6 +1348,7 @@ fn jdk8_times_in_order(s: &[u8]) -> Option<Option<[u64; 3]>> {
 
 /// The seconds of the [`times_number`] at the start of `v` (`None` when they do not read),
 /// and what follows it.
+#[inline]
 fn times_seconds(v: &[u8]) -> (Option<u64>, &[u8]) {
     usual_times_seconds(v).unwrap_or_else(|| {
         let (number, rest) = times_number(v);
@@ -1361,21 +1387,27 @@ fn times_number(v: &[u8]) -> (&[u8], &[u8]) {
 
 /// `[GC ... , 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
-    let close = matching_bracket(rest).ok_or(Unparsed::Incomplete)?;
+    let event = memory::jdk8_event(rest).ok_or(Unparsed::Incomplete)?;
+    let close = event.close;
     let inner = &rest[1..close];
     let before_secs = inner.strip_suffix(b" secs").ok_or(Unparsed::Malformed)?;
     let num_start = memchr::memrchr(b' ', before_secs).map_or(0, |p| p + 1);
     let duration_ns = secs_to_ns(&before_secs[num_start..]).ok_or(Unparsed::Malformed)?;
     let icms_duty_cycle = icms_duty_cycle(&before_secs[..num_start]);
-    let (name, mut cause) = jdk8_name_and_cause(inner);
+    let (name, mut cause) = jdk8_name_and_cause(inner, event.cms_phases);
     let after = &rest[close + 1..];
-    let cpu =
-        crate::num::find(after, b"[Times: ").and_then(|at| parse_jdk8_times(&after[at + 8..]));
+    // HotSpot writes the times right after the event: found there without a search.
+    let times_at = if after.starts_with(b" [Times: ") {
+        Some(1)
+    } else {
+        crate::num::find(after, b"[Times: ")
+    };
+    let cpu = times_at.and_then(|at| parse_jdk8_times(&after[at + 8..]));
     let memory::Jdk8Heap {
         heap,
         young,
         collects_old_generation,
-    } = memory::jdk8_heap(inner);
+    } = event.heap;
     let failures = jdk8_failures(rest);
     let is_full = crate::PauseType::is_full(&name);
     let upgraded_to_full = !is_full && (failures.concurrent_mode || collects_old_generation);
@@ -1536,17 +1568,6 @@ fn parse_jdk8_shenandoah_pause(body: &[u8]) -> Result<Option<GcPause>, Unparsed>
 /// A CMS collection that fails to promote and then has a concurrent mode failure reports
 /// both: both are kept.
 fn jdk8_failures(line: &[u8]) -> Failures {
-    // Searchers built once: these words' first letters are everywhere in an event, so
-    // looking at each place one occurs cost more than the rest of reading the event.
-    static FAILURES: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
-        std::sync::LazyLock::new(|| {
-            [
-                &b"concurrent mode failure"[..],
-                b"promotion failed",
-                b"to-space ",
-            ]
-            .map(memchr::memmem::Finder::new)
-        });
     // Parallel Scavenge marks a young collection that could not promote with `GC--`, and
     // puts the mark after the cause when it prints one: `[GC (Allocation Failure) --[PSYo`.
     let parallel_promotion = line.starts_with(b"[GC--")
@@ -1555,28 +1576,33 @@ fn jdk8_failures(line: &[u8]) -> Failures {
                 let after = &line[close + 1..];
                 after.starts_with(b" --") || after.starts_with(b"--")
             }));
-    // Each failure's words hold an `f` or an `x` (`exhausted`), which most events do not:
-    // one pass over them costs a sixth of the three searches.
-    if memchr::memchr2(b'f', b'x', line).is_none() {
-        return Failures {
-            promotion: parallel_promotion,
-            ..Failures::default()
-        };
+    let mut failures = Failures {
+        promotion: parallel_promotion,
+        ..Failures::default()
+    };
+    // Each failure's words hold an `f` or an `x` (`exhausted`), which are rare in an event:
+    // one pass over them, each looked at in its place, instead of a search for each word.
+    for at in crate::scan::any_of(line, [b'f', b'x']) {
+        let (before, after) = line.split_at(at);
+        if line[at] == b'x' {
+            // `to-space exhausted` (G1)
+            failures.evacuation |=
+                before.ends_with(b"to-space e") && after.starts_with(b"xhausted");
+        } else if after.starts_with(b"fail") {
+            failures.concurrent_mode |=
+                before.ends_with(b"concurrent mode ") && after.starts_with(b"failure");
+            failures.promotion |= before.ends_with(b"promotion ") && after.starts_with(b"failed");
+        } else {
+            // `to-space overflow` (Parallel)
+            failures.evacuation |= before.ends_with(b"to-space over") && after.starts_with(b"flow");
+        }
     }
-    let [concurrent_mode, promotion, to_space] = &*FAILURES;
-    let has = |finder: &memchr::memmem::Finder<'_>| finder.find(line).is_some();
-    // `to-space exhausted` (G1) or `to-space overflow` (Parallel).
-    let evacuation = to_space.find_iter(line).any(|at| {
-        let after = &line[at + b"to-space ".len()..];
-        after.starts_with(b"exhausted") || after.starts_with(b"overflow")
-    });
-    Failures {
-        concurrent_mode: has(concurrent_mode),
-        promotion: has(promotion) || parallel_promotion,
-        evacuation,
-    }
+    failures
 }
 
+/// Where the `]` that closes the `[` that `s` starts with is (what
+/// [`memory::jdk8_event`] finds in its pass).
+#[cfg(test)]
 fn matching_bracket(s: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
     for i in crate::scan::any_of(s, [b'[', b']']) {
@@ -1592,7 +1618,9 @@ fn matching_bracket(s: &[u8]) -> Option<usize> {
     None
 }
 
-fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
+/// The name and cause of the event `inner`, which holds the CMS phases `cms_phases` (see
+/// [`memory::Jdk8Event::cms_phases`]).
+fn jdk8_name_and_cause(inner: &[u8], cms_phases: (bool, bool)) -> (String, Option<String>) {
     let (head, after_head) = if let Some(r) = inner.strip_prefix(b"Full GC") {
         ("Full GC", r)
     } else if let Some(r) = inner.strip_prefix(b"GC pause") {
@@ -1621,7 +1649,7 @@ fn jdk8_name_and_cause(inner: &[u8]) -> (String, Option<String>) {
     // JDK 6 and 7 print no cause: `[GC pause (young)`, `[GC pause (mixed)`.
     let has_cause = groups.first().is_some_and(|g| !is_g1_kind(g));
     let cause = groups.first().filter(|_| has_cause).map(|g| lossy(g));
-    let (initial_mark, remark) = cms_phases(inner);
+    let (initial_mark, remark) = cms_phases;
     let name = if initial_mark || cause.as_deref() == Some("CMS Initial Mark") {
         "CMS Initial Mark".to_string()
     } else if remark || cause.as_deref() == Some("CMS Final Remark") {
@@ -1709,8 +1737,9 @@ fn full_gc_generations(event: &[u8]) -> (Option<Collector>, Generations) {
     (if cms { Some(Collector::Cms) } else { first }, generations)
 }
 
-/// Whether `event` holds `CMS-initial-mark` and whether it holds `CMS-remark`, found in one
-/// pass over its `-`s (searching for each cost a tenth of reading a CMS event).
+/// Whether `event` holds `CMS-initial-mark` and whether it holds `CMS-remark` (what
+/// [`memory::jdk8_event`] finds in its pass).
+#[cfg(test)]
 fn cms_phases(event: &[u8]) -> (bool, bool) {
     let mut found = (false, false);
     for at in crate::scan::any_of(event, [b'-']) {
@@ -1737,6 +1766,8 @@ fn is_g1_kind(group: &[u8]) -> bool {
     )
 }
 
+/// `s` as text, each byte that is not UTF-8 replaced. Checked first as it nearly always is,
+/// valid: the lossy conversion costs several times as much on a short name.
 fn lossy(s: &[u8]) -> String {
     String::from_utf8_lossy(s).into_owned()
 }

@@ -325,8 +325,13 @@ pub fn cycle(gc_id: u64, body: &[u8]) -> Option<Record> {
 /// nested bracket's. A CMS remark that holds a young collection
 /// (`-XX:+CMSScavengeBeforeRemark`) prints no transition of its own: that collection's are
 /// the pause's.
+#[cfg(test)]
 pub fn jdk8_heap(inner: &[u8]) -> Jdk8Heap {
-    let scan = event_scan(inner);
+    jdk8_heap_of(inner, &event_scan(inner, false))
+}
+
+/// [`jdk8_heap`] of an event whose text is read in `scan`.
+fn jdk8_heap_of(inner: &[u8], scan: &EventScan) -> Jdk8Heap {
     let (heap, young) = match (scan.heap, scan.young) {
         (None, _) => match top_level_groups(inner, b'[', b']').find(|g| g.starts_with(b"GC")) {
             Some(young_gc) => event_heap(young_gc),
@@ -339,6 +344,30 @@ pub fn jdk8_heap(inner: &[u8]) -> Jdk8Heap {
         young,
         collects_old_generation: scan.collects_old_generation,
     }
+}
+
+/// What one pass over a JDK 6-8 event, from its `[` to the `]` that closes it, reads.
+pub struct Jdk8Event {
+    /// Where the `]` that closes the event is.
+    pub close: usize,
+    /// Its heap and young generation (as [`jdk8_heap`] reads them).
+    pub heap: Jdk8Heap,
+    /// Whether it holds `CMS-initial-mark`, and whether it holds `CMS-remark`.
+    pub cms_phases: (bool, bool),
+}
+
+/// [`Jdk8Event`] of `event` (which starts with its `[`): `None` when no bracket closes it.
+/// One pass finds the closing bracket and reads the event's brackets, arrows and CMS
+/// phases together (each was a pass of its own, over the same text).
+pub fn jdk8_event(event: &[u8]) -> Option<Jdk8Event> {
+    let text = event.get(1..)?;
+    let scan = event_scan(text, true);
+    let inner_len = scan.close?;
+    Some(Jdk8Event {
+        close: inner_len + 1,
+        heap: jdk8_heap_of(&text[..inner_len], &scan),
+        cms_phases: scan.cms_phases,
+    })
 }
 
 /// What [`jdk8_heap`] reads of a JDK 6-8 event.
@@ -363,6 +392,11 @@ struct EventScan {
     heap: Option<HeapChange>,
     young: Option<HeapChange>,
     collects_old_generation: bool,
+    /// Whether the text holds `CMS-initial-mark`, and whether it holds `CMS-remark`.
+    cms_phases: (bool, bool),
+    /// Where the first `]` that closes no group of the text is, when the scan stopped
+    /// there.
+    close: Option<usize>,
 }
 
 /// Whether the bracket at `at` opens a collection of the old generation (see
@@ -384,14 +418,19 @@ fn opens_old_generation(text: &[u8], at: usize) -> bool {
 /// only the two words wanted are read (a CMS remark with date stamps has a dozen groups
 /// and gaps, and its dates hold more `-` than its transitions).
 fn event_heap(inner: &[u8]) -> (Option<HeapChange>, Option<HeapChange>) {
-    let scan = event_scan(inner);
+    let scan = event_scan(inner, false);
     (scan.heap, scan.young)
 }
 
 /// [`event_heap`], and in the same pass whether any bracket opens a collection of the old
-/// generation (a search of its own cost 1 % of reading a log of one-line CMS events).
-fn event_scan(inner: &[u8]) -> EventScan {
+/// generation (a search of its own cost 1 % of reading a log of one-line CMS events) and
+/// which CMS phases the text names. With `stop_at_close`, the text read ends at the first
+/// `]` that closes no group (the event's own, when `text` follows its `[`); without, such
+/// a `]` is text.
+fn event_scan(text: &[u8], stop_at_close: bool) -> EventScan {
     let mut collects_old_generation = false;
+    let mut cms_phases = (false, false);
+    let mut close = None;
     // Where the last `->` seen so far starts.
     let mut last_arrow: Option<usize> = None;
     let mut depth = 0usize;
@@ -404,15 +443,19 @@ fn event_scan(inner: &[u8]) -> EventScan {
     let mut young = None;
     // The last gap that holds a `->`: where it starts and ends, and its last `->`.
     let mut heap_gap: Option<(usize, usize, usize)> = None;
-    for at in crate::scan::any_of(inner, [b'[', b']', b'>']) {
-        match inner[at] {
-            b'>' => {
-                if at > 0 && inner[at - 1] == b'-' {
-                    last_arrow = Some(at - 1);
+    for at in crate::scan::any_of(text, [b'[', b']', b'-']) {
+        match text[at] {
+            b'-' => {
+                if text.get(at + 1) == Some(&b'>') {
+                    last_arrow = Some(at);
+                } else if at >= 3 && &text[at - 3..at] == b"CMS" {
+                    let phase = &text[at + 1..];
+                    cms_phases.0 |= phase.starts_with(b"initial-mark");
+                    cms_phases.1 |= phase.starts_with(b"remark");
                 }
             }
             b'[' => {
-                collects_old_generation |= opens_old_generation(inner, at);
+                collects_old_generation |= opens_old_generation(text, at);
                 if depth == 0 {
                     open = at;
                     arrow_before_open = last_arrow;
@@ -421,6 +464,10 @@ fn event_scan(inner: &[u8]) -> EventScan {
             }
             _ => {
                 if depth == 0 {
+                    if stop_at_close {
+                        close = Some(at);
+                        break;
+                    }
                     continue; // a stray `]` is text
                 }
                 depth -= 1;
@@ -434,22 +481,24 @@ fn event_scan(inner: &[u8]) -> EventScan {
                     first_group_closed = true;
                     young = last_arrow
                         .filter(|&a| a > open)
-                        .and_then(|arrow| heap_change_around(inner, open + 1, at, arrow));
+                        .and_then(|arrow| heap_change_around(text, open + 1, at, arrow));
                 }
                 gap_start = at + 1;
             }
         }
     }
     // The text after the last group closed, with any group left open in it.
+    let end = close.unwrap_or(text.len());
     if let Some(arrow) = last_arrow.filter(|&a| a >= gap_start) {
-        heap_gap = Some((gap_start, inner.len(), arrow));
+        heap_gap = Some((gap_start, end, arrow));
     }
-    let heap =
-        heap_gap.and_then(|(start, end, arrow)| heap_change_around(inner, start, end, arrow));
+    let heap = heap_gap.and_then(|(start, end, arrow)| heap_change_around(text, start, end, arrow));
     EventScan {
         heap,
         young,
         collects_old_generation,
+        cms_phases,
+        close,
     }
 }
 

@@ -824,6 +824,42 @@ mod one_pass {
             prop_assert!(usual.is_none() || usual == any_uptime_stamp(text.as_bytes()), "{}", text);
         }
 
+        /// The stamps HotSpot prints read straight through as the general loop reads them,
+        /// and stamps repeated, run together, glued or near misses are left to it.
+        #[test]
+        fn usual_stamps_read_as_any(
+            date in proptest::sample::select(vec![
+                "", "2020-09-13T12:26:37.504+0000", "2016-10-12T09:53:38.901-0200",
+                "2020-13-13T12:26:37.504+0000", "2020-09-13 12:26:37.504+0000",
+                "2020-09-13T12:26:37,504+0000", "2020-09-13T12:26:37.504", "12345-09-13T12:26:37.504+00",
+            ]),
+            separators in [(); 2].map(|()| proptest::sample::select(vec![": ", ": ", ":", " ", "", ": : "])),
+            uptime in proptest::sample::select(vec!["", "298.027", "0,45", "1234567890.1", "12", "1.2-"]),
+            tail in text_of(&["[GC", "#12: ", "7", ": ", ":", " ", "x", "2020-09-13T12:26:37.504+0000"], 3),
+        ) {
+            let text = format!("{date}{}{uptime}{}{tail}", separators[0], separators[1]);
+            let usual = usual_jdk8_stamps(text.as_bytes());
+            prop_assert!(usual.is_none() || usual == Some(jdk8_stamps(text.as_bytes())), "{}", text);
+        }
+
+        /// One pass over an event finds the bracket that closes it, and the CMS phases and
+        /// heap inside, as the searches for each find them.
+        #[test]
+        fn one_pass_over_an_event_reads_as_each_search(text in text_of(&[
+            "[", "]", "[GC ", "[ParNew: ", "100K->10K(200K)", "->", "-", ">", " ", ", ",
+            "0.01 secs]", "CMS-initial-mark", "CMS-remark", "CMS", "MS", "C", "-remark", "[CMS: ", "[Tenured",
+            "[1 CMS-remark: 10K(20K)]", "2020-09-13T12:26:37.504+0000: ", "[GC (CMS Final Remark) ",
+        ], 14)) {
+            let text = format!("[{text}");
+            let event = memory::jdk8_event(text.as_bytes());
+            prop_assert_eq!(event.as_ref().map(|e| e.close), matching_bracket(text.as_bytes()), "{}", text);
+            if let Some(event) = event {
+                let inner = &text.as_bytes()[1..event.close];
+                prop_assert_eq!(event.cms_phases, cms_phases(inner), "{}", text);
+                prop_assert_eq!(event.heap, memory::jdk8_heap(inner), "{}", text);
+            }
+        }
+
         /// A `[Times: ...]` number reads as the general reading reads it, with the comma
         /// that ends a field, both separators and near misses.
         #[test]
