@@ -297,11 +297,11 @@ impl<'s> Analyzer<'s> {
     /// unified log line; `number` locates it in the input (for JFR, the event's ordinal).
     pub(crate) fn record(&mut self, end: Stamp, record: Record, number: u64) {
         self.clocks_saw = None;
-        let parsed = Parsed {
+        let parsed = Box::new(Parsed {
             format: Format::Unified,
             stamp: end,
             record,
-        };
+        });
         self.parsed(parsed, number);
     }
 
@@ -337,7 +337,7 @@ impl<'s> Analyzer<'s> {
                 self.clocks_saw = Some(stamp);
                 self.timeouts.other_record();
             }
-            LogLine::Record(parsed) => self.parsed(*parsed, number),
+            LogLine::Record(parsed) => self.parsed(parsed, number),
             LogLine::Unparsed {
                 text,
                 partial_event,

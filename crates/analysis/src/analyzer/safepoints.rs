@@ -39,7 +39,7 @@ impl Analyzer<'_> {
         let pauses: Vec<&GcPause> = if statistics {
             Vec::new()
         } else {
-            self.pending.iter().map(|pp| &pp.pause).collect()
+            self.pending.iter().map(|pp| &*pp.pause).collect()
         };
         let had_gc = !pauses.is_empty() || (self.lost_gc && !statistics);
         let is_gc = match &sp.operation {
