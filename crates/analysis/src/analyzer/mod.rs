@@ -28,6 +28,7 @@ use clock::{Clock, UptimeRange};
 use jvm::JvmFacts;
 use nesting::{NestedPause, OpenPauses};
 use pauses::Pending;
+pub(crate) use pauses::StopPauses;
 use safepoints::SafepointSeries;
 
 pub use report::{

@@ -66,6 +66,26 @@ pub(super) struct Pending {
     pub(super) stopped_ns: Option<u64>,
 }
 
+/// The GC pauses that ran in one stop, as the rules see them: the pauses that waited for
+/// its safepoint, read where they wait.
+#[derive(Clone, Copy)]
+pub(crate) struct StopPauses<'a>(&'a [Pending]);
+
+impl<'a> StopPauses<'a> {
+    /// The pauses waiting in `pending`.
+    pub(super) fn of(pending: &'a [Pending]) -> Self {
+        StopPauses(pending)
+    }
+
+    pub(crate) fn is_empty(self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub(crate) fn iter(self) -> impl Iterator<Item = &'a GcPause> {
+        self.0.iter().map(|pp| &*pp.pause)
+    }
+}
+
 /// Pauses of a JDK 6-8 log or a recording kept waiting for one safepoint.
 const MAX_PAUSES_IN_ONE_STOP: usize = 4;
 

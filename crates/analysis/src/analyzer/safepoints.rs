@@ -3,10 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use pauselab_pause::record::{GcPause, Safepoint};
+use pauselab_pause::record::Safepoint;
 use pauselab_pause::{is_gc_operation, Collector};
 use pauselab_pause::{DurationStats, PauseEvent, PauseKind, SourceLine};
 
+use crate::analyzer::pauses::StopPauses;
 use crate::analyzer::Analyzer;
 use crate::rules::rule::{Seen, Series, Stop};
 use crate::totals::Totals;
@@ -36,11 +37,7 @@ impl Analyzer<'_> {
     ) {
         let statistics = series == Series::Statistics;
         // The pauses waiting for their safepoint ran in this one (safepoint lines only).
-        let pauses: Vec<&GcPause> = if statistics {
-            Vec::new()
-        } else {
-            self.pending.iter().map(|pp| &*pp.pause).collect()
-        };
+        let pauses = StopPauses::of(if statistics { &[] } else { &self.pending });
         let had_gc = !pauses.is_empty() || (self.lost_gc && !statistics);
         let is_gc = match &sp.operation {
             Some(op) => is_gc_operation(op) || had_gc,
@@ -73,7 +70,7 @@ impl Analyzer<'_> {
                 is_gc,
                 series,
                 held_up_by: held_up_by.as_deref(),
-                pauses: &pauses,
+                pauses,
             },
             start: sp.start,
             file: &self.files[fi].file,
