@@ -23,7 +23,7 @@ use pauselab_pause::{DurationStats, LogLine, PauseEvent};
 use crate::health::{MemoryStats, SlidingShare, StallStats};
 use crate::rules::{Rules, Thresholds};
 use crate::timeouts::Timeouts;
-use crate::totals::Totals;
+use crate::totals::{Totals, TotalsByName};
 use clock::{Clock, UptimeRange};
 use jvm::JvmFacts;
 use nesting::{NestedPause, OpenPauses};
@@ -106,7 +106,7 @@ pub struct Analyzer<'s> {
     /// Per file: lines of the JVM's header (version, collector and flags, region size).
     header_lines: Vec<u64>,
     gc: DurationStats,
-    by_name: BTreeMap<String, Totals>,
+    by_name: TotalsByName,
     /// Every rule of the registry, shown each pause, safepoint, stall and sample.
     rules: Rules,
     safepoint_lines: SafepointSeries,
@@ -167,7 +167,7 @@ impl<'s> Analyzer<'s> {
             format_counts: Vec::new(),
             header_lines: Vec::new(),
             gc: DurationStats::new(),
-            by_name: BTreeMap::new(),
+            by_name: TotalsByName::new(pauses::MAX_NAMES),
             rules: Rules::default(),
             safepoint_lines: SafepointSeries::default(),
             safepoint_statistics: SafepointSeries::default(),

@@ -90,7 +90,7 @@ impl<'a> StopPauses<'a> {
 const MAX_PAUSES_IN_ONE_STOP: usize = 4;
 
 /// Distinct pause names and full collection causes kept.
-const MAX_NAMES: usize = 1000;
+pub(super) const MAX_NAMES: usize = 1000;
 const MAX_CAUSES: usize = 100;
 
 impl Analyzer<'_> {
@@ -222,15 +222,8 @@ impl Analyzer<'_> {
         let p: &GcPause = &pp.pause;
         self.files[pp.file].pauses += 1;
         self.gc.record(p.duration_ns);
-        let distinct = self.by_name.len();
-        match self.by_name.get_mut(&p.name) {
-            Some(tot) => tot.add(p.duration_ns),
-            None if distinct < MAX_NAMES => {
-                let mut tot = Totals::default();
-                tot.add(p.duration_ns);
-                self.by_name.insert(p.name.clone(), tot);
-            }
-            None => {}
+        if let Some(totals) = self.by_name.entry(&p.name, Totals::default) {
+            totals.add(p.duration_ns);
         }
         let seen = Seen {
             item: p,
