@@ -73,6 +73,19 @@ impl SlidingShare {
         let len = self.ring.len() as u64;
         let end_ns = end_ns.max(start_ns);
         let last = end_ns / SECOND_NS;
+        // Most pauses lie in one second the windows have reached already (their line moved
+        // the windows there): that second takes all of the pause, nothing moves.
+        if let Some(current) = self.current {
+            if start_ns / SECOND_NS == last && last <= current {
+                if last + len > current {
+                    let part = end_ns - start_ns;
+                    self.ring[(last % len) as usize] += part;
+                    self.sum += part;
+                }
+                self.judge();
+                return;
+            }
+        }
         // The seconds of a pause longer than two windows before its last two windows hold
         // windows of nothing but pause, as the ones kept do: no need to walk them.
         let first = (start_ns / SECOND_NS).max(last.saturating_sub(2 * len));

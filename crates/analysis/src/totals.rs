@@ -1,6 +1,8 @@
 //! Count, sum and maximum of durations under one name (a pause, a VM operation, a thread,
 //! a cause), as the report lists them.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 /// Count, total and maximum of durations under one name.
@@ -43,5 +45,96 @@ impl Totals {
         self.count += 1;
         self.total_ns += u128::from(ns);
         self.max_ns = self.max_ns.max(ns);
+    }
+}
+
+/// Totals by name for names a log repeats (pause names, VM operations), at most `max` names.
+/// A log has a handful of them: the first few found are compared one by one (their
+/// lengths, their bytes only when as long), cheaper than a search of the names' order,
+/// which compares bytes at every step; the search finds the others.
+pub(crate) struct TotalsByName {
+    /// In the order first counted.
+    entries: Vec<(String, Totals)>,
+    /// Each name's place in `entries`.
+    index: BTreeMap<String, usize>,
+    max: usize,
+}
+
+/// How many of the first names are compared one by one.
+const COMPARED: usize = 8;
+
+impl TotalsByName {
+    pub(crate) fn new(max: usize) -> Self {
+        TotalsByName {
+            entries: Vec::new(),
+            index: BTreeMap::new(),
+            max,
+        }
+    }
+
+    /// The totals of `name`, begun with `new` when the name is new; none when it is new
+    /// and `max` names are kept already.
+    pub(crate) fn entry(
+        &mut self,
+        name: &str,
+        new: impl FnOnce() -> Totals,
+    ) -> Option<&mut Totals> {
+        let first = &self.entries[..self.entries.len().min(COMPARED)];
+        let at = match first.iter().position(|(first, _)| first == name) {
+            Some(at) => at,
+            None if self.entries.len() <= COMPARED => self.insert(name, new)?,
+            None => match self.index.get(name) {
+                Some(&at) => at,
+                None => self.insert(name, new)?,
+            },
+        };
+        Some(&mut self.entries[at].1)
+    }
+
+    /// Adds `name`, unless `max` names are kept already.
+    fn insert(&mut self, name: &str, new: impl FnOnce() -> Totals) -> Option<usize> {
+        if self.entries.len() >= self.max {
+            return None;
+        }
+        self.index.insert(name.to_string(), self.entries.len());
+        self.entries.push((name.to_string(), new()));
+        Some(self.entries.len() - 1)
+    }
+
+    /// The names and their totals, in the names' order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Totals)> {
+        self.index
+            .iter()
+            .map(|(name, &at)| (name.as_str(), &self.entries[at].1))
+    }
+
+    /// The names, in their order.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.index.keys().map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_beyond_the_first_compared_are_found_and_listed_in_order() {
+        let mut totals = TotalsByName::new(12);
+        for round in 0..3 {
+            for i in (0..15).rev() {
+                let name = format!("name {i:02}");
+                if let Some(t) = totals.entry(&name, Totals::default) {
+                    t.add(round * 100 + i);
+                }
+            }
+        }
+        let kept: Vec<(&str, u64, u64)> =
+            totals.iter().map(|(n, t)| (n, t.count, t.max_ns)).collect();
+        // The first 12 names seen, each counted at every round.
+        assert_eq!(kept.len(), 12);
+        assert_eq!(kept[0], ("name 03", 3, 203));
+        assert_eq!(kept[11], ("name 14", 3, 214));
+        assert!(totals.names().eq(kept.iter().map(|k| k.0)));
     }
 }

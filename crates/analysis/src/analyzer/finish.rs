@@ -1,7 +1,5 @@
 //! The end of the analysis: the report's sections and the rules' findings.
 
-use std::collections::BTreeMap;
-
 use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::Collector;
 
@@ -38,7 +36,8 @@ impl Analyzer<'_> {
         let (source, series) = self.counted_series();
         let (timeouts, unmatched_timeouts) =
             std::mem::take(&mut self.timeouts).finish(self.opts.evidence);
-        let full_gc_causes = sorted_by_count(&self.full_gc_causes);
+        let full_gc_causes =
+            sorted_by_count(self.full_gc_causes.iter().map(|(c, t)| (c.as_str(), t)));
         let worst_windows: Vec<WindowShare> = self
             .windows
             .iter()
@@ -67,7 +66,7 @@ impl Analyzer<'_> {
             } else {
                 None
             },
-            by_name: sorted_by_count(&self.by_name),
+            by_name: sorted_by_count(self.by_name.iter()),
             worst_windows,
             full_gc_causes,
         };
@@ -184,7 +183,7 @@ impl Analyzer<'_> {
             generational_zgc: self.jvm.flags.has("-XX:+ZGenerational")
                 || self
                     .by_name
-                    .keys()
+                    .names()
                     .any(|n| matches!(n.as_bytes(), [b'y' | b'Y' | b'O', b':', b' ', ..])),
             jdk_feature: self
                 .jvm
@@ -239,8 +238,8 @@ fn share(ns: u128, covered_ns: u64) -> Option<f64> {
 }
 
 /// Named totals, most frequent first (equal counts in name order).
-fn sorted_by_count(totals: &BTreeMap<String, Totals>) -> Vec<NameTotals> {
-    let mut named: Vec<NameTotals> = totals.iter().map(|(name, t)| t.named(name)).collect();
+fn sorted_by_count<'a>(totals: impl IntoIterator<Item = (&'a str, &'a Totals)>) -> Vec<NameTotals> {
+    let mut named: Vec<NameTotals> = totals.into_iter().map(|(name, t)| t.named(name)).collect();
     named.sort_by_key(|n| std::cmp::Reverse(n.count));
     named
 }

@@ -1,14 +1,12 @@
 //! What the input says of the JVM: its version, its collector and its options, and what
 //! the pauses tell of the collector when no line names it.
 
-use std::collections::BTreeMap;
-
 use pauselab_pause::record::{Format, Record};
 use pauselab_pause::Collector;
 
 use crate::analyzer::report::FileSummary;
 use crate::rules::causes::JvmFlags;
-use crate::totals::Totals;
+use crate::totals::TotalsByName;
 
 #[derive(Default)]
 pub(super) struct JvmFacts {
@@ -71,13 +69,9 @@ impl JvmFacts {
     /// later files: the pause names (`by_name`) tell, and what the log names otherwise
     /// ([`JvmFacts::told`]). CMS's own pauses first (a CMS young collection may be
     /// `DefNew`), then the first pause, then what the log names, then any pause that tells.
-    pub(super) fn collector(
-        &self,
-        by_name: &BTreeMap<String, Totals>,
-        cms_failures: bool,
-    ) -> Option<String> {
+    pub(super) fn collector(&self, by_name: &TotalsByName, cms_failures: bool) -> Option<String> {
         self.collector.clone().or_else(|| {
-            let names = || by_name.keys().map(String::as_str);
+            let names = || by_name.names();
             names()
                 .find(|n| n.starts_with("CMS"))
                 .and_then(Collector::from_pause_name)

@@ -23,11 +23,12 @@ use pauselab_pause::{DurationStats, LogLine, PauseEvent};
 use crate::health::{MemoryStats, SlidingShare, StallStats};
 use crate::rules::{Rules, Thresholds};
 use crate::timeouts::Timeouts;
-use crate::totals::Totals;
+use crate::totals::{Totals, TotalsByName};
 use clock::{Clock, UptimeRange};
 use jvm::JvmFacts;
 use nesting::{NestedPause, OpenPauses};
 use pauses::Pending;
+pub(crate) use pauses::StopPauses;
 use safepoints::SafepointSeries;
 
 pub use report::{
@@ -105,7 +106,7 @@ pub struct Analyzer<'s> {
     /// Per file: lines of the JVM's header (version, collector and flags, region size).
     header_lines: Vec<u64>,
     gc: DurationStats,
-    by_name: BTreeMap<String, Totals>,
+    by_name: TotalsByName,
     /// Every rule of the registry, shown each pause, safepoint, stall and sample.
     rules: Rules,
     safepoint_lines: SafepointSeries,
@@ -166,7 +167,7 @@ impl<'s> Analyzer<'s> {
             format_counts: Vec::new(),
             header_lines: Vec::new(),
             gc: DurationStats::new(),
-            by_name: BTreeMap::new(),
+            by_name: TotalsByName::new(pauses::MAX_NAMES),
             rules: Rules::default(),
             safepoint_lines: SafepointSeries::default(),
             safepoint_statistics: SafepointSeries::default(),
@@ -297,11 +298,11 @@ impl<'s> Analyzer<'s> {
     /// unified log line; `number` locates it in the input (for JFR, the event's ordinal).
     pub(crate) fn record(&mut self, end: Stamp, record: Record, number: u64) {
         self.clocks_saw = None;
-        let parsed = Parsed {
+        let parsed = Box::new(Parsed {
             format: Format::Unified,
             stamp: end,
             record,
-        };
+        });
         self.parsed(parsed, number);
     }
 
@@ -337,7 +338,7 @@ impl<'s> Analyzer<'s> {
                 self.clocks_saw = Some(stamp);
                 self.timeouts.other_record();
             }
-            LogLine::Record(parsed) => self.parsed(*parsed, number),
+            LogLine::Record(parsed) => self.parsed(parsed, number),
             LogLine::Unparsed {
                 text,
                 partial_event,

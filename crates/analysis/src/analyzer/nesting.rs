@@ -5,6 +5,7 @@
 use pauselab_pause::record::{Failure, Format, GcPause, Stamp};
 
 use crate::analyzer::clock::clock_ns;
+use crate::analyzer::pauses::PauseRecord;
 use crate::analyzer::Analyzer;
 use crate::rules::full_gc::is_full_collection;
 
@@ -13,9 +14,7 @@ pub(super) struct NestedPause {
     /// The GC id of the pause it lies in: known from `gc,start` lines, or, in a log
     /// without them, any earlier id whose pause line follows and covers it ([`Outer::Earlier`]).
     outer: Outer,
-    pub(super) pause: GcPause,
-    stamp: Stamp,
-    format: Format,
+    pub(super) pause: PauseRecord,
     line: u64,
 }
 
@@ -49,14 +48,15 @@ impl NestedPause {
                     matches!((outer.gc_id, self.pause.gc_id), (Some(o), Some(i)) if o < i);
                 let longer = outer.duration_ns >= self.pause.duration_ns;
                 // Began no later and ended no earlier, to the stamps' resolution.
-                let covers = match (clock_ns(end), clock_ns(&self.stamp)) {
+                let inner_stamp = self.pause.stamp();
+                let covers = match (clock_ns(end), clock_ns(&inner_stamp)) {
                     (Some(outer_end), Some(inner_end)) => {
                         outer_end + STAMP_RESOLUTION_NS >= inner_end
                             && outer_end.saturating_sub(outer.duration_ns)
                                 <= inner_end.saturating_sub(self.pause.duration_ns)
                                     + STAMP_RESOLUTION_NS
                     }
-                    _ => *end == self.stamp,
+                    _ => *end == inner_stamp,
                 };
                 earlier && longer && covers
             }
@@ -94,17 +94,13 @@ impl Analyzer<'_> {
     /// and Parallel upgrading a young collection to a full one: `GC(2) Pause Full` inside
     /// `GC(1) Pause Young`) is one stop of the application: the outer pause counts, marked
     /// as upgraded to a full collection when the nested one was full.
-    pub(super) fn pause_line(
-        &mut self,
-        mut pause: GcPause,
-        stamp: Stamp,
-        format: Format,
-        line: u64,
-    ) {
+    pub(super) fn pause_line(&mut self, mut record: PauseRecord, line: u64) {
+        let (stamp, format) = (record.stamp(), record.format());
         if let Some(nested) = self.nested.take() {
-            if nested.lies_in(&pause, &stamp) {
+            if nested.lies_in(&record, &stamp) {
                 self.forget_outer(nested.outer);
                 let inner = &nested.pause;
+                let pause = &mut *record;
                 pause.upgraded_to_full |= inner.upgraded_to_full || is_full_collection(&inner.name);
                 for failure in [
                     Failure::Evacuation,
@@ -115,12 +111,13 @@ impl Analyzer<'_> {
                         pause.failures.add(failure);
                     }
                 }
-                return self.count_pause(pause, stamp, format, line);
+                return self.count_pause(record, line);
             }
             // The outer pause's line never came: the nested one was a pause of its own.
             self.forget_outer(nested.outer);
-            self.count_pause(nested.pause, nested.stamp, nested.format, nested.line);
+            self.count_pause(nested.pause, nested.line);
         }
+        let pause: &GcPause = &record;
         let outer = match pause.gc_id {
             Some(id) if self.files_pause_starts[self.files.len() - 1] => {
                 self.open_pauses.end(id).map(Outer::Id)
@@ -133,14 +130,12 @@ impl Analyzer<'_> {
         if let Some(outer) = outer {
             self.nested = Some(NestedPause {
                 outer,
-                pause,
-                stamp,
-                format,
+                pause: record,
                 line,
             });
             return;
         }
-        self.count_pause(pause, stamp, format, line);
+        self.count_pause(record, line);
     }
 
     fn forget_outer(&mut self, outer: Outer) {
@@ -153,7 +148,7 @@ impl Analyzer<'_> {
     pub(super) fn release_nested(&mut self) {
         if let Some(nested) = self.nested.take() {
             self.forget_outer(nested.outer);
-            self.count_pause(nested.pause, nested.stamp, nested.format, nested.line);
+            self.count_pause(nested.pause, nested.line);
         }
     }
 }

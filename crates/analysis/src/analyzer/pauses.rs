@@ -1,7 +1,9 @@
 //! GC pauses: counted when their line comes, committed once their CPU times and safepoint
 //! are known (the rules see them then), kept among the worst.
 
-use pauselab_pause::record::{Format, GcPause, HeapChange, OldChange, Stamp};
+use std::ops::{Deref, DerefMut};
+
+use pauselab_pause::record::{Format, GcPause, HeapChange, OldChange, Parsed, Record, Stamp};
 use pauselab_pause::{Collector, CpuTimes, PauseEvent, PauseKind, SourceLine};
 
 use crate::analyzer::clock::clock_ns;
@@ -11,31 +13,91 @@ use crate::rules::full_gc::{is_full_collection, upgrade_reason, NO_CAUSE};
 use crate::rules::rule::Seen;
 use crate::totals::Totals;
 
+/// A pause line's record, kept in the box it was read into: a pause is a few hundred bytes,
+/// and it goes from its line through the nesting check to the pauses waiting for their
+/// safepoint, where moving the box moves a pointer.
+pub(super) struct PauseRecord(Box<Parsed>);
+
+impl PauseRecord {
+    /// `parsed` as a pause record, or back as it was when its record is no pause.
+    pub(super) fn of(parsed: Box<Parsed>) -> Result<Self, Box<Parsed>> {
+        match parsed.record {
+            Record::Pause(_) => Ok(PauseRecord(parsed)),
+            _ => Err(parsed),
+        }
+    }
+
+    /// The stamp of its line.
+    pub(super) fn stamp(&self) -> Stamp {
+        self.0.stamp
+    }
+
+    pub(super) fn format(&self) -> Format {
+        self.0.format
+    }
+}
+
+impl Deref for PauseRecord {
+    type Target = GcPause;
+
+    fn deref(&self) -> &GcPause {
+        match &self.0.record {
+            Record::Pause(pause) => pause,
+            _ => unreachable!("PauseRecord::of keeps pauses only"),
+        }
+    }
+}
+
+impl DerefMut for PauseRecord {
+    fn deref_mut(&mut self) -> &mut GcPause {
+        match &mut self.0.record {
+            Record::Pause(pause) => pause,
+            _ => unreachable!("PauseRecord::of keeps pauses only"),
+        }
+    }
+}
+
 /// A GC pause waiting for its `gc+cpu` line or its safepoint line.
 pub(super) struct Pending {
-    pub(super) pause: GcPause,
+    pub(super) pause: PauseRecord,
     file: usize,
     line: u64,
     pub(super) ttsp_ns: Option<u64>,
     pub(super) stopped_ns: Option<u64>,
 }
 
+/// The GC pauses that ran in one stop, as the rules see them: the pauses that waited for
+/// its safepoint, read where they wait.
+#[derive(Clone, Copy)]
+pub(crate) struct StopPauses<'a>(&'a [Pending]);
+
+impl<'a> StopPauses<'a> {
+    /// The pauses waiting in `pending`.
+    pub(super) fn of(pending: &'a [Pending]) -> Self {
+        StopPauses(pending)
+    }
+
+    pub(crate) fn is_empty(self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub(crate) fn iter(self) -> impl Iterator<Item = &'a GcPause> {
+        self.0.iter().map(|pp| &*pp.pause)
+    }
+}
+
 /// Pauses of a JDK 6-8 log or a recording kept waiting for one safepoint.
 const MAX_PAUSES_IN_ONE_STOP: usize = 4;
 
 /// Distinct pause names and full collection causes kept.
-const MAX_NAMES: usize = 1000;
+pub(super) const MAX_NAMES: usize = 1000;
 const MAX_CAUSES: usize = 100;
 
 impl Analyzer<'_> {
     /// One stop of the application: its heap, its time and its place in the pause windows.
-    pub(super) fn count_pause(
-        &mut self,
-        mut pause: GcPause,
-        stamp: Stamp,
-        format: Format,
-        line: u64,
-    ) {
+    pub(super) fn count_pause(&mut self, mut record: PauseRecord, line: u64) {
+        let (stamp, format) = (record.stamp(), record.format());
+        let pause = &mut *record;
         let fi = self.files.len() - 1;
         if let Some(heap) = pause.heap {
             self.heap_sample(&stamp, heap, &pause.name, pause.gc_id);
@@ -44,7 +106,7 @@ impl Analyzer<'_> {
                 self.memory.young(clock_ns(&stamp), young, heap);
             }
         }
-        if let Some(bytes) = self.promoted_by(&pause) {
+        if let Some(bytes) = self.promoted_by(pause) {
             self.memory.promoted(clock_ns(&stamp), bytes);
         }
         let (start, end) = match format {
@@ -54,6 +116,7 @@ impl Analyzer<'_> {
             Format::Jdk8 => (stamp, stamp.plus(pause.duration_ns)),
         };
         pause.start = start;
+        let pause = &*record;
         self.clocks[fi].extend(&start, &end);
         for u in [start.uptime_ns, end.uptime_ns].into_iter().flatten() {
             self.uptime.include(u);
@@ -65,7 +128,7 @@ impl Analyzer<'_> {
         }
         if !self.text_log {
             let seen = Seen {
-                item: &pause,
+                item: pause,
                 start,
                 file: &self.files[fi].file,
                 line,
@@ -92,7 +155,7 @@ impl Analyzer<'_> {
             .told(pause.cause.as_deref().and_then(Collector::from_pause_cause));
         self.lost_gc = false;
         self.pending.push(Pending {
-            pause,
+            pause: record,
             file: fi,
             line,
             ttsp_ns: None,
@@ -143,9 +206,10 @@ impl Analyzer<'_> {
 
     pub(super) fn flush_pending(&mut self) {
         let mut pending = std::mem::take(&mut self.pending);
-        for pp in pending.drain(..) {
+        for pp in &pending {
             self.commit(pp);
         }
+        pending.clear();
         // Kept with its capacity: a pause is pending after nearly every line that counts one.
         if self.pending.is_empty() {
             self.pending = pending;
@@ -154,19 +218,12 @@ impl Analyzer<'_> {
 
     /// A pause whose CPU times and safepoint are known: counted, shown to the rules, kept
     /// among the worst and handed to the sink.
-    fn commit(&mut self, pp: Pending) {
-        let p = &pp.pause;
+    fn commit(&mut self, pp: &Pending) {
+        let p: &GcPause = &pp.pause;
         self.files[pp.file].pauses += 1;
         self.gc.record(p.duration_ns);
-        let distinct = self.by_name.len();
-        match self.by_name.get_mut(&p.name) {
-            Some(tot) => tot.add(p.duration_ns),
-            None if distinct < MAX_NAMES => {
-                let mut tot = Totals::default();
-                tot.add(p.duration_ns);
-                self.by_name.insert(p.name.clone(), tot);
-            }
-            None => {}
+        if let Some(totals) = self.by_name.entry(&p.name, Totals::default) {
+            totals.add(p.duration_ns);
         }
         let seen = Seen {
             item: p,
@@ -190,9 +247,9 @@ impl Analyzer<'_> {
                     .add(p.duration_ns);
             }
         }
-        self.keep_if_worst(&pp);
+        self.keep_if_worst(pp);
         if let Some(sink) = self.sink.as_deref_mut() {
-            sink.gc_pause(&to_event(&pp, &self.files[pp.file].file), &pp.pause);
+            sink.gc_pause(&to_event(pp, &self.files[pp.file].file), &pp.pause);
         }
     }
 

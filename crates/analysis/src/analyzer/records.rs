@@ -2,6 +2,7 @@
 //! analysis it feeds.
 
 use crate::analyzer::clock::clock_ns;
+use crate::analyzer::pauses::PauseRecord;
 use crate::analyzer::report::UnparsedLine;
 use crate::analyzer::Analyzer;
 use crate::rules::rule::{Seen, Series};
@@ -54,25 +55,30 @@ impl Analyzer<'_> {
         }
     }
 
-    pub(super) fn parsed(&mut self, p: Parsed, line: u64) {
+    pub(super) fn parsed(&mut self, p: Box<Parsed>, line: u64) {
         let record = !matches!(p.record, Record::Other);
         self.observe(p.format, &p.stamp, record, line);
         if !matches!(p.record, Record::SafepointTimeout(_)) {
             self.timeouts.other_record();
         }
+        let p = match PauseRecord::of(p) {
+            Ok(mut pause) => {
+                let failed = self.evacuation_failed_gc_id;
+                if pause.gc_id.is_some() && pause.gc_id == failed {
+                    pause.failures.add(Failure::Evacuation);
+                }
+                return self.pause_line(pause, line);
+            }
+            Err(p) => p,
+        };
         let fi = self.files.len() - 1;
         match p.record {
             Record::Other => {}
+            Record::Pause(_) => unreachable!("a pause goes to pause_line"),
             Record::SafepointTimeout(timeout) => {
                 let file = self.files[fi].file.clone();
                 self.timeouts
                     .line(timeout, p.stamp, &file, line, self.opts.evidence);
-            }
-            Record::Pause(mut pause) => {
-                if pause.gc_id.is_some() && pause.gc_id == self.evacuation_failed_gc_id {
-                    pause.failures.add(Failure::Evacuation);
-                }
-                self.pause_line(pause, p.stamp, p.format, line);
             }
             Record::PauseStart { gc_id } => {
                 self.files_pause_starts[fi] = true;

@@ -1,27 +1,36 @@
 //! Safepoints: counted per series and per VM operation, shown to the rules, and closing the
 //! GC pauses that ran in them.
 
-use std::collections::BTreeMap;
-
-use pauselab_pause::record::{GcPause, Safepoint};
+use pauselab_pause::record::Safepoint;
 use pauselab_pause::{is_gc_operation, Collector};
 use pauselab_pause::{DurationStats, PauseEvent, PauseKind, SourceLine};
 
+use crate::analyzer::pauses::StopPauses;
 use crate::analyzer::Analyzer;
 use crate::rules::rule::{Seen, Series, Stop};
-use crate::totals::Totals;
+use crate::totals::{Totals, TotalsByName};
 
 /// Distinct VM operations kept.
 const MAX_OPERATIONS: usize = 1000;
 
 /// Safepoints from one kind of line (stopped-time / `Safepoint "..."` lines, or the JDK 8
 /// safepoint statistics table); both describe the same stops, so they are never added up.
-#[derive(Default)]
 pub(super) struct SafepointSeries {
     pub(super) stats: DurationStats,
     pub(super) ttsp: DurationStats,
     pub(super) non_gc: Totals,
-    pub(super) operations: BTreeMap<String, Totals>,
+    pub(super) operations: TotalsByName,
+}
+
+impl Default for SafepointSeries {
+    fn default() -> Self {
+        SafepointSeries {
+            stats: DurationStats::default(),
+            ttsp: DurationStats::default(),
+            non_gc: Totals::default(),
+            operations: TotalsByName::new(MAX_OPERATIONS),
+        }
+    }
 }
 
 impl Analyzer<'_> {
@@ -36,11 +45,7 @@ impl Analyzer<'_> {
     ) {
         let statistics = series == Series::Statistics;
         // The pauses waiting for their safepoint ran in this one (safepoint lines only).
-        let pauses: Vec<&GcPause> = if statistics {
-            Vec::new()
-        } else {
-            self.pending.iter().map(|pp| &pp.pause).collect()
-        };
+        let pauses = StopPauses::of(if statistics { &[] } else { &self.pending });
         let had_gc = !pauses.is_empty() || (self.lost_gc && !statistics);
         let is_gc = match &sp.operation {
             Some(op) => is_gc_operation(op) || had_gc,
@@ -73,7 +78,7 @@ impl Analyzer<'_> {
                 is_gc,
                 series,
                 held_up_by: held_up_by.as_deref(),
-                pauses: &pauses,
+                pauses,
             },
             start: sp.start,
             file: &self.files[fi].file,
@@ -118,16 +123,12 @@ fn count_safepoint(series: &mut SafepointSeries, sp: &Safepoint, operation: &str
     if let Some(ttsp) = sp.ttsp_ns {
         series.ttsp.record(ttsp);
     }
-    // Looked up before it is inserted: the name is copied once, not at every safepoint.
-    if let Some(totals) = series.operations.get_mut(operation) {
+    let new = || Totals {
+        gc: Some(is_gc),
+        ..Totals::default()
+    };
+    if let Some(totals) = series.operations.entry(operation, new) {
         totals.add(sp.total_ns);
-    } else if series.operations.len() < MAX_OPERATIONS {
-        let mut totals = Totals {
-            gc: Some(is_gc),
-            ..Totals::default()
-        };
-        totals.add(sp.total_ns);
-        series.operations.insert(operation.to_string(), totals);
     }
     if !is_gc {
         series.non_gc.add(sp.total_ns);

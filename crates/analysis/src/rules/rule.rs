@@ -4,6 +4,7 @@
 use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::record::{CpuLoad, GcPause, OutOfMemory, Safepoint, Stall, Stamp};
 
+use crate::analyzer::StopPauses;
 use crate::evidence::{Evidence, RuleTracker};
 use crate::health::WindowShare;
 use crate::rules::causes::JvmFlags;
@@ -125,7 +126,7 @@ pub(crate) struct Stop<'a> {
     /// The threads a safepoint timeout report named for it.
     pub held_up_by: Option<&'a str>,
     /// The GC pauses that ran in it (safepoint lines only).
-    pub pauses: &'a [&'a GcPause],
+    pub pauses: StopPauses<'a>,
 }
 
 /// What the findings are worded and ranked with, besides each rule's own state.

@@ -101,7 +101,7 @@ fn operation_of(stop: &Stop<'_>) -> Option<String> {
         .or_else(|| {
             stop.pauses
                 .iter()
-                .find_map(|p: &&GcPause| p.cause.as_deref().and_then(operation_of_cause))
+                .find_map(|p: &GcPause| p.cause.as_deref().and_then(operation_of_cause))
                 .map(str::to_string)
         })
 }
