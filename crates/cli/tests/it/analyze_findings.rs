@@ -577,6 +577,31 @@ fn stop_causes_are_ranked_by_the_time_they_took() {
         "{f}"
     );
 
+    // JDK 11's Shenandoah runs with thread-local handshakes off: each marking cycle's
+    // handshake stops every thread (`Entering safepoint region: HandshakeFallback`).
+    let shenandoah = analyze_support::fixtures().join("shenandoah-jdk11.log.gz");
+    let fallbacks = gunzipped(&shenandoah)
+        .lines()
+        .filter(|l| l.ends_with("safepoint region: HandshakeFallback"))
+        .count();
+    assert!(fallbacks > 0);
+    let f = finding(&analyze_json(&[shenandoah]), "non_gc_safepoints").expect("non_gc_safepoints");
+    let first = &f["causes"][0];
+    assert!(
+        first["cause"]
+            .as_str()
+            .unwrap()
+            .starts_with("handshakes run as stops"),
+        "{f}"
+    );
+    assert!(
+        first["evidence"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("HandshakeFallback x{fallbacks} ")),
+        "{f}"
+    );
+
     let json = analyze_json(&[stops.join("array-copy-g1-jdk17.log.gz")]);
     let f = finding(&json, "long_ttsp").expect("long_ttsp");
     assert!(
