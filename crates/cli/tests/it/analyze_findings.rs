@@ -560,22 +560,12 @@ fn stop_causes_are_ranked_by_the_time_they_took() {
         .matches("Safepoint \"CleanClassLoaderDataMetaspaces\"")
         .count();
     assert!(cleanups > 0);
-    let f = finding(&analyze_json(&[zgc]), "non_gc_safepoints").expect("non_gc_safepoints");
-    let first = &f["causes"][0];
+    let (cause, evidence) = first_stop_cause(&zgc);
     assert!(
-        first["cause"]
-            .as_str()
-            .unwrap()
-            .contains("(CleanClassLoaderDataMetaspaces)"),
-        "{f}"
+        cause.contains("(CleanClassLoaderDataMetaspaces)"),
+        "{cause}"
     );
-    assert!(
-        first["evidence"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("x{cleanups} ")),
-        "{f}"
-    );
+    assert!(evidence.contains(&format!("x{cleanups} ")), "{evidence}");
 
     // JDK 11's Shenandoah runs with thread-local handshakes off: each marking cycle's
     // handshake stops every thread (`Entering safepoint region: HandshakeFallback`).
@@ -585,21 +575,11 @@ fn stop_causes_are_ranked_by_the_time_they_took() {
         .filter(|l| l.ends_with("safepoint region: HandshakeFallback"))
         .count();
     assert!(fallbacks > 0);
-    let f = finding(&analyze_json(&[shenandoah]), "non_gc_safepoints").expect("non_gc_safepoints");
-    let first = &f["causes"][0];
+    let (cause, evidence) = first_stop_cause(&shenandoah);
+    assert!(cause.starts_with("handshakes run as stops"), "{cause}");
     assert!(
-        first["cause"]
-            .as_str()
-            .unwrap()
-            .starts_with("handshakes run as stops"),
-        "{f}"
-    );
-    assert!(
-        first["evidence"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("HandshakeFallback x{fallbacks} ")),
-        "{f}"
+        evidence.contains(&format!("HandshakeFallback x{fallbacks} ")),
+        "{evidence}"
     );
 
     let json = analyze_json(&[stops.join("array-copy-g1-jdk17.log.gz")]);
@@ -608,6 +588,14 @@ fn stop_causes_are_ranked_by_the_time_they_took() {
         !f.to_string().contains("take the safepoint poll out"),
         "{f}"
     );
+}
+
+/// The first cause `non_gc_safepoints` gives for the log at `path`, and its evidence.
+fn first_stop_cause(path: &std::path::Path) -> (String, String) {
+    let f = finding(&analyze_json(&[path.to_path_buf()]), "non_gc_safepoints")
+        .expect("non_gc_safepoints");
+    let text = |key: &str| f["causes"][0][key].as_str().unwrap_or_default().to_string();
+    (text("cause"), text("evidence"))
 }
 
 /// G1 failing to evacuate with its heap nearly full: the log's own transitions
