@@ -109,35 +109,40 @@ fn bytewise_matches_in<const N: usize>(block: &[u8; BLOCK], wanted: &[u8; N]) ->
 /// Calls `line_end` with the position of each line end (`\n`) of `text`, in order, until it
 /// returns false, or until a bracket that a `C` or a `G` follows comes first (where a
 /// fragment the stitcher cuts out may start: `[CMS-concurrent`, `[GC concurrent`,
-/// `[G1Ergonomics`).
+/// `[G1Ergonomics`); returns where that bracket is, if one stopped it.
 ///
 /// What sweeping printouts needs. Their other brackets (`[0x00000006a0000000`, `size[3]`,
 /// on more than half of their lines) are told apart by the vector comparison rather than
 /// one by one, 32 bytes at a time with AVX2 where the processor has it (checked once: the
 /// sweep runs over 80 % of a JDK 8 log with heap and free-list printouts).
 #[inline]
-pub(crate) fn line_ends_before_fragment(text: &[u8], line_end: impl FnMut(usize) -> bool) {
+pub(crate) fn line_ends_before_fragment(
+    text: &[u8],
+    line_end: impl FnMut(usize) -> bool,
+) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor has AVX2, checked just above.
-        unsafe { line_ends_before_fragment_avx2(text, line_end) };
-        return;
+        return unsafe { line_ends_before_fragment_avx2(text, line_end) };
     }
-    line_ends_before_fragment_anywhere(text, line_end);
+    line_ends_before_fragment_anywhere(text, line_end)
 }
 
 /// [`line_ends_before_fragment`] on any processor.
-fn line_ends_before_fragment_anywhere(text: &[u8], mut line_end: impl FnMut(usize) -> bool) {
+fn line_ends_before_fragment_anywhere(
+    text: &[u8],
+    mut line_end: impl FnMut(usize) -> bool,
+) -> Option<usize> {
     for at in any_of(text, [b'\n', b'[']) {
-        let stop = if text[at] == b'[' {
-            matches!(text.get(at + 1), Some(b'C' | b'G'))
-        } else {
-            !line_end(at)
-        };
-        if stop {
-            return;
+        if text[at] == b'[' {
+            if matches!(text.get(at + 1), Some(b'C' | b'G')) {
+                return Some(at);
+            }
+        } else if !line_end(at) {
+            return None;
         }
     }
+    None
 }
 
 /// [`line_ends_before_fragment`] with AVX2.
@@ -146,7 +151,10 @@ fn line_ends_before_fragment_anywhere(text: &[u8], mut line_end: impl FnMut(usiz
 /// The processor must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn line_ends_before_fragment_avx2(text: &[u8], mut line_end: impl FnMut(usize) -> bool) {
+unsafe fn line_ends_before_fragment_avx2(
+    text: &[u8],
+    mut line_end: impl FnMut(usize) -> bool,
+) -> Option<usize> {
     let mut block = 0;
     while block < text.len() {
         let rest = &text[block..];
@@ -164,13 +172,18 @@ unsafe fn line_ends_before_fragment_avx2(text: &[u8], mut line_end: impl FnMut(u
         let mut found = line_ends | fragments;
         while found != 0 {
             let bit = found.trailing_zeros();
-            if fragments >> bit & 1 == 1 || !line_end(block + bit as usize) {
-                return;
+            let at = block + bit as usize;
+            if fragments >> bit & 1 == 1 {
+                return Some(at);
+            }
+            if !line_end(at) {
+                return None;
             }
             found &= found - 1;
         }
         block += AVX2_BLOCK;
     }
+    None
 }
 
 /// Bytes [`line_ends_before_fragment_avx2`] looks at a time: two vectors, half the loop's
@@ -372,10 +385,16 @@ mod tests {
                 ends.len() <= stop_after
             };
             let (mut found, mut found_anywhere) = (Vec::new(), Vec::new());
-            line_ends_before_fragment(&text, |at| stopping(&mut found, at));
-            line_ends_before_fragment_anywhere(&text, |at| stopping(&mut found_anywhere, at));
+            let stop = line_ends_before_fragment(&text, |at| stopping(&mut found, at));
+            let stop_anywhere =
+                line_ends_before_fragment_anywhere(&text, |at| stopping(&mut found_anywhere, at));
             prop_assert_eq!(&found, &expected);
             prop_assert_eq!(&found_anywhere, &expected);
+            prop_assert_eq!(stop, stop_anywhere);
+            if let Some(at) = stop {
+                prop_assert!(text[at] == b'[' && matches!(text.get(at + 1), Some(b'C' | b'G')));
+                prop_assert!(found.last().is_none_or(|&end| end < at));
+            }
         }
     }
 

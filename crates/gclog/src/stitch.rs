@@ -261,9 +261,10 @@ impl Stitcher {
         opens: bool,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
-        if next_fragment(line).is_none() {
+        let scan = scan_line(line, 0, Fragments::Sought);
+        if !scan.fragment {
             // Nothing to cut out (most lines): the line as it is, not copied.
-            self.open_kept(line, number, opens, emit);
+            self.open_scanned(line, number, opens, scan, emit);
             return;
         }
         let mut kept = std::mem::take(&mut self.scratch);
@@ -284,10 +285,23 @@ impl Stitcher {
         opens: bool,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
-        let printout = printout_start(kept);
+        let scan = scan_line(kept, 0, Fragments::CutOut);
+        self.open_scanned(kept, number, opens, scan, emit);
+    }
+
+    /// `open_kept` with what [`scan_line`] found in `kept`, from depth 0.
+    fn open_scanned(
+        &mut self,
+        kept: &[u8],
+        number: u64,
+        opens: bool,
+        scan: LineScan,
+        emit: &mut dyn FnMut(&[u8], u64, Piece),
+    ) {
+        let printout = scan.printout;
         let kept = &kept[..printout.unwrap_or(kept.len())];
         let (depth, closed) = if (opens && printout.is_none()) || may_open_event(kept) {
-            bracket_depth(kept, 0)
+            scan.brackets
         } else {
             (0, None)
         };
@@ -315,12 +329,13 @@ impl Stitcher {
         number: u64,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
-        if next_fragment(line).is_none() {
+        let scan = scan_line(line, self.depth, Fragments::Sought);
+        if !scan.fragment {
             // Nothing to cut out: the line as it is, not copied. Most lines inside an
             // event are printouts (heap at GC, free list statistics) that start with a
             // letter: skipped at once.
             if may_continue(line) {
-                self.continue_with(line, number, emit);
+                self.continue_scanned(line, number, scan, emit);
             }
             return;
         }
@@ -333,17 +348,29 @@ impl Stitcher {
 
     /// [`Stitcher::continue_event`] with a line whose fragments are cut out (`kept`).
     fn continue_with(&mut self, kept: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64, Piece)) {
-        // Printouts with fragments cut out are skipped without searching them for a
-        // printout either.
+        let scan = scan_line(kept, self.depth, Fragments::CutOut);
+        self.continue_scanned(kept, number, scan, emit);
+    }
+
+    /// `continue_with` with what [`scan_line`] found in `kept`, from the open event's depth.
+    fn continue_scanned(
+        &mut self,
+        kept: &[u8],
+        number: u64,
+        scan: LineScan,
+        emit: &mut dyn FnMut(&[u8], u64, Piece),
+    ) {
         let part = if may_continue(kept) {
-            &kept[..printout_start(kept).unwrap_or(kept.len())]
+            &kept[..scan.printout.unwrap_or(kept.len())]
         } else {
             &[][..]
         };
         match continuation(part) {
             Continuation::Printout => {}
-            Continuation::Part => self.append(part, number, emit),
-            Continuation::NewEvent if self.holds_scavenge => self.append(part, number, emit),
+            Continuation::Part => self.append(part, number, scan.brackets, emit),
+            Continuation::NewEvent if self.holds_scavenge => {
+                self.append(part, number, scan.brackets, emit);
+            }
             Continuation::NewEvent | Continuation::Unrelated => {
                 // The open event never closed (a cut log, an unknown printout): hand it on
                 // as it is and take this line afresh.
@@ -354,7 +381,15 @@ impl Stitcher {
         }
     }
 
-    fn append(&mut self, part: &[u8], number: u64, emit: &mut dyn FnMut(&[u8], u64, Piece)) {
+    /// Appends `part` to the open event; `brackets`: [`bracket_depth`] of `part` from the
+    /// event's depth.
+    fn append(
+        &mut self,
+        part: &[u8],
+        number: u64,
+        brackets: (usize, Option<usize>),
+        emit: &mut dyn FnMut(&[u8], u64, Piece),
+    ) {
         if self.pending.len() + part.len() > MAX_PENDING {
             self.overflows += 1;
             emit(&self.pending, self.first_line, Piece::Lines);
@@ -362,7 +397,7 @@ impl Stitcher {
             emit(part, number, Piece::Lines);
             return;
         }
-        let (depth, closed) = bracket_depth(part, self.depth);
+        let (depth, closed) = brackets;
         self.depth = depth;
         // Another event after this one's end on the same line (its line break lost) is
         // taken afresh.
@@ -494,29 +529,129 @@ fn is_cms_remark(event: &[u8]) -> bool {
 /// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below
 /// 0), and, when they were all closed and then another bracket opened other than the one
 /// `[Times: ...]` that ends an event, where they were first all closed (the position after
-/// that `]`): another event may follow there.
-fn bracket_depth(text: &[u8], mut depth: usize) -> (usize, Option<usize>) {
-    let mut closed = None;
-    // Brackets opened after `closed` at depth 0, and whether the first is `[Times: `.
-    let (mut groups_after, mut times_first) = (0u32, false);
+/// that `]`): another event may follow there. What [`scan_line`] counts in its pass; kept
+/// as the reference it is checked against.
+#[cfg(test)]
+fn bracket_depth(text: &[u8], depth: usize) -> (usize, Option<usize>) {
+    let mut count = BracketCount::new(depth);
     for at in crate::scan::any_of(text, [b'[', b']']) {
         if text[at] == b'[' {
-            if depth == 0 && closed.is_some() {
-                if groups_after == 0 {
-                    times_first = text[at..].starts_with(b"[Times: ");
-                }
-                groups_after += 1;
+            count.open(text, at);
+        } else {
+            count.close(at);
+        }
+    }
+    count.finish()
+}
+
+/// [`bracket_depth`] counted a bracket at a time.
+struct BracketCount {
+    depth: usize,
+    /// Where the brackets were first all closed.
+    closed: Option<usize>,
+    /// Brackets opened after `closed` at depth 0, and whether the first is `[Times: `.
+    groups_after: u32,
+    times_first: bool,
+}
+
+impl BracketCount {
+    fn new(depth: usize) -> Self {
+        BracketCount {
+            depth,
+            closed: None,
+            groups_after: 0,
+            times_first: false,
+        }
+    }
+
+    /// The `[` at `at` in `text`.
+    fn open(&mut self, text: &[u8], at: usize) {
+        if self.depth == 0 && self.closed.is_some() {
+            if self.groups_after == 0 {
+                self.times_first = text[at..].starts_with(b"[Times: ");
             }
-            depth += 1;
-        } else if depth > 0 {
-            depth -= 1;
-            if depth == 0 && closed.is_none() {
-                closed = Some(at + 1);
+            self.groups_after += 1;
+        }
+        self.depth += 1;
+    }
+
+    /// The `]` at `at` (a stray one does not go below 0).
+    fn close(&mut self, at: usize) {
+        if self.depth > 0 {
+            self.depth -= 1;
+            if self.depth == 0 && self.closed.is_none() {
+                self.closed = Some(at + 1);
             }
         }
     }
-    let more = groups_after > 1 || (groups_after == 1 && !times_first);
-    (depth, closed.filter(|_| more))
+
+    fn finish(self) -> (usize, Option<usize>) {
+        let more = self.groups_after > 1 || (self.groups_after == 1 && !self.times_first);
+        (self.depth, self.closed.filter(|_| more))
+    }
+}
+
+/// Whether [`scan_line`] looks for fragments to cut out.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Fragments {
+    /// A line as it was read: the first fragment ends the scan.
+    Sought,
+    /// A line with its fragments cut out: its brackets are all counted.
+    CutOut,
+}
+
+/// What one pass over a line finds.
+#[derive(Debug, PartialEq, Eq)]
+struct LineScan {
+    /// A fragment to cut out ([`next_fragment`]): the rest is not to be used.
+    fragment: bool,
+    /// Where the first printout starts ([`printout_start`]).
+    printout: Option<usize>,
+    /// [`bracket_depth`] of the text before the printout, from the depth given.
+    brackets: (usize, Option<usize>),
+}
+
+/// What [`next_fragment`] (whether there is one, when `fragments` are sought),
+/// [`printout_start`] and [`bracket_depth`] (of the text before the printout, from
+/// `depth`) find in `text`, in one pass: the bytes of an event's line are compared once
+/// instead of three times.
+fn scan_line(text: &[u8], depth: usize, fragments: Fragments) -> LineScan {
+    let mut brackets = BracketCount::new(depth);
+    let mut printout = None;
+    let wanted = [b'[', b']', b'{', b'A', b'B', b'D', b'M', b'z'];
+    for at in crate::scan::any_of(text, wanted) {
+        match text[at] {
+            b'[' => {
+                if fragments == Fragments::Sought && fragment_at(&text[at..]).is_some() {
+                    return LineScan {
+                        fragment: true,
+                        printout,
+                        brackets: brackets.finish(),
+                    };
+                }
+                brackets.open(text, at);
+            }
+            b']' => brackets.close(at),
+            _ => {
+                printout = printout_at(text, at);
+                if printout.is_some() {
+                    // The rest of the line is the printout: only a fragment in it matters
+                    // (a free-list census runs to a few KiB of `size[3] : size[4] : ...`).
+                    let fragment = fragments == Fragments::Sought && has_fragment(&text[at..]);
+                    return LineScan {
+                        fragment,
+                        printout,
+                        brackets: brackets.finish(),
+                    };
+                }
+            }
+        }
+    }
+    LineScan {
+        fragment: false,
+        printout,
+        brackets: brackets.finish(),
+    }
 }
 
 /// Where another event starts in `text` after an event that ended at `end` (and the
@@ -537,18 +672,25 @@ fn next_event_after(text: &[u8], end: usize) -> Option<usize> {
 
 /// Where the first printout starts in `text`: only where one of their first bytes is, so
 /// the searchers run on a few places of a line rather than over all of it six times, or
-/// where a [`FREE_LIST_CENSUS`] starts, told by its `z` (no event holds one).
+/// where a [`FREE_LIST_CENSUS`] starts, told by its `z` (no event holds one). What
+/// [`scan_line`] finds in its pass; kept as the reference it is checked against.
+#[cfg(test)]
 fn printout_start(text: &[u8]) -> Option<usize> {
-    crate::scan::any_of(text, [b'{', b'A', b'B', b'D', b'M', b'z']).find_map(|at| {
-        if text[at] == b'z' {
-            let start = at.checked_sub(2)?;
-            return text[start..].starts_with(FREE_LIST_CENSUS).then_some(start);
-        }
-        PRINTOUT_STARTS
-            .iter()
-            .any(|marker| text[at..].starts_with(marker))
-            .then_some(at)
-    })
+    crate::scan::any_of(text, [b'{', b'A', b'B', b'D', b'M', b'z'])
+        .find_map(|at| printout_at(text, at))
+}
+
+/// Where the printout whose first byte (`{ A B D M`, or the `z` of a [`FREE_LIST_CENSUS`])
+/// is at `at` starts, if one does.
+fn printout_at(text: &[u8], at: usize) -> Option<usize> {
+    if text[at] == b'z' {
+        let start = at.checked_sub(2)?;
+        return text[start..].starts_with(FREE_LIST_CENSUS).then_some(start);
+    }
+    PRINTOUT_STARTS
+        .iter()
+        .any(|marker| text[at..].starts_with(marker))
+        .then_some(at)
 }
 
 /// Whether a line starting `text` is not one that [`may_continue`] an event (what follows
@@ -662,20 +804,37 @@ fn cut_fragments(
 /// phase (handed on) rather than G1 ergonomics (dropped).
 fn next_fragment(text: &[u8]) -> Option<(usize, bool)> {
     // Every fragment starts with a bracket: look only where one opens.
-    crate::scan::any_of(text, [b'[']).find_map(|at| {
-        let here = &text[at..];
-        // Every fragment's name starts with `C` or `G`; most brackets are others' (`size[8]`,
-        // `[0x00000000e0000000, ...`): passed over without comparing the names.
-        if !matches!(here.get(1), Some(b'C' | b'G')) {
-            None
-        } else if DROPPED_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
-            Some((at, false))
-        } else if CONCURRENT_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
-            Some((at, true))
-        } else {
-            None
+    crate::scan::any_of(text, [b'[']).find_map(|at| Some((at, fragment_at(&text[at..])?)))
+}
+
+/// Whether a fragment to cut out is in `text` ([`next_fragment`]), looked for with the
+/// vector search that sweeps printouts: for the rest of a line that is a printout.
+fn has_fragment(text: &[u8]) -> bool {
+    let mut from = 0;
+    // A line has no line end: the search stops at each `[C` or `[G`, or at the end.
+    while let Some(at) = crate::scan::line_ends_before_fragment(&text[from..], |_| true) {
+        if fragment_at(&text[from + at..]).is_some() {
+            return true;
         }
-    })
+        from += at + 1;
+    }
+    false
+}
+
+/// Whether a fragment starts `here` (a text starting with a `[`), and whether it is a
+/// concurrent phase (handed on) rather than G1 ergonomics (dropped).
+fn fragment_at(here: &[u8]) -> Option<bool> {
+    // Every fragment's name starts with `C` or `G`; most brackets are others' (`size[8]`,
+    // `[0x00000000e0000000, ...`): passed over without comparing the names.
+    if !matches!(here.get(1), Some(b'C' | b'G')) {
+        None
+    } else if DROPPED_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
+        Some(false)
+    } else if CONCURRENT_FRAGMENTS.iter().any(|m| here.starts_with(m)) {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 /// Start of the time stamps (`2014-03-12T21:18:31.372-0500: 13300.980: `) right before

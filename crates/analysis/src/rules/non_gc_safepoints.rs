@@ -151,14 +151,6 @@ fn causes(ctx: &Context<'_>, reaching_ns: u128) -> Vec<Candidate> {
             &["CleanClassLoaderDataMetaspaces"],
         ),
         weighed(
-            // JDK 10-13 run a handshake as a stop of every thread when thread-local
-            // handshakes are off, which JDK 11 does for Shenandoah (it warns that turning
-            // them on is not safe there); its marking cycles hand out one each.
-            Candidate::new("handshakes run as stops of every thread, thread-local handshakes being off (HandshakeFallback: JDK 10-13 with -XX:-ThreadLocalHandshakes, the default for Shenandoah on JDK 11, one each marking cycle)")
-                .fix("JDK 17 or later, where a handshake stops one thread at a time (on JDK 11, Shenandoah warns that -XX:+ThreadLocalHandshakes is not safe with it)"),
-            &["HandshakeFallback"],
-        ),
-        weighed(
             Candidate::new("periodic cleanup safepoints (GuaranteedSafepointInterval)"),
             &["Cleanup", "no vm operation", "None"],
         ),
@@ -173,6 +165,18 @@ fn causes(ctx: &Context<'_>, reaching_ns: u128) -> Vec<Candidate> {
     // names its operations or an older JDK may run it.
     if ctx.jdk_feature.is_some_and(|f| f >= 15) {
         candidates.retain(|c| c.option != Some("-XX:-UseBiasedLocking") || c.weight > 0);
+    }
+    // Only JDK 10-13 have the operation: a cause where the log names it.
+    let handshakes = &["HandshakeFallback"];
+    if seen(handshakes).is_some() {
+        candidates.push(weighed(
+            // They run a handshake as a stop of every thread when thread-local handshakes
+            // are off, which JDK 11 does for Shenandoah (it warns that turning them on is
+            // not safe there); its marking cycles hand out one each.
+            Candidate::new("handshakes run as stops of every thread, thread-local handshakes being off (HandshakeFallback: JDK 10-13 with -XX:-ThreadLocalHandshakes, the default for Shenandoah on JDK 11, one each marking cycle)")
+                .fix("JDK 17 or later, where a handshake stops one thread at a time (on JDK 11, Shenandoah warns that -XX:+ThreadLocalHandshakes is not safe with it)"),
+            handshakes,
+        ));
     }
     if unnamed {
         candidates.push(

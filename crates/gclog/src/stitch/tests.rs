@@ -271,6 +271,30 @@ proptest::proptest! {
         stitcher.finish(&mut emit);
         proptest::prop_assert_eq!(one_by_one, swept);
     }
+
+    /// One pass over a line finds what the three searches it stands for find: whether a
+    /// fragment is to be cut out, where the printout starts, and the brackets before it.
+    #[test]
+    fn one_scan_of_a_line_finds_what_three_searches_find(
+        pieces in proptest::collection::vec(proptest::sample::select(sweep_pieces()), 1..6),
+        depth in 0usize..3,
+    ) {
+        let line = pieces.concat();
+        let text = line.as_bytes();
+        let printout = printout_start(text);
+        let expected = LineScan {
+            fragment: false,
+            printout,
+            brackets: bracket_depth(&text[..printout.unwrap_or(text.len())], depth),
+        };
+        proptest::prop_assert_eq!(&scan_line(text, depth, Fragments::CutOut), &expected);
+        let sought = scan_line(text, depth, Fragments::Sought);
+        if next_fragment(text).is_some() {
+            proptest::prop_assert!(sought.fragment, "{line}");
+        } else {
+            proptest::prop_assert_eq!(&sought, &expected);
+        }
+    }
 }
 
 /// CMS's free-list census printed into a collection that failed (GCViewer's
