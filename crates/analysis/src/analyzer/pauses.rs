@@ -10,7 +10,7 @@ use crate::analyzer::clock::clock_ns;
 use crate::analyzer::report::WorstPause;
 use crate::analyzer::{Analyzer, HeapSample};
 use crate::rules::full_gc::{is_full_collection, upgrade_reason, NO_CAUSE};
-use crate::rules::rule::Seen;
+use crate::rules::rule::{Seen, Watch};
 use crate::totals::Totals;
 
 /// A pause line's record, kept in the box it was read into: a pause is a few hundred bytes,
@@ -135,8 +135,9 @@ impl Analyzer<'_> {
                 keep: self.opts.evidence,
                 thresholds: &self.opts.thresholds,
             };
-            self.rules
-                .observe(|rule| rule.pause_ended(&seen, clock_ns(&end)));
+            self.rules.observe(Watch::PauseEnded, |rule| {
+                rule.pause_ended(&seen, clock_ns(&end))
+            });
         }
         // JDK 6-8 print a stop's collections before its stopped-time line: Parallel's young
         // collection and the full one it ran into share one stop. Their pauses wait for
@@ -233,7 +234,7 @@ impl Analyzer<'_> {
             keep: self.opts.evidence,
             thresholds: &self.opts.thresholds,
         };
-        self.rules.observe(|rule| rule.pause(&seen));
+        self.rules.observe(Watch::Pause, |rule| rule.pause(&seen));
         if is_full_collection(&p.name) || p.upgraded_to_full {
             let cause = p
                 .cause

@@ -5,7 +5,7 @@ use crate::analyzer::clock::clock_ns;
 use crate::analyzer::pauses::PauseRecord;
 use crate::analyzer::report::UnparsedLine;
 use crate::analyzer::Analyzer;
-use crate::rules::rule::{Seen, Series};
+use crate::rules::rule::{Seen, Series, Watch};
 use pauselab_pause::record::{
     Cpu, Failure, Format, HeapChange, Parsed, Record, Stall, StallKind, Stamp,
 };
@@ -107,7 +107,8 @@ impl Analyzer<'_> {
             Record::CpuLoad(load) => {
                 let keep = self.opts.evidence;
                 let at = clock_ns(&p.stamp);
-                self.rules.observe(|rule| rule.cpu_load(at, load, keep));
+                self.rules
+                    .observe(Watch::CpuLoad, |rule| rule.cpu_load(at, load, keep));
             }
             Record::Stall(stall) => self.stall(stall, p.stamp, fi, line),
             Record::DroppedMessages(count) => {
@@ -123,7 +124,8 @@ impl Analyzer<'_> {
                     keep: self.opts.evidence,
                     thresholds: &self.opts.thresholds,
                 };
-                self.rules.observe(|rule| rule.out_of_memory(&seen));
+                self.rules
+                    .observe(Watch::OutOfMemory, |rule| rule.out_of_memory(&seen));
             }
             Record::Cycle(cycle) => {
                 if let Some(heap) = cycle.heap {
@@ -221,6 +223,6 @@ impl Analyzer<'_> {
             keep: self.opts.evidence,
             thresholds: &self.opts.thresholds,
         };
-        self.rules.observe(|rule| rule.stall(&seen));
+        self.rules.observe(Watch::Stall, |rule| rule.stall(&seen));
     }
 }

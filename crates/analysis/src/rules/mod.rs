@@ -11,7 +11,7 @@ pub(crate) mod finding;
 pub(crate) mod rule;
 
 use crate::rules::finding::Finding;
-use crate::rules::rule::{Context, Rule};
+use crate::rules::rule::{Context, Rule, Watch};
 
 /// Margins the rules use; the defaults are documented in docs/analyze.md and kept in each
 /// rule's file.
@@ -54,21 +54,28 @@ impl Default for Thresholds {
     }
 }
 
-/// One rule of the registry: its id (`--fail-on finding:ID`, the JSON's `rule`) and how
-/// to start watching a log with it.
+/// One rule of the registry: its id (`--fail-on finding:ID`, the JSON's `rule`), what it
+/// watches and how to start watching a log with it.
 pub(crate) struct Entry {
     pub id: &'static str,
+    /// The observations it implements, the only ones it is shown.
+    pub watches: &'static [Watch],
     pub start: fn() -> Box<dyn Rule>,
 }
 
 /// Declares each rule's file and lists it in [`REGISTRY`]: `name,` for `rules/name.rs`,
-/// which holds `pub(crate) const ID` and `pub(crate) fn start() -> Box<dyn Rule>`.
+/// which holds `pub(crate) const ID`, `pub(crate) const WATCHES: &[Watch]` and
+/// `pub(crate) fn start() -> Box<dyn Rule>`.
 macro_rules! registry {
     ($($rule:ident,)*) => {
         $(pub(crate) mod $rule;)*
 
         /// Every rule, in the order their findings are listed when severity and count tie.
-        pub(crate) const REGISTRY: &[Entry] = &[$(Entry { id: $rule::ID, start: $rule::start },)*];
+        pub(crate) const REGISTRY: &[Entry] = &[$(Entry {
+            id: $rule::ID,
+            watches: $rule::WATCHES,
+            start: $rule::start,
+        },)*];
     };
 }
 
@@ -104,27 +111,49 @@ pub const RULES: [&str; REGISTRY.len()] = {
 };
 
 /// Every rule of the registry watching one analysis.
-pub(crate) struct Rules(Vec<(&'static str, Box<dyn Rule>)>);
+pub(crate) struct Rules {
+    /// In the registry's order.
+    rules: Vec<(&'static str, Box<dyn Rule>)>,
+    /// Per [`Watch`], the rules that watch it: indices into `rules`, in their order.
+    watching: [Vec<usize>; Watch::COUNT],
+}
 
 impl Default for Rules {
     fn default() -> Self {
-        Rules(REGISTRY.iter().map(|e| (e.id, (e.start)())).collect())
+        let mut watching: [Vec<usize>; Watch::COUNT] = Default::default();
+        for (i, entry) in REGISTRY.iter().enumerate() {
+            for &watch in entry.watches {
+                watching[watch as usize].push(i);
+            }
+        }
+        Rules {
+            rules: REGISTRY.iter().map(|e| (e.id, (e.start)())).collect(),
+            watching,
+        }
     }
 }
 
 impl Rules {
-    /// Shows every rule the same thing.
-    pub fn observe(&mut self, mut see: impl FnMut(&mut dyn Rule)) {
-        for (_, rule) in &mut self.0 {
-            see(rule.as_mut());
+    /// Shows the same thing to every rule that watches `what`, in the registry's order.
+    pub fn observe(&mut self, what: Watch, mut see: impl FnMut(&mut dyn Rule)) {
+        for &i in &self.watching[what as usize] {
+            see(self.rules[i].1.as_mut());
         }
     }
 
     /// The findings, most severe first, then the most frequent; equal ones in the
     /// registry's order. Fills in `ctx.matched`.
     pub fn findings(&self, ctx: &mut Context<'_>) -> Vec<Finding> {
-        ctx.matched = self.0.iter().map(|(id, r)| (*id, r.matched(ctx))).collect();
-        let mut out: Vec<Finding> = self.0.iter().filter_map(|(_, r)| r.finding(ctx)).collect();
+        ctx.matched = self
+            .rules
+            .iter()
+            .map(|(id, r)| (*id, r.matched(ctx)))
+            .collect();
+        let mut out: Vec<Finding> = self
+            .rules
+            .iter()
+            .filter_map(|(_, r)| r.finding(ctx))
+            .collect();
         out.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.count.cmp(&a.count)));
         out
     }
@@ -185,7 +214,7 @@ mod tests {
             unmatched_timeouts: &empty,
             matched: Vec::new(),
         };
-        rules.observe(|_| {});
+        rules.observe(Watch::Pause, |_| {});
         assert!(rules.findings(&mut ctx).is_empty());
         assert_eq!(ctx.matched.len(), REGISTRY.len());
     }
