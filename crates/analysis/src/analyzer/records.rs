@@ -15,6 +15,18 @@ impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
     pub(super) fn observe(&mut self, format: Format, stamp: &Stamp, record: bool, line: u64) {
         self.count_format(format, stamp, record, 1);
+        // A unified log's record lines of one collection share its stamp: the clocks, the
+        // uptime range and the windows are there already, and seeing it again changes none
+        // of them, pauses and safepoints counted since or not. (A JDK 6-8 event is one
+        // line of its own stamp: no need to look.)
+        if format == Format::Unified {
+            if self.clocks_at == Some(*stamp) {
+                return;
+            }
+            self.clocks_at = Some(*stamp);
+        } else {
+            self.clocks_at = None;
+        }
         let fi = self.files.len() - 1;
         self.clocks[fi].observe(stamp, line);
         // Windows of pause time move with the log's clock, pauses or not.
