@@ -10,6 +10,8 @@ mod collection;
 pub(crate) mod finding;
 pub(crate) mod rule;
 
+use std::ops::Range;
+
 use crate::rules::finding::Finding;
 use crate::rules::rule::{Context, Rule, Watch};
 
@@ -112,48 +114,60 @@ pub const RULES: [&str; REGISTRY.len()] = {
 
 /// Every rule of the registry watching one analysis.
 pub(crate) struct Rules {
-    /// In the registry's order.
+    /// Those that watch pauses first, so that every pause is shown to one run of them; in
+    /// the registry's order otherwise.
     rules: Vec<(&'static str, Box<dyn Rule>)>,
-    /// Per [`Watch`], the rules that watch it: indices into `rules`, in their order.
-    watching: [Vec<usize>; Watch::COUNT],
+    /// Indices into `rules`, in the registry's order.
+    in_registry_order: Vec<usize>,
+    /// Per [`Watch`], the runs of `rules` that watch it.
+    watching: [Vec<Range<usize>>; Watch::COUNT],
 }
 
 impl Default for Rules {
     fn default() -> Self {
-        let mut watching: [Vec<usize>; Watch::COUNT] = Default::default();
-        for (i, entry) in REGISTRY.iter().enumerate() {
-            for &watch in entry.watches {
-                watching[watch as usize].push(i);
+        let mut order: Vec<usize> = (0..REGISTRY.len()).collect();
+        order.sort_by_key(|&i| !REGISTRY[i].watches.contains(&Watch::Pause));
+        let mut watching: [Vec<Range<usize>>; Watch::COUNT] = Default::default();
+        for (at, &i) in order.iter().enumerate() {
+            for &watch in REGISTRY[i].watches {
+                let runs = &mut watching[watch as usize];
+                match runs.last_mut() {
+                    Some(run) if run.end == at => run.end += 1,
+                    _ => runs.push(at..at + 1),
+                }
             }
         }
+        let mut in_registry_order = vec![0; order.len()];
+        for (at, &i) in order.iter().enumerate() {
+            in_registry_order[i] = at;
+        }
         Rules {
-            rules: REGISTRY.iter().map(|e| (e.id, (e.start)())).collect(),
+            rules: order
+                .iter()
+                .map(|&i| (REGISTRY[i].id, (REGISTRY[i].start)()))
+                .collect(),
+            in_registry_order,
             watching,
         }
     }
 }
 
 impl Rules {
-    /// Shows the same thing to every rule that watches `what`, in the registry's order.
+    /// Shows the same thing to every rule that watches `what`.
     pub fn observe(&mut self, what: Watch, mut see: impl FnMut(&mut dyn Rule)) {
-        for &i in &self.watching[what as usize] {
-            see(self.rules[i].1.as_mut());
+        for run in &self.watching[what as usize] {
+            for (_, rule) in &mut self.rules[run.clone()] {
+                see(rule.as_mut());
+            }
         }
     }
 
     /// The findings, most severe first, then the most frequent; equal ones in the
     /// registry's order. Fills in `ctx.matched`.
     pub fn findings(&self, ctx: &mut Context<'_>) -> Vec<Finding> {
-        ctx.matched = self
-            .rules
-            .iter()
-            .map(|(id, r)| (*id, r.matched(ctx)))
-            .collect();
-        let mut out: Vec<Finding> = self
-            .rules
-            .iter()
-            .filter_map(|(_, r)| r.finding(ctx))
-            .collect();
+        let in_order = || self.in_registry_order.iter().map(|&at| &self.rules[at]);
+        ctx.matched = in_order().map(|(id, r)| (*id, r.matched(ctx))).collect();
+        let mut out: Vec<Finding> = in_order().filter_map(|(_, r)| r.finding(ctx)).collect();
         out.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.count.cmp(&a.count)));
         out
     }
@@ -168,6 +182,39 @@ mod tests {
 
     /// docs/analyze.md, whose tables document every rule.
     const DOCS: &str = include_str!("../../../../docs/analyze.md");
+
+    #[test]
+    fn each_observation_reaches_exactly_the_rules_that_watch_it() {
+        let rules = Rules::default();
+        for watch in [
+            Watch::PauseEnded,
+            Watch::Pause,
+            Watch::Safepoint,
+            Watch::Stall,
+            Watch::OutOfMemory,
+            Watch::CpuLoad,
+        ] {
+            let mut shown: Vec<&str> = rules.watching[watch as usize]
+                .iter()
+                .flat_map(|run| rules.rules[run.clone()].iter().map(|(id, _)| *id))
+                .collect();
+            let mut watching: Vec<&str> = REGISTRY
+                .iter()
+                .filter(|e| e.watches.contains(&watch))
+                .map(|e| e.id)
+                .collect();
+            shown.sort_unstable();
+            watching.sort_unstable();
+            assert_eq!(shown, watching, "{watch:?}");
+        }
+        assert_eq!(rules.watching[Watch::Pause as usize].len(), 1);
+        let in_order: Vec<&str> = rules
+            .in_registry_order
+            .iter()
+            .map(|&at| rules.rules[at].0)
+            .collect();
+        assert_eq!(in_order, RULES);
+    }
 
     #[test]
     fn every_rule_has_a_unique_documented_id_and_starts_with_nothing_found() {
