@@ -118,7 +118,10 @@ impl Analyzer<'_> {
         pause.start = start;
         let pause = &*record;
         self.clocks[fi].extend(&start, &end);
-        for u in [start.uptime_ns, end.uptime_ns].into_iter().flatten() {
+        if let Some(u) = start.uptime_ns {
+            self.uptime.include(u);
+        }
+        if let Some(u) = end.uptime_ns {
             self.uptime.include(u);
         }
         if let Some(start) = clock_ns(&start) {
