@@ -54,11 +54,18 @@ impl SlidingShare {
 
     /// A log line written at `at_ns` on a clock that only goes forward: a step back of more
     /// than a second starts the windows over (a new JVM run), as for the covered time.
+    #[inline]
     pub(crate) fn tick(&mut self, at_ns: u64) {
         let second = at_ns / SECOND_NS;
+        // Another line in the same second: nothing changes (most lines of a log).
+        if self.last_line != Some(second) {
+            self.tick_to(second);
+        }
+    }
+
+    /// A line in another second than the last line's.
+    fn tick_to(&mut self, second: u64) {
         match self.last_line {
-            // Another line in the same second: nothing changes (most lines of a log).
-            Some(l) if l == second => {}
             Some(l) if second + 1 < l => self.reset(second),
             _ => {
                 self.advance_to(second);
@@ -69,23 +76,30 @@ impl SlidingShare {
 
     /// A pause from `start_ns` to `end_ns`: each second gets the part of the pause that fell
     /// in it, so a window never holds more pause than its own length.
+    #[inline]
     pub(crate) fn pause(&mut self, start_ns: u64, end_ns: u64) {
-        let len = self.ring.len() as u64;
         let end_ns = end_ns.max(start_ns);
         let last = end_ns / SECOND_NS;
         // Most pauses lie in one second the windows have reached already (their line moved
         // the windows there): that second takes all of the pause, nothing moves.
-        if let Some(current) = self.current {
-            if start_ns / SECOND_NS == last && last <= current {
+        match self.current {
+            Some(current) if start_ns / SECOND_NS == last && last <= current => {
+                let len = self.ring.len() as u64;
                 if last + len > current {
                     let part = end_ns - start_ns;
                     self.ring[(last % len) as usize] += part;
                     self.sum += part;
                 }
-                self.judge();
-                return;
+                self.judge_at(current);
             }
+            _ => self.pause_across(start_ns, end_ns),
         }
+    }
+
+    /// A pause that ends in a second the windows have not reached, or spans seconds.
+    fn pause_across(&mut self, start_ns: u64, end_ns: u64) {
+        let len = self.ring.len() as u64;
+        let last = end_ns / SECOND_NS;
         // The seconds of a pause longer than two windows before its last two windows hold
         // windows of nothing but pause, as the ones kept do: no need to walk them.
         let first = (start_ns / SECOND_NS).max(last.saturating_sub(2 * len));
@@ -112,13 +126,17 @@ impl SlidingShare {
         match self.current {
             None => self.reset(second),
             Some(c) if second > c => {
+                let mut slot = ((c + 1) % len) as usize;
                 for s in 1..=(second - c).min(len) {
-                    let slot = ((c + s) % len) as usize;
                     self.sum -= self.ring[slot];
                     self.ring[slot] = 0;
+                    slot = if slot + 1 == self.ring.len() {
+                        0
+                    } else {
+                        slot + 1
+                    };
                     self.filled += 1;
-                    self.current = Some(c + s);
-                    self.judge();
+                    self.judge_at(c + s);
                 }
                 self.filled += (second - c).saturating_sub(len);
                 self.current = Some(second);
@@ -128,11 +146,17 @@ impl SlidingShare {
     }
 
     fn judge(&mut self) {
-        let len = self.ring.len() as u64;
         if let Some(current) = self.current {
-            if self.filled >= len && self.worst.is_none_or(|(w, _)| self.sum > w) {
-                self.worst = Some((self.sum, current + 1 - len));
-            }
+            self.judge_at(current);
+        }
+    }
+
+    /// Judges the window that ends with the second `current`.
+    #[inline]
+    fn judge_at(&mut self, current: u64) {
+        let len = self.ring.len() as u64;
+        if self.filled >= len && self.worst.is_none_or(|(w, _)| self.sum > w) {
+            self.worst = Some((self.sum, current + 1 - len));
         }
     }
 

@@ -58,6 +58,9 @@ pub(crate) struct TotalsByName {
     /// Each name's place in `entries`.
     index: BTreeMap<String, usize>,
     max: usize,
+    /// The place of the name found last, compared first: pauses and VM operations mostly
+    /// repeat the name before them.
+    last: usize,
 }
 
 /// How many of the first names are compared one by one.
@@ -69,6 +72,7 @@ impl TotalsByName {
             entries: Vec::new(),
             index: BTreeMap::new(),
             max,
+            last: 0,
         }
     }
 
@@ -79,16 +83,25 @@ impl TotalsByName {
         name: &str,
         new: impl FnOnce() -> Totals,
     ) -> Option<&mut Totals> {
-        let first = &self.entries[..self.entries.len().min(COMPARED)];
-        let at = match first.iter().position(|(first, _)| first == name) {
-            Some(at) => at,
-            None if self.entries.len() <= COMPARED => self.insert(name, new)?,
-            None => match self.index.get(name) {
-                Some(&at) => at,
-                None => self.insert(name, new)?,
-            },
+        let at = match self.entries.get(self.last) {
+            Some((last, _)) if last == name => self.last,
+            _ => self.find_or_insert(name, new)?,
         };
+        self.last = at;
         Some(&mut self.entries[at].1)
+    }
+
+    /// The place of `name`, added when new (see [`TotalsByName::entry`]).
+    fn find_or_insert(&mut self, name: &str, new: impl FnOnce() -> Totals) -> Option<usize> {
+        let first = &self.entries[..self.entries.len().min(COMPARED)];
+        match first.iter().position(|(first, _)| first == name) {
+            Some(at) => Some(at),
+            None if self.entries.len() <= COMPARED => self.insert(name, new),
+            None => match self.index.get(name) {
+                Some(&at) => Some(at),
+                None => self.insert(name, new),
+            },
+        }
     }
 
     /// Adds `name`, unless `max` names are kept already.

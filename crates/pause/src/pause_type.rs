@@ -71,14 +71,18 @@ impl PauseType {
     /// Whether `PauseType::of(name)` is [`PauseType::Full`], without reading the groups:
     /// the analysis asks this of every pause, and a full collection's name starts so.
     pub fn is_full(name: &str) -> bool {
+        // Byte patterns: most names (`ParNew`, `Pause Young`) differ within a few bytes.
         let name = match name.as_bytes() {
-            [b'y' | b'Y' | b'O', b':', b' ', ..] => &name[3..],
-            _ => name,
+            [b'y' | b'Y' | b'O', b':', b' ', rest @ ..] => rest,
+            name => name,
         };
-        match name.strip_prefix("Pause ") {
+        match name {
             // The base name ends before the first group that a space precedes.
-            Some(rest) => rest == "Full" || rest.starts_with("Full ("),
-            None => name.starts_with("Full GC"),
+            [b'P', b'a', b'u', b's', b'e', b' ', b'F', b'u', b'l', b'l', rest @ ..] => {
+                matches!(rest, [] | [b' ', b'(', ..])
+            }
+            [b'F', b'u', b'l', b'l', b' ', b'G', b'C', ..] => true,
+            _ => false,
         }
     }
 

@@ -149,6 +149,9 @@ pub struct Analyzer<'s> {
     /// a line with the same stamp changes no clock (most lines of a `gc*` log share
     /// their collection's stamp), so only its format is counted.
     clocks_saw: Option<Stamp>,
+    /// The stamp of the current input's unified line that last moved its clocks and windows:
+    /// a record with the same stamp (the lines of one collection) would move them nowhere.
+    clocks_at: Option<Stamp>,
     /// The input is a text log (its lines are fed): no CPU sample will come, so no pause
     /// waits for one. Inputs of one analysis are all logs or all recordings.
     text_log: bool,
@@ -193,6 +196,7 @@ impl<'s> Analyzer<'s> {
             nested: None,
             files_pause_starts: Vec::new(),
             clocks_saw: None,
+            clocks_at: None,
             text_log: false,
             first_drop_line: None,
         }
@@ -215,6 +219,7 @@ impl<'s> Analyzer<'s> {
     /// Starts a new input; later lines belong to it.
     pub(crate) fn begin_file(&mut self, name: &str) {
         self.clocks_saw = None;
+        self.clocks_at = None;
         self.first_drop_line = None;
         self.release_nested();
         self.open_pauses = OpenPauses::default();

@@ -10,7 +10,7 @@ use crate::analyzer::clock::clock_ns;
 use crate::analyzer::report::WorstPause;
 use crate::analyzer::{Analyzer, HeapSample};
 use crate::rules::full_gc::{is_full_collection, upgrade_reason, NO_CAUSE};
-use crate::rules::rule::Seen;
+use crate::rules::rule::{Seen, Watch};
 use crate::totals::Totals;
 
 /// A pause line's record, kept in the box it was read into: a pause is a few hundred bytes,
@@ -118,7 +118,10 @@ impl Analyzer<'_> {
         pause.start = start;
         let pause = &*record;
         self.clocks[fi].extend(&start, &end);
-        for u in [start.uptime_ns, end.uptime_ns].into_iter().flatten() {
+        if let Some(u) = start.uptime_ns {
+            self.uptime.include(u);
+        }
+        if let Some(u) = end.uptime_ns {
             self.uptime.include(u);
         }
         if let Some(start) = clock_ns(&start) {
@@ -135,8 +138,9 @@ impl Analyzer<'_> {
                 keep: self.opts.evidence,
                 thresholds: &self.opts.thresholds,
             };
-            self.rules
-                .observe(|rule| rule.pause_ended(&seen, clock_ns(&end)));
+            self.rules.observe(Watch::PauseEnded, |rule| {
+                rule.pause_ended(&seen, clock_ns(&end))
+            });
         }
         // JDK 6-8 print a stop's collections before its stopped-time line: Parallel's young
         // collection and the full one it ran into share one stop. Their pauses wait for
@@ -233,7 +237,7 @@ impl Analyzer<'_> {
             keep: self.opts.evidence,
             thresholds: &self.opts.thresholds,
         };
-        self.rules.observe(|rule| rule.pause(&seen));
+        self.rules.observe(Watch::Pause, |rule| rule.pause(&seen));
         if is_full_collection(&p.name) || p.upgraded_to_full {
             let cause = p
                 .cause

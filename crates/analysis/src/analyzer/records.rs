@@ -5,7 +5,7 @@ use crate::analyzer::clock::clock_ns;
 use crate::analyzer::pauses::PauseRecord;
 use crate::analyzer::report::UnparsedLine;
 use crate::analyzer::Analyzer;
-use crate::rules::rule::{Seen, Series};
+use crate::rules::rule::{Seen, Series, Watch};
 use pauselab_pause::record::{
     Cpu, Failure, Format, HeapChange, Parsed, Record, Stall, StallKind, Stamp,
 };
@@ -15,6 +15,18 @@ impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
     pub(super) fn observe(&mut self, format: Format, stamp: &Stamp, record: bool, line: u64) {
         self.count_format(format, stamp, record, 1);
+        // A unified log's record lines of one collection share its stamp: the clocks, the
+        // uptime range and the windows are there already, and seeing it again changes none
+        // of them, pauses and safepoints counted since or not. (A JDK 6-8 event is one
+        // line of its own stamp: no need to look.)
+        if format == Format::Unified {
+            if self.clocks_at == Some(*stamp) {
+                return;
+            }
+            self.clocks_at = Some(*stamp);
+        } else {
+            self.clocks_at = None;
+        }
         let fi = self.files.len() - 1;
         self.clocks[fi].observe(stamp, line);
         // Windows of pause time move with the log's clock, pauses or not.
@@ -107,7 +119,8 @@ impl Analyzer<'_> {
             Record::CpuLoad(load) => {
                 let keep = self.opts.evidence;
                 let at = clock_ns(&p.stamp);
-                self.rules.observe(|rule| rule.cpu_load(at, load, keep));
+                self.rules
+                    .observe(Watch::CpuLoad, |rule| rule.cpu_load(at, load, keep));
             }
             Record::Stall(stall) => self.stall(stall, p.stamp, fi, line),
             Record::DroppedMessages(count) => {
@@ -123,7 +136,8 @@ impl Analyzer<'_> {
                     keep: self.opts.evidence,
                     thresholds: &self.opts.thresholds,
                 };
-                self.rules.observe(|rule| rule.out_of_memory(&seen));
+                self.rules
+                    .observe(Watch::OutOfMemory, |rule| rule.out_of_memory(&seen));
             }
             Record::Cycle(cycle) => {
                 if let Some(heap) = cycle.heap {
@@ -221,6 +235,6 @@ impl Analyzer<'_> {
             keep: self.opts.evidence,
             thresholds: &self.opts.thresholds,
         };
-        self.rules.observe(|rule| rule.stall(&seen));
+        self.rules.observe(Watch::Stall, |rule| rule.stall(&seen));
     }
 }

@@ -7,7 +7,7 @@ use pauselab_pause::{DurationStats, PauseEvent, PauseKind, SourceLine};
 
 use crate::analyzer::pauses::StopPauses;
 use crate::analyzer::Analyzer;
-use crate::rules::rule::{Seen, Series, Stop};
+use crate::rules::rule::{Seen, Series, Stop, Watch};
 use crate::totals::{Totals, TotalsByName};
 
 /// Distinct VM operations kept.
@@ -86,7 +86,8 @@ impl Analyzer<'_> {
             keep: self.opts.evidence,
             thresholds: &self.opts.thresholds,
         };
-        self.rules.observe(|rule| rule.safepoint(&seen));
+        self.rules
+            .observe(Watch::Safepoint, |rule| rule.safepoint(&seen));
         if let Some(sink) = self.sink.as_deref_mut() {
             let event = PauseEvent {
                 start_ms: sp.start.uptime_ns.map(|u| u as f64 / 1e6),

@@ -9,9 +9,10 @@ use pauselab_pause::record::{GcPause, Stall, StallKind};
 use crate::evidence::RuleTracker;
 use crate::rules::causes::listed;
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule, Seen};
+use crate::rules::rule::{Context, Rule, Seen, Watch};
 
 pub(crate) const ID: &str = "allocation_stalls";
+pub(crate) const WATCHES: &[Watch] = &[Watch::Pause, Watch::Stall];
 /// Default length from which a stall is listed as evidence.
 pub(crate) const ALLOC_STALL_NS: u64 = 10_000_000;
 

@@ -11,9 +11,10 @@ use pauselab_pause::record::{CpuLoad, GcPause};
 use crate::evidence::RuleTracker;
 use crate::rules::causes::listed;
 use crate::rules::finding::{graded, Finding};
-use crate::rules::rule::{Context, Rule, Seen, SeenAt};
+use crate::rules::rule::{Context, Rule, Seen, SeenAt, Watch};
 
 pub(crate) const ID: &str = "busy_cpu";
+pub(crate) const WATCHES: &[Watch] = &[Watch::PauseEnded, Watch::CpuLoad];
 
 /// Pauses at least this long are checked against the CPU load.
 const LONG_PAUSE_NS: u64 = 20_000_000;

@@ -6,7 +6,10 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::listed;
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule, Seen};
+use crate::rules::rule::{Context, Rule, Seen, Watch};
+
+/// What every collection rule watches: the pauses.
+pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
 
 /// What one collection rule looks for and says.
 pub(crate) struct Collection {

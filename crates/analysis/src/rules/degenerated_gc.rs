@@ -1,11 +1,13 @@
 //! `degenerated_gc`: Shenandoah cycles that fell back to a stop-the-world collection
 //! (Shenandoah's full collections are `full_gc`).
 
-use crate::rules::collection::Collection;
+use crate::rules::collection::{self, Collection};
 use crate::rules::finding::Severity;
-use crate::rules::rule::Rule;
+use crate::rules::rule::{Rule, Watch};
 
 pub(crate) const ID: &str = "degenerated_gc";
+/// A collection rule looks at pauses only.
+pub(crate) const WATCHES: &[Watch] = collection::WATCHES;
 
 static RULE: Collection = Collection {
     id: ID,

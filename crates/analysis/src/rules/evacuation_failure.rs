@@ -3,11 +3,13 @@
 
 use pauselab_pause::record::Failure;
 
-use crate::rules::collection::Collection;
+use crate::rules::collection::{self, Collection};
 use crate::rules::finding::Severity;
-use crate::rules::rule::Rule;
+use crate::rules::rule::{Rule, Watch};
 
 pub(crate) const ID: &str = "evacuation_failure";
+/// A collection rule looks at pauses only.
+pub(crate) const WATCHES: &[Watch] = collection::WATCHES;
 
 static RULE: Collection = Collection {
     id: ID,

@@ -8,10 +8,11 @@ use pauselab_pause::PauseType;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule, Seen};
+use crate::rules::rule::{Context, Rule, Seen, Watch};
 use crate::terminal::dur;
 
 pub(crate) const ID: &str = "full_gc";
+pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
 /// What `full_gc_causes` calls the cause of a full collection the log gives none for.
 pub(crate) const NO_CAUSE: &str = "cause not in log";
 /// Full collections are critical once one takes this long, or once they add up to it and

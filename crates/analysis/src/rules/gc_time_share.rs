@@ -3,10 +3,12 @@
 
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule};
+use crate::rules::rule::{Context, Rule, Watch};
 use crate::rules::{evacuation_failure, full_gc};
 
 pub(crate) const ID: &str = "gc_time_share";
+/// Judged from the analysis' totals alone: it watches nothing.
+pub(crate) const WATCHES: &[Watch] = &[];
 /// Default share of the covered time in pauses, %.
 pub(crate) const GC_SHARE_PCT: f64 = 10.0;
 /// Default share of the worst 1-minute window, %.

@@ -1,10 +1,12 @@
 //! `humongous_allocation`: G1 collections started by objects of half a region or more.
 
-use crate::rules::collection::Collection;
+use crate::rules::collection::{self, Collection};
 use crate::rules::finding::Severity;
-use crate::rules::rule::Rule;
+use crate::rules::rule::{Rule, Watch};
 
 pub(crate) const ID: &str = "humongous_allocation";
+/// A collection rule looks at pauses only.
+pub(crate) const WATCHES: &[Watch] = collection::WATCHES;
 
 static RULE: Collection = Collection {
     id: ID,

@@ -10,10 +10,11 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule, Seen};
+use crate::rules::rule::{Context, Rule, Seen, Watch};
 use crate::rules::{concurrent_mode_failure, promotion_failure};
 
 pub(crate) const ID: &str = "incremental_cms";
+pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
 
 /// The options that turn the mode on.
 const OPTIONS: [&str; 2] = ["-XX:+CMSIncrementalMode", "-Xincgc"];

@@ -5,11 +5,12 @@
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate, JvmFlags};
 use crate::rules::finding::{graded, ms, Finding};
-use crate::rules::rule::{Context, PerSeries, Rule, Seen, Stop};
+use crate::rules::rule::{Context, PerSeries, Rule, Seen, Stop, Watch};
 use crate::rules::{busy_cpu, real_gt_cpu};
 use crate::timeouts::Culprit;
 
 pub(crate) const ID: &str = "long_ttsp";
+pub(crate) const WATCHES: &[Watch] = &[Watch::Safepoint];
 /// Default time to safepoint above which threads were slow to stop.
 pub(crate) const TTSP_NS: u64 = 50_000_000;
 

@@ -10,8 +10,10 @@ mod collection;
 pub(crate) mod finding;
 pub(crate) mod rule;
 
+use std::ops::Range;
+
 use crate::rules::finding::Finding;
-use crate::rules::rule::{Context, Rule};
+use crate::rules::rule::{Context, Rule, Watch};
 
 /// Margins the rules use; the defaults are documented in docs/analyze.md and kept in each
 /// rule's file.
@@ -54,21 +56,28 @@ impl Default for Thresholds {
     }
 }
 
-/// One rule of the registry: its id (`--fail-on finding:ID`, the JSON's `rule`) and how
-/// to start watching a log with it.
+/// One rule of the registry: its id (`--fail-on finding:ID`, the JSON's `rule`), what it
+/// watches and how to start watching a log with it.
 pub(crate) struct Entry {
     pub id: &'static str,
+    /// The observations it implements, the only ones it is shown.
+    pub watches: &'static [Watch],
     pub start: fn() -> Box<dyn Rule>,
 }
 
 /// Declares each rule's file and lists it in [`REGISTRY`]: `name,` for `rules/name.rs`,
-/// which holds `pub(crate) const ID` and `pub(crate) fn start() -> Box<dyn Rule>`.
+/// which holds `pub(crate) const ID`, `pub(crate) const WATCHES: &[Watch]` and
+/// `pub(crate) fn start() -> Box<dyn Rule>`.
 macro_rules! registry {
     ($($rule:ident,)*) => {
         $(pub(crate) mod $rule;)*
 
         /// Every rule, in the order their findings are listed when severity and count tie.
-        pub(crate) const REGISTRY: &[Entry] = &[$(Entry { id: $rule::ID, start: $rule::start },)*];
+        pub(crate) const REGISTRY: &[Entry] = &[$(Entry {
+            id: $rule::ID,
+            watches: $rule::WATCHES,
+            start: $rule::start,
+        },)*];
     };
 }
 
@@ -104,27 +113,61 @@ pub const RULES: [&str; REGISTRY.len()] = {
 };
 
 /// Every rule of the registry watching one analysis.
-pub(crate) struct Rules(Vec<(&'static str, Box<dyn Rule>)>);
+pub(crate) struct Rules {
+    /// Those that watch pauses first, so that every pause is shown to one run of them; in
+    /// the registry's order otherwise.
+    rules: Vec<(&'static str, Box<dyn Rule>)>,
+    /// Indices into `rules`, in the registry's order.
+    in_registry_order: Vec<usize>,
+    /// Per [`Watch`], the runs of `rules` that watch it.
+    watching: [Vec<Range<usize>>; Watch::COUNT],
+}
 
 impl Default for Rules {
     fn default() -> Self {
-        Rules(REGISTRY.iter().map(|e| (e.id, (e.start)())).collect())
+        let mut order: Vec<usize> = (0..REGISTRY.len()).collect();
+        order.sort_by_key(|&i| !REGISTRY[i].watches.contains(&Watch::Pause));
+        let mut watching: [Vec<Range<usize>>; Watch::COUNT] = Default::default();
+        for (at, &i) in order.iter().enumerate() {
+            for &watch in REGISTRY[i].watches {
+                let runs = &mut watching[watch as usize];
+                match runs.last_mut() {
+                    Some(run) if run.end == at => run.end += 1,
+                    _ => runs.push(at..at + 1),
+                }
+            }
+        }
+        let mut in_registry_order = vec![0; order.len()];
+        for (at, &i) in order.iter().enumerate() {
+            in_registry_order[i] = at;
+        }
+        Rules {
+            rules: order
+                .iter()
+                .map(|&i| (REGISTRY[i].id, (REGISTRY[i].start)()))
+                .collect(),
+            in_registry_order,
+            watching,
+        }
     }
 }
 
 impl Rules {
-    /// Shows every rule the same thing.
-    pub fn observe(&mut self, mut see: impl FnMut(&mut dyn Rule)) {
-        for (_, rule) in &mut self.0 {
-            see(rule.as_mut());
+    /// Shows the same thing to every rule that watches `what`.
+    pub fn observe(&mut self, what: Watch, mut see: impl FnMut(&mut dyn Rule)) {
+        for run in &self.watching[what as usize] {
+            for (_, rule) in &mut self.rules[run.clone()] {
+                see(rule.as_mut());
+            }
         }
     }
 
     /// The findings, most severe first, then the most frequent; equal ones in the
     /// registry's order. Fills in `ctx.matched`.
     pub fn findings(&self, ctx: &mut Context<'_>) -> Vec<Finding> {
-        ctx.matched = self.0.iter().map(|(id, r)| (*id, r.matched(ctx))).collect();
-        let mut out: Vec<Finding> = self.0.iter().filter_map(|(_, r)| r.finding(ctx)).collect();
+        let in_order = || self.in_registry_order.iter().map(|&at| &self.rules[at]);
+        ctx.matched = in_order().map(|(id, r)| (*id, r.matched(ctx))).collect();
+        let mut out: Vec<Finding> = in_order().filter_map(|(_, r)| r.finding(ctx)).collect();
         out.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.count.cmp(&a.count)));
         out
     }
@@ -139,6 +182,39 @@ mod tests {
 
     /// docs/analyze.md, whose tables document every rule.
     const DOCS: &str = include_str!("../../../../docs/analyze.md");
+
+    #[test]
+    fn each_observation_reaches_exactly_the_rules_that_watch_it() {
+        let rules = Rules::default();
+        for watch in [
+            Watch::PauseEnded,
+            Watch::Pause,
+            Watch::Safepoint,
+            Watch::Stall,
+            Watch::OutOfMemory,
+            Watch::CpuLoad,
+        ] {
+            let mut shown: Vec<&str> = rules.watching[watch as usize]
+                .iter()
+                .flat_map(|run| rules.rules[run.clone()].iter().map(|(id, _)| *id))
+                .collect();
+            let mut watching: Vec<&str> = REGISTRY
+                .iter()
+                .filter(|e| e.watches.contains(&watch))
+                .map(|e| e.id)
+                .collect();
+            shown.sort_unstable();
+            watching.sort_unstable();
+            assert_eq!(shown, watching, "{watch:?}");
+        }
+        assert_eq!(rules.watching[Watch::Pause as usize].len(), 1);
+        let in_order: Vec<&str> = rules
+            .in_registry_order
+            .iter()
+            .map(|&at| rules.rules[at].0)
+            .collect();
+        assert_eq!(in_order, RULES);
+    }
 
     #[test]
     fn every_rule_has_a_unique_documented_id_and_starts_with_nothing_found() {
@@ -185,7 +261,7 @@ mod tests {
             unmatched_timeouts: &empty,
             matched: Vec::new(),
         };
-        rules.observe(|_| {});
+        rules.observe(Watch::Pause, |_| {});
         assert!(rules.findings(&mut ctx).is_empty());
         assert_eq!(ctx.matched.len(), REGISTRY.len());
     }

@@ -5,9 +5,10 @@
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, PerSeries, Rule, Seen, Stop};
+use crate::rules::rule::{Context, PerSeries, Rule, Seen, Stop, Watch};
 
 pub(crate) const ID: &str = "non_gc_safepoints";
+pub(crate) const WATCHES: &[Watch] = &[Watch::Safepoint];
 /// Default length from which a non-GC safepoint is listed as evidence.
 pub(crate) const NON_GC_NS: u64 = 10_000_000;
 

@@ -6,9 +6,10 @@ use pauselab_pause::record::OutOfMemory;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule, Seen};
+use crate::rules::rule::{Context, Rule, Seen, Watch};
 
 pub(crate) const ID: &str = "out_of_memory";
+pub(crate) const WATCHES: &[Watch] = &[Watch::OutOfMemory];
 
 #[derive(Default)]
 struct OutOfMemoryRule {

@@ -7,10 +7,11 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::Candidate;
 use crate::rules::finding::{ms, whole_ms, Finding};
-use crate::rules::rule::{Context, Rule, Seen};
+use crate::rules::rule::{Context, Rule, Seen, Watch};
 use crate::rules::{busy_cpu, real_gt_gc, stopped_gt_gc, sys_gt_user};
 
 pub(crate) const ID: &str = "real_gt_cpu";
+pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
 /// Default margin of real over user + sys.
 pub(crate) const OFF_CPU_NS: u64 = 50_000_000;
 

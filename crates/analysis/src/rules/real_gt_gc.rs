@@ -11,11 +11,12 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::Candidate;
 use crate::rules::finding::{ms, whole_ms, Finding};
-use crate::rules::rule::{Context, Rule, Seen};
+use crate::rules::rule::{Context, Rule, Seen, Watch};
 use crate::rules::Thresholds;
 use crate::terminal::dur;
 
 pub(crate) const ID: &str = "real_gt_gc";
+pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
 
 /// How long `pause` kept the JVM stopped outside its collection, when its real time
 /// exceeds its duration by more than the margin and by half (real is rounded to 10 ms in

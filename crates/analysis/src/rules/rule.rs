@@ -12,8 +12,33 @@ use crate::rules::finding::Finding;
 use crate::rules::Thresholds;
 use crate::timeouts::Culprit;
 
+/// One of [`Rule`]'s observations. A rule lists those it implements in its file's
+/// `WATCHES`, and the analysis shows it only those: most rules ignore most of what the log
+/// holds, and calling every rule for every pause costs more than their own work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Watch {
+    /// [`Rule::pause_ended`].
+    PauseEnded,
+    /// [`Rule::pause`].
+    Pause,
+    /// [`Rule::safepoint`].
+    Safepoint,
+    /// [`Rule::stall`].
+    Stall,
+    /// [`Rule::out_of_memory`].
+    OutOfMemory,
+    /// [`Rule::cpu_load`].
+    CpuLoad,
+}
+
+impl Watch {
+    /// How many kinds of observation there are.
+    pub const COUNT: usize = 6;
+}
+
 /// One diagnosis rule. Every observation has a default that ignores it: a rule implements
-/// what it looks at and [`Rule::finding`].
+/// what it looks at, lists it in its file's `WATCHES` (see [`Watch`]), and implements
+/// [`Rule::finding`].
 pub(crate) trait Rule {
     /// A GC pause of a recording as soon as it is counted, before its CPU times and
     /// safepoint are known, for the CPU samples that come after it; `end_ns`: when it ended

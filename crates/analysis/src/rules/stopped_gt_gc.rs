@@ -9,9 +9,10 @@ use crate::evidence::RuleTracker;
 use crate::terminal::dur;
 use crate::rules::causes::Candidate;
 use crate::rules::finding::{ms, Finding};
-use crate::rules::rule::{Context, Rule, Seen, Series, Stop};
+use crate::rules::rule::{Context, Rule, Seen, Series, Stop, Watch};
 
 pub(crate) const ID: &str = "stopped_gt_gc";
+pub(crate) const WATCHES: &[Watch] = &[Watch::Safepoint];
 /// Default margin of the stopped time over the GC and the time to safepoint.
 pub(crate) const STOPPED_EXCESS_NS: u64 = 50_000_000;
 /// Distinct VM operations kept.

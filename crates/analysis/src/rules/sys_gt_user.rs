@@ -5,9 +5,10 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{graded, ms, whole_ms, Finding};
-use crate::rules::rule::{Context, Rule, Seen};
+use crate::rules::rule::{Context, Rule, Seen, Watch};
 
 pub(crate) const ID: &str = "sys_gt_user";
+pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
 /// Default sys time above which "sys > user" is worth reporting.
 pub(crate) const SYS_NS: u64 = 50_000_000;
 
