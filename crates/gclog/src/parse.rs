@@ -1769,7 +1769,10 @@ fn is_g1_kind(group: &[u8]) -> bool {
 /// `s` as text, each byte that is not UTF-8 replaced. Checked first as it nearly always is,
 /// valid: the lossy conversion costs several times as much on a short name.
 fn lossy(s: &[u8]) -> String {
-    String::from_utf8_lossy(s).into_owned()
+    match std::str::from_utf8(s) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(s).into_owned(),
+    }
 }
 
 #[cfg(test)]
