@@ -90,6 +90,20 @@ fn whole_size(text: &[u8]) -> Option<(u64, &[u8])> {
     Some((number.saturating_mul(scale), &text[digits + 1..]))
 }
 
+/// The transition of whole sizes with a capacity `text` starts with
+/// (`830688K->36167K(4980736K)`), as [`heap_change`] reads it, and what follows it.
+pub fn whole_transition(text: &[u8]) -> Option<(HeapChange, &[u8])> {
+    let (before, rest) = whole_size(text)?;
+    let (after, rest) = whole_size(rest.strip_prefix(b"->")?)?;
+    let (capacity, rest) = whole_size(rest.strip_prefix(b"(")?)?;
+    let change = HeapChange {
+        before,
+        after,
+        capacity: Some(capacity),
+    };
+    Some((change, rest.strip_prefix(b")")?))
+}
+
 /// The digits `text` starts with, one by one: their value and how many there are; `None`
 /// for more than [`MAX_WHOLE_DIGITS`].
 fn whole_digits(text: &[u8]) -> Option<(u64, usize)> {

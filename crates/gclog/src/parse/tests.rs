@@ -804,6 +804,17 @@ mod one_pass {
     use super::*;
     use proptest::prelude::*;
 
+    /// One of `usual` four times in five, else one of `misses`.
+    fn mostly(
+        usual: &[&'static str],
+        misses: &[&'static str],
+    ) -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            4 => proptest::sample::select(usual.to_vec()),
+            1 => proptest::sample::select(misses.to_vec()),
+        ]
+    }
+
     /// Texts of one to `most - 1` of `pieces`.
     fn text_of(pieces: &[&'static str], most: usize) -> impl Strategy<Value = String> {
         proptest::collection::vec(proptest::sample::select(pieces.to_vec()), 1..most)
@@ -860,6 +871,56 @@ mod one_pass {
             }
         }
 
+        /// The young collections read straight through read as the general reading reads
+        /// them; near misses (other causes, stamps, generations, transitions, durations,
+        /// failures and phases) are left to it.
+        #[test]
+        fn usual_young_events_read_as_any(
+            cause in mostly(&["", " (Allocation Failure)", " (GCLocker Initiated GC)"], &[
+                " (CMS Initial Mark)", " (CMS Final Remark)", " (young)", " ()", " (System.gc())",
+                " (fx)", " (a-b)", " (Allocation Failure)--",
+            ]),
+            stamps in mostly(&[" 10.001: ", "2020-09-13T12:27:13.456+0000: 34.204: "], &[
+                " ", "", "--", " --10.0: ", " 12K(", " 1 CMS-remark: ", "7", " 10.001: [x] ",
+            ]),
+            generation in mostly(&["ParNew", "ASParNew", "DefNew"], &[
+                "ParNew ", "Tenured", "CMS", "PSYoungGen", "ParNew2",
+            ]),
+            transitions in [(); 2].map(|()| mostly(&["830688K->25255K(1310720K)", "1K->2M(3G)"], &[
+                "1234567890123456K->1K(2K)", "12345678K->1K(2K)", "1.5K->1K(2K)", "1K->2K",
+                "1K->2K(3K) icms_dc=5 ", "K->1K(2K)", "1K(2K)->1K(2K)", "1K->2K(3K)x",
+            ])),
+            durations in [(); 2].map(|()| mostly(&["0.1302057", "0,0054252"], &[
+                "12", "123456789.1234567", "1234567890.1", "0.12345678", "0.", ".5", "1.2.3", "0.1 x",
+            ])),
+            tail in mostly(&[
+                " [Times: user=0.45 sys=0.02, real=0.12 secs]", " [Times: user=0.45 sys=0.02, real=0.12 secs] ",
+            ], &[
+                " [Times: user=0.45 sys=0.02, real=0.12 secs] (promotion failed)", " [Times: x", "",
+                " [Times: user=0.45 sys=0.02, real=0.12 secs]]", "[Times: user=1 sys=1, real=1 secs]",
+                " (concurrent mode failure) [Times: user=0.45 sys=0.02, real=0.12 secs]",
+            ]),
+            extra in proptest::sample::select(vec!["", "", "", "[", "]", "->", "f", "x", " "]),
+            at in 0usize..200,
+        ) {
+            let line = format!(
+                "[GC{cause}{stamps}[{generation}: {}, {} secs] {}, {} secs]{tail}",
+                transitions[0], durations[0], transitions[1], durations[1],
+            );
+            let mut lines = vec![line.clone()];
+            if !extra.is_empty() {
+                let at = (0..=at.min(line.len())).rev().find(|&at| line.is_char_boundary(at)).unwrap_or(0);
+                lines.push(format!("{}{extra}{}", &line[..at], &line[at..]));
+            }
+            for line in lines {
+                let usual = usual_young_event(line.as_bytes());
+                prop_assert!(
+                    usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                    "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+                );
+            }
+        }
+
         /// A `[Times: ...]` number reads as the general reading reads it, with the comma
         /// that ends a field, both separators and near misses.
         #[test]
@@ -886,6 +947,19 @@ mod one_pass {
             };
             prop_assert_eq!(jdk8_failures(text.as_bytes()), expected, "{}", text);
         }
+    }
+}
+
+#[test]
+fn the_usual_young_collections_are_read_straight_through() {
+    for line in [
+        "[GC 10.001: [ASParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs] ",
+        "[GC2020-09-13T12:27:13.456+0000: 34.204: [ParNew: 1K->2K(3K), 0.0100000 secs] 4K->5K(6K), 0.0200000 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
+        "[GC (Allocation Failure) 1.5: [DefNew: 1M->2M(3M), 0,0100000 secs] 4M->5M(6M), 0,0200000 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
+    ] {
+        let usual = usual_young_event(line.as_bytes());
+        assert!(usual.is_some(), "{line}");
+        assert_eq!(usual.ok_or(()), any_jdk8_event(line.as_bytes()).map_err(|_| ()), "{line}");
     }
 }
 
