@@ -1132,7 +1132,11 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         // -XX:+HeapDumpOnOutOfMemoryError after the error, and the error's stack.
         return parsed(Record::Other);
     }
-    if crate::num::find(rest, b" GC log file ").is_some() {
+    // A searcher built once: `num::find` looks at every blank, and the long lines of
+    // free-list statistics come this way.
+    static GC_LOG_FILE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b" GC log file "));
+    if GC_LOG_FILE.find(rest).is_some() {
         // `2016-04-14 22:37:22 GC log file created ...` (-XX:+UseGCLogFileRotation)
         return parsed(Record::Other);
     }
@@ -1232,9 +1236,21 @@ fn shenandoah_statistics(rest: &[u8]) -> bool {
     let Some(&first) = text.first() else {
         return false;
     };
-    // Compared by their first byte before the rest: CMS's free-list statistics
-    // (`Total Free Space: 0`) come this way on every collection.
-    if PROSE.iter().any(|p| p[0] == first && text.starts_with(p)) {
+    // Only where a line's first byte begins one of them (a table): CMS's free-list
+    // statistics (`Total Free Space: 0`, `size[3] : demand: ...`) come this way on
+    // every collection.
+    const PROSE_FIRST_BYTES: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut i = 0;
+        while i < PROSE.len() {
+            table[PROSE[i][0] as usize] = true;
+            i += 1;
+        }
+        table
+    };
+    if PROSE_FIRST_BYTES[usize::from(first)]
+        && PROSE.iter().any(|p| p[0] == first && text.starts_with(p))
+    {
         return true;
     }
     let digits = text.iter().take_while(|c| c.is_ascii_digit()).count();
@@ -1264,7 +1280,9 @@ fn shenandoah_statistics(rest: &[u8]) -> bool {
             .count();
         return named(&text[..equals]) && digits > 0 && total[digits..].starts_with(b" s (a = ");
     }
-    let Some(unit) = crate::num::find(text, b" us") else {
+    static MICROSECONDS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b" us"));
+    let Some(unit) = MICROSECONDS.find(text) else {
         return false;
     };
     let after = &text[unit + 3..];
