@@ -668,6 +668,41 @@ fn parse_safepoint_fields(rest: &[u8]) -> Result<Record, Unparsed> {
 
 /// `X seconds, Stopping threads took: Y seconds` (JDK 8-16).
 fn parse_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
+    match usual_stopped_time(rest) {
+        Some(safepoint) => Ok(safepoint),
+        None => any_stopped_time(rest),
+    }
+}
+
+/// [`parse_stopped_time`] of the line as HotSpot prints it (`0.0001234 seconds, Stopping
+/// threads took: 0.0000567 seconds`, or without the time to stop, as JDK 7 and early JDK 8
+/// print it), read straight through; `None` for anything else, which [`any_stopped_time`]
+/// reads.
+fn usual_stopped_time(rest: &[u8]) -> Option<Safepoint> {
+    const BETWEEN: &[u8] = b" seconds, Stopping threads took: ";
+    let (total_ns, end) = usual_fine_seconds(rest)?;
+    let after_total = &rest[end..];
+    let ttsp_ns = if after_total == b" seconds" {
+        None
+    } else {
+        let ttsp = after_total.strip_prefix(BETWEEN)?;
+        let (ttsp_ns, end) = usual_fine_seconds(ttsp)?;
+        // The number ends its word, as the general reading takes it.
+        if !matches!(ttsp.get(end), None | Some(b' ')) {
+            return None;
+        }
+        Some(ttsp_ns)
+    };
+    Some(Safepoint {
+        start: Stamp::default(),
+        total_ns,
+        ttsp_ns,
+        operation: None,
+    })
+}
+
+/// [`parse_stopped_time`] of any line.
+fn any_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
     let mut parts = rest.split(|&c| c == b' ');
     let total_ns = secs_to_ns(parts.next().unwrap_or_default()).ok_or(Unparsed::Malformed)?;
     let ttsp_ns = crate::num::find(rest, b"Stopping threads took: ").and_then(|at| {
@@ -1475,18 +1510,28 @@ fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
     })
 }
 
-/// `0.1302057 secs]` at the start of `text` (up to nine digits before the separator and
-/// seven after it, as HotSpot prints them): the seconds, in nanoseconds, as
-/// [`secs_to_ns`] reads them, and what follows the bracket.
+/// `0.1302057 secs]` at the start of `text`: the seconds, in nanoseconds, as
+/// [`secs_to_ns`] reads them, and what follows the bracket (see [`usual_fine_seconds`]).
 fn usual_event_seconds(text: &[u8]) -> Option<(u64, &[u8])> {
+    let (ns, end) = usual_fine_seconds(text)?;
+    Some((ns, text[end..].strip_prefix(b" secs]")?))
+}
+
+/// Seconds as HotSpot prints durations at the start of `text` (`0.1302057`: up to nine
+/// digits before a `.` or `,` and one to seven after it), in nanoseconds, and where they
+/// end; the fraction's digits read at once. `None` for anything else.
+#[inline(always)]
+fn usual_fine_seconds(text: &[u8]) -> Option<(u64, usize)> {
     let (seconds, separator) = nine_digits(text, 0)?;
     if !matches!(text.get(separator), Some(b'.' | b',')) {
         return None;
     }
     let fraction = &text[separator + 1..];
     let (value, digits) = crate::num::few_leading_digits(fraction).filter(|&(_, n)| n > 0)?;
-    let after = fraction[digits..].strip_prefix(b" secs]")?;
-    Some((seconds * 1_000_000_000 + value * POW10[9 - digits], after))
+    Some((
+        seconds * 1_000_000_000 + value * POW10[9 - digits],
+        separator + 1 + digits,
+    ))
 }
 
 /// The bytes of a cause [`usual_young_event`] reads: letters, digits, blanks and dots.

@@ -921,6 +921,22 @@ mod one_pass {
             }
         }
 
+        /// A stopped-time line read straight through reads as the general reading reads it,
+        /// with or without the time to stop, and near misses of each part.
+        #[test]
+        fn usual_stopped_times_read_as_any(
+            total in mostly(&["0.0000670", "0,0255420"], &["12", "0.12345678", "1234567890.1", "", "0.1x"]),
+            middle in mostly(&[" seconds, Stopping threads took: ", " seconds"], &[
+                " seconds,  Stopping threads took: ", " seconds ", "seconds", " seconds, Stopping threads took: 1 ",
+            ]),
+            ttsp in mostly(&["0.0000567", ""], &["7", "0.12345678", "0.1.2", "0.1x"]),
+            tail in mostly(&["", " seconds"], &[" seconds x", "x", " ", "9"]),
+        ) {
+            let line = format!("{total}{middle}{ttsp}{tail}");
+            let usual = usual_stopped_time(line.as_bytes());
+            prop_assert!(usual.is_none() || usual.ok_or(()) == any_stopped_time(line.as_bytes()).map_err(|_| ()), "{}", line);
+        }
+
         /// A `[Times: ...]` number reads as the general reading reads it, with the comma
         /// that ends a field, both separators and near misses.
         #[test]
