@@ -1451,7 +1451,8 @@ const USUAL_YOUNG_GENERATIONS: [&str; 3] = ["ParNew", "ASParNew", "DefNew"];
 
 /// [`parse_jdk8_event`] of the young collection JDK 6-8 print most often, read straight
 /// through: `[GC` and maybe a cause, stamps, `[ParNew: 830688K->25255K(1310720K), 0.1302057
-/// secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: ...` (or `ASParNew`, `DefNew`).
+/// secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: ...` (or `ASParNew`, `DefNew`;
+/// with CMS's incremental mode, `... 36167K(4980736K) icms_dc=18 , 0.1306264 secs]`).
 /// The general reading looks at such an event a dozen times (its brackets, arrows, phases,
 /// failures, name and cause, each in a pass), three quarters of the time of a CMS log's
 /// lines. `None` for anything else, which the general reading reads: what this reads
@@ -1486,7 +1487,26 @@ fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
     let (young, after_young) = memory::whole_transition(in_generation)?;
     let (_, after_generation) = usual_event_seconds(after_young.strip_prefix(b", ")?)?;
     let (heap, after_heap) = memory::whole_transition(after_generation.strip_prefix(b" ")?)?;
-    let (duration_ns, after_event) = usual_event_seconds(after_heap.strip_prefix(b", ")?)?;
+    // CMS's incremental mode prints its duty cycle before the duration.
+    let (icms_duty_cycle, duration) = match after_heap.strip_prefix(b" icms_dc=") {
+        Some(duty_cycle) => {
+            let digits = duty_cycle
+                .iter()
+                .take(4)
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if !(1..=3).contains(&digits) {
+                return None;
+            }
+            let value = duty_cycle[..digits]
+                .iter()
+                .fold(0u16, |n, &d| n * 10 + u16::from(d - b'0'));
+            let value = u8::try_from(value).ok().filter(|&v| v <= 100);
+            (value, duty_cycle[digits..].strip_prefix(b" , ")?)
+        }
+        None => (None, after_heap.strip_prefix(b", ")?),
+    };
+    let (duration_ns, after_event) = usual_event_seconds(duration)?;
     let times = after_event.strip_prefix(b" [Times: ")?;
     // Failures are told by words with an `f` or an `x`, anywhere in the line: none is in
     // what was read (`DefNew`'s `f` begins none), any may be in what follows.
@@ -1506,7 +1526,7 @@ fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
         upgraded_to_full: false,
         collector: None,
         generations: None,
-        icms_duty_cycle: None,
+        icms_duty_cycle,
     })
 }
 

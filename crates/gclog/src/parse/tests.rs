@@ -888,7 +888,9 @@ mod one_pass {
             ]),
             transitions in [(); 2].map(|()| mostly(&["830688K->25255K(1310720K)", "1K->2M(3G)"], &[
                 "1234567890123456K->1K(2K)", "12345678K->1K(2K)", "1.5K->1K(2K)", "1K->2K",
-                "1K->2K(3K) icms_dc=5 ", "K->1K(2K)", "1K(2K)->1K(2K)", "1K->2K(3K)x",
+                "1K->2K(3K) icms_dc=5 ", "1K->2K(3K) icms_dc=100 ", "1K->2K(3K) icms_dc=101 ",
+                "1K->2K(3K) icms_dc=1000 ", "1K->2K(3K) icms_dc= ", "1K->2K(3K) icms_dc=5",
+                "K->1K(2K)", "1K(2K)->1K(2K)", "1K->2K(3K)x",
             ])),
             durations in [(); 2].map(|()| mostly(&["0.1302057", "0,0054252"], &[
                 "12", "123456789.1234567", "1234567890.1", "0.12345678", "0.", ".5", "1.2.3", "0.1 x",
@@ -972,6 +974,7 @@ fn the_usual_young_collections_are_read_straight_through() {
         "[GC 10.001: [ASParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs] ",
         "[GC2020-09-13T12:27:13.456+0000: 34.204: [ParNew: 1K->2K(3K), 0.0100000 secs] 4K->5K(6K), 0.0200000 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
         "[GC (Allocation Failure) 1.5: [DefNew: 1M->2M(3M), 0,0100000 secs] 4M->5M(6M), 0,0200000 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
+        "[GC 10.083: [ASParNew: 58973K->6498K(59008K), 0.0246583 secs] 102843K->79886K(517760K) icms_dc=18 , 0.0247513 secs] [Times: user=0.00 sys=0.06, real=0.02 secs]",
     ] {
         let usual = usual_young_event(line.as_bytes());
         assert!(usual.is_some(), "{line}");
