@@ -1440,10 +1440,51 @@ fn times_number(v: &[u8]) -> (&[u8], &[u8]) {
 
 /// `[GC ... , 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
-    match usual_young_event(rest) {
+    match usual_young_event(rest).or_else(|| usual_initial_mark(rest)) {
         Some(pause) => Ok(pause),
         None => any_jdk8_event(rest),
     }
+}
+
+/// [`parse_jdk8_event`] of CMS's initial mark as JDK 6-8 print it, read straight through:
+/// `[GC [1 CMS-initial-mark: 73765K(95616K)] 78715K(138624K), 0.0001983 secs] [Times: ...`
+/// (`ASCMS-` with the incremental mode; JDK 8 prints the cause, `[GC (CMS Initial Mark) [1
+/// ...`). It holds no transition: no heap is read. `None` for anything else, which the
+/// general reading reads.
+fn usual_initial_mark(rest: &[u8]) -> Option<GcPause> {
+    const NAME: &str = "CMS Initial Mark";
+    let after_gc = rest.strip_prefix(b"[GC")?;
+    let (cause, phase) = match after_gc.strip_prefix(b" (CMS Initial Mark)") {
+        Some(after) => (Some(NAME.to_string()), after),
+        None => (None, after_gc),
+    };
+    let phase = phase.strip_prefix(b" [1 ")?;
+    let old = phase
+        .strip_prefix(b"CMS-initial-mark: ")
+        .or_else(|| phase.strip_prefix(b"ASCMS-initial-mark: "))?;
+    let after_old = memory::whole_occupancy(old)?;
+    let after_heap = memory::whole_occupancy(after_old.strip_prefix(b"] ")?)?;
+    let (duration_ns, after_event) = usual_event_seconds(after_heap.strip_prefix(b", ")?)?;
+    let times = after_event.strip_prefix(b" [Times: ")?;
+    // As after a young collection: failure words may follow the event.
+    if memchr::memchr2(b'f', b'x', after_event).is_some() {
+        return None;
+    }
+    Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name: NAME.to_string(),
+        cause,
+        cpu: parse_jdk8_times(times),
+        heap: None,
+        young: None,
+        failures: Failures::default(),
+        upgraded_to_full: false,
+        collector: None,
+        generations: None,
+        icms_duty_cycle: None,
+    })
 }
 
 /// The young generations whose collections [`usual_young_event`] reads.

@@ -104,6 +104,13 @@ pub fn whole_transition(text: &[u8]) -> Option<(HeapChange, &[u8])> {
     Some((change, rest.strip_prefix(b")")?))
 }
 
+/// What follows the occupancy of whole sizes `text` starts with (`73765K(95616K)`).
+pub fn whole_occupancy(text: &[u8]) -> Option<&[u8]> {
+    let (_, rest) = whole_size(text)?;
+    let (_, rest) = whole_size(rest.strip_prefix(b"(")?)?;
+    rest.strip_prefix(b")")
+}
+
 /// The digits `text` starts with, one by one: their value and how many there are; `None`
 /// for more than [`MAX_WHOLE_DIGITS`].
 fn whole_digits(text: &[u8]) -> Option<(u64, usize)> {

@@ -923,6 +923,32 @@ mod one_pass {
             }
         }
 
+        /// CMS's initial marks read straight through read as the general reading reads
+        /// them, and near misses are left to it.
+        #[test]
+        fn usual_initial_marks_read_as_any(
+            cause in mostly(&["", " (CMS Initial Mark)"], &[" (CMS Final Remark)", " (Allocation Failure)", " ()"]),
+            phase in mostly(&[" [1 CMS-initial-mark: ", " [1 ASCMS-initial-mark: "], &[
+                "[1 CMS-initial-mark: ", " [1 CMS-remark: ", " [2 CMS-initial-mark: ", " [1 CMS-initial-mark:",
+                " [CMS: ", " [1 Tenured-initial-mark: ",
+            ]),
+            sizes in [(); 2].map(|()| mostly(&["73765K(95616K)", "1M(2G)"], &[
+                "73765K", "1.5K(2K)", "1K->2K(3K)", "K(1K)", "1K(2K) ", "1234567890123456K(1K)", "1K(2K)x",
+            ])),
+            duration in mostly(&["0.0001983"], &["12", "0.12345678", "1.2.3", "0.1 x"]),
+            tail in mostly(&[" [Times: user=0.00 sys=0.00, real=0.00 secs]", " [Times: user=0.00 sys=0.00, real=0.00 secs] "], &[
+                " [Times: user=0.00 sys=0.00, real=0.00 secs] (concurrent mode failure)", "", " [Times: x",
+                "[Times: user=0.00 sys=0.00, real=0.00 secs]",
+            ]),
+        ) {
+            let line = format!("[GC{cause}{phase}{}] {}, {duration} secs]{tail}", sizes[0], sizes[1]);
+            let usual = usual_initial_mark(line.as_bytes());
+            prop_assert!(
+                usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+            );
+        }
+
         /// A stopped-time line read straight through reads as the general reading reads it,
         /// with or without the time to stop, and near misses of each part.
         #[test]
@@ -975,8 +1001,10 @@ fn the_usual_young_collections_are_read_straight_through() {
         "[GC2020-09-13T12:27:13.456+0000: 34.204: [ParNew: 1K->2K(3K), 0.0100000 secs] 4K->5K(6K), 0.0200000 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
         "[GC (Allocation Failure) 1.5: [DefNew: 1M->2M(3M), 0,0100000 secs] 4M->5M(6M), 0,0200000 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
         "[GC 10.083: [ASParNew: 58973K->6498K(59008K), 0.0246583 secs] 102843K->79886K(517760K) icms_dc=18 , 0.0247513 secs] [Times: user=0.00 sys=0.06, real=0.02 secs]",
+        "[GC [1 CMS-initial-mark: 73765K(95616K)] 78715K(138624K), 0.0001983 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
+        "[GC (CMS Initial Mark) [1 CMS-initial-mark: 73765K(95616K)] 78715K(138624K), 0.0001983 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]",
     ] {
-        let usual = usual_young_event(line.as_bytes());
+        let usual = usual_young_event(line.as_bytes()).or_else(|| usual_initial_mark(line.as_bytes()));
         assert!(usual.is_some(), "{line}");
         assert_eq!(usual.ok_or(()), any_jdk8_event(line.as_bytes()).map_err(|_| ()), "{line}");
     }
