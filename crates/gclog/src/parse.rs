@@ -37,7 +37,8 @@ pub fn parse_line(line: &[u8]) -> Result<Parsed, Unparsed> {
 }
 
 /// Parses the lines of a log one after the other, remembering the decorations of the line
-/// before (see [`RememberedBytes`]): the result for a line is what [`parse_line`] gives.
+/// before (see [`RememberedBytes`]) and the last JDK 8 date stamp read (see [`LastDate`]):
+/// the result for a line is what [`parse_line`] gives.
 #[derive(Default)]
 pub struct LineParser {
     /// All of the last line's decorations, with the stamp they gave.
@@ -45,6 +46,30 @@ pub struct LineParser {
     stamp: Stamp,
     /// The last line's decorations after the first, when they held no number.
     tail: RememberedBytes,
+    last_date: LastDate,
+}
+
+/// The last JDK 8 date stamp a [`LineParser`] read, and its time: the lines of an event,
+/// its times and its stopped time often repeat their stamp (four lines in ten of a CMS
+/// log), read again by a comparison.
+#[derive(Default)]
+struct LastDate {
+    stamp: [u8; DATE_STAMP_LEN],
+    /// `None` until a stamp is read.
+    ms: Option<i64>,
+}
+
+impl LastDate {
+    /// [`iso_timestamp_ms`] of `stamp`.
+    #[inline]
+    fn read(&mut self, stamp: &[u8; DATE_STAMP_LEN]) -> Option<i64> {
+        if self.ms.is_some() && *stamp == self.stamp {
+            return self.ms;
+        }
+        let ms = iso_timestamp_ms(stamp)?;
+        (self.stamp, self.ms) = (*stamp, Some(ms));
+        Some(ms)
+    }
 }
 
 impl LineParser {
@@ -62,9 +87,9 @@ impl LineParser {
                     stamp,
                     record: parse_unified_message(msg)?,
                 }),
-                None => parse_jdk8(line),
+                None => parse_jdk8(line, &mut self.last_date),
             },
-            _ => parse_jdk8(line),
+            _ => parse_jdk8(line, &mut self.last_date),
         }
     }
 }
@@ -721,8 +746,8 @@ fn any_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
 // ---------------------------------------------------------------------------------------
 // JDK 8 -XX:+PrintGCDetails
 
-fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
-    let (mut stamp, mut rest) = jdk8_prefix(line);
+fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed> {
+    let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
     if let Some((ns, after)) = glued_uptime(rest) {
         stamp.uptime_ns = Some(ns);
         rest = after;
@@ -744,7 +769,7 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
             if !has_stamp && trimmed.first().is_some_and(u8::is_ascii_digit) {
                 // A stamped line indented by whatever wrote before it (two logs
                 // concatenated); details never start with a time stamp.
-                if let Ok(indented) = parse_jdk8(trimmed) {
+                if let Ok(indented) = parse_jdk8(trimmed, last_date) {
                     if indented.stamp.uptime_ns.is_some() || indented.stamp.wall_ms.is_some() {
                         return Ok(indented);
                     }
@@ -919,7 +944,17 @@ fn is_event_tail(trimmed: &[u8]) -> bool {
 /// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `, then the optional
 /// `#12: ` of `-XX:+PrintGCID`.
 pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
-    let (stamp, rest) = usual_jdk8_stamps(line).unwrap_or_else(|| jdk8_stamps(line));
+    jdk8_prefix_reading(line, |date| iso_timestamp_ms(date))
+}
+
+/// [`jdk8_prefix`], the usual date stamp read by `read_date` (which gives what
+/// [`iso_timestamp_ms`] gives).
+#[inline]
+fn jdk8_prefix_reading(
+    line: &[u8],
+    read_date: impl FnOnce(&[u8; DATE_STAMP_LEN]) -> Option<i64>,
+) -> (Stamp, &[u8]) {
+    let (stamp, rest) = usual_jdk8_stamps(line, read_date).unwrap_or_else(|| jdk8_stamps(line));
     (stamp, strip_gc_id(rest))
 }
 
@@ -929,13 +964,16 @@ pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
 /// anything else (stamps repeated or run together, other forms), which the general
 /// reading reads.
 #[inline]
-fn usual_jdk8_stamps(line: &[u8]) -> Option<(Stamp, &[u8])> {
+fn usual_jdk8_stamps(
+    line: &[u8],
+    read_date: impl FnOnce(&[u8; DATE_STAMP_LEN]) -> Option<i64>,
+) -> Option<(Stamp, &[u8])> {
     let mut stamp = Stamp::default();
     let mut rest = line;
     if let Some((date, after)) = line.split_first_chunk::<DATE_STAMP_LEN>() {
         if date[4] == b'-' {
             rest = after.strip_prefix(b": ")?;
-            stamp.wall_ms = Some(iso_timestamp_ms(date)?);
+            stamp.wall_ms = Some(read_date(date)?);
         }
     }
     let (ns, end) = usual_seconds(rest)?;

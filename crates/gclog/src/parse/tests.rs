@@ -849,8 +849,24 @@ mod one_pass {
             tail in text_of(&["[GC", "#12: ", "7", ": ", ":", " ", "x", "2020-09-13T12:26:37.504+0000"], 3),
         ) {
             let text = format!("{date}{}{uptime}{}{tail}", separators[0], separators[1]);
-            let usual = usual_jdk8_stamps(text.as_bytes());
+            let usual = usual_jdk8_stamps(text.as_bytes(), |date| iso_timestamp_ms(date));
             prop_assert!(usual.is_none() || usual == Some(jdk8_stamps(text.as_bytes())), "{}", text);
+        }
+
+        /// Date stamps read after one another, the last one remembered, read as each
+        /// alone, repeated or not, valid or not.
+        #[test]
+        fn the_last_date_remembered_reads_as_any(
+            dates in proptest::collection::vec(proptest::sample::select(vec![
+                "2020-09-13T12:26:37.504+0000", "2020-09-13T12:26:37.505+0000", "2020-09-13T12:26:37.504-0100",
+                "2020-13-13T12:26:37.504+0000", "2020-09-13 12:26:37.504+0000", "2021-09-13T12:26:37.504+0000",
+            ]), 1..12),
+        ) {
+            let mut last_date = LastDate::default();
+            for date in dates {
+                let date: &[u8; DATE_STAMP_LEN] = date.as_bytes().try_into().unwrap();
+                prop_assert_eq!(last_date.read(date), iso_timestamp_ms(date), "{:?}", date);
+            }
         }
 
         /// One pass over an event finds the bracket that closes it, and the CMS phases and
