@@ -789,7 +789,9 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
                     return parsed(Record::DetailsHeap { heap, young });
                 }
             }
-            return parsed(timeout::timeout_line(rest).unwrap_or(Record::Other));
+            // Of the timeout report's lines, only a thread's state is indented: the others
+            // start with `#`.
+            return parsed(timeout::java_state(trimmed).unwrap_or(Record::Other));
         }
         Some(_) => return parse_jdk8_text(rest, stamp, has_stamp),
         None => {
