@@ -1406,6 +1406,51 @@ fn parse_safepoint_statistics(rest: &[u8]) -> Option<Safepoint> {
 
 /// `user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_times(s: &[u8]) -> Option<Cpu> {
+    if let Some(cpu) = usual_jdk8_times(s) {
+        return Some(cpu);
+    }
+    any_jdk8_times(s)
+}
+
+/// [`parse_jdk8_times`] of the times as HotSpot prints them, `user=0.45 sys=0.02, real=0.12`
+/// (one digit and two decimals each), read straight through; `None` for anything else,
+/// which [`any_jdk8_times`] reads.
+fn usual_jdk8_times(s: &[u8]) -> Option<Cpu> {
+    let (user_ns, after_user) = two_decimals(s.strip_prefix(b"user=")?)?;
+    let (sys_ns, after_sys) = two_decimals(after_user.strip_prefix(b" sys=")?)?;
+    let (real_ns, after_real) = two_decimals(after_sys.strip_prefix(b", real=")?)?;
+    // Nothing of a number may follow one (a comma ends the field `sys=` only).
+    if after_real
+        .first()
+        .is_some_and(|&c| c.is_ascii_digit() || c == b'.' || c == b',')
+    {
+        return None;
+    }
+    Some(Cpu {
+        user_ns,
+        sys_ns,
+        real_ns,
+    })
+}
+
+/// `0.45` at the start of `text`, in nanoseconds, and what follows it.
+#[inline]
+fn two_decimals(text: &[u8]) -> Option<(u64, &[u8])> {
+    match text {
+        [whole @ b'0'..=b'9', b'.' | b',', tenths @ b'0'..=b'9', hundredths @ b'0'..=b'9', rest @ ..] =>
+        {
+            let hundredths = u64::from(tenths - b'0') * 10 + u64::from(hundredths - b'0');
+            Some((
+                u64::from(whole - b'0') * 1_000_000_000 + hundredths * 10_000_000,
+                rest,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// [`parse_jdk8_times`] of any times.
+fn any_jdk8_times(s: &[u8]) -> Option<Cpu> {
     if let Some(fields) = jdk8_times_in_order(s) {
         return fields.map(|[user_ns, sys_ns, real_ns]| Cpu {
             user_ns,

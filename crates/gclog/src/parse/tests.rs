@@ -965,6 +965,24 @@ mod one_pass {
             );
         }
 
+        /// Times read straight through read as the general reading reads them.
+        #[test]
+        fn usual_times_fields_read_as_any(
+            numbers in [(); 3].map(|()| mostly(&["0.45", "0,02"], &["12.34", "0.4", "0.456", "0.4x", "", ".45"])),
+            separators in [(); 3].map(|()| mostly(&[""], &[",", " ", "0", "."])),
+            keys in mostly(&["user= sys= real="], &["user= sys=, real=", "user=  sys= real=", "sys= user= real="]),
+            tail in mostly(&[" secs]", ""], &["0 secs]", ". secs]", ", secs]", "x"]),
+        ) {
+            let keys: Vec<&str> = keys.split(' ').collect();
+            let text = format!(
+                "{}{}{} {}{}{}, {}{}{}{tail}",
+                keys[0], numbers[0], separators[0], keys[1], numbers[1], separators[1],
+                keys[2], numbers[2], separators[2],
+            );
+            let usual = usual_jdk8_times(text.as_bytes());
+            prop_assert!(usual.is_none() || usual == any_jdk8_times(text.as_bytes()), "{}", text);
+        }
+
         /// A stopped-time line read straight through reads as the general reading reads it,
         /// with or without the time to stop, and near misses of each part.
         #[test]
