@@ -1406,16 +1406,16 @@ fn parse_safepoint_statistics(rest: &[u8]) -> Option<Safepoint> {
 
 /// `user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_times(s: &[u8]) -> Option<Cpu> {
-    if let Some(cpu) = usual_jdk8_times(s) {
+    if let Some((cpu, _)) = usual_jdk8_times(s) {
         return Some(cpu);
     }
     any_jdk8_times(s)
 }
 
 /// [`parse_jdk8_times`] of the times as HotSpot prints them, `user=0.45 sys=0.02, real=0.12`
-/// (one digit and two decimals each), read straight through; `None` for anything else,
-/// which [`any_jdk8_times`] reads.
-fn usual_jdk8_times(s: &[u8]) -> Option<Cpu> {
+/// (one digit and two decimals each), read straight through, and what follows them; `None`
+/// for anything else, which [`any_jdk8_times`] reads.
+fn usual_jdk8_times(s: &[u8]) -> Option<(Cpu, &[u8])> {
     let (user_ns, after_user) = two_decimals(s.strip_prefix(b"user=")?)?;
     let (sys_ns, after_sys) = two_decimals(after_user.strip_prefix(b" sys=")?)?;
     let (real_ns, after_real) = two_decimals(after_sys.strip_prefix(b", real=")?)?;
@@ -1426,11 +1426,12 @@ fn usual_jdk8_times(s: &[u8]) -> Option<Cpu> {
     {
         return None;
     }
-    Some(Cpu {
+    let cpu = Cpu {
         user_ns,
         sys_ns,
         real_ns,
-    })
+    };
+    Some((cpu, after_real))
 }
 
 /// `0.45` at the start of `text`, in nanoseconds, and what follows it.
@@ -1563,18 +1564,15 @@ fn usual_initial_mark(rest: &[u8]) -> Option<GcPause> {
     let after_old = memory::whole_occupancy(old)?;
     let after_heap = memory::whole_occupancy(after_old.strip_prefix(b"] ")?)?;
     let (duration_ns, after_event) = usual_event_seconds(after_heap.strip_prefix(b", ")?)?;
-    let times = after_event.strip_prefix(b" [Times: ")?;
     // As after a young collection: failure words may follow the event.
-    if memchr::memchr2(b'f', b'x', after_event).is_some() {
-        return None;
-    }
+    let cpu = times_without_failures(after_event)?;
     Some(GcPause {
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
         name: NAME.to_string(),
         cause,
-        cpu: parse_jdk8_times(times),
+        cpu,
         heap: None,
         young: None,
         failures: Failures::default(),
@@ -1646,19 +1644,16 @@ fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
         None => (None, after_heap.strip_prefix(b", ")?),
     };
     let (duration_ns, after_event) = usual_event_seconds(duration)?;
-    let times = after_event.strip_prefix(b" [Times: ")?;
     // Failures are told by words with an `f` or an `x`, anywhere in the line: none is in
     // what was read (`DefNew`'s `f` begins none), any may be in what follows.
-    if memchr::memchr2(b'f', b'x', after_event).is_some() {
-        return None;
-    }
+    let cpu = times_without_failures(after_event)?;
     Some(GcPause {
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
         name: name.to_string(),
         cause: (!cause.is_empty()).then(|| lossy(cause)),
-        cpu: parse_jdk8_times(times),
+        cpu,
         heap: Some(heap),
         young: Some(young),
         failures: Failures::default(),
@@ -1667,6 +1662,24 @@ fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
         generations: None,
         icms_duty_cycle,
     })
+}
+
+/// The times of an event, from ` [Times: ...` (`after_event`, what follows its bracket):
+/// `None` when they are not there, or when any `f` or `x` (of a failure's words) follows
+/// the event.
+fn times_without_failures(after_event: &[u8]) -> Option<Option<Cpu>> {
+    let times = after_event.strip_prefix(b" [Times: ")?;
+    // The times HotSpot prints hold none: only what follows them is looked at.
+    let (cpu, unread) = match usual_jdk8_times(times) {
+        Some((cpu, after_times)) => (Some(cpu), after_times),
+        None => (any_jdk8_times(times), after_event),
+    };
+    let holds_f_or_x = if unread.len() <= 16 {
+        unread.iter().any(|&c| c == b'f' || c == b'x')
+    } else {
+        memchr::memchr2(b'f', b'x', unread).is_some()
+    };
+    (!holds_f_or_x).then_some(cpu)
 }
 
 /// `0.1302057 secs]` at the start of `text`: the seconds, in nanoseconds, as
