@@ -46,6 +46,64 @@ pub(crate) const POW10: [u64; 20] = {
     table
 };
 
+/// Eight bytes read as one integer, each less its `'0'` (a digit's byte is then its value,
+/// 0 to 9), the first byte lowest.
+fn less_zeros(bytes: [u8; 8]) -> u64 {
+    u64::from_le_bytes(bytes) ^ u64::from_ne_bytes([b'0'; 8])
+}
+
+/// The top bit of each byte of `less_zeros` that was not a digit. Each byte is looked at
+/// apart: its low seven bits plus 118 reach the top bit from 10 on, without carrying into
+/// the next byte.
+fn non_digits(less_zeros: u64) -> u64 {
+    const LOW_SEVEN: u64 = u64::from_ne_bytes([0x7f; 8]);
+    const UP_FROM_TEN: u64 = u64::from_ne_bytes([0x80 - 10; 8]);
+    const TOP: u64 = u64::from_ne_bytes([0x80; 8]);
+    (((less_zeros & LOW_SEVEN) + UP_FROM_TEN) | less_zeros) & TOP
+}
+
+/// The number written by the digit values in the bytes of `digits` (the first byte
+/// lowest, the most significant digit; bytes of 0 before the digits are leading zeros):
+/// pairs of digits, then pairs of pairs, then the two halves, each a multiplication.
+fn eight_digits_value(digits: u64) -> u64 {
+    let pairs = (digits.wrapping_mul(10) + (digits >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let quads = (pairs.wrapping_mul(100) + (pairs >> 16)) & 0x0000_ffff_0000_ffff;
+    (quads.wrapping_mul(10_000) + (quads >> 32)) & 0xffff_ffff
+}
+
+/// The digits `bytes` starts with, when fewer than eight: their value and how many there
+/// are (none: `(0, 0)`). `None` when eight or more, or when `bytes` is shorter than
+/// eight: the caller reads those digit by digit. The eight bytes are looked at at once,
+/// not one by one (a size or a time in a JDK 8 event has a few digits, read by a loop at
+/// about ten instructions each).
+#[inline]
+pub(crate) fn few_leading_digits(bytes: &[u8]) -> Option<(u64, usize)> {
+    let digits = less_zeros(*bytes.first_chunk::<8>()?);
+    let count = (non_digits(digits).trailing_zeros() / 8) as usize;
+    match count {
+        0 => Some((0, 0)),
+        8 => None,
+        _ => Some((eight_digits_value(digits << (8 * (8 - count))), count)),
+    }
+}
+
+/// The digits `bytes` ends with, at most `most` of them, when fewer than eight: their
+/// value and how many there are (none: `(0, 0)`). `None` when eight or more, or when
+/// `bytes` is shorter than eight: the caller reads those digit by digit.
+#[inline]
+pub(crate) fn few_trailing_digits(bytes: &[u8], most: usize) -> Option<(u64, usize)> {
+    let digits = less_zeros(*bytes.last_chunk::<8>()?);
+    let count = ((non_digits(digits).leading_zeros() / 8) as usize).min(most);
+    match count {
+        0 => Some((0, 0)),
+        8 => None,
+        _ => Some((
+            eight_digits_value(digits >> (8 * (8 - count)) << (8 * (8 - count))),
+            count,
+        )),
+    }
+}
+
 /// Haystacks shorter than this are searched without building a searcher (a JDK 8 event
 /// joined from its lines is a few hundred bytes to a few KiB).
 const SHORT_HAYSTACK: usize = 4096;
@@ -307,6 +365,42 @@ mod tests {
         assert_eq!(iso_timestamp_ms(b"1970-01-01T00:00:00.000Z"), Some(0));
         assert_eq!(iso_timestamp_ms(b"2012-13-19T18:28:46.210+0100"), None);
         assert_eq!(iso_timestamp_ms(b"not a date at all!!!"), None);
+    }
+
+    /// The digits at the start and the end of `bytes` (at most `most` at the end), read
+    /// one by one.
+    fn digits_one_by_one(bytes: &[u8], most: usize) -> ((u64, usize), (u64, usize)) {
+        let value = |digits: &[u8]| digits.iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0'));
+        let first = bytes.iter().take_while(|c| c.is_ascii_digit()).count();
+        let last = bytes
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+            .min(most);
+        (
+            (value(&bytes[..first]), first),
+            (value(&bytes[bytes.len() - last..]), last),
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// Digits looked at eight bytes at once read as one by one, whatever bytes are
+        /// around them (those next to the digits' in value above all).
+        #[test]
+        fn few_digits_read_as_one_by_one(
+            bytes in proptest::collection::vec(proptest::sample::select(
+                b"0123456789/:.,K ->(\x00\xff\xb0\xb9\x8a\x7f".to_vec()), 0..12),
+            most in 0usize..10,
+        ) {
+            let (first, last) = digits_one_by_one(&bytes, most);
+            let leading = few_leading_digits(&bytes);
+            let trailing = few_trailing_digits(&bytes, most);
+            proptest::prop_assert_eq!(leading, (bytes.len() >= 8 && first.1 < 8).then_some(first));
+            proptest::prop_assert_eq!(trailing, (bytes.len() >= 8 && last.1 < 8).then_some(last));
+        }
     }
 
     proptest::proptest! {

@@ -37,7 +37,8 @@ pub fn parse_line(line: &[u8]) -> Result<Parsed, Unparsed> {
 }
 
 /// Parses the lines of a log one after the other, remembering the decorations of the line
-/// before (see [`RememberedBytes`]): the result for a line is what [`parse_line`] gives.
+/// before (see [`RememberedBytes`]) and the last JDK 8 date stamp read (see [`LastDate`]):
+/// the result for a line is what [`parse_line`] gives.
 #[derive(Default)]
 pub struct LineParser {
     /// All of the last line's decorations, with the stamp they gave.
@@ -45,6 +46,30 @@ pub struct LineParser {
     stamp: Stamp,
     /// The last line's decorations after the first, when they held no number.
     tail: RememberedBytes,
+    last_date: LastDate,
+}
+
+/// The last JDK 8 date stamp a [`LineParser`] read, and its time: the lines of an event,
+/// its times and its stopped time often repeat their stamp (four lines in ten of a CMS
+/// log), read again by a comparison.
+#[derive(Default)]
+struct LastDate {
+    stamp: [u8; DATE_STAMP_LEN],
+    /// `None` until a stamp is read.
+    ms: Option<i64>,
+}
+
+impl LastDate {
+    /// [`iso_timestamp_ms`] of `stamp`.
+    #[inline]
+    fn read(&mut self, stamp: &[u8; DATE_STAMP_LEN]) -> Option<i64> {
+        if self.ms.is_some() && *stamp == self.stamp {
+            return self.ms;
+        }
+        let ms = iso_timestamp_ms(stamp)?;
+        (self.stamp, self.ms) = (*stamp, Some(ms));
+        Some(ms)
+    }
 }
 
 impl LineParser {
@@ -62,9 +87,9 @@ impl LineParser {
                     stamp,
                     record: parse_unified_message(msg)?,
                 }),
-                None => parse_jdk8(line),
+                None => parse_jdk8(line, &mut self.last_date),
             },
-            _ => parse_jdk8(line),
+            _ => parse_jdk8(line, &mut self.last_date),
         }
     }
 }
@@ -668,6 +693,41 @@ fn parse_safepoint_fields(rest: &[u8]) -> Result<Record, Unparsed> {
 
 /// `X seconds, Stopping threads took: Y seconds` (JDK 8-16).
 fn parse_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
+    match usual_stopped_time(rest) {
+        Some(safepoint) => Ok(safepoint),
+        None => any_stopped_time(rest),
+    }
+}
+
+/// [`parse_stopped_time`] of the line as HotSpot prints it (`0.0001234 seconds, Stopping
+/// threads took: 0.0000567 seconds`, or without the time to stop, as JDK 7 and early JDK 8
+/// print it), read straight through; `None` for anything else, which [`any_stopped_time`]
+/// reads.
+fn usual_stopped_time(rest: &[u8]) -> Option<Safepoint> {
+    const BETWEEN: &[u8] = b" seconds, Stopping threads took: ";
+    let (total_ns, end) = usual_fine_seconds(rest)?;
+    let after_total = &rest[end..];
+    let ttsp_ns = if after_total == b" seconds" {
+        None
+    } else {
+        let ttsp = after_total.strip_prefix(BETWEEN)?;
+        let (ttsp_ns, end) = usual_fine_seconds(ttsp)?;
+        // The number ends its word, as the general reading takes it.
+        if !matches!(ttsp.get(end), None | Some(b' ')) {
+            return None;
+        }
+        Some(ttsp_ns)
+    };
+    Some(Safepoint {
+        start: Stamp::default(),
+        total_ns,
+        ttsp_ns,
+        operation: None,
+    })
+}
+
+/// [`parse_stopped_time`] of any line.
+fn any_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
     let mut parts = rest.split(|&c| c == b' ');
     let total_ns = secs_to_ns(parts.next().unwrap_or_default()).ok_or(Unparsed::Malformed)?;
     let ttsp_ns = crate::num::find(rest, b"Stopping threads took: ").and_then(|at| {
@@ -686,8 +746,8 @@ fn parse_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
 // ---------------------------------------------------------------------------------------
 // JDK 8 -XX:+PrintGCDetails
 
-fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
-    let (mut stamp, mut rest) = jdk8_prefix(line);
+fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed> {
+    let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
     if let Some((ns, after)) = glued_uptime(rest) {
         stamp.uptime_ns = Some(ns);
         rest = after;
@@ -709,7 +769,7 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
             if !has_stamp && trimmed.first().is_some_and(u8::is_ascii_digit) {
                 // A stamped line indented by whatever wrote before it (two logs
                 // concatenated); details never start with a time stamp.
-                if let Ok(indented) = parse_jdk8(trimmed) {
+                if let Ok(indented) = parse_jdk8(trimmed, last_date) {
                     if indented.stamp.uptime_ns.is_some() || indented.stamp.wall_ms.is_some() {
                         return Ok(indented);
                     }
@@ -729,7 +789,9 @@ fn parse_jdk8(line: &[u8]) -> Result<Parsed, Unparsed> {
                     return parsed(Record::DetailsHeap { heap, young });
                 }
             }
-            return parsed(timeout::timeout_line(rest).unwrap_or(Record::Other));
+            // Of the timeout report's lines, only a thread's state is indented: the others
+            // start with `#`.
+            return parsed(timeout::java_state(trimmed).unwrap_or(Record::Other));
         }
         Some(_) => return parse_jdk8_text(rest, stamp, has_stamp),
         None => {
@@ -884,7 +946,17 @@ fn is_event_tail(trimmed: &[u8]) -> bool {
 /// Optional `2012-10-19T18:28:46.210+0100: ` then optional `2.193: `, then the optional
 /// `#12: ` of `-XX:+PrintGCID`.
 pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
-    let (stamp, rest) = usual_jdk8_stamps(line).unwrap_or_else(|| jdk8_stamps(line));
+    jdk8_prefix_reading(line, |date| iso_timestamp_ms(date))
+}
+
+/// [`jdk8_prefix`], the usual date stamp read by `read_date` (which gives what
+/// [`iso_timestamp_ms`] gives).
+#[inline]
+fn jdk8_prefix_reading(
+    line: &[u8],
+    read_date: impl FnOnce(&[u8; DATE_STAMP_LEN]) -> Option<i64>,
+) -> (Stamp, &[u8]) {
+    let (stamp, rest) = usual_jdk8_stamps(line, read_date).unwrap_or_else(|| jdk8_stamps(line));
     (stamp, strip_gc_id(rest))
 }
 
@@ -894,13 +966,16 @@ pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
 /// anything else (stamps repeated or run together, other forms), which the general
 /// reading reads.
 #[inline]
-fn usual_jdk8_stamps(line: &[u8]) -> Option<(Stamp, &[u8])> {
+fn usual_jdk8_stamps(
+    line: &[u8],
+    read_date: impl FnOnce(&[u8; DATE_STAMP_LEN]) -> Option<i64>,
+) -> Option<(Stamp, &[u8])> {
     let mut stamp = Stamp::default();
     let mut rest = line;
     if let Some((date, after)) = line.split_first_chunk::<DATE_STAMP_LEN>() {
         if date[4] == b'-' {
             rest = after.strip_prefix(b": ")?;
-            stamp.wall_ms = Some(iso_timestamp_ms(date)?);
+            stamp.wall_ms = Some(read_date(date)?);
         }
     }
     let (ns, end) = usual_seconds(rest)?;
@@ -1132,7 +1207,11 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         // -XX:+HeapDumpOnOutOfMemoryError after the error, and the error's stack.
         return parsed(Record::Other);
     }
-    if crate::num::find(rest, b" GC log file ").is_some() {
+    // A searcher built once: `num::find` looks at every blank, and the long lines of
+    // free-list statistics come this way.
+    static GC_LOG_FILE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b" GC log file "));
+    if GC_LOG_FILE.find(rest).is_some() {
         // `2016-04-14 22:37:22 GC log file created ...` (-XX:+UseGCLogFileRotation)
         return parsed(Record::Other);
     }
@@ -1232,9 +1311,21 @@ fn shenandoah_statistics(rest: &[u8]) -> bool {
     let Some(&first) = text.first() else {
         return false;
     };
-    // Compared by their first byte before the rest: CMS's free-list statistics
-    // (`Total Free Space: 0`) come this way on every collection.
-    if PROSE.iter().any(|p| p[0] == first && text.starts_with(p)) {
+    // Only where a line's first byte begins one of them (a table): CMS's free-list
+    // statistics (`Total Free Space: 0`, `size[3] : demand: ...`) come this way on
+    // every collection.
+    const PROSE_FIRST_BYTES: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut i = 0;
+        while i < PROSE.len() {
+            table[PROSE[i][0] as usize] = true;
+            i += 1;
+        }
+        table
+    };
+    if PROSE_FIRST_BYTES[usize::from(first)]
+        && PROSE.iter().any(|p| p[0] == first && text.starts_with(p))
+    {
         return true;
     }
     let digits = text.iter().take_while(|c| c.is_ascii_digit()).count();
@@ -1264,7 +1355,9 @@ fn shenandoah_statistics(rest: &[u8]) -> bool {
             .count();
         return named(&text[..equals]) && digits > 0 && total[digits..].starts_with(b" s (a = ");
     }
-    let Some(unit) = crate::num::find(text, b" us") else {
+    static MICROSECONDS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b" us"));
+    let Some(unit) = MICROSECONDS.find(text) else {
         return false;
     };
     let after = &text[unit + 3..];
@@ -1313,6 +1406,52 @@ fn parse_safepoint_statistics(rest: &[u8]) -> Option<Safepoint> {
 
 /// `user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_times(s: &[u8]) -> Option<Cpu> {
+    if let Some((cpu, _)) = usual_jdk8_times(s) {
+        return Some(cpu);
+    }
+    any_jdk8_times(s)
+}
+
+/// [`parse_jdk8_times`] of the times as HotSpot prints them, `user=0.45 sys=0.02, real=0.12`
+/// (one digit and two decimals each), read straight through, and what follows them; `None`
+/// for anything else, which [`any_jdk8_times`] reads.
+fn usual_jdk8_times(s: &[u8]) -> Option<(Cpu, &[u8])> {
+    let (user_ns, after_user) = two_decimals(s.strip_prefix(b"user=")?)?;
+    let (sys_ns, after_sys) = two_decimals(after_user.strip_prefix(b" sys=")?)?;
+    let (real_ns, after_real) = two_decimals(after_sys.strip_prefix(b", real=")?)?;
+    // Nothing of a number may follow one (a comma ends the field `sys=` only).
+    if after_real
+        .first()
+        .is_some_and(|&c| c.is_ascii_digit() || c == b'.' || c == b',')
+    {
+        return None;
+    }
+    let cpu = Cpu {
+        user_ns,
+        sys_ns,
+        real_ns,
+    };
+    Some((cpu, after_real))
+}
+
+/// `0.45` at the start of `text`, in nanoseconds, and what follows it.
+#[inline]
+fn two_decimals(text: &[u8]) -> Option<(u64, &[u8])> {
+    match text {
+        [whole @ b'0'..=b'9', b'.' | b',', tenths @ b'0'..=b'9', hundredths @ b'0'..=b'9', rest @ ..] =>
+        {
+            let hundredths = u64::from(tenths - b'0') * 10 + u64::from(hundredths - b'0');
+            Some((
+                u64::from(whole - b'0') * 1_000_000_000 + hundredths * 10_000_000,
+                rest,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// [`parse_jdk8_times`] of any times.
+fn any_jdk8_times(s: &[u8]) -> Option<Cpu> {
     if let Some(fields) = jdk8_times_in_order(s) {
         return fields.map(|[user_ns, sys_ns, real_ns]| Cpu {
             user_ns,
@@ -1360,7 +1499,20 @@ fn times_seconds(v: &[u8]) -> (Option<u64>, &[u8]) {
 /// nine digits on each side of the separator), read in one pass; `None` for anything
 /// else, which the general reading reads.
 fn usual_times_seconds(v: &[u8]) -> Option<(Option<u64>, &[u8])> {
-    let (ns, mut end) = usual_seconds(v)?;
+    let (ns, mut end) = match v.first_chunk::<5>() {
+        // `0.45`, two decimals as HotSpot prints these times: read as `usual_seconds`
+        // reads it, without its loops.
+        Some(
+            &[whole @ b'0'..=b'9', b'.' | b',', tenths @ b'0'..=b'9', hundredths @ b'0'..=b'9', next],
+        ) if !next.is_ascii_digit() => {
+            let hundredths = u64::from(tenths - b'0') * 10 + u64::from(hundredths - b'0');
+            (
+                u64::from(whole - b'0') * 1_000_000_000 + hundredths * 10_000_000,
+                4,
+            )
+        }
+        _ => usual_seconds(v)?,
+    };
     // A comma that ends the field (`sys=0.00, real=`) is not the number's; after it, as
     // after the number, nothing of a number may follow.
     if v.get(end) == Some(&b',') {
@@ -1387,6 +1539,193 @@ fn times_number(v: &[u8]) -> (&[u8], &[u8]) {
 
 /// `[GC ... , 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
+    match usual_young_event(rest).or_else(|| usual_initial_mark(rest)) {
+        Some(pause) => Ok(pause),
+        None => any_jdk8_event(rest),
+    }
+}
+
+/// [`parse_jdk8_event`] of CMS's initial mark as JDK 6-8 print it, read straight through:
+/// `[GC [1 CMS-initial-mark: 73765K(95616K)] 78715K(138624K), 0.0001983 secs] [Times: ...`
+/// (`ASCMS-` with the incremental mode; JDK 8 prints the cause, `[GC (CMS Initial Mark) [1
+/// ...`). It holds no transition: no heap is read. `None` for anything else, which the
+/// general reading reads.
+fn usual_initial_mark(rest: &[u8]) -> Option<GcPause> {
+    const NAME: &str = "CMS Initial Mark";
+    let after_gc = rest.strip_prefix(b"[GC")?;
+    let (cause, phase) = match after_gc.strip_prefix(b" (CMS Initial Mark)") {
+        Some(after) => (Some(NAME.to_string()), after),
+        None => (None, after_gc),
+    };
+    let phase = phase.strip_prefix(b" [1 ")?;
+    let old = phase
+        .strip_prefix(b"CMS-initial-mark: ")
+        .or_else(|| phase.strip_prefix(b"ASCMS-initial-mark: "))?;
+    let after_old = memory::whole_occupancy(old)?;
+    let after_heap = memory::whole_occupancy(after_old.strip_prefix(b"] ")?)?;
+    let (duration_ns, after_event) = usual_event_seconds(after_heap.strip_prefix(b", ")?)?;
+    // As after a young collection: failure words may follow the event.
+    let cpu = times_without_failures(after_event)?;
+    Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name: NAME.to_string(),
+        cause,
+        cpu,
+        heap: None,
+        young: None,
+        failures: Failures::default(),
+        upgraded_to_full: false,
+        collector: None,
+        generations: None,
+        icms_duty_cycle: None,
+    })
+}
+
+/// The young generations whose collections [`usual_young_event`] reads.
+const USUAL_YOUNG_GENERATIONS: [&str; 3] = ["ParNew", "ASParNew", "DefNew"];
+
+/// [`parse_jdk8_event`] of the young collection JDK 6-8 print most often, read straight
+/// through: `[GC` and maybe a cause, stamps, `[ParNew: 830688K->25255K(1310720K), 0.1302057
+/// secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: ...` (or `ASParNew`, `DefNew`;
+/// with CMS's incremental mode, `... 36167K(4980736K) icms_dc=18 , 0.1306264 secs]`).
+/// The general reading looks at such an event a dozen times (its brackets, arrows, phases,
+/// failures, name and cause, each in a pass), three quarters of the time of a CMS log's
+/// lines. `None` for anything else, which the general reading reads: what this reads
+/// holds no text the general reading would find more in (no other bracket, arrow,
+/// phase or failure word).
+fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
+    let after_gc = rest.strip_prefix(b"[GC")?;
+    // A cause: `(Allocation Failure)`, words only (no failure, phase or G1 kind).
+    let (cause, stamps) = match after_gc.strip_prefix(b" (") {
+        Some(group) => {
+            let end = group.iter().position(|&c| !is_cause_byte(c))?;
+            let (cause, after) = group.split_at(end);
+            let usual = !cause.is_empty()
+                && !is_g1_kind(cause)
+                && cause != b"CMS Initial Mark"
+                && cause != b"CMS Final Remark";
+            (usual.then_some(cause)?, after.strip_prefix(b") ")?)
+        }
+        None => (&b""[..], after_gc.strip_prefix(b" ").unwrap_or(after_gc)),
+    };
+    // The stamps before the generation (`10.001: `, `2020-09-13T12:27:13.456+0000: 34.204: `),
+    // starting with a digit (not `--`, Parallel's failed promotion).
+    if !stamps.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let stamps_end = stamps.iter().position(|&c| !STAMP_BYTES[usize::from(c)])?;
+    let generation = stamps[stamps_end..].strip_prefix(b"[")?;
+    let name = USUAL_YOUNG_GENERATIONS
+        .into_iter()
+        .find(|name| generation.starts_with(name.as_bytes()))?;
+    let in_generation = generation[name.len()..].strip_prefix(b": ")?;
+    let (young, after_young) = memory::whole_transition(in_generation)?;
+    let (_, after_generation) = usual_event_seconds(after_young.strip_prefix(b", ")?)?;
+    let (heap, after_heap) = memory::whole_transition(after_generation.strip_prefix(b" ")?)?;
+    // CMS's incremental mode prints its duty cycle before the duration.
+    let (icms_duty_cycle, duration) = match after_heap.strip_prefix(b" icms_dc=") {
+        Some(duty_cycle) => {
+            let digits = duty_cycle
+                .iter()
+                .take(4)
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if !(1..=3).contains(&digits) {
+                return None;
+            }
+            let value = duty_cycle[..digits]
+                .iter()
+                .fold(0u16, |n, &d| n * 10 + u16::from(d - b'0'));
+            let value = u8::try_from(value).ok().filter(|&v| v <= 100);
+            (value, duty_cycle[digits..].strip_prefix(b" , ")?)
+        }
+        None => (None, after_heap.strip_prefix(b", ")?),
+    };
+    let (duration_ns, after_event) = usual_event_seconds(duration)?;
+    // Failures are told by words with an `f` or an `x`, anywhere in the line: none is in
+    // what was read (`DefNew`'s `f` begins none), any may be in what follows.
+    let cpu = times_without_failures(after_event)?;
+    Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name: name.to_string(),
+        cause: (!cause.is_empty()).then(|| lossy(cause)),
+        cpu,
+        heap: Some(heap),
+        young: Some(young),
+        failures: Failures::default(),
+        upgraded_to_full: false,
+        collector: None,
+        generations: None,
+        icms_duty_cycle,
+    })
+}
+
+/// The times of an event, from ` [Times: ...` (`after_event`, what follows its bracket):
+/// `None` when they are not there, or when any `f` or `x` (of a failure's words) follows
+/// the event.
+fn times_without_failures(after_event: &[u8]) -> Option<Option<Cpu>> {
+    let times = after_event.strip_prefix(b" [Times: ")?;
+    // The times HotSpot prints hold none: only what follows them is looked at.
+    let (cpu, unread) = match usual_jdk8_times(times) {
+        Some((cpu, after_times)) => (Some(cpu), after_times),
+        None => (any_jdk8_times(times), after_event),
+    };
+    let holds_f_or_x = if unread.len() <= 16 {
+        unread.iter().any(|&c| c == b'f' || c == b'x')
+    } else {
+        memchr::memchr2(b'f', b'x', unread).is_some()
+    };
+    (!holds_f_or_x).then_some(cpu)
+}
+
+/// `0.1302057 secs]` at the start of `text`: the seconds, in nanoseconds, as
+/// [`secs_to_ns`] reads them, and what follows the bracket (see [`usual_fine_seconds`]).
+fn usual_event_seconds(text: &[u8]) -> Option<(u64, &[u8])> {
+    let (ns, end) = usual_fine_seconds(text)?;
+    Some((ns, text[end..].strip_prefix(b" secs]")?))
+}
+
+/// Seconds as HotSpot prints durations at the start of `text` (`0.1302057`: up to nine
+/// digits before a `.` or `,` and one to seven after it), in nanoseconds, and where they
+/// end; the fraction's digits read at once. `None` for anything else.
+#[inline(always)]
+fn usual_fine_seconds(text: &[u8]) -> Option<(u64, usize)> {
+    let (seconds, separator) = nine_digits(text, 0)?;
+    if !matches!(text.get(separator), Some(b'.' | b',')) {
+        return None;
+    }
+    let fraction = &text[separator + 1..];
+    let (value, digits) = crate::num::few_leading_digits(fraction).filter(|&(_, n)| n > 0)?;
+    Some((
+        seconds * 1_000_000_000 + value * POW10[9 - digits],
+        separator + 1 + digits,
+    ))
+}
+
+/// The bytes of a cause [`usual_young_event`] reads: letters, digits, blanks and dots.
+fn is_cause_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() && c != b'f' && c != b'x' || c == b' ' || c == b'.'
+}
+
+/// The bytes of the date and uptime stamps inside an event, and the blanks between them.
+const STAMP_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] =
+            b.is_ascii_digit() || matches!(b, b'-' | b'T' | b':' | b'.' | b',' | b'+' | b' ');
+        c += 1;
+    }
+    table
+};
+
+/// [`parse_jdk8_event`] of any event.
+fn any_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let event = memory::jdk8_event(rest).ok_or(Unparsed::Incomplete)?;
     let close = event.close;
     let inner = &rest[1..close];
@@ -1766,8 +2105,9 @@ fn is_g1_kind(group: &[u8]) -> bool {
     )
 }
 
-/// `s` as text, each byte that is not UTF-8 replaced. Checked first as it nearly always is,
-/// valid: the lossy conversion costs several times as much on a short name.
+/// `s` as text, each byte that is not UTF-8 replaced. (Checking it with `from_utf8` before
+/// the lossy conversion saved little on a JDK 8 log and, inlined into the reading of
+/// unified lines, cost 1.5 % of it.)
 fn lossy(s: &[u8]) -> String {
     String::from_utf8_lossy(s).into_owned()
 }

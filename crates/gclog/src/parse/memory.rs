@@ -79,6 +79,41 @@ fn whole_sizes_change(token: &[u8]) -> Option<HeapChange> {
 /// follows its unit. A loop over the digits: iterator adapters cost four times as much on
 /// the few digits of a size (three sizes in every transition of a JDK 8 event).
 fn whole_size(text: &[u8]) -> Option<(u64, &[u8])> {
+    let (number, digits) = match crate::num::few_leading_digits(text) {
+        Some(few) => few,
+        None => whole_digits(text)?,
+    };
+    if digits == 0 {
+        return None;
+    }
+    let scale = unit_bytes(*text.get(digits)?)?;
+    Some((number.saturating_mul(scale), &text[digits + 1..]))
+}
+
+/// The transition of whole sizes with a capacity `text` starts with
+/// (`830688K->36167K(4980736K)`), as [`heap_change`] reads it, and what follows it.
+pub fn whole_transition(text: &[u8]) -> Option<(HeapChange, &[u8])> {
+    let (before, rest) = whole_size(text)?;
+    let (after, rest) = whole_size(rest.strip_prefix(b"->")?)?;
+    let (capacity, rest) = whole_size(rest.strip_prefix(b"(")?)?;
+    let change = HeapChange {
+        before,
+        after,
+        capacity: Some(capacity),
+    };
+    Some((change, rest.strip_prefix(b")")?))
+}
+
+/// What follows the occupancy of whole sizes `text` starts with (`73765K(95616K)`).
+pub fn whole_occupancy(text: &[u8]) -> Option<&[u8]> {
+    let (_, rest) = whole_size(text)?;
+    let (_, rest) = whole_size(rest.strip_prefix(b"(")?)?;
+    rest.strip_prefix(b")")
+}
+
+/// The digits `text` starts with, one by one: their value and how many there are; `None`
+/// for more than [`MAX_WHOLE_DIGITS`].
+fn whole_digits(text: &[u8]) -> Option<(u64, usize)> {
     let mut number = 0u64;
     let mut digits = 0;
     while let Some(&c) = text.get(digits).filter(|c| c.is_ascii_digit()) {
@@ -88,11 +123,7 @@ fn whole_size(text: &[u8]) -> Option<(u64, &[u8])> {
         number = number * 10 + u64::from(c - b'0');
         digits += 1;
     }
-    if digits == 0 {
-        return None;
-    }
-    let scale = unit_bytes(*text.get(digits)?)?;
-    Some((number.saturating_mul(scale), &text[digits + 1..]))
+    Some((number, digits))
 }
 
 /// Most digits [`whole_size`] reads.
@@ -121,15 +152,21 @@ fn whole_sizes_around(text: &[u8], start: usize, end: usize, arrow: usize) -> Op
     // Before the arrow: the unit, then the digits back to the word's start.
     let unit_at = arrow.checked_sub(1).filter(|&at| at >= start)?;
     let scale = unit_bytes(text[unit_at])?;
-    let (mut number, mut power, mut from) = (0u64, 1u64, unit_at);
-    while from > start && text[from - 1].is_ascii_digit() {
-        if unit_at - from == MAX_WHOLE_DIGITS {
-            return None;
+    let (number, from) = match crate::num::few_trailing_digits(&text[..unit_at], unit_at - start) {
+        Some((number, digits)) => (number, unit_at - digits),
+        None => {
+            let (mut number, mut power, mut from) = (0u64, 1u64, unit_at);
+            while from > start && text[from - 1].is_ascii_digit() {
+                if unit_at - from == MAX_WHOLE_DIGITS {
+                    return None;
+                }
+                from -= 1;
+                number += u64::from(text[from] - b'0') * power;
+                power = power.saturating_mul(10);
+            }
+            (number, from)
         }
-        from -= 1;
-        number += u64::from(text[from] - b'0') * power;
-        power = power.saturating_mul(10);
-    }
+    };
     if from == unit_at || (from > start && !ends_words(text[from - 1])) {
         return None;
     }

@@ -804,6 +804,17 @@ mod one_pass {
     use super::*;
     use proptest::prelude::*;
 
+    /// One of `usual` four times in five, else one of `misses`.
+    fn mostly(
+        usual: &[&'static str],
+        misses: &[&'static str],
+    ) -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            4 => proptest::sample::select(usual.to_vec()),
+            1 => proptest::sample::select(misses.to_vec()),
+        ]
+    }
+
     /// Texts of one to `most - 1` of `pieces`.
     fn text_of(pieces: &[&'static str], most: usize) -> impl Strategy<Value = String> {
         proptest::collection::vec(proptest::sample::select(pieces.to_vec()), 1..most)
@@ -838,8 +849,24 @@ mod one_pass {
             tail in text_of(&["[GC", "#12: ", "7", ": ", ":", " ", "x", "2020-09-13T12:26:37.504+0000"], 3),
         ) {
             let text = format!("{date}{}{uptime}{}{tail}", separators[0], separators[1]);
-            let usual = usual_jdk8_stamps(text.as_bytes());
+            let usual = usual_jdk8_stamps(text.as_bytes(), |date| iso_timestamp_ms(date));
             prop_assert!(usual.is_none() || usual == Some(jdk8_stamps(text.as_bytes())), "{}", text);
+        }
+
+        /// Date stamps read after one another, the last one remembered, read as each
+        /// alone, repeated or not, valid or not.
+        #[test]
+        fn the_last_date_remembered_reads_as_any(
+            dates in proptest::collection::vec(proptest::sample::select(vec![
+                "2020-09-13T12:26:37.504+0000", "2020-09-13T12:26:37.505+0000", "2020-09-13T12:26:37.504-0100",
+                "2020-13-13T12:26:37.504+0000", "2020-09-13 12:26:37.504+0000", "2021-09-13T12:26:37.504+0000",
+            ]), 1..12),
+        ) {
+            let mut last_date = LastDate::default();
+            for date in dates {
+                let date: &[u8; DATE_STAMP_LEN] = date.as_bytes().try_into().unwrap();
+                prop_assert_eq!(last_date.read(date), iso_timestamp_ms(date), "{:?}", date);
+            }
         }
 
         /// One pass over an event finds the bracket that closes it, and the CMS phases and
@@ -858,6 +885,121 @@ mod one_pass {
                 prop_assert_eq!(event.cms_phases, cms_phases(inner), "{}", text);
                 prop_assert_eq!(event.heap, memory::jdk8_heap(inner), "{}", text);
             }
+        }
+
+        /// The young collections read straight through read as the general reading reads
+        /// them; near misses (other causes, stamps, generations, transitions, durations,
+        /// failures and phases) are left to it.
+        #[test]
+        fn usual_young_events_read_as_any(
+            cause in mostly(&["", " (Allocation Failure)", " (GCLocker Initiated GC)"], &[
+                " (CMS Initial Mark)", " (CMS Final Remark)", " (young)", " ()", " (System.gc())",
+                " (fx)", " (a-b)", " (Allocation Failure)--",
+            ]),
+            stamps in mostly(&[" 10.001: ", "2020-09-13T12:27:13.456+0000: 34.204: "], &[
+                " ", "", "--", " --10.0: ", " 12K(", " 1 CMS-remark: ", "7", " 10.001: [x] ",
+            ]),
+            generation in mostly(&["ParNew", "ASParNew", "DefNew"], &[
+                "ParNew ", "Tenured", "CMS", "PSYoungGen", "ParNew2",
+            ]),
+            transitions in [(); 2].map(|()| mostly(&["830688K->25255K(1310720K)", "1K->2M(3G)"], &[
+                "1234567890123456K->1K(2K)", "12345678K->1K(2K)", "1.5K->1K(2K)", "1K->2K",
+                "1K->2K(3K) icms_dc=5 ", "1K->2K(3K) icms_dc=100 ", "1K->2K(3K) icms_dc=101 ",
+                "1K->2K(3K) icms_dc=1000 ", "1K->2K(3K) icms_dc= ", "1K->2K(3K) icms_dc=5",
+                "K->1K(2K)", "1K(2K)->1K(2K)", "1K->2K(3K)x",
+            ])),
+            durations in [(); 2].map(|()| mostly(&["0.1302057", "0,0054252"], &[
+                "12", "123456789.1234567", "1234567890.1", "0.12345678", "0.", ".5", "1.2.3", "0.1 x",
+            ])),
+            tail in mostly(&[
+                " [Times: user=0.45 sys=0.02, real=0.12 secs]", " [Times: user=0.45 sys=0.02, real=0.12 secs] ",
+            ], &[
+                " [Times: user=0.45 sys=0.02, real=0.12 secs] (promotion failed)", " [Times: x", "",
+                " [Times: user=0.45 sys=0.02, real=0.12 secs]]", "[Times: user=1 sys=1, real=1 secs]",
+                " (concurrent mode failure) [Times: user=0.45 sys=0.02, real=0.12 secs]",
+            ]),
+            extra in proptest::sample::select(vec!["", "", "", "[", "]", "->", "f", "x", " "]),
+            at in 0usize..200,
+        ) {
+            let line = format!(
+                "[GC{cause}{stamps}[{generation}: {}, {} secs] {}, {} secs]{tail}",
+                transitions[0], durations[0], transitions[1], durations[1],
+            );
+            let mut lines = vec![line.clone()];
+            if !extra.is_empty() {
+                let at = (0..=at.min(line.len())).rev().find(|&at| line.is_char_boundary(at)).unwrap_or(0);
+                lines.push(format!("{}{extra}{}", &line[..at], &line[at..]));
+            }
+            for line in lines {
+                let usual = usual_young_event(line.as_bytes());
+                prop_assert!(
+                    usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                    "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+                );
+            }
+        }
+
+        /// CMS's initial marks read straight through read as the general reading reads
+        /// them, and near misses are left to it.
+        #[test]
+        fn usual_initial_marks_read_as_any(
+            cause in mostly(&["", " (CMS Initial Mark)"], &[" (CMS Final Remark)", " (Allocation Failure)", " ()"]),
+            phase in mostly(&[" [1 CMS-initial-mark: ", " [1 ASCMS-initial-mark: "], &[
+                "[1 CMS-initial-mark: ", " [1 CMS-remark: ", " [2 CMS-initial-mark: ", " [1 CMS-initial-mark:",
+                " [CMS: ", " [1 Tenured-initial-mark: ",
+            ]),
+            sizes in [(); 2].map(|()| mostly(&["73765K(95616K)", "1M(2G)"], &[
+                "73765K", "1.5K(2K)", "1K->2K(3K)", "K(1K)", "1K(2K) ", "1234567890123456K(1K)", "1K(2K)x",
+            ])),
+            duration in mostly(&["0.0001983"], &["12", "0.12345678", "1.2.3", "0.1 x"]),
+            tail in mostly(&[" [Times: user=0.00 sys=0.00, real=0.00 secs]", " [Times: user=0.00 sys=0.00, real=0.00 secs] "], &[
+                " [Times: user=0.00 sys=0.00, real=0.00 secs] (concurrent mode failure)", "", " [Times: x",
+                "[Times: user=0.00 sys=0.00, real=0.00 secs]",
+            ]),
+        ) {
+            let line = format!("[GC{cause}{phase}{}] {}, {duration} secs]{tail}", sizes[0], sizes[1]);
+            let usual = usual_initial_mark(line.as_bytes());
+            prop_assert!(
+                usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+            );
+        }
+
+        /// Times read straight through read as the general reading reads them.
+        #[test]
+        fn usual_times_fields_read_as_any(
+            numbers in [(); 3].map(|()| mostly(&["0.45", "0,02"], &["12.34", "0.4", "0.456", "0.4x", "", ".45"])),
+            separators in [(); 3].map(|()| mostly(&[""], &[",", " ", "0", "."])),
+            keys in mostly(&["user= sys= real="], &["user= sys=, real=", "user=  sys= real=", "sys= user= real="]),
+            tail in mostly(&[" secs]", ""], &["0 secs]", ". secs]", ", secs]", "x"]),
+        ) {
+            let keys: Vec<&str> = keys.split(' ').collect();
+            let text = format!(
+                "{}{}{} {}{}{}, {}{}{}{tail}",
+                keys[0], numbers[0], separators[0], keys[1], numbers[1], separators[1],
+                keys[2], numbers[2], separators[2],
+            );
+            let usual = usual_jdk8_times(text.as_bytes());
+            prop_assert!(usual.is_none() || usual.map(|(cpu, _)| cpu) == any_jdk8_times(text.as_bytes()), "{}", text);
+            if let Some((_, after)) = usual {
+                prop_assert!(text.ends_with(&*String::from_utf8_lossy(after)), "{}", text);
+            }
+        }
+
+        /// A stopped-time line read straight through reads as the general reading reads it,
+        /// with or without the time to stop, and near misses of each part.
+        #[test]
+        fn usual_stopped_times_read_as_any(
+            total in mostly(&["0.0000670", "0,0255420"], &["12", "0.12345678", "1234567890.1", "", "0.1x"]),
+            middle in mostly(&[" seconds, Stopping threads took: ", " seconds"], &[
+                " seconds,  Stopping threads took: ", " seconds ", "seconds", " seconds, Stopping threads took: 1 ",
+            ]),
+            ttsp in mostly(&["0.0000567", ""], &["7", "0.12345678", "0.1.2", "0.1x"]),
+            tail in mostly(&["", " seconds"], &[" seconds x", "x", " ", "9"]),
+        ) {
+            let line = format!("{total}{middle}{ttsp}{tail}");
+            let usual = usual_stopped_time(line.as_bytes());
+            prop_assert!(usual.is_none() || usual.ok_or(()) == any_stopped_time(line.as_bytes()).map_err(|_| ()), "{}", line);
         }
 
         /// A `[Times: ...]` number reads as the general reading reads it, with the comma
@@ -886,6 +1028,22 @@ mod one_pass {
             };
             prop_assert_eq!(jdk8_failures(text.as_bytes()), expected, "{}", text);
         }
+    }
+}
+
+#[test]
+fn the_usual_young_collections_are_read_straight_through() {
+    for line in [
+        "[GC 10.001: [ASParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs] ",
+        "[GC2020-09-13T12:27:13.456+0000: 34.204: [ParNew: 1K->2K(3K), 0.0100000 secs] 4K->5K(6K), 0.0200000 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
+        "[GC (Allocation Failure) 1.5: [DefNew: 1M->2M(3M), 0,0100000 secs] 4M->5M(6M), 0,0200000 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
+        "[GC 10.083: [ASParNew: 58973K->6498K(59008K), 0.0246583 secs] 102843K->79886K(517760K) icms_dc=18 , 0.0247513 secs] [Times: user=0.00 sys=0.06, real=0.02 secs]",
+        "[GC [1 CMS-initial-mark: 73765K(95616K)] 78715K(138624K), 0.0001983 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
+        "[GC (CMS Initial Mark) [1 CMS-initial-mark: 73765K(95616K)] 78715K(138624K), 0.0001983 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]",
+    ] {
+        let usual = usual_young_event(line.as_bytes()).or_else(|| usual_initial_mark(line.as_bytes()));
+        assert!(usual.is_some(), "{line}");
+        assert_eq!(usual.ok_or(()), any_jdk8_event(line.as_bytes()).map_err(|_| ()), "{line}");
     }
 }
 

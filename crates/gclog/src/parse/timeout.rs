@@ -33,10 +33,18 @@ pub(super) fn timeout_line(msg: &[u8]) -> Option<Record> {
     } else if let Some(rest) = msg.strip_prefix(b"# \"") {
         thread(rest)?
     } else {
-        let state = trim_spaces(msg).strip_prefix(JAVA_STATE)?;
-        TimeoutLine::JavaState(lossy(state))
+        return java_state(trim_spaces(msg));
     };
     Some(Record::SafepointTimeout(line))
+}
+
+/// The record of a thread's state in the report (`java.lang.Thread.State: RUNNABLE`,
+/// trimmed of its indentation), `None` when `trimmed` is not one.
+pub(super) fn java_state(trimmed: &[u8]) -> Option<Record> {
+    let state = trimmed.strip_prefix(JAVA_STATE)?;
+    Some(Record::SafepointTimeout(TimeoutLine::JavaState(lossy(
+        state,
+    ))))
 }
 
 /// `worker-1" #12 daemon prio=5 ... tid=0x... nid=0x2cb5 runnable  [0x...]` (after `# "`).
