@@ -34,6 +34,7 @@ mod tee;
 mod terminal;
 mod timeouts;
 mod totals;
+mod waiting;
 
 pub use analyzer::{
     Analyzer, FileSummary, HeapSample, Jvm, Options, PauseSection, PauseSink, Report,

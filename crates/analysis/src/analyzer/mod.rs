@@ -24,11 +24,10 @@ use crate::health::{MemoryStats, SlidingShare, StallStats};
 use crate::rules::{Rules, Thresholds};
 use crate::timeouts::Timeouts;
 use crate::totals::{Totals, TotalsByName};
+use crate::waiting::Pending;
 use clock::{Clock, UptimeRange};
 use jvm::JvmFacts;
 use nesting::{NestedPause, OpenPauses};
-use pauses::Pending;
-pub(crate) use pauses::StopPauses;
 use safepoints::SafepointSeries;
 
 pub use report::{

@@ -5,9 +5,9 @@
 use pauselab_pause::record::{Failure, Format, GcPause, Stamp};
 
 use crate::analyzer::clock::clock_ns;
-use crate::analyzer::pauses::PauseRecord;
 use crate::analyzer::Analyzer;
 use crate::rules::full_gc::is_full_collection;
+use crate::waiting::PauseRecord;
 
 /// A pause line whose pause began after another pause began and before it ended.
 pub(super) struct NestedPause {

@@ -1,9 +1,7 @@
 //! GC pauses: counted when their line comes, committed once their CPU times and safepoint
 //! are known (the rules see them then), kept among the worst.
 
-use std::ops::{Deref, DerefMut};
-
-use pauselab_pause::record::{Format, GcPause, HeapChange, OldChange, Parsed, Record, Stamp};
+use pauselab_pause::record::{Format, GcPause, HeapChange, OldChange, Stamp};
 use pauselab_pause::{Collector, CpuTimes, PauseEvent, PauseKind, SourceLine};
 
 use crate::analyzer::clock::clock_ns;
@@ -12,79 +10,7 @@ use crate::analyzer::{Analyzer, HeapSample};
 use crate::rules::full_gc::{is_full_collection, upgrade_reason, NO_CAUSE};
 use crate::rules::rule::{Seen, Watch};
 use crate::totals::Totals;
-
-/// A pause line's record, kept in the box it was read into: a pause is a few hundred bytes,
-/// and it goes from its line through the nesting check to the pauses waiting for their
-/// safepoint, where moving the box moves a pointer.
-pub(super) struct PauseRecord(Box<Parsed>);
-
-impl PauseRecord {
-    /// `parsed` as a pause record, or back as it was when its record is no pause.
-    pub(super) fn of(parsed: Box<Parsed>) -> Result<Self, Box<Parsed>> {
-        match parsed.record {
-            Record::Pause(_) => Ok(PauseRecord(parsed)),
-            _ => Err(parsed),
-        }
-    }
-
-    /// The stamp of its line.
-    pub(super) fn stamp(&self) -> Stamp {
-        self.0.stamp
-    }
-
-    pub(super) fn format(&self) -> Format {
-        self.0.format
-    }
-}
-
-impl Deref for PauseRecord {
-    type Target = GcPause;
-
-    fn deref(&self) -> &GcPause {
-        match &self.0.record {
-            Record::Pause(pause) => pause,
-            _ => unreachable!("PauseRecord::of keeps pauses only"),
-        }
-    }
-}
-
-impl DerefMut for PauseRecord {
-    fn deref_mut(&mut self) -> &mut GcPause {
-        match &mut self.0.record {
-            Record::Pause(pause) => pause,
-            _ => unreachable!("PauseRecord::of keeps pauses only"),
-        }
-    }
-}
-
-/// A GC pause waiting for its `gc+cpu` line or its safepoint line.
-pub(super) struct Pending {
-    pub(super) pause: PauseRecord,
-    file: usize,
-    line: u64,
-    pub(super) ttsp_ns: Option<u64>,
-    pub(super) stopped_ns: Option<u64>,
-}
-
-/// The GC pauses that ran in one stop, as the rules see them: the pauses that waited for
-/// its safepoint, read where they wait.
-#[derive(Clone, Copy)]
-pub(crate) struct StopPauses<'a>(&'a [Pending]);
-
-impl<'a> StopPauses<'a> {
-    /// The pauses waiting in `pending`.
-    pub(super) fn of(pending: &'a [Pending]) -> Self {
-        StopPauses(pending)
-    }
-
-    pub(crate) fn is_empty(self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub(crate) fn iter(self) -> impl Iterator<Item = &'a GcPause> {
-        self.0.iter().map(|pp| &*pp.pause)
-    }
-}
+use crate::waiting::{PauseRecord, Pending};
 
 /// Pauses of a JDK 6-8 log or a recording kept waiting for one safepoint.
 const MAX_PAUSES_IN_ONE_STOP: usize = 4;

@@ -2,10 +2,10 @@
 //! analysis it feeds.
 
 use crate::analyzer::clock::clock_ns;
-use crate::analyzer::pauses::PauseRecord;
 use crate::analyzer::report::UnparsedLine;
 use crate::analyzer::Analyzer;
 use crate::rules::rule::{Seen, Series, Watch};
+use crate::waiting::PauseRecord;
 use pauselab_pause::record::{
     Cpu, Failure, Format, HeapChange, Parsed, Record, Stall, StallKind, Stamp,
 };

@@ -5,10 +5,10 @@ use pauselab_pause::record::Safepoint;
 use pauselab_pause::{is_gc_operation, Collector};
 use pauselab_pause::{DurationStats, PauseEvent, PauseKind, SourceLine};
 
-use crate::analyzer::pauses::StopPauses;
 use crate::analyzer::Analyzer;
 use crate::rules::rule::{Seen, Series, Stop, Watch};
 use crate::totals::{Totals, TotalsByName};
+use crate::waiting::StopPauses;
 
 /// Distinct VM operations kept.
 const MAX_OPERATIONS: usize = 1000;

@@ -4,13 +4,13 @@
 use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::record::{CpuLoad, GcPause, OutOfMemory, Safepoint, Stall, Stamp};
 
-use crate::analyzer::StopPauses;
 use crate::evidence::{Evidence, RuleTracker};
 use crate::health::WindowShare;
 use crate::rules::causes::JvmFlags;
 use crate::rules::finding::Finding;
 use crate::rules::Thresholds;
 use crate::timeouts::Culprit;
+use crate::waiting::StopPauses;
 
 /// One of [`Rule`]'s observations. A rule lists those it implements in its file's
 /// `WATCHES`, and the analysis shows it only those: most rules ignore most of what the log
