@@ -747,6 +747,10 @@ fn any_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
 // JDK 8 -XX:+PrintGCDetails
 
 fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed> {
+    if matches!(line.first(), Some(b' ' | b'\t')) {
+        // No stamp starts with a blank: the stamps' readers are not asked.
+        return indented_jdk8(line, Stamp::default(), last_date);
+    }
     let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
     if let Some((ns, after)) = glued_uptime(rest) {
         stamp.uptime_ns = Some(ns);
@@ -762,37 +766,7 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
     let has_stamp = stamp.uptime_ns.is_some() || stamp.wall_ms.is_some();
     match rest.first() {
         Some(b'[') => {}
-        Some(b' ' | b'\t') => {
-            // Details of a multi-line event (G1, heap printouts); a G1 `[Times: ...]` line
-            // belongs to the pause just before it.
-            let trimmed = trim_spaces(rest);
-            if !has_stamp && trimmed.first().is_some_and(u8::is_ascii_digit) {
-                // A stamped line indented by whatever wrote before it (two logs
-                // concatenated); details never start with a time stamp.
-                if let Ok(indented) = parse_jdk8(trimmed, last_date) {
-                    if indented.stamp.uptime_ns.is_some() || indented.stamp.wall_ms.is_some() {
-                        return Ok(indented);
-                    }
-                }
-            }
-            if let Some(times) = trimmed.strip_prefix(b"[Times: ") {
-                return match parse_jdk8_times(times) {
-                    Some(cpu) => parsed(Record::Cpu { gc_id: None, cpu }),
-                    None => Err(Unparsed::Malformed),
-                };
-            }
-            if is_event_tail(trimmed) {
-                return Err(Unparsed::Incomplete);
-            }
-            if let Some(eden) = trimmed.strip_prefix(b"[Eden: ") {
-                if let Some((heap, young)) = memory::g1_details_heap(eden) {
-                    return parsed(Record::DetailsHeap { heap, young });
-                }
-            }
-            // Of the timeout report's lines, only a thread's state is indented: the others
-            // start with `#`.
-            return parsed(timeout::java_state(trimmed).unwrap_or(Record::Other));
-        }
+        Some(b' ' | b'\t') => return indented_jdk8(rest, stamp, last_date),
         Some(_) => return parse_jdk8_text(rest, stamp, has_stamp),
         None => {
             return if has_stamp {
@@ -860,6 +834,79 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
         return Err(Unparsed::Incomplete);
     }
     Err(Unparsed::Unknown)
+}
+
+/// The text of a JDK 8 line after its `stamp` when it starts with a blank: details of a
+/// multi-line event (G1's, heap printouts); a G1 `[Times: ...]` line belongs to the pause
+/// just before it.
+fn indented_jdk8(rest: &[u8], stamp: Stamp, last_date: &mut LastDate) -> Result<Parsed, Unparsed> {
+    let parsed = |record| {
+        Ok(Parsed {
+            format: Format::Jdk8,
+            stamp,
+            record,
+        })
+    };
+    if let Some(record) = usual_g1_detail(rest) {
+        return parsed(record);
+    }
+    any_indented_jdk8(rest, stamp, last_date)
+}
+
+/// [`indented_jdk8`] of any line.
+fn any_indented_jdk8(
+    rest: &[u8],
+    stamp: Stamp,
+    last_date: &mut LastDate,
+) -> Result<Parsed, Unparsed> {
+    let parsed = |record| {
+        Ok(Parsed {
+            format: Format::Jdk8,
+            stamp,
+            record,
+        })
+    };
+    let has_stamp = stamp.uptime_ns.is_some() || stamp.wall_ms.is_some();
+    let trimmed = trim_spaces(rest);
+    if !has_stamp && trimmed.first().is_some_and(u8::is_ascii_digit) {
+        // A stamped line indented by whatever wrote before it (two logs
+        // concatenated); details never start with a time stamp.
+        if let Ok(indented) = parse_jdk8(trimmed, last_date) {
+            if indented.stamp.uptime_ns.is_some() || indented.stamp.wall_ms.is_some() {
+                return Ok(indented);
+            }
+        }
+    }
+    if let Some(times) = trimmed.strip_prefix(b"[Times: ") {
+        return match parse_jdk8_times(times) {
+            Some(cpu) => parsed(Record::Cpu { gc_id: None, cpu }),
+            None => Err(Unparsed::Malformed),
+        };
+    }
+    if is_event_tail(trimmed) {
+        return Err(Unparsed::Incomplete);
+    }
+    if let Some(eden) = trimmed.strip_prefix(b"[Eden: ") {
+        if let Some((heap, young)) = memory::g1_details_heap(eden) {
+            return parsed(Record::DetailsHeap { heap, young });
+        }
+    }
+    // Of the timeout report's lines, only a thread's state is indented: the others
+    // start with `#`.
+    parsed(timeout::java_state(trimmed).unwrap_or(Record::Other))
+}
+
+/// [`indented_jdk8`] of a line whose text starts with `[` but not with `[Times: ` or
+/// `[Eden: `, G1's detail lines (`   [Parallel Time: ...]`): [`Record::Other`] without
+/// trimming the line's end. `None` for any other line.
+#[inline]
+fn usual_g1_detail(line: &[u8]) -> Option<Record> {
+    let spaces = line.iter().take_while(|&&c| c == b' ').count();
+    let text = line[spaces..].strip_prefix(b"[")?;
+    if text.starts_with(b"Times: ") || text.starts_with(b"Eden: ") {
+        return None;
+    }
+    Some(Record::Other)
 }
 
 /// One of the lines JDK 7 and 8 G1 print under a pause with `-XX:+PrintGCDetails`
