@@ -1481,17 +1481,24 @@ fn usual_jdk8_times(s: &[u8]) -> Option<(Cpu, &[u8])> {
     Some((cpu, after_real))
 }
 
-/// `0.45` at the start of `text`, in nanoseconds, and what follows it.
+/// `0.45` (or `152.96`: up to nine whole digits) at the start of `text`, in nanoseconds,
+/// and what follows it.
 #[inline]
 fn two_decimals(text: &[u8]) -> Option<(u64, &[u8])> {
-    match text {
-        [whole @ b'0'..=b'9', b'.' | b',', tenths @ b'0'..=b'9', hundredths @ b'0'..=b'9', rest @ ..] =>
-        {
+    let (whole, rest) = match text {
+        // One whole digit, as most times are, without the loop.
+        [whole @ b'0'..=b'9', rest @ ..] if !rest.first().is_some_and(u8::is_ascii_digit) => {
+            (u64::from(whole - b'0'), rest)
+        }
+        _ => {
+            let (whole, separator) = nine_digits(text, 0)?;
+            (whole, &text[separator..])
+        }
+    };
+    match rest {
+        [b'.' | b',', tenths @ b'0'..=b'9', hundredths @ b'0'..=b'9', rest @ ..] => {
             let hundredths = u64::from(tenths - b'0') * 10 + u64::from(hundredths - b'0');
-            Some((
-                u64::from(whole - b'0') * 1_000_000_000 + hundredths * 10_000_000,
-                rest,
-            ))
+            Some((whole * 1_000_000_000 + hundredths * 10_000_000, rest))
         }
         _ => None,
     }

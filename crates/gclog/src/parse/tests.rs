@@ -968,7 +968,7 @@ mod one_pass {
         /// Times read straight through read as the general reading reads them.
         #[test]
         fn usual_times_fields_read_as_any(
-            numbers in [(); 3].map(|()| mostly(&["0.45", "0,02"], &["12.34", "0.4", "0.456", "0.4x", "", ".45"])),
+            numbers in [(); 3].map(|()| mostly(&["0.45", "0,02", "152.96"], &["12.34", "123456789.12", "1234567890.12", "0.4", "0.456", "0.4x", "", ".45"])),
             separators in [(); 3].map(|()| mostly(&[""], &[",", " ", "0", "."])),
             keys in mostly(&["user= sys= real="], &["user= sys=, real=", "user=  sys= real=", "sys= user= real="]),
             tail in mostly(&[" secs]", ""], &["0 secs]", ". secs]", ", secs]", "x"]),
