@@ -1213,14 +1213,14 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         return parsed(Record::Other);
     }
     if let Some(flags) = rest.strip_prefix(b"CommandLine flags: ") {
-        return parsed(Record::Flags(lossy(trim_spaces(flags))));
+        return parsed(Record::Flags(checked_lossy(trim_spaces(flags))));
     }
     if rest.starts_with(b"Java HotSpot") || rest.starts_with(b"OpenJDK") {
         // `... VM (25.151-b12) for linux-amd64 JRE (1.8.0_151-b12), built on ...`
         if let Some(at) = crate::num::find(rest, b"JRE (") {
             let v = &rest[at + 5..];
             if let Some(end) = memchr::memchr(b')', v) {
-                return parsed(Record::Version(lossy(&v[..end])));
+                return parsed(Record::Version(checked_lossy(&v[..end])));
             }
         }
         return parsed(Record::Other);
@@ -2164,6 +2164,18 @@ fn is_g1_kind(group: &[u8]) -> bool {
 /// unified lines, cost 1.5 % of it.)
 fn lossy(s: &[u8]) -> String {
     String::from_utf8_lossy(s).into_owned()
+}
+
+/// [`lossy`], the bytes checked first: the check reads ASCII a word at a time where the
+/// lossy conversion reads it byte by byte, and a JDK 8 log's header (its command line
+/// flags, hundreds of bytes) is nearly always valid. Not inlined, and not in [`lossy`]:
+/// inlined into the reading of unified lines, the check cost more than it saved there.
+#[inline(never)]
+fn checked_lossy(s: &[u8]) -> String {
+    match std::str::from_utf8(s) {
+        Ok(text) => text.to_owned(),
+        Err(_) => lossy(s),
+    }
 }
 
 #[cfg(test)]
