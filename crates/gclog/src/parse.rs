@@ -901,7 +901,10 @@ fn any_indented_jdk8(
 /// trimming the line's end. `None` for any other line.
 #[inline]
 fn usual_g1_detail(line: &[u8]) -> Option<Record> {
-    let spaces = line.iter().take_while(|&&c| c == b' ').count();
+    let mut spaces = 0;
+    while line.get(spaces) == Some(&b' ') {
+        spaces += 1;
+    }
     let text = line[spaces..].strip_prefix(b"[")?;
     if text.starts_with(b"Times: ") || text.starts_with(b"Eden: ") {
         return None;
@@ -1485,17 +1488,25 @@ fn usual_jdk8_times(s: &[u8]) -> Option<(Cpu, &[u8])> {
 /// and what follows it.
 #[inline]
 fn two_decimals(text: &[u8]) -> Option<(u64, &[u8])> {
-    let (whole, rest) = match text {
-        // One whole digit, as most times are, without the loop.
-        [whole @ b'0'..=b'9', rest @ ..] if !rest.first().is_some_and(u8::is_ascii_digit) => {
-            (u64::from(whole - b'0'), rest)
+    match text {
+        [whole @ b'0'..=b'9', b'.' | b',', tenths @ b'0'..=b'9', hundredths @ b'0'..=b'9', rest @ ..] =>
+        {
+            let hundredths = u64::from(tenths - b'0') * 10 + u64::from(hundredths - b'0');
+            Some((
+                u64::from(whole - b'0') * 1_000_000_000 + hundredths * 10_000_000,
+                rest,
+            ))
         }
-        _ => {
-            let (whole, separator) = nine_digits(text, 0)?;
-            (whole, &text[separator..])
-        }
-    };
-    match rest {
+        _ => two_decimals_of_whole_digits(text),
+    }
+}
+
+/// [`two_decimals`] of a number of any whole digits; out of line, as few times have more
+/// than one.
+#[inline(never)]
+fn two_decimals_of_whole_digits(text: &[u8]) -> Option<(u64, &[u8])> {
+    let (whole, separator) = nine_digits(text, 0)?;
+    match &text[separator..] {
         [b'.' | b',', tenths @ b'0'..=b'9', hundredths @ b'0'..=b'9', rest @ ..] => {
             let hundredths = u64::from(tenths - b'0') * 10 + u64::from(hundredths - b'0');
             Some((whole * 1_000_000_000 + hundredths * 10_000_000, rest))
