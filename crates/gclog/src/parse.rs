@@ -747,6 +747,10 @@ fn any_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
 // JDK 8 -XX:+PrintGCDetails
 
 fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed> {
+    if matches!(line.first(), Some(b' ' | b'\t')) {
+        // No stamp starts with a blank: the stamps' readers are not asked.
+        return indented_jdk8(line, Stamp::default(), last_date);
+    }
     let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
     if let Some((ns, after)) = glued_uptime(rest) {
         stamp.uptime_ns = Some(ns);
@@ -762,37 +766,7 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
     let has_stamp = stamp.uptime_ns.is_some() || stamp.wall_ms.is_some();
     match rest.first() {
         Some(b'[') => {}
-        Some(b' ' | b'\t') => {
-            // Details of a multi-line event (G1, heap printouts); a G1 `[Times: ...]` line
-            // belongs to the pause just before it.
-            let trimmed = trim_spaces(rest);
-            if !has_stamp && trimmed.first().is_some_and(u8::is_ascii_digit) {
-                // A stamped line indented by whatever wrote before it (two logs
-                // concatenated); details never start with a time stamp.
-                if let Ok(indented) = parse_jdk8(trimmed, last_date) {
-                    if indented.stamp.uptime_ns.is_some() || indented.stamp.wall_ms.is_some() {
-                        return Ok(indented);
-                    }
-                }
-            }
-            if let Some(times) = trimmed.strip_prefix(b"[Times: ") {
-                return match parse_jdk8_times(times) {
-                    Some(cpu) => parsed(Record::Cpu { gc_id: None, cpu }),
-                    None => Err(Unparsed::Malformed),
-                };
-            }
-            if is_event_tail(trimmed) {
-                return Err(Unparsed::Incomplete);
-            }
-            if let Some(eden) = trimmed.strip_prefix(b"[Eden: ") {
-                if let Some((heap, young)) = memory::g1_details_heap(eden) {
-                    return parsed(Record::DetailsHeap { heap, young });
-                }
-            }
-            // Of the timeout report's lines, only a thread's state is indented: the others
-            // start with `#`.
-            return parsed(timeout::java_state(trimmed).unwrap_or(Record::Other));
-        }
+        Some(b' ' | b'\t') => return indented_jdk8(rest, stamp, last_date),
         Some(_) => return parse_jdk8_text(rest, stamp, has_stamp),
         None => {
             return if has_stamp {
@@ -860,6 +834,82 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
         return Err(Unparsed::Incomplete);
     }
     Err(Unparsed::Unknown)
+}
+
+/// The text of a JDK 8 line after its `stamp` when it starts with a blank: details of a
+/// multi-line event (G1's, heap printouts); a G1 `[Times: ...]` line belongs to the pause
+/// just before it.
+fn indented_jdk8(rest: &[u8], stamp: Stamp, last_date: &mut LastDate) -> Result<Parsed, Unparsed> {
+    let parsed = |record| {
+        Ok(Parsed {
+            format: Format::Jdk8,
+            stamp,
+            record,
+        })
+    };
+    if let Some(record) = usual_g1_detail(rest) {
+        return parsed(record);
+    }
+    any_indented_jdk8(rest, stamp, last_date)
+}
+
+/// [`indented_jdk8`] of any line.
+fn any_indented_jdk8(
+    rest: &[u8],
+    stamp: Stamp,
+    last_date: &mut LastDate,
+) -> Result<Parsed, Unparsed> {
+    let parsed = |record| {
+        Ok(Parsed {
+            format: Format::Jdk8,
+            stamp,
+            record,
+        })
+    };
+    let has_stamp = stamp.uptime_ns.is_some() || stamp.wall_ms.is_some();
+    let trimmed = trim_spaces(rest);
+    if !has_stamp && trimmed.first().is_some_and(u8::is_ascii_digit) {
+        // A stamped line indented by whatever wrote before it (two logs
+        // concatenated); details never start with a time stamp.
+        if let Ok(indented) = parse_jdk8(trimmed, last_date) {
+            if indented.stamp.uptime_ns.is_some() || indented.stamp.wall_ms.is_some() {
+                return Ok(indented);
+            }
+        }
+    }
+    if let Some(times) = trimmed.strip_prefix(b"[Times: ") {
+        return match parse_jdk8_times(times) {
+            Some(cpu) => parsed(Record::Cpu { gc_id: None, cpu }),
+            None => Err(Unparsed::Malformed),
+        };
+    }
+    if is_event_tail(trimmed) {
+        return Err(Unparsed::Incomplete);
+    }
+    if let Some(eden) = trimmed.strip_prefix(b"[Eden: ") {
+        if let Some((heap, young)) = memory::g1_details_heap(eden) {
+            return parsed(Record::DetailsHeap { heap, young });
+        }
+    }
+    // Of the timeout report's lines, only a thread's state is indented: the others
+    // start with `#`.
+    parsed(timeout::java_state(trimmed).unwrap_or(Record::Other))
+}
+
+/// [`indented_jdk8`] of a line whose text starts with `[` but not with `[Times: ` or
+/// `[Eden: `, G1's detail lines (`   [Parallel Time: ...]`): [`Record::Other`] without
+/// trimming the line's end. `None` for any other line.
+#[inline]
+fn usual_g1_detail(line: &[u8]) -> Option<Record> {
+    let mut spaces = 0;
+    while line.get(spaces) == Some(&b' ') {
+        spaces += 1;
+    }
+    let text = line[spaces..].strip_prefix(b"[")?;
+    if text.starts_with(b"Times: ") || text.starts_with(b"Eden: ") {
+        return None;
+    }
+    Some(Record::Other)
 }
 
 /// One of the lines JDK 7 and 8 G1 print under a pause with `-XX:+PrintGCDetails`
@@ -1166,14 +1216,14 @@ fn parse_jdk8_text(rest: &[u8], stamp: Stamp, has_stamp: bool) -> Result<Parsed,
         return parsed(Record::Other);
     }
     if let Some(flags) = rest.strip_prefix(b"CommandLine flags: ") {
-        return parsed(Record::Flags(lossy(trim_spaces(flags))));
+        return parsed(Record::Flags(checked_lossy(trim_spaces(flags))));
     }
     if rest.starts_with(b"Java HotSpot") || rest.starts_with(b"OpenJDK") {
         // `... VM (25.151-b12) for linux-amd64 JRE (1.8.0_151-b12), built on ...`
         if let Some(at) = crate::num::find(rest, b"JRE (") {
             let v = &rest[at + 5..];
             if let Some(end) = memchr::memchr(b')', v) {
-                return parsed(Record::Version(lossy(&v[..end])));
+                return parsed(Record::Version(checked_lossy(&v[..end])));
             }
         }
         return parsed(Record::Other);
@@ -1434,7 +1484,8 @@ fn usual_jdk8_times(s: &[u8]) -> Option<(Cpu, &[u8])> {
     Some((cpu, after_real))
 }
 
-/// `0.45` at the start of `text`, in nanoseconds, and what follows it.
+/// `0.45` (or `152.96`: up to nine whole digits) at the start of `text`, in nanoseconds,
+/// and what follows it.
 #[inline]
 fn two_decimals(text: &[u8]) -> Option<(u64, &[u8])> {
     match text {
@@ -1445,6 +1496,20 @@ fn two_decimals(text: &[u8]) -> Option<(u64, &[u8])> {
                 u64::from(whole - b'0') * 1_000_000_000 + hundredths * 10_000_000,
                 rest,
             ))
+        }
+        _ => two_decimals_of_whole_digits(text),
+    }
+}
+
+/// [`two_decimals`] of a number of any whole digits; out of line, as few times have more
+/// than one.
+#[inline(never)]
+fn two_decimals_of_whole_digits(text: &[u8]) -> Option<(u64, &[u8])> {
+    let (whole, separator) = nine_digits(text, 0)?;
+    match &text[separator..] {
+        [b'.' | b',', tenths @ b'0'..=b'9', hundredths @ b'0'..=b'9', rest @ ..] => {
+            let hundredths = u64::from(tenths - b'0') * 10 + u64::from(hundredths - b'0');
+            Some((whole * 1_000_000_000 + hundredths * 10_000_000, rest))
         }
         _ => None,
     }
@@ -2110,6 +2175,18 @@ fn is_g1_kind(group: &[u8]) -> bool {
 /// unified lines, cost 1.5 % of it.)
 fn lossy(s: &[u8]) -> String {
     String::from_utf8_lossy(s).into_owned()
+}
+
+/// [`lossy`], the bytes checked first: the check reads ASCII a word at a time where the
+/// lossy conversion reads it byte by byte, and a JDK 8 log's header (its command line
+/// flags, hundreds of bytes) is nearly always valid. Not inlined, and not in [`lossy`]:
+/// inlined into the reading of unified lines, the check cost more than it saved there.
+#[inline(never)]
+fn checked_lossy(s: &[u8]) -> String {
+    match std::str::from_utf8(s) {
+        Ok(text) => text.to_owned(),
+        Err(_) => lossy(s),
+    }
 }
 
 #[cfg(test)]

@@ -222,6 +222,73 @@ pub fn old_generation(body: &[u8]) -> Option<(OldChange, Collector)> {
 /// 24.0M(256.0M)->4000.0K(256.0M)]` (given without `[Eden: `). The young generation is eden
 /// plus survivors, before and after.
 pub fn g1_details_heap(text: &[u8]) -> Option<(HeapChange, HeapChange)> {
+    usual_g1_details_heap(text).or_else(|| any_g1_details_heap(text))
+}
+
+/// [`g1_details_heap`] of the line as HotSpot prints it, every size with one decimal
+/// (`20.0G(20.0G)->0.0B(17.5G) Survivors: 0.0B->2560.0M Heap: 21.5G(80.0G)->14.5G(80.0G)]`),
+/// read in one pass: the general reading searches for each field and reads each size
+/// twice. `None` for anything else, which the general reading reads.
+fn usual_g1_details_heap(text: &[u8]) -> Option<(HeapChange, HeapChange)> {
+    let (eden, rest) = tenths_transition(text)?;
+    let (survivors, rest) = tenths_transition(rest.strip_prefix(b" Survivors: ")?)?;
+    let (heap, rest) = tenths_transition(rest.strip_prefix(b" Heap: ")?)?;
+    if rest != b"]" {
+        return None;
+    }
+    let young = HeapChange {
+        before: eden.before.saturating_add(survivors.before),
+        after: eden.after.saturating_add(survivors.after),
+        capacity: None,
+    };
+    Some((heap, young))
+}
+
+/// A transition of sizes with one decimal, `20.0G(20.0G)->0.0B(17.5G)` or `0.0B->2560.0M`,
+/// as [`heap_change`] reads it when the word ends there (the size in parentheses before
+/// the arrow is not kept), and what follows it.
+fn tenths_transition(text: &[u8]) -> Option<(HeapChange, &[u8])> {
+    let in_parentheses = |text: &[u8]| -> Option<(u64, usize)> {
+        let (size, rest) = tenths_size(text.strip_prefix(b"(")?)?;
+        rest.starts_with(b")")
+            .then_some((size, text.len() - rest.len() + 1))
+    };
+    let (before, mut rest) = tenths_size(text)?;
+    if let Some((_, len)) = in_parentheses(rest) {
+        rest = &rest[len..];
+    }
+    let (after, mut rest) = tenths_size(rest.strip_prefix(b"->")?)?;
+    let mut capacity = None;
+    if let Some((size, len)) = in_parentheses(rest) {
+        capacity = Some(size);
+        rest = &rest[len..];
+    }
+    let change = HeapChange {
+        before,
+        after,
+        capacity,
+    };
+    Some((change, rest))
+}
+
+/// A size of one to nine digits, one decimal and its unit (`17.5G`), in bytes as
+/// [`size_bytes`] gives them, and what follows it.
+fn tenths_size(text: &[u8]) -> Option<(u64, &[u8])> {
+    let (whole, digits) = super::nine_digits(text, 0)?;
+    let [b'.', tenth @ b'0'..=b'9', unit, ..] = text[digits..] else {
+        return None;
+    };
+    let scale = unit_bytes(unit)?;
+    // `size_bytes` takes thousandths times the scale over a thousand: the whole part times
+    // the scale plus a tenth of the tenths times it, without its 128-bit division.
+    let tenths = u64::from(tenth - b'0') * scale / 10;
+    let bytes =
+        (u128::from(whole) * u128::from(scale) + u128::from(tenths)).min(u128::from(u64::MAX));
+    Some((bytes as u64, &text[digits + 3..]))
+}
+
+/// [`g1_details_heap`] of any of the forms it reads.
+fn any_g1_details_heap(text: &[u8]) -> Option<(HeapChange, HeapChange)> {
     let text = text.strip_suffix(b"]").unwrap_or(text);
     let field = |name: &[u8]| -> Option<HeapChange> {
         let at = crate::num::find(text, name)?;
@@ -232,8 +299,8 @@ pub fn g1_details_heap(text: &[u8]) -> Option<(HeapChange, HeapChange)> {
     let survivors = field(b"Survivors: ")?;
     let heap = field(b"Heap: ")?;
     let young = HeapChange {
-        before: eden.before + survivors.before,
-        after: eden.after + survivors.after,
+        before: eden.before.saturating_add(survivors.before),
+        after: eden.after.saturating_add(survivors.after),
         capacity: None,
     };
     Some((heap, young))
@@ -591,6 +658,54 @@ mod tests {
         (heap, young)
     }
 
+    /// One of `usual` nine times in ten, else one of `misses`.
+    fn mostly(
+        usual: &[&'static str],
+        misses: &[&'static str],
+    ) -> impl proptest::strategy::Strategy<Value = &'static str> {
+        proptest::prop_oneof![
+            9 => proptest::sample::select(usual.to_vec()),
+            1 => proptest::sample::select(misses.to_vec()),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+
+        /// G1's detail heap read in one pass reads as the general reading reads it, for
+        /// sizes of one decimal and near misses of each part.
+        #[test]
+        fn usual_g1_details_heap_read_as_any(
+            sizes in proptest::collection::vec(mostly(
+                &["20.0G", "0.0B", "2560.0M", "17.5G", "999999999.9T"],
+                &["1234567890.0K", "3.5", "2.0MB", "3.55M", "3M", "3,5M", ".5M", "3.xM", "", "7.0%"],
+            ), 6),
+            parens in proptest::collection::vec(mostly(&["(", ""], &[")", "(("]), 4),
+            keys in proptest::collection::vec(mostly(
+                &[" Survivors: "], &[" Heap: ", " Survivors:", "  Survivors: ", " "],
+            ), 2),
+            arrows in proptest::collection::vec(mostly(&["->"], &["-", "", "->->"]), 3),
+            end in mostly(&["]"], &["", "]]", " ]", "] x", "x]"]),
+        ) {
+            let paren = |open: &str, size: &str| match open {
+                "(" => format!("({size})"),
+                other => format!("{other}{size}"),
+            };
+            let heap_key = if keys[1] == " Survivors: " { " Heap: " } else { keys[1] };
+            let text = format!(
+                "{}{}{}{}{}{}{}{}{}{}{}{}{}",
+                sizes[0], paren(parens[0], sizes[1]), arrows[0], sizes[2], paren(parens[1], sizes[3]),
+                keys[0], sizes[4], arrows[1], sizes[5],
+                heap_key, paren(parens[2], sizes[1]), arrows[2], sizes[0],
+            ) + &paren(parens[3], sizes[3]) + end;
+            let usual = usual_g1_details_heap(text.as_bytes());
+            proptest::prop_assert!(
+                usual.is_none() || usual == any_g1_details_heap(text.as_bytes()),
+                "{}", text
+            );
+        }
+    }
+
     proptest::proptest! {
         /// Whole sizes read in one pass read as the general reading reads them, whatever
         /// the digits, units and what surrounds them.
@@ -723,6 +838,11 @@ mod tests {
         );
         assert_eq!((young.before, young.after), (24 << 20, 3072 << 10));
         assert_eq!(g1_details_heap(b"24.0M(24.0M)->0.0B(20.0M)]"), None);
+        // As HotSpot prints it, the line is read in one pass.
+        assert!(usual_g1_details_heap(
+            b"20.0G(20.0G)->0.0B(17.5G) Survivors: 0.0B->2560.0M Heap: 21.5G(80.0G)->14.5G(80.0G)]"
+        )
+        .is_some());
     }
 
     #[test]

@@ -968,7 +968,7 @@ mod one_pass {
         /// Times read straight through read as the general reading reads them.
         #[test]
         fn usual_times_fields_read_as_any(
-            numbers in [(); 3].map(|()| mostly(&["0.45", "0,02"], &["12.34", "0.4", "0.456", "0.4x", "", ".45"])),
+            numbers in [(); 3].map(|()| mostly(&["0.45", "0,02", "152.96"], &["12.34", "123456789.12", "1234567890.12", "0.4", "0.456", "0.4x", "", ".45"])),
             separators in [(); 3].map(|()| mostly(&[""], &[",", " ", "0", "."])),
             keys in mostly(&["user= sys= real="], &["user= sys=, real=", "user=  sys= real=", "sys= user= real="]),
             tail in mostly(&[" secs]", ""], &["0 secs]", ". secs]", ", secs]", "x"]),
@@ -1011,6 +1011,55 @@ mod one_pass {
             let usual = usual_times_seconds(text.as_bytes());
             let (number, rest) = times_number(text.as_bytes());
             prop_assert!(usual.is_none() || usual == Some((secs_to_ns(number), rest)), "{}", text);
+        }
+
+        /// A line that starts with a blank has no stamp: the stamps' readers give it back
+        /// whole, as `parse_jdk8` assumes when it does not ask them.
+        #[test]
+        fn lines_starting_with_a_blank_have_no_stamp(text in text_of(&[
+            " ", "\t", "2016-10-12T09:53:38.901+0200", ": ", "298.027", "#12: ", "[", "517.850[GC",
+        ], 6)) {
+            let line = format!(" {text}");
+            for line in [line.as_bytes(), &line.as_bytes()[1..]] {
+                if !matches!(line.first(), Some(b' ' | b'\t')) {
+                    continue;
+                }
+                let (stamp, rest) = jdk8_prefix_reading(line, |date| LastDate::default().read(date));
+                prop_assert_eq!((stamp, rest), (Stamp::default(), line));
+                prop_assert_eq!(glued_uptime(rest), None);
+            }
+        }
+
+        /// G1's detail lines told without trimming read as the general reading reads them,
+        /// with and without a stamp before them, among near misses of the others.
+        #[test]
+        fn usual_g1_details_read_as_any(
+            indent in mostly(&["   ", "      ", " "], &["", "\t", " \t"]),
+            text in mostly(&[
+                "[Parallel Time: 16638.4 ms, GC Workers: 18]", "[Other: 112.7 ms]",
+                "[Eden: 20.0G(20.0G)->0.0B(17.5G) Survivors: 0.0B->2560.0M Heap: 21.5G(80.0G)->14.5G(80.0G)]",
+                "[Times: user=152.96 sys=93.94, real=16.76 secs]",
+            ], &[
+                "[Times:", "[Eden:", "[Times:x", "[Eden: x", "[", "java.lang.Thread.State: RUNNABLE",
+                "12.000: [GC pause (young), 0.1 secs]", ", 0.1 secs]", "[ 0.1 secs]", "x",
+            ]),
+            tail in mostly(&["", " "], &["   ", "]", " secs]"]),
+            stamped in proptest::bool::weighted(0.2),
+        ) {
+            let line = format!("{indent}{text}{tail}");
+            let stamp = if stamped {
+                Stamp { uptime_ns: Some(1), ..Stamp::default() }
+            } else {
+                Stamp::default()
+            };
+            if let Some(record) = usual_g1_detail(line.as_bytes()) {
+                let any = any_indented_jdk8(line.as_bytes(), stamp, &mut LastDate::default());
+                prop_assert_eq!(
+                    Ok(Parsed { format: Format::Jdk8, stamp, record }),
+                    any,
+                    "{}", line
+                );
+            }
         }
 
         /// The failures of an event are those its text names, whether or not it holds the
