@@ -647,8 +647,24 @@ fn assert_scrape_answers_promptly(addr: SocketAddr, during: &str) {
 
 const MEMORY_LIMIT_KB: u64 = 64 * 1024;
 
+/// Every exporter scrapes every JVM on the host. The 31 fake JVMs with the widest logs of
+/// `one_users_many_jvms_cannot_crowd_out_another_or_fill_the_scrape` fill a scrape's body
+/// up to its 16 MB budget in every exporter running meanwhile, which took another test's
+/// exporter from 11 MB to 55-66 MB at its peak. The tests that bound an exporter's memory
+/// and that test take turns.
+static HOST_WITH_WIDE_JVMS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A turn on the host without (or with) the wide JVMs; see [`HOST_WITH_WIDE_JVMS`].
+fn host_turn() -> std::sync::MutexGuard<'static, ()> {
+    // A test that failed in its turn leaves the lock poisoned: the host is still shared.
+    HOST_WITH_WIDE_JVMS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[test]
 fn hostile_clients_leave_the_exporter_serving_within_bounds() {
+    let _turn = host_turn();
     // This test's own end of a thousand connections needs more than 1,024 descriptors.
     let mut own = libc::rlimit {
         rlim_cur: 0,
@@ -1476,6 +1492,7 @@ const MAX_BODY_BYTES: usize = 16 << 20;
 /// that body and never read it do not keep a third from its scrape.
 #[test]
 fn one_users_many_jvms_cannot_crowd_out_another_or_fill_the_scrape() {
+    let _turn = host_turn();
     let dir = TempDir::new("export-budget");
     let log = dir.0.join("gc.log");
     widest_gc_log(&log);
@@ -2194,6 +2211,7 @@ fn otel_names_count_the_same_gc_pauses() {
 /// pause is counted once.
 #[test]
 fn catching_up_on_a_long_log_keeps_the_exporters_memory_flat() {
+    let _turn = host_turn();
     let dir = TempDir::new("export-catch-up");
     let log = dir.0.join("gc.log");
     let mut text = String::new();
