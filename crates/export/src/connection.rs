@@ -119,9 +119,14 @@ impl Connection {
         let _ = self.stream.shutdown(Shutdown::Write);
     }
 
-    /// Sends `bytes` and closes, giving up once `limit` has passed however the client
-    /// trickles, or once it took nothing for `stall`.
-    pub(crate) fn send_within(mut self, bytes: &[u8], limit: Duration, stall: Duration) {
+    /// Sends `pieces`, one after the other, and closes, giving up once `limit` has passed
+    /// however the client trickles, or once it took nothing for `stall`.
+    pub(crate) fn send_within<'a>(
+        mut self,
+        pieces: &'a [Vec<u8>],
+        limit: Duration,
+        stall: Duration,
+    ) {
         let deadline = Instant::now() + limit;
         if self.stream.set_nonblocking(false).is_err() {
             return;
@@ -130,13 +135,24 @@ impl Connection {
         let write_timed = |write: &mut dyn FnMut(&mut &TcpStream) -> io::Result<usize>| {
             write_within(stream, deadline, stall, write)
         };
+        let mut pieces = pieces.iter().map(Vec::as_slice);
+        // What is left to send of the piece being sent (empty: the next piece).
+        let mut unsent: &'a [u8] = &[];
+        let mut next_unsent = |unsent: &mut &'a [u8]| {
+            while unsent.is_empty() {
+                match pieces.next() {
+                    Some(piece) => *unsent = piece,
+                    None => return false,
+                }
+            }
+            true
+        };
         match self.tls.as_mut() {
             None => {
-                let mut sent = 0;
-                while sent < bytes.len() {
+                while next_unsent(&mut unsent) {
                     let mut write = |s: &mut &TcpStream| {
-                        let n = s.write(&bytes[sent..])?;
-                        sent += n;
+                        let n = s.write(unsent)?;
+                        unsent = &unsent[n..];
                         Ok(n)
                     };
                     if !write_timed(&mut write) {
@@ -147,7 +163,6 @@ impl Connection {
             Some(tls) => {
                 // Encrypted a buffer at a time (rustls takes up to 64 KiB of plaintext
                 // while its records wait), so the body is not held twice.
-                let mut offered = 0;
                 let mut closed = false;
                 loop {
                     while tls.wants_write() {
@@ -155,9 +170,9 @@ impl Connection {
                             return;
                         }
                     }
-                    if offered < bytes.len() {
-                        match tls.writer().write(&bytes[offered..]) {
-                            Ok(n) if n > 0 => offered += n,
+                    if next_unsent(&mut unsent) {
+                        match tls.writer().write(unsent) {
+                            Ok(n) if n > 0 => unsent = &unsent[n..],
                             _ => return,
                         }
                     } else if !closed {

@@ -8,6 +8,10 @@
 //! - `# UNIT` lines and the `# EOF` terminator exist only in OpenMetrics;
 //! - the `info` and `unknown` types are `gauge` and `untyped` in 0.0.4.
 
+use std::borrow::Cow;
+use std::fmt;
+use std::io;
+
 use prometheus_client::encoding::text;
 use prometheus_client::registry::Registry;
 
@@ -63,34 +67,151 @@ impl Format {
 
 /// Encodes `registry` in `format`.
 pub fn encode(registry: &Registry, format: Format) -> String {
-    let mut openmetrics = String::with_capacity(16 * 1024);
-    // Writing into a String cannot fail; an error here would be a bug in an encoder.
-    text::encode(&mut openmetrics, registry).expect("encoding into a String never fails");
-    let text = match format {
-        Format::OpenMetrics => openmetrics,
-        Format::Prometheus => openmetrics_to_prometheus(&openmetrics),
-    };
-    without_controls(text)
+    let bytes = encode_into(registry, format, Vec::with_capacity(16 * 1024))
+        .expect("writing into a Vec never fails");
+    // The library writes UTF-8, and lines are only rewritten with UTF-8.
+    String::from_utf8(bytes).expect("the exposition is UTF-8")
 }
 
-/// `text` with every control character but the line feeds ending its lines replaced by
-/// U+FFFD. Label values come from JVMs and their logs (a main class, a GC cause); the
-/// encoder escapes only backslash, double quote and line feed in them, and a raw ESC or
-/// BEL would reach whoever reads the output in a terminal.
-fn without_controls(text: String) -> String {
-    let is_stray = |c: char| c.is_control() && c != '\n';
-    if !text.chars().any(is_stray) {
-        return text;
+/// Encodes `registry` in `format` into `out` a line at a time, and gives `out` back.
+///
+/// With many wide JVMs a scrape's text reaches the 16 MiB budget; written whole, then
+/// rewritten into the Prometheus format, then compressed, it was held three times at once.
+/// Here no more than one line is held besides what `out` keeps (a gzip encoder keeps a
+/// tenth of it).
+pub fn encode_into<W: io::Write>(registry: &Registry, format: Format, out: W) -> io::Result<W> {
+    let mut lines = LineRewriter::new(format, out);
+    if text::encode(&mut lines, registry).is_err() {
+        return Err(lines.failure.take().unwrap_or_else(|| {
+            io::Error::other("the metrics library failed to encode the registry")
+        }));
     }
-    text.chars()
-        .map(|c| {
-            if is_stray(c) {
-                char::REPLACEMENT_CHARACTER
-            } else {
-                c
+    lines.finish()
+}
+
+/// Takes OpenMetrics text as the library writes it, in pieces that need not end lines,
+/// and writes each whole line to `out` as `format` wants it, with stray control characters
+/// replaced (see [`without_controls`]).
+struct LineRewriter<W> {
+    format: Format,
+    out: W,
+    /// The start of a line whose end has not come yet.
+    partial: String,
+    /// A `# HELP` line's family name and text, held until the `# TYPE` line after it says
+    /// what the family is called in the Prometheus format.
+    pending_help: Option<(String, String)>,
+    /// Why writing to `out` failed (`fmt::Write` can only say that it did).
+    failure: Option<io::Error>,
+}
+
+impl<W: io::Write> LineRewriter<W> {
+    fn new(format: Format, out: W) -> LineRewriter<W> {
+        LineRewriter {
+            format,
+            out,
+            partial: String::new(),
+            pending_help: None,
+            failure: None,
+        }
+    }
+
+    /// Writes what is left (text that did not end with a line feed) and gives `out` back.
+    fn finish(mut self) -> io::Result<W> {
+        if !self.partial.is_empty() {
+            let last = std::mem::take(&mut self.partial);
+            self.line(&last)?;
+        }
+        if let Some(error) = self.failure.take() {
+            return Err(error);
+        }
+        Ok(self.out)
+    }
+
+    /// One line, without its line feed.
+    fn line(&mut self, line: &str) -> io::Result<()> {
+        let line = without_controls(line);
+        match self.format {
+            Format::OpenMetrics => self.write_line(&[&line]),
+            Format::Prometheus => self.prometheus_line(&line),
+        }
+    }
+
+    /// One line in the Prometheus text format 0.0.4. Samples pass through unchanged; only
+    /// family metadata lines differ.
+    fn prometheus_line(&mut self, line: &str) -> io::Result<()> {
+        if let Some(rest) = line.strip_prefix("# HELP ") {
+            let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
+            self.pending_help = Some((name.to_string(), help.to_string()));
+            Ok(())
+        } else if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').unwrap_or((rest, "unknown"));
+            let (name, kind) = match kind {
+                "counter" => (format!("{name}_total"), "counter"),
+                "info" => (format!("{name}_info"), "gauge"),
+                "gauge" | "histogram" | "summary" => (name.to_string(), kind),
+                _ => (name.to_string(), "untyped"),
+            };
+            if let Some((_, help)) = self.pending_help.take() {
+                self.write_line(&["# HELP ", &name, " ", &help_for_prometheus(&help)])?;
             }
-        })
-        .collect()
+            self.write_line(&["# TYPE ", &name, " ", kind])
+        } else if line.starts_with("# UNIT ") || line == "# EOF" {
+            Ok(())
+        } else {
+            self.write_line(&[line])
+        }
+    }
+
+    fn write_line(&mut self, parts: &[&str]) -> io::Result<()> {
+        for part in parts {
+            self.out.write_all(part.as_bytes())?;
+        }
+        self.out.write_all(b"\n")
+    }
+}
+
+impl<W: io::Write> fmt::Write for LineRewriter<W> {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        let mut rest = text;
+        while let Some(end) = rest.find('\n') {
+            let written = if self.partial.is_empty() {
+                self.line(&rest[..end])
+            } else {
+                self.partial.push_str(&rest[..end]);
+                let line = std::mem::take(&mut self.partial);
+                let written = self.line(&line);
+                // Its capacity serves the next partial line.
+                self.partial = line;
+                self.partial.clear();
+                written
+            };
+            if let Err(error) = written {
+                self.failure = Some(error);
+                return Err(fmt::Error);
+            }
+            rest = &rest[end + 1..];
+        }
+        self.partial.push_str(rest);
+        Ok(())
+    }
+}
+
+/// `line` with every control character replaced by U+FFFD. Label values come from JVMs and
+/// their logs (a main class, a GC cause); the encoder escapes only backslash, double quote
+/// and line feed in them, and a raw ESC or BEL would reach whoever reads the output in a
+/// terminal.
+fn without_controls(line: &str) -> Cow<'_, str> {
+    if !line.chars().any(char::is_control) {
+        return Cow::Borrowed(line);
+    }
+    let replaced = line.chars().map(|c| {
+        if c.is_control() {
+            char::REPLACEMENT_CHARACTER
+        } else {
+            c
+        }
+    });
+    Cow::Owned(replaced.collect())
 }
 
 /// `text` made safe for a `# HELP` line as `prometheus-client` writes it (unchanged):
@@ -120,41 +241,10 @@ fn help_for_prometheus(openmetrics_help: &str) -> String {
 /// Rewrites OpenMetrics text as produced by `prometheus-client` into the Prometheus text
 /// format 0.0.4. Samples pass through unchanged; only family metadata lines differ.
 pub fn openmetrics_to_prometheus(openmetrics: &str) -> String {
-    let mut out = String::with_capacity(openmetrics.len());
-    // HELP comes before TYPE, but its family name depends on the type: hold it back.
-    let mut pending_help: Option<(&str, &str)> = None;
-    for line in openmetrics.lines() {
-        if let Some(rest) = line.strip_prefix("# HELP ") {
-            let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
-            pending_help = Some((name, help));
-        } else if let Some(rest) = line.strip_prefix("# TYPE ") {
-            let (name, kind) = rest.split_once(' ').unwrap_or((rest, "unknown"));
-            let (name, kind) = match kind {
-                "counter" => (format!("{name}_total"), "counter"),
-                "info" => (format!("{name}_info"), "gauge"),
-                "gauge" | "histogram" | "summary" => (name.to_string(), kind),
-                _ => (name.to_string(), "untyped"),
-            };
-            if let Some((_, help)) = pending_help.take() {
-                out.push_str("# HELP ");
-                out.push_str(&name);
-                out.push(' ');
-                out.push_str(&help_for_prometheus(help));
-                out.push('\n');
-            }
-            out.push_str("# TYPE ");
-            out.push_str(&name);
-            out.push(' ');
-            out.push_str(kind);
-            out.push('\n');
-        } else if line.starts_with("# UNIT ") || line == "# EOF" {
-            continue;
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
+    let mut lines = LineRewriter::new(Format::Prometheus, Vec::with_capacity(openmetrics.len()));
+    fmt::Write::write_str(&mut lines, openmetrics).expect("writing into a Vec never fails");
+    let bytes = lines.finish().expect("writing into a Vec never fails");
+    String::from_utf8(bytes).expect("rewriting keeps UTF-8")
 }
 
 #[cfg(test)]
@@ -239,5 +329,63 @@ mod tests {
              # TYPE used_bytes gauge\n\
              used_bytes 42\n"
         );
+    }
+
+    fn two_families() -> Registry {
+        let mut registry = Registry::default();
+        let time = Family::<Vec<(&'static str, String)>, Counter<f64, AtomicU64>>::default();
+        registry.register_with_unit("jvm_time", "Time \"spent\"", Unit::Seconds, time.clone());
+        for pid in ["1", "22", "333"] {
+            time.get_or_create(&vec![("pid", pid.to_string())])
+                .inc_by(1.5);
+        }
+        let used = Gauge::<i64>::default();
+        registry.register("used_bytes", "Bytes used", used.clone());
+        used.set(42);
+        registry
+    }
+
+    #[test]
+    fn text_handed_over_in_pieces_is_rewritten_as_text_handed_over_whole() {
+        let openmetrics = encode(&two_families(), Format::OpenMetrics);
+        let whole = openmetrics_to_prometheus(&openmetrics);
+        assert!(whole.contains("# HELP jvm_time_seconds_total Time \"spent\".\n"));
+        for piece in 1..=openmetrics.len() {
+            let mut lines = LineRewriter::new(Format::Prometheus, Vec::new());
+            for text in openmetrics.as_bytes().chunks(piece) {
+                let text = std::str::from_utf8(text).unwrap();
+                fmt::Write::write_str(&mut lines, text).unwrap();
+            }
+            let rewritten = String::from_utf8(lines.finish().unwrap()).unwrap();
+            assert_eq!(rewritten, whole, "pieces of {piece} bytes");
+        }
+    }
+
+    /// Takes `room` bytes, then fails as a full disk or a closed pipe would.
+    struct FailsWhenFull {
+        room: usize,
+    }
+
+    impl io::Write for FailsWhenFull {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if bytes.len() > self.room {
+                return Err(io::Error::other("no room left"));
+            }
+            self.room -= bytes.len();
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_writer_that_fails_fails_the_encoding_with_its_error() {
+        for format in [Format::Prometheus, Format::OpenMetrics] {
+            let out = FailsWhenFull { room: 40 };
+            let error = encode_into(&two_families(), format, out).err().unwrap();
+            assert_eq!(error.to_string(), "no room left", "{format:?}");
+        }
     }
 }

@@ -6,6 +6,7 @@
 //! here, before any work is done for it.
 
 use std::fmt::Write as _;
+use std::io;
 
 /// Request line and headers together may not exceed this (nginx' default header buffer).
 pub(crate) const MAX_HEAD_BYTES: usize = 8 * 1024;
@@ -189,16 +190,16 @@ pub(crate) struct Response {
     pub status: u16,
     content_type: &'static str,
     headers: Vec<(&'static str, &'static str)>,
-    body: Vec<u8>,
+    body: Body,
 }
 
 impl Response {
-    pub(crate) fn new(status: u16, content_type: &'static str, body: Vec<u8>) -> Response {
+    pub(crate) fn new(status: u16, content_type: &'static str, body: impl Into<Body>) -> Response {
         Response {
             status,
             content_type,
             headers: Vec::new(),
-            body,
+            body: body.into(),
         }
     }
 
@@ -216,8 +217,14 @@ impl Response {
         self
     }
 
-    /// The bytes on the wire: status line, headers and, unless `head_only`, the body.
-    pub(crate) fn to_bytes(&self, head_only: bool) -> Vec<u8> {
+    /// The bytes on the wire in one buffer: for the small responses sent at once.
+    pub(crate) fn into_bytes(self, head_only: bool) -> Vec<u8> {
+        self.into_pieces(head_only).concat()
+    }
+
+    /// The bytes on the wire, in order: status line and headers, then, unless `head_only`,
+    /// the body's segments as they were written.
+    pub(crate) fn into_pieces(self, head_only: bool) -> Vec<Vec<u8>> {
         let mut head = String::with_capacity(256);
         // Writing into a String cannot fail.
         let _ = write!(
@@ -232,11 +239,64 @@ impl Response {
             let _ = write!(head, "{name}: {value}\r\n");
         }
         head.push_str("\r\n");
-        let mut bytes = head.into_bytes();
+        let mut pieces = vec![head.into_bytes()];
         if !head_only {
-            bytes.extend_from_slice(&self.body);
+            pieces.extend(self.body.segments);
         }
-        bytes
+        pieces
+    }
+}
+
+/// A response body kept in segments of at most [`Body::SEGMENT`] bytes.
+///
+/// A scrape's body reaches 16 MiB with many wide JVMs. One growing buffer would be copied
+/// at each doubling (the allocator held the old and the new at once: 8 and 16 MiB), and
+/// again to put the head in front; segments are written once and sent as they are.
+#[derive(Debug, Default)]
+pub(crate) struct Body {
+    segments: Vec<Vec<u8>>,
+    len: usize,
+}
+
+impl Body {
+    const SEGMENT: usize = 64 * 1024;
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Body {
+        Body {
+            len: bytes.len(),
+            segments: vec![bytes],
+        }
+    }
+}
+
+impl io::Write for Body {
+    fn write(&mut self, mut bytes: &[u8]) -> io::Result<usize> {
+        let written = bytes.len();
+        while !bytes.is_empty() {
+            let last = match self.segments.last_mut() {
+                Some(last) if last.len() < last.capacity() => last,
+                _ => {
+                    self.segments.push(Vec::with_capacity(Body::SEGMENT));
+                    self.segments.last_mut().expect("just pushed")
+                }
+            };
+            let room = last.capacity() - last.len();
+            let (now, later) = bytes.split_at(room.min(bytes.len()));
+            last.extend_from_slice(now);
+            bytes = later;
+        }
+        self.len += written;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -371,14 +431,40 @@ mod tests {
 
     #[test]
     fn head_responses_keep_the_length_and_drop_the_body() {
-        let response = Response::text(200, "ok\n").with_header("Vary", "Accept-Encoding");
-        let full = String::from_utf8(response.to_bytes(false)).unwrap();
+        let response = || Response::text(200, "ok\n").with_header("Vary", "Accept-Encoding");
+        let full = String::from_utf8(response().into_bytes(false)).unwrap();
         assert_eq!(
             full,
             "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3\r\n\
              Connection: close\r\nVary: Accept-Encoding\r\n\r\nok\n"
         );
-        let head = String::from_utf8(response.to_bytes(true)).unwrap();
+        let head = String::from_utf8(response().into_bytes(true)).unwrap();
         assert!(head.ends_with("Accept-Encoding\r\n\r\n"));
+    }
+
+    #[test]
+    fn a_body_keeps_what_is_written_in_segments_it_never_grows() {
+        use std::io::Write;
+        let text: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        for piece in [
+            1,
+            7,
+            4096,
+            Body::SEGMENT - 1,
+            Body::SEGMENT,
+            Body::SEGMENT + 3,
+            text.len(),
+        ] {
+            let mut body = Body::default();
+            for bytes in text.chunks(piece) {
+                body.write_all(bytes).unwrap();
+            }
+            assert_eq!(body.len(), text.len(), "pieces of {piece}");
+            assert!(body.segments.iter().all(|s| s.capacity() == Body::SEGMENT));
+            let response = Response::new(200, "text/plain", body);
+            let pieces = response.into_pieces(false);
+            assert!(String::from_utf8_lossy(&pieces[0]).contains("Content-Length: 200000\r\n"));
+            assert_eq!(pieces[1..].concat(), text, "pieces of {piece}");
+        }
     }
 }

@@ -10,7 +10,7 @@
 //! three read-only paths; docs/export.md says why this one is written out.
 
 use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::panic::{self, AssertUnwindSafe};
@@ -20,8 +20,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::connection::{Connection, PlainHttpOnTls};
-use crate::exposition::Format;
-use crate::http::{self, Parsed, Request, Response, MAX_HEAD_BYTES};
+use crate::exposition::{encode_into, Format};
+use crate::http::{self, Body, Parsed, Request, Response, MAX_HEAD_BYTES};
 use crate::web_config::{BasicAuth, Remembered, WebConfig, WebSettings};
 use crate::{Error, Exporter};
 
@@ -285,7 +285,7 @@ impl Heads {
                 HeadState::Closed => {}
                 HeadState::Complete(Parsed::Partial) => kept.push_back(connection),
                 HeadState::Complete(Parsed::Refused(response)) => {
-                    connection.connection.send_now(&response.to_bytes(false))
+                    connection.connection.send_now(&response.into_bytes(false))
                 }
                 HeadState::Complete(Parsed::Request(request)) => {
                     route(connection.connection, request, scrapes, connection.settings)
@@ -300,7 +300,7 @@ impl Heads {
         while self.pending.front().is_some_and(|c| c.deadline <= now) {
             if let Some(late) = self.pending.pop_front() {
                 let response = Response::text(408, "request head not received in time\n");
-                late.connection.send_now(&response.to_bytes(false));
+                late.connection.send_now(&response.into_bytes(false));
             }
         }
     }
@@ -382,7 +382,7 @@ fn route(
     let verify = match (basic_auth(&settings), &request.credentials) {
         (None, _) => false,
         (Some(_), None) => {
-            connection.send_now(&unauthorized().to_bytes(request.head_only));
+            connection.send_now(&unauthorized().into_bytes(request.head_only));
             return;
         }
         (Some(auth), Some(sent)) => {
@@ -401,12 +401,12 @@ fn route(
         {
             let busy = Response::text(503, "too many scrapes waiting; retry later\n")
                 .with_header("Retry-After", "1");
-            let bytes = busy.to_bytes(scrape.request.head_only);
+            let bytes = busy.into_bytes(scrape.request.head_only);
             scrape.connection.send_now(&bytes);
         }
         return;
     }
-    connection.send_now(&page(&request.path).to_bytes(request.head_only));
+    connection.send_now(&page(&request.path).into_bytes(request.head_only));
 }
 
 /// What every path but `/metrics` answers.
@@ -451,31 +451,35 @@ fn answer_scrapes(queue: &Mutex<Receiver<Scrape>>, exporter: &Exporter) {
         } else {
             page(&request.path)
         };
-        let bytes = response.to_bytes(request.head_only);
-        connection.send_within(&bytes, SEND_TIMEOUT, SEND_STALL_TIMEOUT);
+        let pieces = response.into_pieces(request.head_only);
+        connection.send_within(&pieces, SEND_TIMEOUT, SEND_STALL_TIMEOUT);
     }
 }
 
 fn metrics(exporter: &Exporter, request: &Request) -> Response {
     let format = Format::negotiate(request.accept.as_deref());
-    let body = exporter.render(format);
+    let registry = exporter.scrape();
+    let plain = || {
+        let body = encode_into(&registry, format, Body::default());
+        Response::new(
+            200,
+            format.content_type(),
+            body.expect("writing into a Body never fails"),
+        )
+    };
     if !request.accepts_gzip {
-        return Response::new(200, format.content_type(), body.into_bytes());
+        return plain();
     }
-    // Prometheus asks for gzip; with many JVMs the text compresses about tenfold.
+    // Prometheus asks for gzip; with many JVMs the text compresses about tenfold. Encoded
+    // straight into the compressor, the plain text is never held whole.
     let vary = |response: Response| response.with_header("Vary", "Accept-Encoding");
-    match gzip_bytes(body.as_bytes()) {
-        Some(compressed) => vary(Response::new(200, format.content_type(), compressed))
+    let encoder = flate2::write::GzEncoder::new(Body::default(), flate2::Compression::fast());
+    match encode_into(&registry, format, encoder).and_then(|encoder| encoder.finish()) {
+        Ok(compressed) => vary(Response::new(200, format.content_type(), compressed))
             .with_header("Content-Encoding", "gzip"),
-        None => vary(Response::new(200, format.content_type(), body.into_bytes())),
+        // Compression failed: the plain body is sent.
+        Err(_) => vary(plain()),
     }
-}
-
-/// The body gzip-compressed; None if compression fails (the plain body is sent then).
-fn gzip_bytes(body: &[u8]) -> Option<Vec<u8>> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    encoder.write_all(body).ok()?;
-    encoder.finish().ok()
 }
 
 fn index_page() -> String {

@@ -69,6 +69,7 @@ enum Names {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    crate::give_freed_memory_back_at_once();
     // Read before anything else happens: a file that is wrong stops the start, never
     // leaves an exporter serving plain HTTP to anyone.
     let web_config = match &args.web_config_file {
