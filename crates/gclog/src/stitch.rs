@@ -513,8 +513,20 @@ fn stamps_without_separator(line: &[u8], after: &AfterStamps) -> Option<usize> {
 /// A CMS remark's opening: `[YG occupancy: ...]` with `-XX:+PrintGCDetails`, the JDK 8
 /// cause `[GC (CMS Final Remark) ` without.
 fn is_cms_remark(event: &[u8]) -> bool {
-    crate::num::find(event, b"[YG occupancy").is_some()
-        || jdk8_prefix(event).1.starts_with(b"[GC (CMS Final Remark)")
+    crate::num::find(event, b"[YG occupancy").is_some() || opens_cms_final_remark(event)
+}
+
+/// Whether `event`'s stamps are followed by `[GC (CMS Final Remark)`. The stamps are read
+/// (which a date stamp makes dear) only when the text after the bytes they are written
+/// with says so: a bracket after stamps that read is right after those bytes (see
+/// [`AfterStamps`]).
+fn opens_cms_final_remark(event: &[u8]) -> bool {
+    const REMARK: &[u8] = b"[GC (CMS Final Remark)";
+    let Some(after) = after_stamps(event) else {
+        return false;
+    };
+    (after.unsure || event[after.at..].starts_with(REMARK))
+        && jdk8_prefix(event).1.starts_with(REMARK)
 }
 
 /// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below
@@ -712,9 +724,10 @@ fn printout_at(text: &[u8], at: usize) -> Option<usize> {
         let start = at.checked_sub(2)?;
         return text[start..].starts_with(FREE_LIST_CENSUS).then_some(start);
     }
+    // Only the starts with this first byte are compared (one or two of the six).
     PRINTOUT_STARTS
         .iter()
-        .any(|marker| text[at..].starts_with(marker))
+        .any(|marker| marker[0] == text[at] && text[at..].starts_with(marker))
         .then_some(at)
 }
 
