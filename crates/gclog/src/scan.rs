@@ -106,6 +106,142 @@ fn bytewise_matches_in<const N: usize>(block: &[u8; BLOCK], wanted: &[u8; N]) ->
         .fold(0, |mask, (at, _)| mask | 1 << at)
 }
 
+/// At most eight bytes looked for by their two halves (nibbles), 32 bytes at a time with
+/// AVX2: two table lookups and one comparison a block, where [`any_of`] compares the block
+/// with each byte wanted (the eight bytes of an event's line that the stitcher looks at
+/// cost it 40 instructions a block).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(crate) struct NibbleSet {
+    /// Bit `k` at the low nibble of the `k`-th byte wanted, in both lanes.
+    low: std::arch::x86_64::__m256i,
+    /// Bit `k` at its high nibble.
+    high: std::arch::x86_64::__m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl NibbleSet {
+    /// The set of `wanted` (at most eight bytes), or `None` on a processor without AVX2:
+    /// a set is made only where its search can run.
+    #[inline]
+    pub(crate) fn new<const N: usize>(wanted: [u8; N]) -> Option<Self> {
+        if !std::is_x86_feature_detected!("avx2") {
+            return None;
+        }
+        let (low, high) = nibble_tables(wanted);
+        // SAFETY: the processor has AVX2, checked just above.
+        Some(unsafe { NibbleSet::from_tables(&low, &high) })
+    }
+
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn from_tables(low: &[u8; 16], high: &[u8; 16]) -> Self {
+        use std::arch::x86_64::{_mm256_broadcastsi128_si256, _mm_loadu_si128};
+        // SAFETY: the loads read the 16 bytes of each table and need no alignment.
+        unsafe {
+            NibbleSet {
+                low: _mm256_broadcastsi128_si256(_mm_loadu_si128(low.as_ptr().cast())),
+                high: _mm256_broadcastsi128_si256(_mm_loadu_si128(high.as_ptr().cast())),
+            }
+        }
+    }
+
+    /// One bit per byte of `block` in the set, the lowest for its first byte.
+    ///
+    /// # Safety
+    /// The processor must have AVX2 (it has, where a set was made).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn matches_in(&self, block: &[u8; BLOCK]) -> u32 {
+        use std::arch::x86_64::{
+            _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+            _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
+        };
+        // SAFETY: the load reads the 32 bytes of `block` and needs no alignment.
+        let bytes = unsafe { _mm256_loadu_si256(block.as_ptr().cast()) };
+        let nibble = _mm256_set1_epi8(0x0f);
+        let low = _mm256_and_si256(bytes, nibble);
+        let high = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), nibble);
+        let both = _mm256_and_si256(
+            _mm256_shuffle_epi8(self.low, low),
+            _mm256_shuffle_epi8(self.high, high),
+        );
+        !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(both, _mm256_setzero_si256())) as u32)
+    }
+}
+
+/// The tables of a [`NibbleSet`]: bit `k` of `low[l]` and of `high[h]` for the `k`-th byte
+/// wanted, `h << 4 | l`. A byte is wanted when the entries of its two nibbles share a bit:
+/// each byte wanted has a bit of its own, so no other pair of nibbles shares it.
+const fn nibble_tables<const N: usize>(wanted: [u8; N]) -> ([u8; 16], [u8; 16]) {
+    assert!(N <= 8, "one bit a byte");
+    let (mut low, mut high) = ([0u8; 16], [0u8; 16]);
+    let mut k = 0;
+    while k < N {
+        low[(wanted[k] & 0x0f) as usize] |= 1 << k;
+        high[(wanted[k] >> 4) as usize] |= 1 << k;
+        k += 1;
+    }
+    (low, high)
+}
+
+/// The positions in `text` of the bytes of `set`, in order: [`any_of`] for a [`NibbleSet`].
+/// Best called from a function compiled for AVX2, where its comparisons are inlined.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn any_in(text: &[u8], set: NibbleSet) -> AnyIn<'_> {
+    AnyIn {
+        text,
+        set,
+        block: 0,
+        next: 0,
+        mask: 0,
+    }
+}
+
+/// See [`any_in`].
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct AnyIn<'a> {
+    text: &'a [u8],
+    set: NibbleSet,
+    /// Where the block whose matches are left in `mask` starts.
+    block: usize,
+    /// Where the next block starts.
+    next: usize,
+    /// The block's matches not handed out yet, the lowest bit for its first byte.
+    mask: u32,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Iterator for AnyIn<'_> {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            let rest = self.text.get(self.next..).filter(|rest| !rest.is_empty())?;
+            // SAFETY: a `NibbleSet` is made only where the processor has AVX2.
+            self.mask = unsafe {
+                match rest.first_chunk::<BLOCK>() {
+                    Some(block) => self.set.matches_in(block),
+                    None => {
+                        // The last, shorter block: padded, and the padding's matches dropped.
+                        let mut padded = [0; BLOCK];
+                        padded[..rest.len()].copy_from_slice(rest);
+                        self.set.matches_in(&padded) & ((1 << rest.len()) - 1)
+                    }
+                }
+            };
+            self.block = self.next;
+            self.next += BLOCK;
+        }
+        let at = self.block + self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(at)
+    }
+}
+
 /// Calls `line_end` with the position of each line end (`\n`) of `text`, in order, until it
 /// returns false, or until a bracket that a `C` or a `G` follows comes first (where a
 /// fragment the stitcher cuts out may start: `[CMS-concurrent`, `[GC concurrent`,
@@ -157,76 +293,171 @@ unsafe fn line_ends_before_fragment_avx2(
 ) -> Option<usize> {
     let mut block = 0;
     while block < text.len() {
-        let rest = &text[block..];
-        let (line_ends, fragments) = match rest.first_chunk::<{ AVX2_BLOCK + 1 }>() {
-            // SAFETY: `bytes` holds the 65 bytes the loads read.
-            Some(bytes) => unsafe { line_ends_and_fragments_avx2(bytes) },
-            None => {
-                // The last block: padded with zeros, which match nothing.
-                let mut padded = [0u8; AVX2_BLOCK + 1];
-                padded[..rest.len()].copy_from_slice(rest);
-                // SAFETY: as above, with `padded`.
-                unsafe { line_ends_and_fragments_avx2(&padded) }
-            }
-        };
-        let mut found = line_ends | fragments;
-        while found != 0 {
-            let bit = found.trailing_zeros();
-            let at = block + bit as usize;
-            if fragments >> bit & 1 == 1 {
+        // SAFETY: the processor has AVX2, as this function requires.
+        let mut stops = unsafe { stops_at(text, block) };
+        while stops != 0 {
+            let at = block + stops.trailing_zeros() as usize;
+            if text[at] != b'\n' {
                 return Some(at);
             }
             if !line_end(at) {
                 return None;
             }
-            found &= found - 1;
+            stops &= stops - 1;
         }
         block += AVX2_BLOCK;
     }
     None
 }
 
-/// Bytes [`line_ends_before_fragment_avx2`] looks at a time: two vectors, half the loop's
-/// turns of one for lines 80 bytes long on average.
+/// Passes over whole lines at the start of `text`: each line ended by `\n` before the first
+/// bracket that a `C` or a `G` follows (see [`line_ends_before_fragment`]), at most
+/// `max_line` bytes long, for as long as `passes` says yes of the text after it (the next
+/// line and the rest). Returns the bytes and the lines passed over.
+///
+/// The printout sweep: with AVX2 the count and the position stay in registers, where a
+/// callback of [`line_ends_before_fragment`] kept them in memory (a fifth of the sweep).
+#[inline]
+pub(crate) fn sweep_lines(
+    text: &[u8],
+    max_line: usize,
+    passes: impl Fn(&[u8]) -> bool,
+) -> (usize, u64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, checked just above.
+        return unsafe { sweep_lines_avx2(text, max_line, passes) };
+    }
+    sweep_lines_anywhere(text, max_line, passes)
+}
+
+/// [`sweep_lines`] on any processor, through [`line_ends_before_fragment_anywhere`].
+fn sweep_lines_anywhere(
+    text: &[u8],
+    max_line: usize,
+    passes: impl Fn(&[u8]) -> bool,
+) -> (usize, u64) {
+    let (mut passed, mut lines) = (0, 0);
+    line_ends_before_fragment_anywhere(text, |at| {
+        if at - passed > max_line {
+            return false;
+        }
+        passed = at + 1;
+        lines += 1;
+        passes(&text[passed..])
+    });
+    (passed, lines)
+}
+
+/// [`sweep_lines`] with AVX2.
+///
+/// # Safety
+/// The processor must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sweep_lines_avx2(
+    text: &[u8],
+    max_line: usize,
+    passes: impl Fn(&[u8]) -> bool,
+) -> (usize, u64) {
+    let (mut passed, mut lines) = (0, 0);
+    let mut block = 0;
+    while block < text.len() {
+        // SAFETY: the processor has AVX2, as this function requires.
+        let mut stops = unsafe { stops_at(text, block) };
+        while stops != 0 {
+            let at = block + stops.trailing_zeros() as usize;
+            if text[at] != b'\n' || at - passed > max_line {
+                return (passed, lines);
+            }
+            passed = at + 1;
+            lines += 1;
+            if !passes(&text[passed..]) {
+                return (passed, lines);
+            }
+            stops &= stops - 1;
+        }
+        block += AVX2_BLOCK;
+    }
+    (passed, lines)
+}
+
+/// Bytes the AVX2 sweeps look at a time: two vectors, half the loop's turns of one for
+/// lines 80 bytes long on average.
 #[cfg(target_arch = "x86_64")]
 const AVX2_BLOCK: usize = 64;
 
-/// For the first [`AVX2_BLOCK`] bytes of `block`: one bit per line end, and one per bracket
-/// that the next byte (the block's last byte is the next block's first) shows to be `[C` or
-/// `[G`.
+/// [`stops_avx2`] of the block of `text` that starts at `block` (padded with zeros, which
+/// match nothing, past the end of `text`).
 ///
 /// # Safety
 /// The processor must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn line_ends_and_fragments_avx2(block: &[u8; AVX2_BLOCK + 1]) -> (u64, u64) {
+unsafe fn stops_at(text: &[u8], block: usize) -> u64 {
+    let rest = &text[block..];
+    match rest.first_chunk::<{ AVX2_BLOCK + 1 }>() {
+        // SAFETY: the processor has AVX2, as this function requires.
+        Some(bytes) => unsafe { stops_avx2(bytes) },
+        None => {
+            let mut padded = [0u8; AVX2_BLOCK + 1];
+            padded[..rest.len()].copy_from_slice(rest);
+            // SAFETY: as above.
+            unsafe { stops_avx2(&padded) }
+        }
+    }
+}
+
+/// For the first [`AVX2_BLOCK`] bytes of `block`: one bit per line end, and per bracket
+/// that the next byte (the block's last byte is the next block's first) shows to be `[C` or
+/// `[G`, in one mask: the byte tells which. The next bytes are loaded one byte on, so the
+/// pair is compared in the vectors: most brackets of a printout are others'
+/// (`[0x00000006a0000000`, `size[3]`), which cost more told apart one by one.
+///
+/// # Safety
+/// The processor must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn stops_avx2(block: &[u8; AVX2_BLOCK + 1]) -> u64 {
     use std::arch::x86_64::{
-        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_set1_epi8,
+        _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8,
+        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256,
+        _mm256_xor_si256,
     };
     let newline = _mm256_set1_epi8(b'\n' as i8);
     let bracket = _mm256_set1_epi8(b'[' as i8);
-    let (c, g) = (_mm256_set1_epi8(b'C' as i8), _mm256_set1_epi8(b'G' as i8));
-    let (mut line_ends, mut brackets, mut c_or_g) = (0u64, 0u64, 0u64);
+    // `C` and `G` differ in one bit: without it both are `C`.
+    let (c, but_g_bit) = (
+        _mm256_set1_epi8(b'C' as i8),
+        _mm256_set1_epi8(!(b'C' ^ b'G') as i8),
+    );
+    let mut stops = 0u64;
     for half in [0, AVX2_BLOCK / 2] {
-        // SAFETY: the load reads bytes `half` to `half + 31` of the 65 bytes of `block`,
-        // and needs no alignment.
-        let here = unsafe { _mm256_loadu_si256(block.as_ptr().add(half).cast()) };
-        let mask = |vector| u64::from(_mm256_movemask_epi8(vector) as u32) << half;
-        line_ends |= mask(_mm256_cmpeq_epi8(here, newline));
-        brackets |= mask(_mm256_cmpeq_epi8(here, bracket));
-        c_or_g |= mask(_mm256_or_si256(
-            _mm256_cmpeq_epi8(here, c),
-            _mm256_cmpeq_epi8(here, g),
-        ));
+        // SAFETY: the loads read bytes `half` to `half + 32` of the 65 bytes of `block`,
+        // and need no alignment.
+        let (here, next) = unsafe {
+            (
+                _mm256_loadu_si256(block.as_ptr().add(half).cast()),
+                _mm256_loadu_si256(block.as_ptr().add(half + 1).cast()),
+            )
+        };
+        // Zero where a byte is a line end, and where a pair is `[C` or `[G`: one comparison
+        // at the end. (Comparisons joined by `and` and `or` are taken apart by the
+        // compiler bit by bit, ten times the instructions.)
+        let off_newline = _mm256_xor_si256(here, newline);
+        let off_fragment = _mm256_or_si256(
+            _mm256_xor_si256(here, bracket),
+            _mm256_xor_si256(_mm256_and_si256(next, but_g_bit), c),
+        );
+        let stop = _mm256_cmpeq_epi8(
+            _mm256_min_epu8(off_newline, off_fragment),
+            _mm256_setzero_si256(),
+        );
+        stops |= u64::from(_mm256_movemask_epi8(stop) as u32) << half;
     }
-    // Each bracket's next byte: one bit down, the last's is the next block's first. (Joined
-    // in the vectors instead, `[` with the `C` or `G` one byte on, the compiler takes the
-    // mask apart bit by bit: ten times the instructions.)
-    let next_is_c_or_g = c_or_g >> 1 | u64::from(matches!(block[AVX2_BLOCK], b'C' | b'G')) << 63;
-    let fragments = brackets & next_is_c_or_g;
-    (line_ends, fragments)
+    stops
 }
 
 /// How many bytes at the start of `text` are bytes that time stamps are written with
@@ -395,6 +626,54 @@ mod tests {
                 prop_assert!(text[at] == b'[' && matches!(text.get(at + 1), Some(b'C' | b'G')));
                 prop_assert!(found.last().is_none_or(|&end| end < at));
             }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    proptest! {
+        /// A nibble set finds what `any_of` finds, whatever the bytes wanted (those of an
+        /// event's line, or any eight, their nibbles shared or not) and the text.
+        #[test]
+        fn a_nibble_set_finds_what_any_of_finds(
+            text in proptest::collection::vec(
+                prop_oneof![
+                    proptest::sample::select(b"[]{ABDMz\0\n+K{;".to_vec()),
+                    any::<u8>(),
+                ],
+                0..100),
+            wanted in proptest::array::uniform8(any::<u8>()),
+        ) {
+            let Some(set) = NibbleSet::new(wanted) else {
+                return Ok(());
+            };
+            prop_assert_eq!(
+                any_in(&text, set).collect::<Vec<_>>(),
+                any_of(&text, wanted).collect::<Vec<_>>()
+            );
+            let event = *b"[]{ABDMz";
+            let set = NibbleSet::new(event).unwrap();
+            prop_assert_eq!(
+                any_in(&text, set).collect::<Vec<_>>(),
+                any_of(&text, event).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    proptest! {
+        /// The lines swept, and where the sweep stops (a `[C` or `[G`, a line longer than
+        /// `max_line`, a next line that does not pass), are the same on every path, in texts
+        /// made mostly of those bytes, across the edges of blocks and at the end.
+        #[test]
+        fn sweeping_lines_is_the_same_on_every_path(
+            text in proptest::collection::vec(
+                proptest::sample::select(b"[CG\n\n\nx 1\0".to_vec()), 0..300),
+            max_line in 0usize..80,
+        ) {
+            // A line passes unless it starts with a digit.
+            let passes = |rest: &[u8]| rest.first() != Some(&b'1');
+            let swept = sweep_lines(&text, max_line, passes);
+            prop_assert_eq!(swept, sweep_lines_anywhere(&text, max_line, passes));
+            prop_assert!(swept.0 == 0 || text[swept.0 - 1] == b'\n');
         }
     }
 

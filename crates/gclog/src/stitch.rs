@@ -222,18 +222,9 @@ impl Stitcher {
         if !self.holds_event() || !is_printout_start(text) {
             return (0, 0);
         }
-        let (mut passed, mut lines) = (0, 0);
         // A line with what may be a fragment to cut out (see `next_fragment`) ends the
         // sweep: `push` decides.
-        crate::scan::line_ends_before_fragment(text, |at| {
-            if at - passed > max_line {
-                return false;
-            }
-            passed = at + 1;
-            lines += 1;
-            is_printout_start(&text[passed..])
-        });
-        (passed, lines)
+        crate::scan::sweep_lines(text, max_line, is_printout_start)
     }
 
     /// Hands on an event left open (the log ends inside it): it parses as incomplete.
@@ -522,8 +513,20 @@ fn stamps_without_separator(line: &[u8], after: &AfterStamps) -> Option<usize> {
 /// A CMS remark's opening: `[YG occupancy: ...]` with `-XX:+PrintGCDetails`, the JDK 8
 /// cause `[GC (CMS Final Remark) ` without.
 fn is_cms_remark(event: &[u8]) -> bool {
-    crate::num::find(event, b"[YG occupancy").is_some()
-        || jdk8_prefix(event).1.starts_with(b"[GC (CMS Final Remark)")
+    crate::num::find(event, b"[YG occupancy").is_some() || opens_cms_final_remark(event)
+}
+
+/// Whether `event`'s stamps are followed by `[GC (CMS Final Remark)`. The stamps are read
+/// (which a date stamp makes dear) only when the text after the bytes they are written
+/// with says so: a bracket after stamps that read is right after those bytes (see
+/// [`AfterStamps`]).
+fn opens_cms_final_remark(event: &[u8]) -> bool {
+    const REMARK: &[u8] = b"[GC (CMS Final Remark)";
+    let Some(after) = after_stamps(event) else {
+        return false;
+    };
+    (after.unsure || event[after.at..].starts_with(REMARK))
+        && jdk8_prefix(event).1.starts_with(REMARK)
 }
 
 /// Brackets still open after `text`, starting from `depth` (a stray `]` does not go below
@@ -616,10 +619,44 @@ struct LineScan {
 /// `depth`) find in `text`, in one pass: the bytes of an event's line are compared once
 /// instead of three times.
 fn scan_line(text: &[u8], depth: usize, fragments: Fragments) -> LineScan {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(set) = crate::scan::NibbleSet::new(LOOKED_AT) {
+        // SAFETY: a `NibbleSet` is made only where the processor has AVX2.
+        return unsafe { scan_line_avx2(text, depth, fragments, set) };
+    }
+    scan_line_in(text, depth, fragments, crate::scan::any_of(text, LOOKED_AT))
+}
+
+/// The bytes of an event's line that [`scan_line`] looks at: brackets, and the first bytes
+/// of printouts (see [`printout_at`]).
+const LOOKED_AT: [u8; 8] = [b'[', b']', b'{', b'A', b'B', b'D', b'M', b'z'];
+
+/// [`scan_line`] with AVX2, [`LOOKED_AT`] found 32 bytes at a time by their nibbles.
+///
+/// # Safety
+/// The processor must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_line_avx2(
+    text: &[u8],
+    depth: usize,
+    fragments: Fragments,
+    set: crate::scan::NibbleSet,
+) -> LineScan {
+    scan_line_in(text, depth, fragments, crate::scan::any_in(text, set))
+}
+
+/// [`scan_line`] of the positions of [`LOOKED_AT`] in `text`.
+#[inline(always)]
+fn scan_line_in(
+    text: &[u8],
+    depth: usize,
+    fragments: Fragments,
+    looked_at: impl Iterator<Item = usize>,
+) -> LineScan {
     let mut brackets = BracketCount::new(depth);
     let mut printout = None;
-    let wanted = [b'[', b']', b'{', b'A', b'B', b'D', b'M', b'z'];
-    for at in crate::scan::any_of(text, wanted) {
+    for at in looked_at {
         match text[at] {
             b'[' => {
                 if fragments == Fragments::Sought && fragment_at(&text[at..]).is_some() {
@@ -687,9 +724,10 @@ fn printout_at(text: &[u8], at: usize) -> Option<usize> {
         let start = at.checked_sub(2)?;
         return text[start..].starts_with(FREE_LIST_CENSUS).then_some(start);
     }
+    // Only the starts with this first byte are compared (one or two of the six).
     PRINTOUT_STARTS
         .iter()
-        .any(|marker| text[at..].starts_with(marker))
+        .any(|marker| marker[0] == text[at] && text[at..].starts_with(marker))
         .then_some(at)
 }
 

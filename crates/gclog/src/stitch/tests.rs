@@ -297,6 +297,51 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    /// A CMS remark's opening is told as reading its stamps tells it, whatever the stamps
+    /// (dated or not, repeated, run together, cut, glued to the bracket) and the text after.
+    #[test]
+    fn a_cms_remark_is_told_as_its_stamps_read(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "2014-10-21T21:00:01.180+0200: ", "2014-10-21T21:00:01.180+0200", "21.197: ",
+            "2014-10-21T21:00x01.180+0200: ",
+            "21.197", "21,197: ", "#12: ", ": ", " ", "1", "-", "[GC (CMS Final Remark)",
+            "[GC (CMS Final Remark) [YG occupancy: 1 K (2 K)]", "[GC ", "x",
+        ]), 0..6),
+    ) {
+        let line = pieces.concat();
+        let text = line.as_bytes();
+        proptest::prop_assert_eq!(
+            opens_cms_final_remark(text),
+            jdk8_prefix(text).1.starts_with(b"[GC (CMS Final Remark)"),
+            "{}", line
+        );
+    }
+}
+
+proptest::proptest! {
+    /// A printout starts where one of the starts does, compared at every byte.
+    #[test]
+    fn printouts_start_where_a_start_is(
+        pieces in proptest::collection::vec(proptest::sample::select(sweep_pieces()), 1..4),
+        starts in proptest::collection::vec(proptest::sample::select(PRINTOUT_STARTS.to_vec()), 0..3),
+    ) {
+        let mut text = pieces.concat().into_bytes();
+        for start in starts {
+            text.extend_from_slice(start);
+            text.extend_from_slice(b"Before GC:".get(..text.len() % 11).unwrap_or_default());
+        }
+        for at in 0..text.len() {
+            let expected = if text[at] == b'z' {
+                at.checked_sub(2).filter(|&start| text[start..].starts_with(FREE_LIST_CENSUS))
+            } else {
+                PRINTOUT_STARTS.iter().any(|start| text[at..].starts_with(start)).then_some(at)
+            };
+            proptest::prop_assert_eq!(printout_at(&text, at), expected);
+        }
+    }
+}
+
 /// CMS's free-list census printed into a collection that failed (GCViewer's
 /// `SampleSun1_7_0CmsPrintFlsStats2.txt`, the census shortened), in both its forms: every
 /// size on the line after `(concurrent mode failure)`, or one size per line with its demand.
