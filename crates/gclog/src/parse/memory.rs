@@ -78,6 +78,7 @@ fn whole_sizes_change(token: &[u8]) -> Option<HeapChange> {
 /// A whole number of at most 15 digits (no overflow) and its unit, in bytes, and what
 /// follows its unit. A loop over the digits: iterator adapters cost four times as much on
 /// the few digits of a size (three sizes in every transition of a JDK 8 event).
+#[inline]
 fn whole_size(text: &[u8]) -> Option<(u64, &[u8])> {
     let (number, digits) = match crate::num::few_leading_digits(text) {
         Some(few) => few,
@@ -92,6 +93,7 @@ fn whole_size(text: &[u8]) -> Option<(u64, &[u8])> {
 
 /// The transition of whole sizes with a capacity `text` starts with
 /// (`830688K->36167K(4980736K)`), as [`heap_change`] reads it, and what follows it.
+#[inline]
 pub fn whole_transition(text: &[u8]) -> Option<(HeapChange, &[u8])> {
     let (before, rest) = whole_size(text)?;
     let (after, rest) = whole_size(rest.strip_prefix(b"->")?)?;
