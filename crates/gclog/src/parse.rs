@@ -37,7 +37,8 @@ pub fn parse_line(line: &[u8]) -> Result<Parsed, Unparsed> {
 }
 
 /// Parses the lines of a log one after the other, remembering the decorations of the line
-/// before (see [`RememberedBytes`]) and the last JDK 8 date stamp read (see [`LastDate`]):
+/// before (see [`RememberedBytes`]) and the minute of the last JDK 8 date stamp read (see
+/// [`LastDate`]):
 /// the result for a line is what [`parse_line`] gives.
 #[derive(Default)]
 pub struct LineParser {
@@ -49,26 +50,17 @@ pub struct LineParser {
     last_date: LastDate,
 }
 
-/// The last JDK 8 date stamp a [`LineParser`] read, and its time: the lines of an event,
-/// its times and its stopped time often repeat their stamp (four lines in ten of a CMS
-/// log), read again by a comparison.
+/// The minute of the last JDK 8 date stamp a [`LineParser`] read: the lines of a log follow
+/// each other within a minute, and most stamps need only their seconds read (a stamp's
+/// calendar arithmetic costs more than the rest of a line outside an event).
 #[derive(Default)]
-struct LastDate {
-    stamp: [u8; DATE_STAMP_LEN],
-    /// `None` until a stamp is read.
-    ms: Option<i64>,
-}
+struct LastDate(crate::num::LastMinute);
 
 impl LastDate {
     /// [`iso_timestamp_ms`] of `stamp`.
     #[inline]
     fn read(&mut self, stamp: &[u8; DATE_STAMP_LEN]) -> Option<i64> {
-        if self.ms.is_some() && *stamp == self.stamp {
-            return self.ms;
-        }
-        let ms = iso_timestamp_ms(stamp)?;
-        (self.stamp, self.ms) = (*stamp, Some(ms));
-        Some(ms)
+        self.0.read(stamp)
     }
 }
 
@@ -1605,12 +1597,70 @@ fn times_number(v: &[u8]) -> (&[u8], &[u8]) {
 /// `[GC ... , 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     match usual_young_event(rest)
+        .or_else(|| usual_g1_pause(rest))
         .or_else(|| usual_initial_mark(rest))
         .or_else(|| usual_remark(rest))
     {
         Some(pause) => Ok(pause),
         None => any_jdk8_event(rest),
     }
+}
+
+/// [`parse_jdk8_event`] of the line JDK 7 and 8 G1 open a pause's details with, read
+/// straight through: `[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]` (JDK 7 prints
+/// no cause: `[GC pause (young) (initial-mark), ...`); its heap and times follow on lines of
+/// their own. `None` for anything else (other kinds, a heap on the line, text after it
+/// other than times), which the general reading reads: with its groups and their names
+/// built, 2,800 instructions a pause.
+fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
+    /// The kinds whose words hold no failure (`to-space exhausted` is one).
+    const KINDS: [&[u8]; 4] = [b"young", b"mixed", b"initial-mark", b"partial"];
+    let mut text = rest.strip_prefix(b"[GC pause")?;
+    let mut cause = None;
+    let mut name = String::from("GC pause");
+    while let Some(group) = text.strip_prefix(b" (") {
+        let end = memchr::memchr(b')', group)?;
+        let word = &group[..end];
+        if KINDS.contains(&word) {
+            name.push_str(" (");
+            name.push_str(std::str::from_utf8(word).ok()?);
+            name.push(')');
+        } else {
+            // Only the first group may be a cause (words only: no failure or phase).
+            let usual = text.len() + 9 == rest.len()
+                && !word.is_empty()
+                && word.iter().all(|&c| is_cause_byte(c))
+                && !is_g1_kind(word)
+                && word != b"CMS Initial Mark"
+                && word != b"CMS Final Remark";
+            if !usual {
+                return None;
+            }
+            cause = Some(lossy(word));
+        }
+        text = &group[end + 1..];
+    }
+    let (duration_ns, after_event) = usual_event_seconds(text.strip_prefix(b", ")?)?;
+    let cpu = if after_event.is_empty() {
+        None
+    } else {
+        times_without_failures(after_event)?
+    };
+    Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name,
+        cause,
+        cpu,
+        heap: None,
+        young: None,
+        failures: Failures::default(),
+        upgraded_to_full: false,
+        collector: None,
+        generations: None,
+        icms_duty_cycle: None,
+    })
 }
 
 /// [`parse_jdk8_event`] of CMS's initial mark as JDK 6-8 print it, read straight through:
@@ -1735,7 +1785,7 @@ fn usual_young_generation(after_gc: &[u8], in_remark: bool) -> Option<UsualYoung
         in_generation = in_generation.strip_prefix(b" ").unwrap_or(in_generation);
     }
     let (young, after_young) = memory::whole_transition(in_generation.strip_prefix(b": ")?)?;
-    let (_, after) = usual_event_seconds(after_young.strip_prefix(b", ")?)?;
+    let after = after_unread_seconds(after_young.strip_prefix(b", ")?)?;
     Some(UsualYoungGeneration {
         cause,
         name,
@@ -1781,10 +1831,7 @@ fn glued_concurrent_phase(text: &[u8]) -> Option<&[u8]> {
         .position(|&c| !(c.is_ascii_digit() || matches!(c, b'.' | b',' | b'/')))?;
     let after = times[times_end..].strip_prefix(b" secs]")?;
     match after.strip_prefix(b" [Times: ") {
-        Some(times) => {
-            let (_, after_times) = usual_jdk8_times(times)?;
-            after_times.strip_prefix(b" secs]")
-        }
+        Some(times) => after_unread_times(times),
         None => Some(after),
     }
 }
@@ -1841,14 +1888,14 @@ fn usual_failed_young_event(generation: &UsualYoungGeneration<'_>) -> Option<GcP
         return None;
     }
     let old_change = failure[spaces..].strip_prefix(b"(concurrent mode failure): ")?;
-    let (_, after_old) = memory::whole_transition(old_change)?;
-    let (_, after_old) = usual_event_seconds(after_old.strip_prefix(b", ")?)?;
+    let after_old = memory::after_whole_transition(old_change)?;
+    let after_old = after_unread_seconds(after_old.strip_prefix(b", ")?)?;
     let (heap, mut after_heap) = memory::whole_transition(after_old.strip_prefix(b" ")?)?;
     if let Some(permanent) = after_heap
         .strip_prefix(b", [CMS Perm : ")
         .or_else(|| after_heap.strip_prefix(b", [Metaspace: "))
     {
-        let (_, after_permanent) = memory::whole_transition(permanent)?;
+        let after_permanent = memory::after_whole_transition(permanent)?;
         after_heap = after_permanent.strip_prefix(b"]")?;
     }
     let (icms_duty_cycle, duration_ns, after_event) = usual_event_end(after_heap)?;
@@ -1901,9 +1948,9 @@ fn usual_remark(rest: &[u8]) -> Option<GcPause> {
     if let Some(after_gc) = text.strip_prefix(b"[GC") {
         let generation = usual_young_generation(after_gc, true)?;
         let (change, after_heap) = memory::whole_transition(generation.after.strip_prefix(b" ")?)?;
-        let (_, mut after) = usual_event_seconds(after_heap.strip_prefix(b", ")?)?;
+        let mut after = after_unread_seconds(after_heap.strip_prefix(b", ")?)?;
         if let Some(times) = after.strip_prefix(b" [Times: ") {
-            after = usual_jdk8_times(times)?.1.strip_prefix(b" secs]")?;
+            after = after_unread_times(times)?;
         }
         (heap, young) = (Some(change), Some(generation.young));
         text = skip_stamp_bytes(after);
@@ -1912,8 +1959,7 @@ fn usual_remark(rest: &[u8]) -> Option<GcPause> {
         let Some(seconds) = remark_phase(phase) else {
             break;
         };
-        let (_, after) = usual_event_seconds(seconds)?;
-        text = skip_stamp_bytes(after);
+        text = skip_stamp_bytes(after_unread_seconds(seconds)?);
     }
     let remark = text.strip_prefix(b"[1 ")?;
     let remark = remark.strip_prefix(b"AS").unwrap_or(remark);
@@ -1976,6 +2022,41 @@ fn times_without_failures(after_event: &[u8]) -> Option<Option<Cpu>> {
         memchr::memchr2(b'f', b'x', unread).is_some()
     };
     (!holds_f_or_x).then_some(cpu)
+}
+
+/// What follows `0.1302057 secs]` at the start of `text`: seconds that nothing keeps (a
+/// generation's inside its event, a remark's phases), passed over without being read.
+/// Digits and separators hold nothing the general reading looks for.
+#[inline]
+fn after_unread_seconds(text: &[u8]) -> Option<&[u8]> {
+    after_unread_number(text)?.strip_prefix(b" secs]")
+}
+
+/// What follows the times of a collection inside an event (`user=0.62 sys=0.06, real=0.59
+/// secs]`, after `[Times: `), which nothing keeps: passed over without being read.
+#[inline]
+fn after_unread_times(times: &[u8]) -> Option<&[u8]> {
+    let rest = after_unread_number(times.strip_prefix(b"user=")?)?;
+    // The comma that ends `sys=0.06,` is passed over with its number.
+    let rest = after_unread_number(rest.strip_prefix(b" sys=")?)?;
+    let rest = after_unread_number(rest.strip_prefix(b" real=")?)?;
+    rest.strip_prefix(b" secs]")
+}
+
+/// What follows the digits, `.` and `,` at the start of `text` (at least one): runs of
+/// digits counted eight at a time, a separator after each (a byte at a time, the loop
+/// cost more than reading the number).
+#[inline]
+fn after_unread_number(text: &[u8]) -> Option<&[u8]> {
+    let mut end = 0;
+    loop {
+        end += crate::num::leading_digit_count(&text[end..]);
+        match text.get(end) {
+            Some(b'.' | b',') => end += 1,
+            _ => break,
+        }
+    }
+    (end > 0).then(|| &text[end..])
 }
 
 /// `0.1302057 secs]` at the start of `text`: the seconds, in nanoseconds, as

@@ -106,11 +106,38 @@ pub fn whole_transition(text: &[u8]) -> Option<(HeapChange, &[u8])> {
     Some((change, rest.strip_prefix(b")")?))
 }
 
-/// What follows the occupancy of whole sizes `text` starts with (`73765K(95616K)`).
+/// What follows the occupancy of whole sizes `text` starts with (`73765K(95616K)`), which
+/// is passed over unread: what reads it keeps none of its numbers.
 pub fn whole_occupancy(text: &[u8]) -> Option<&[u8]> {
-    let (_, rest) = whole_size(text)?;
-    let (_, rest) = whole_size(rest.strip_prefix(b"(")?)?;
+    let rest = after_whole_size(text)?;
+    let rest = after_whole_size(rest.strip_prefix(b"(")?)?;
     rest.strip_prefix(b")")
+}
+
+/// What follows the transition of whole sizes with a capacity `text` starts with
+/// (`830688K->36167K(4980736K)`), passed over unread (an old generation's in a young
+/// collection's event, which nothing keeps).
+pub fn after_whole_transition(text: &[u8]) -> Option<&[u8]> {
+    let rest = after_whole_size(text)?;
+    let rest = after_whole_size(rest.strip_prefix(b"->")?)?;
+    whole_occupancy_end(rest)
+}
+
+/// What follows `(4980736K)` at the start of `text`.
+fn whole_occupancy_end(text: &[u8]) -> Option<&[u8]> {
+    after_whole_size(text.strip_prefix(b"(")?)?.strip_prefix(b")")
+}
+
+/// What follows a whole number and its unit (`830688K`) at the start of `text`, the
+/// number not read.
+#[inline]
+fn after_whole_size(text: &[u8]) -> Option<&[u8]> {
+    let digits = crate::num::leading_digit_count(text);
+    if digits == 0 {
+        return None;
+    }
+    unit_bytes(*text.get(digits)?)?;
+    Some(&text[digits + 1..])
 }
 
 /// The digits `text` starts with, one by one: their value and how many there are; `None`

@@ -860,6 +860,9 @@ mod one_pass {
             dates in proptest::collection::vec(proptest::sample::select(vec![
                 "2020-09-13T12:26:37.504+0000", "2020-09-13T12:26:37.505+0000", "2020-09-13T12:26:37.504-0100",
                 "2020-13-13T12:26:37.504+0000", "2020-09-13 12:26:37.504+0000", "2021-09-13T12:26:37.504+0000",
+                "2020-09-13T12:26:59.999+0000", "2020-09-13T12:26:60.000+0000", "2020-09-13T12:26:61.000+0000",
+                "2020-09-13T12:26:3x.504+0000", "2020-09-13T12:26:37,504+0000", "2020-09-13T12:27:00.000+0000",
+                "2020-09-13T12:26:37.504+0001", "2020-09-13T12:26:37.504X0000",
             ]), 1..12),
         ) {
             let mut last_date = LastDate::default();
@@ -1086,6 +1089,30 @@ mod one_pass {
             }
         }
 
+        /// The line G1 opens a pause's details with, read straight through, reads as the
+        /// general reading reads it; other groups, kinds and tails are left to it.
+        #[test]
+        fn usual_g1_pauses_read_as_any(
+            groups in proptest::collection::vec(mostly(
+                &[" (G1 Evacuation Pause)", " (young)", " (mixed)", " (initial-mark)", " (GCLocker Initiated GC)"],
+                &[" (to-space exhausted)", " (to-space overflow)", " (CMS Final Remark)", " ()", " (System.gc())",
+                  " (partial)", " (fail)", " (a-b)", "(young)", " (young", " (Metadata GC Threshold) x"],
+            ), 0..4),
+            heap in mostly(&[""], &[" 24M->4000K(256M)", " 1K(2K)"]),
+            duration in mostly(&["0.0154", "0,0000970"], &["12", "0.12345678", "1.2.3", ""]),
+            tail in mostly(&["", " [Times: user=0.02 sys=0.00, real=0.01 secs]"], &[
+                " ", "x", " [Times: user=0.02 sys=0.00, real=0.01 secs] (to-space exhausted)", " [Times: x",
+                "]", " (promotion failed)", "[Times: user=0.02 sys=0.00, real=0.01 secs]",
+            ]),
+        ) {
+            let line = format!("[GC pause{}{heap}, {duration} secs]{tail}", groups.concat());
+            let usual = usual_g1_pause(line.as_bytes());
+            prop_assert!(
+                usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+            );
+        }
+
         /// Times read straight through read as the general reading reads them.
         #[test]
         fn usual_times_fields_read_as_any(
@@ -1216,12 +1243,16 @@ fn the_usual_events_are_read_straight_through() {
         "[GC2020-09-14T11:37:33.327+0000: 11.315: [ParNew: 19586K->19586K(19648K), 0.0000242 secs]2020-09-14T11:37:33.327+0000: 11.315: [CMS  (concurrent mode failure): 83511K->54817K(84032K), 0.0353489 secs] 103097K->54817K(103680K), [CMS Perm : 2472K->2471K(21248K)], 0.0356364 secs] [Times: user=0.03 sys=0.00, real=0.03 secs] ",
         "[GC2020-09-14T11:54:12.180+0000: 1009.878: [ParNew: 42954K->42954K(43008K), 0.0000377 secs]2020-09-14T11:54:12.180+0000: 1009.878: [CMSCMS: Large block 0x00000000f8424ec0 (concurrent mode failure): 58661K->14131K(95616K), 0.0261361 secs] 101616K->14131K(138624K), [CMS Perm : 2471K->2471K(21248K)], 0.0264843 secs] [Times: user=0.02 sys=0.00, real=0.03 secs] ",
         "[GC 124.024: [ASParNew: 58986K->58986K(59008K), 0.0000209 secs]124.024: [ASCMS2020-09-13T12:34:14.394+0000: 124.024: [ASCMS-concurrent-abortable-preclean: 0.034/0.477 secs] [Times: user=0.67 sys=0.02, real=0.48 secs]  (concurrent mode failure): 412627K->31292K(458752K), 0.0264423 secs] 471613K->31292K(517760K), [CMS Perm : 2613K->2613K(65536K)] icms_dc=100 , 0.0266062 secs] [Times: user=0.02 sys=0.00, real=0.03 secs] ",
+        // G1's pauses of JDK 7 and 8, their details on the lines after them.
+        "[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]",
+        "[GC pause (young) (initial-mark), 0.0154 secs]",
         // Remarks, with and without the young collection before them.
         "[GC[YG occupancy: 30716 K (59008 K)]35.599: [Rescan (parallel) , 0.0006399 secs]35.600: [weak refs processing, 0.0000164 secs]35.600: [class unloading, 0.0000893 secs]35.600: [scrub symbol & string tables, 0.0002622 secs] [1 ASCMS-remark: 186553K(458752K)] 217270K(517760K), 0.0011261 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
         "[GC[YG occupancy: 24286 K (43008 K)]2020-09-13T12:27:13.496+0000: 34.247: [GC2020-09-13T12:27:13.496+0000: 34.247: [ParNew: 24286K->24286K(43008K), 0.0000496 secs] 98052K->98052K(138624K), 0.0002310 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] 2020-09-13T12:27:13.496+0000: 34.247: [Rescan (parallel) , 0.0001500 secs]2020-09-13T12:27:13.496+0000: 34.247: [weak refs processing, 0.0000060 secs]2020-09-13T12:27:13.496+0000: 34.247: [scrub string table, 0.0000370 secs][1 CMS-remark: 73765K(95616K)] 98052K(138624K), 0.0004230 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
         "[GC (CMS Final Remark) [YG occupancy: 830688 K (1310720 K)]2020-09-13T12:26:37.504+0000: 10.001: [GC (CMS Final Remark) 10.001: [ParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]10.131: [Rescan (parallel) , 0.0173509 secs]10.149: [weak refs processing, 0.0018299 secs]10.151: [class unloading, 0.0084064 secs]10.159: [scrub symbol table, 0.0160760 secs]10.175: [scrub string table, 0.0013724 secs][1 CMS-remark: 10911K(3670016K)] 36167K(4980736K), 0.1787717 secs] [Times: user=0.58 sys=0.02, real=0.17 secs]",
     ] {
         let usual = usual_young_event(line.as_bytes())
+            .or_else(|| usual_g1_pause(line.as_bytes()))
             .or_else(|| usual_initial_mark(line.as_bytes()))
             .or_else(|| usual_remark(line.as_bytes()));
         assert!(usual.is_some(), "{line}");
