@@ -37,7 +37,8 @@ pub fn parse_line(line: &[u8]) -> Result<Parsed, Unparsed> {
 }
 
 /// Parses the lines of a log one after the other, remembering the decorations of the line
-/// before (see [`RememberedBytes`]) and the last JDK 8 date stamp read (see [`LastDate`]):
+/// before (see [`RememberedBytes`]) and the minute of the last JDK 8 date stamp read (see
+/// [`LastDate`]):
 /// the result for a line is what [`parse_line`] gives.
 #[derive(Default)]
 pub struct LineParser {
@@ -49,26 +50,17 @@ pub struct LineParser {
     last_date: LastDate,
 }
 
-/// The last JDK 8 date stamp a [`LineParser`] read, and its time: the lines of an event,
-/// its times and its stopped time often repeat their stamp (four lines in ten of a CMS
-/// log), read again by a comparison.
+/// The minute of the last JDK 8 date stamp a [`LineParser`] read: the lines of a log follow
+/// each other within a minute, and most stamps need only their seconds read (a stamp's
+/// calendar arithmetic costs more than the rest of a line outside an event).
 #[derive(Default)]
-struct LastDate {
-    stamp: [u8; DATE_STAMP_LEN],
-    /// `None` until a stamp is read.
-    ms: Option<i64>,
-}
+struct LastDate(crate::num::LastMinute);
 
 impl LastDate {
     /// [`iso_timestamp_ms`] of `stamp`.
     #[inline]
     fn read(&mut self, stamp: &[u8; DATE_STAMP_LEN]) -> Option<i64> {
-        if self.ms.is_some() && *stamp == self.stamp {
-            return self.ms;
-        }
-        let ms = iso_timestamp_ms(stamp)?;
-        (self.stamp, self.ms) = (*stamp, Some(ms));
-        Some(ms)
+        self.0.read(stamp)
     }
 }
 
@@ -1604,10 +1596,71 @@ fn times_number(v: &[u8]) -> (&[u8], &[u8]) {
 
 /// `[GC ... , 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
-    match usual_young_event(rest).or_else(|| usual_initial_mark(rest)) {
+    match usual_young_event(rest)
+        .or_else(|| usual_g1_pause(rest))
+        .or_else(|| usual_initial_mark(rest))
+        .or_else(|| usual_remark(rest))
+    {
         Some(pause) => Ok(pause),
         None => any_jdk8_event(rest),
     }
+}
+
+/// [`parse_jdk8_event`] of the line JDK 7 and 8 G1 open a pause's details with, read
+/// straight through: `[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]` (JDK 7 prints
+/// no cause: `[GC pause (young) (initial-mark), ...`); its heap and times follow on lines of
+/// their own. `None` for anything else (other kinds, a heap on the line, text after it
+/// other than times), which the general reading reads: with its groups and their names
+/// built, 2,800 instructions a pause.
+fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
+    /// The kinds whose words hold no failure (`to-space exhausted` is one).
+    const KINDS: [&[u8]; 4] = [b"young", b"mixed", b"initial-mark", b"partial"];
+    let mut text = rest.strip_prefix(b"[GC pause")?;
+    let mut cause = None;
+    let mut name = String::from("GC pause");
+    while let Some(group) = text.strip_prefix(b" (") {
+        let end = memchr::memchr(b')', group)?;
+        let word = &group[..end];
+        if KINDS.contains(&word) {
+            name.push_str(" (");
+            name.push_str(std::str::from_utf8(word).ok()?);
+            name.push(')');
+        } else {
+            // Only the first group may be a cause (words only: no failure or phase).
+            let usual = text.len() + 9 == rest.len()
+                && !word.is_empty()
+                && word.iter().all(|&c| is_cause_byte(c))
+                && !is_g1_kind(word)
+                && word != b"CMS Initial Mark"
+                && word != b"CMS Final Remark";
+            if !usual {
+                return None;
+            }
+            cause = Some(lossy(word));
+        }
+        text = &group[end + 1..];
+    }
+    let (duration_ns, after_event) = usual_event_seconds(text.strip_prefix(b", ")?)?;
+    let cpu = if after_event.is_empty() {
+        None
+    } else {
+        times_without_failures(after_event)?
+    };
+    Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name,
+        cause,
+        cpu,
+        heap: None,
+        young: None,
+        failures: Failures::default(),
+        upgraded_to_full: false,
+        collector: None,
+        generations: None,
+        icms_duty_cycle: None,
+    })
 }
 
 /// [`parse_jdk8_event`] of CMS's initial mark as JDK 6-8 print it, read straight through:
@@ -1651,18 +1704,61 @@ fn usual_initial_mark(rest: &[u8]) -> Option<GcPause> {
 /// The young generations whose collections [`usual_young_event`] reads.
 const USUAL_YOUNG_GENERATIONS: [&str; 3] = ["ParNew", "ASParNew", "DefNew"];
 
-/// [`parse_jdk8_event`] of the young collection JDK 6-8 print most often, read straight
+/// [`parse_jdk8_event`] of the young collections JDK 6-8 print most often, read straight
 /// through: `[GC` and maybe a cause, stamps, `[ParNew: 830688K->25255K(1310720K), 0.1302057
 /// secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: ...` (or `ASParNew`, `DefNew`;
-/// with CMS's incremental mode, `... 36167K(4980736K) icms_dc=18 , 0.1306264 secs]`).
-/// The general reading looks at such an event a dozen times (its brackets, arrows, phases,
-/// failures, name and cause, each in a pass), three quarters of the time of a CMS log's
-/// lines. `None` for anything else, which the general reading reads: what this reads
-/// holds no text the general reading would find more in (no other bracket, arrow,
-/// phase or failure word).
+/// with CMS's incremental mode, `... 36167K(4980736K) icms_dc=18 , 0.1306264 secs]`), and
+/// those CMS's old generation took over after a concurrent mode failure (see
+/// [`usual_failed_young_event`]). The general reading looks at such an event a dozen times
+/// (its brackets, arrows, phases, failures, name and cause, each in a pass), three
+/// quarters of the time of a CMS log's lines. `None` for anything else, which the general
+/// reading reads: what this reads holds no text the general reading would find more in
+/// (no other bracket, arrow, phase or failure word).
 fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
-    let after_gc = rest.strip_prefix(b"[GC")?;
-    // A cause: `(Allocation Failure)`, words only (no failure, phase or G1 kind).
+    let generation = usual_young_generation(rest.strip_prefix(b"[GC")?, false)?;
+    let Some(heap) = generation.after.strip_prefix(b" ") else {
+        return usual_failed_young_event(&generation);
+    };
+    let (heap, after_heap) = memory::whole_transition(heap)?;
+    let (icms_duty_cycle, duration_ns, after_event) = usual_event_end(after_heap)?;
+    // Failures are told by words with an `f` or an `x`, anywhere in the line: none is in
+    // what was read (`DefNew`'s `f` begins none), any may be in what follows.
+    let cpu = times_without_failures(after_event)?;
+    Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name: generation.name.to_string(),
+        cause: (!generation.cause.is_empty()).then(|| lossy(generation.cause)),
+        cpu,
+        heap: Some(heap),
+        young: Some(generation.young),
+        failures: Failures::default(),
+        upgraded_to_full: false,
+        collector: None,
+        generations: None,
+        icms_duty_cycle,
+    })
+}
+
+/// What [`usual_young_generation`] reads of a young collection.
+struct UsualYoungGeneration<'l> {
+    /// Its cause (empty when it prints none).
+    cause: &'l [u8],
+    /// One of [`USUAL_YOUNG_GENERATIONS`].
+    name: &'static str,
+    young: HeapChange,
+    /// What follows the generation's `]`.
+    after: &'l [u8],
+}
+
+/// The start of a young collection after its `[GC`, up to its generation's `]`: maybe a
+/// cause (`(Allocation Failure)`, words only: no failure, phase or G1 kind; `(CMS Final
+/// Remark)` too with `in_remark`, the collection that `-XX:+CMSScavengeBeforeRemark` runs
+/// inside a remark), stamps, and `[ParNew: 830688K->25255K(1310720K), 0.1302057 secs]`,
+/// where a concurrent phase may be glued to the name (see [`glued_concurrent_phase`]).
+#[inline]
+fn usual_young_generation(after_gc: &[u8], in_remark: bool) -> Option<UsualYoungGeneration<'_>> {
     let (cause, stamps) = match after_gc.strip_prefix(b" (") {
         Some(group) => {
             let end = group.iter().position(|&c| !is_cause_byte(c))?;
@@ -1670,26 +1766,81 @@ fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
             let usual = !cause.is_empty()
                 && !is_g1_kind(cause)
                 && cause != b"CMS Initial Mark"
-                && cause != b"CMS Final Remark";
+                && (in_remark || cause != b"CMS Final Remark");
             (usual.then_some(cause)?, after.strip_prefix(b") ")?)
         }
         None => (&b""[..], after_gc.strip_prefix(b" ").unwrap_or(after_gc)),
     };
     // The stamps before the generation (`10.001: `, `2020-09-13T12:27:13.456+0000: 34.204: `),
     // starting with a digit (not `--`, Parallel's failed promotion).
-    if !stamps.first().is_some_and(u8::is_ascii_digit) {
-        return None;
-    }
-    let stamps_end = stamps.iter().position(|&c| !STAMP_BYTES[usize::from(c)])?;
-    let generation = stamps[stamps_end..].strip_prefix(b"[")?;
+    let generation = event_stamps(stamps)?.strip_prefix(b"[")?;
     let name = USUAL_YOUNG_GENERATIONS
         .into_iter()
         .find(|name| generation.starts_with(name.as_bytes()))?;
-    let in_generation = generation[name.len()..].strip_prefix(b": ")?;
-    let (young, after_young) = memory::whole_transition(in_generation)?;
-    let (_, after_generation) = usual_event_seconds(after_young.strip_prefix(b", ")?)?;
-    let (heap, after_heap) = memory::whole_transition(after_generation.strip_prefix(b" ")?)?;
-    // CMS's incremental mode prints its duty cycle before the duration.
+    let mut in_generation = &generation[name.len()..];
+    if in_generation.first().is_some_and(u8::is_ascii_digit) {
+        // The general reading names the generation by its word less the digits a stamp
+        // glued to it ends with: `ASParNew2020-...`, not a generation `ASParNew2`.
+        in_generation = glued_concurrent_phase(in_generation)?;
+        in_generation = in_generation.strip_prefix(b" ").unwrap_or(in_generation);
+    }
+    let (young, after_young) = memory::whole_transition(in_generation.strip_prefix(b": ")?)?;
+    let after = after_unread_seconds(after_young.strip_prefix(b", ")?)?;
+    Some(UsualYoungGeneration {
+        cause,
+        name,
+        young,
+        after,
+    })
+}
+
+/// Stamps inside an event (`10.001: `, `2020-09-13T12:27:13.456+0000: 34.204: `) starting
+/// with a digit at the start of `text`, and what follows them.
+#[inline]
+fn event_stamps(text: &[u8]) -> Option<&[u8]> {
+    if !text.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(skip_stamp_bytes(text))
+}
+
+/// What follows any stamps and blanks at the start of `text`: found 16 bytes at a time
+/// (see [`crate::scan::stamp_bytes_run`]); a byte at a time, the stamps between a remark's
+/// phases cost a fifth of reading it.
+#[inline]
+fn skip_stamp_bytes(text: &[u8]) -> &[u8] {
+    &text[crate::scan::stamp_bytes_run(text)..]
+}
+
+/// A concurrent phase another thread wrote into an event, with its stamps and maybe its
+/// times (`2020-09-13T12:34:13.423+0000: 123.052: [ASCMS-concurrent-abortable-preclean:
+/// 0.036/0.592 secs] [Times: user=0.62 sys=0.06, real=0.59 secs]`), at the start of
+/// `text`: what follows it. Its name holds no failure's `f` or `x`, and no CMS phase the
+/// general reading looks for (`CMS-` is followed by `concurrent`).
+fn glued_concurrent_phase(text: &[u8]) -> Option<&[u8]> {
+    let phase = event_stamps(text)?.strip_prefix(b"[")?;
+    let phase = phase.strip_prefix(b"AS").unwrap_or(phase);
+    let name = phase.strip_prefix(b"CMS-concurrent-")?;
+    let name_end = name
+        .iter()
+        .position(|&c| !(c.is_ascii_lowercase() && c != b'f' && c != b'x' || c == b'-'))?;
+    let times = name[name_end..].strip_prefix(b": ")?;
+    // `0.036/0.592`: the phase's time and its wall time.
+    let times_end = times
+        .iter()
+        .position(|&c| !(c.is_ascii_digit() || matches!(c, b'.' | b',' | b'/')))?;
+    let after = times[times_end..].strip_prefix(b" secs]")?;
+    match after.strip_prefix(b" [Times: ") {
+        Some(times) => after_unread_times(times),
+        None => Some(after),
+    }
+}
+
+/// The end of a young collection after its heap's transition: maybe CMS's incremental
+/// duty cycle (` icms_dc=18 `), then `, 0.1306264 secs]`: the duty cycle, the duration and
+/// what follows the event's bracket.
+#[inline]
+fn usual_event_end(after_heap: &[u8]) -> Option<(Option<u8>, u64, &[u8])> {
     let (icms_duty_cycle, duration) = match after_heap.strip_prefix(b" icms_dc=") {
         Some(duty_cycle) => {
             let digits = duty_cycle
@@ -1709,24 +1860,150 @@ fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
         None => (None, after_heap.strip_prefix(b", ")?),
     };
     let (duration_ns, after_event) = usual_event_seconds(duration)?;
-    // Failures are told by words with an `f` or an `x`, anywhere in the line: none is in
-    // what was read (`DefNew`'s `f` begins none), any may be in what follows.
+    Some((icms_duty_cycle, duration_ns, after_event))
+}
+
+/// [`usual_young_event`] of a young collection whose promotion CMS's old generation could
+/// not take while it collected concurrently: `[GC 11.315: [ParNew: 19586K->19586K(19648K),
+/// 0.0000242 secs]11.315: [CMS (concurrent mode failure): 83511K->54817K(84032K), 0.0353489
+/// secs] 103097K->54817K(103680K), [CMS Perm : 2472K->2471K(21248K)], 0.0356364 secs]
+/// [Times: ...` (`ASCMS` with the incremental mode; a concurrent phase glued to `CMS`, or
+/// the free-list statistics' `CMS: Large block 0x00000000f8424ec0`). `generation` is what
+/// [`usual_young_generation`] read of `rest`. The event is named after the young
+/// generation and upgraded to a full collection; the old and permanent generations are
+/// not kept for it.
+fn usual_failed_young_event(generation: &UsualYoungGeneration<'_>) -> Option<GcPause> {
+    let old = event_stamps(generation.after)?.strip_prefix(b"[")?;
+    let old = old.strip_prefix(b"AS").unwrap_or(old);
+    let mut failure = old.strip_prefix(b"CMS")?;
+    if let Some(address) = failure.strip_prefix(b"CMS: Large block 0x") {
+        // Hexadecimal digits: an `f` there starts no failure's word.
+        let digits = address.iter().position(|c| !c.is_ascii_hexdigit())?;
+        failure = &address[digits..];
+    } else if failure.first().is_some_and(u8::is_ascii_digit) {
+        failure = glued_concurrent_phase(failure)?;
+    }
+    let spaces = failure.iter().position(|&c| c != b' ')?;
+    if spaces == 0 {
+        return None;
+    }
+    let old_change = failure[spaces..].strip_prefix(b"(concurrent mode failure): ")?;
+    let after_old = memory::after_whole_transition(old_change)?;
+    let after_old = after_unread_seconds(after_old.strip_prefix(b", ")?)?;
+    let (heap, mut after_heap) = memory::whole_transition(after_old.strip_prefix(b" ")?)?;
+    if let Some(permanent) = after_heap
+        .strip_prefix(b", [CMS Perm : ")
+        .or_else(|| after_heap.strip_prefix(b", [Metaspace: "))
+    {
+        let after_permanent = memory::after_whole_transition(permanent)?;
+        after_heap = after_permanent.strip_prefix(b"]")?;
+    }
+    let (icms_duty_cycle, duration_ns, after_event) = usual_event_end(after_heap)?;
     let cpu = times_without_failures(after_event)?;
     Some(GcPause {
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
-        name: name.to_string(),
-        cause: (!cause.is_empty()).then(|| lossy(cause)),
+        name: generation.name.to_string(),
+        cause: (!generation.cause.is_empty()).then(|| lossy(generation.cause)),
         cpu,
         heap: Some(heap),
-        young: Some(young),
-        failures: Failures::default(),
-        upgraded_to_full: false,
+        young: Some(generation.young),
+        failures: Failures {
+            concurrent_mode: true,
+            ..Failures::default()
+        },
+        upgraded_to_full: true,
         collector: None,
         generations: None,
         icms_duty_cycle,
     })
+}
+
+/// [`parse_jdk8_event`] of CMS's remark as JDK 6-8 print it with `-XX:+PrintGCDetails`,
+/// read straight through: `[GC[YG occupancy: 30716 K (59008 K)]35.599: [Rescan (parallel)
+/// , 0.0006399 secs]35.600: [weak refs processing, 0.0000164 secs]...[1 CMS-remark:
+/// 186553K(458752K)] 217270K(517760K), 0.0011261 secs] [Times: ...` (`ASCMS-` with the
+/// incremental mode; JDK 8 prints the cause, `[GC (CMS Final Remark) [YG ...`). With
+/// `-XX:+CMSScavengeBeforeRemark` a young collection (and its times) comes before the
+/// phases: its heap and young generation are the remark's. `None` for anything else,
+/// which the general reading reads.
+fn usual_remark(rest: &[u8]) -> Option<GcPause> {
+    const NAME: &str = "CMS Final Remark";
+    let after_gc = rest.strip_prefix(b"[GC")?;
+    let (cause, occupancy) = match after_gc.strip_prefix(b" (CMS Final Remark)") {
+        Some(after) => (Some(NAME.to_string()), after),
+        None => (None, after_gc),
+    };
+    let occupancy = occupancy.strip_prefix(b" ").unwrap_or(occupancy);
+    // `[YG occupancy: 30716 K (59008 K)]`: no transition, and nothing the event is read for.
+    fn after_digits(text: &[u8]) -> Option<&[u8]> {
+        let digits = text.iter().position(|c| !c.is_ascii_digit())?;
+        (digits > 0).then(|| &text[digits..])
+    }
+    let capacity = after_digits(occupancy.strip_prefix(b"[YG occupancy: ")?)?;
+    let after = after_digits(capacity.strip_prefix(b" K (")?)?;
+    let mut text = skip_stamp_bytes(after.strip_prefix(b" K)]")?);
+    let (mut heap, mut young) = (None, None);
+    if let Some(after_gc) = text.strip_prefix(b"[GC") {
+        let generation = usual_young_generation(after_gc, true)?;
+        let (change, after_heap) = memory::whole_transition(generation.after.strip_prefix(b" ")?)?;
+        let mut after = after_unread_seconds(after_heap.strip_prefix(b", ")?)?;
+        if let Some(times) = after.strip_prefix(b" [Times: ") {
+            after = after_unread_times(times)?;
+        }
+        (heap, young) = (Some(change), Some(generation.young));
+        text = skip_stamp_bytes(after);
+    }
+    while let Some(phase) = text.strip_prefix(b"[") {
+        let Some(seconds) = remark_phase(phase) else {
+            break;
+        };
+        text = skip_stamp_bytes(after_unread_seconds(seconds)?);
+    }
+    let remark = text.strip_prefix(b"[1 ")?;
+    let remark = remark.strip_prefix(b"AS").unwrap_or(remark);
+    let old = remark.strip_prefix(b"CMS-remark: ")?;
+    let after_old = memory::whole_occupancy(old)?;
+    let after_heap = memory::whole_occupancy(after_old.strip_prefix(b"] ")?)?;
+    let (duration_ns, after_event) = usual_event_seconds(after_heap.strip_prefix(b", ")?)?;
+    let cpu = times_without_failures(after_event)?;
+    Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name: NAME.to_string(),
+        cause,
+        cpu,
+        heap,
+        young,
+        failures: Failures::default(),
+        upgraded_to_full: false,
+        collector: None,
+        generations: None,
+        icms_duty_cycle: None,
+    })
+}
+
+/// The seconds of one of the phases of a CMS remark HotSpot prints (`Rescan (parallel) ,
+/// 0.0006399 secs]`, after its `[`), `None` for any other text. Their names hold no
+/// failure's words. Told by their first byte and compared as arrays of known length:
+/// a search through a list of slices cost a call to `memcmp` for each.
+#[inline]
+fn remark_phase(phase: &[u8]) -> Option<&[u8]> {
+    fn after<'t, const N: usize>(text: &'t [u8], name: &[u8; N]) -> Option<&'t [u8]> {
+        let (head, rest) = text.split_first_chunk::<N>()?;
+        (head == name).then_some(rest)
+    }
+    match phase.first()? {
+        b'R' => after(phase, b"Rescan (parallel) , "),
+        b'w' => after(phase, b"weak refs processing, "),
+        b'c' => after(phase, b"class unloading, "),
+        b's' => after(phase, b"scrub symbol table, ")
+            .or_else(|| after(phase, b"scrub string table, "))
+            .or_else(|| after(phase, b"scrub symbol & string tables, ")),
+        _ => None,
+    }
 }
 
 /// The times of an event, from ` [Times: ...` (`after_event`, what follows its bracket):
@@ -1747,8 +2024,44 @@ fn times_without_failures(after_event: &[u8]) -> Option<Option<Cpu>> {
     (!holds_f_or_x).then_some(cpu)
 }
 
+/// What follows `0.1302057 secs]` at the start of `text`: seconds that nothing keeps (a
+/// generation's inside its event, a remark's phases), passed over without being read.
+/// Digits and separators hold nothing the general reading looks for.
+#[inline]
+fn after_unread_seconds(text: &[u8]) -> Option<&[u8]> {
+    after_unread_number(text)?.strip_prefix(b" secs]")
+}
+
+/// What follows the times of a collection inside an event (`user=0.62 sys=0.06, real=0.59
+/// secs]`, after `[Times: `), which nothing keeps: passed over without being read.
+#[inline]
+fn after_unread_times(times: &[u8]) -> Option<&[u8]> {
+    let rest = after_unread_number(times.strip_prefix(b"user=")?)?;
+    // The comma that ends `sys=0.06,` is passed over with its number.
+    let rest = after_unread_number(rest.strip_prefix(b" sys=")?)?;
+    let rest = after_unread_number(rest.strip_prefix(b" real=")?)?;
+    rest.strip_prefix(b" secs]")
+}
+
+/// What follows the digits, `.` and `,` at the start of `text` (at least one): runs of
+/// digits counted eight at a time, a separator after each (a byte at a time, the loop
+/// cost more than reading the number).
+#[inline]
+fn after_unread_number(text: &[u8]) -> Option<&[u8]> {
+    let mut end = 0;
+    loop {
+        end += crate::num::leading_digit_count(&text[end..]);
+        match text.get(end) {
+            Some(b'.' | b',') => end += 1,
+            _ => break,
+        }
+    }
+    (end > 0).then(|| &text[end..])
+}
+
 /// `0.1302057 secs]` at the start of `text`: the seconds, in nanoseconds, as
 /// [`secs_to_ns`] reads them, and what follows the bracket (see [`usual_fine_seconds`]).
+#[inline]
 fn usual_event_seconds(text: &[u8]) -> Option<(u64, &[u8])> {
     let (ns, end) = usual_fine_seconds(text)?;
     Some((ns, text[end..].strip_prefix(b" secs]")?))
@@ -1775,19 +2088,6 @@ fn usual_fine_seconds(text: &[u8]) -> Option<(u64, usize)> {
 fn is_cause_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() && c != b'f' && c != b'x' || c == b' ' || c == b'.'
 }
-
-/// The bytes of the date and uptime stamps inside an event, and the blanks between them.
-const STAMP_BYTES: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut c = 0;
-    while c < 256 {
-        let b = c as u8;
-        table[c] =
-            b.is_ascii_digit() || matches!(b, b'-' | b'T' | b':' | b'.' | b',' | b'+' | b' ');
-        c += 1;
-    }
-    table
-};
 
 /// [`parse_jdk8_event`] of any event.
 fn any_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {

@@ -78,6 +78,7 @@ fn whole_sizes_change(token: &[u8]) -> Option<HeapChange> {
 /// A whole number of at most 15 digits (no overflow) and its unit, in bytes, and what
 /// follows its unit. A loop over the digits: iterator adapters cost four times as much on
 /// the few digits of a size (three sizes in every transition of a JDK 8 event).
+#[inline]
 fn whole_size(text: &[u8]) -> Option<(u64, &[u8])> {
     let (number, digits) = match crate::num::few_leading_digits(text) {
         Some(few) => few,
@@ -92,6 +93,7 @@ fn whole_size(text: &[u8]) -> Option<(u64, &[u8])> {
 
 /// The transition of whole sizes with a capacity `text` starts with
 /// (`830688K->36167K(4980736K)`), as [`heap_change`] reads it, and what follows it.
+#[inline]
 pub fn whole_transition(text: &[u8]) -> Option<(HeapChange, &[u8])> {
     let (before, rest) = whole_size(text)?;
     let (after, rest) = whole_size(rest.strip_prefix(b"->")?)?;
@@ -104,11 +106,38 @@ pub fn whole_transition(text: &[u8]) -> Option<(HeapChange, &[u8])> {
     Some((change, rest.strip_prefix(b")")?))
 }
 
-/// What follows the occupancy of whole sizes `text` starts with (`73765K(95616K)`).
+/// What follows the occupancy of whole sizes `text` starts with (`73765K(95616K)`), which
+/// is passed over unread: what reads it keeps none of its numbers.
 pub fn whole_occupancy(text: &[u8]) -> Option<&[u8]> {
-    let (_, rest) = whole_size(text)?;
-    let (_, rest) = whole_size(rest.strip_prefix(b"(")?)?;
+    let rest = after_whole_size(text)?;
+    let rest = after_whole_size(rest.strip_prefix(b"(")?)?;
     rest.strip_prefix(b")")
+}
+
+/// What follows the transition of whole sizes with a capacity `text` starts with
+/// (`830688K->36167K(4980736K)`), passed over unread (an old generation's in a young
+/// collection's event, which nothing keeps).
+pub fn after_whole_transition(text: &[u8]) -> Option<&[u8]> {
+    let rest = after_whole_size(text)?;
+    let rest = after_whole_size(rest.strip_prefix(b"->")?)?;
+    whole_occupancy_end(rest)
+}
+
+/// What follows `(4980736K)` at the start of `text`.
+fn whole_occupancy_end(text: &[u8]) -> Option<&[u8]> {
+    after_whole_size(text.strip_prefix(b"(")?)?.strip_prefix(b")")
+}
+
+/// What follows a whole number and its unit (`830688K`) at the start of `text`, the
+/// number not read.
+#[inline]
+fn after_whole_size(text: &[u8]) -> Option<&[u8]> {
+    let digits = crate::num::leading_digit_count(text);
+    if digits == 0 {
+        return None;
+    }
+    unit_bytes(*text.get(digits)?)?;
+    Some(&text[digits + 1..])
 }
 
 /// The digits `text` starts with, one by one: their value and how many there are; `None`

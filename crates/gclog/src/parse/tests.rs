@@ -860,6 +860,9 @@ mod one_pass {
             dates in proptest::collection::vec(proptest::sample::select(vec![
                 "2020-09-13T12:26:37.504+0000", "2020-09-13T12:26:37.505+0000", "2020-09-13T12:26:37.504-0100",
                 "2020-13-13T12:26:37.504+0000", "2020-09-13 12:26:37.504+0000", "2021-09-13T12:26:37.504+0000",
+                "2020-09-13T12:26:59.999+0000", "2020-09-13T12:26:60.000+0000", "2020-09-13T12:26:61.000+0000",
+                "2020-09-13T12:26:3x.504+0000", "2020-09-13T12:26:37,504+0000", "2020-09-13T12:27:00.000+0000",
+                "2020-09-13T12:26:37.504+0001", "2020-09-13T12:26:37.504X0000",
             ]), 1..12),
         ) {
             let mut last_date = LastDate::default();
@@ -897,10 +900,18 @@ mod one_pass {
                 " (fx)", " (a-b)", " (Allocation Failure)--",
             ]),
             stamps in mostly(&[" 10.001: ", "2020-09-13T12:27:13.456+0000: 34.204: "], &[
-                " ", "", "--", " --10.0: ", " 12K(", " 1 CMS-remark: ", "7", " 10.001: [x] ",
+                " ", "", "--", " --10.0: ", " 12K(", " 1 CMS-remark: ", "7", " 10.001: [x] ", " 10.001Z: ",
+                " 1.0: #2: ", " 1.0->2.0: ", " 1.0: CMS-remark ",
             ]),
             generation in mostly(&["ParNew", "ASParNew", "DefNew"], &[
                 "ParNew ", "Tenured", "CMS", "PSYoungGen", "ParNew2",
+                "ASParNew2020-09-13T12:34:13.423+0000: 123.052: [ASCMS-concurrent-abortable-preclean: 0.036/0.592 secs] [Times: user=0.62 sys=0.06, real=0.59 secs] ",
+                "ParNew123.052: [CMS-concurrent-mark: 0.036/0.592 secs]", "ParNew1.0: [CMS-concurrent-mark: 0.0/0.5 secs] ",
+                "ParNew1.0: [CMS-concurrent-remark: 0.0/0.5 secs]", "ParNew1.0: [CMS-concurrent-fail: 0.0/0.5 secs]",
+                "ParNew1.0: [CMS-concurrent-mark: 0.0/0.5 secs]x", "ParNew1.0: [CMS-concurrent-mark: 0.0/0.5 secs] [Times: x]",
+                "ParNew1.0: [CMS-concurrent-mark: 0.0->0.5 secs]", "ParNew1.0: [Tenured-concurrent-mark: 0.0/0.5 secs]",
+                "ParNew1.0: [CMS-concurrent-mark: 0.0/0.5 secs]  ", "ParNew1.0:[CMS-concurrent-mark: 0.0/0.5 secs]",
+                "ParNew1.0: [CMS-remark: 0.0/0.5 secs]", "ParNew1.0: [CMS-initial-mark: 0.0/0.5 secs]",
             ]),
             transitions in [(); 2].map(|()| mostly(&["830688K->25255K(1310720K)", "1K->2M(3G)"], &[
                 "1234567890123456K->1K(2K)", "12345678K->1K(2K)", "1.5K->1K(2K)", "1K->2K",
@@ -959,6 +970,143 @@ mod one_pass {
         ) {
             let line = format!("[GC{cause}{phase}{}] {}, {duration} secs]{tail}", sizes[0], sizes[1]);
             let usual = usual_initial_mark(line.as_bytes());
+            prop_assert!(
+                usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+            );
+        }
+
+        /// Young collections that CMS's old generation took over read straight through read
+        /// as the general reading reads them; near misses of each part are left to it.
+        #[test]
+        fn usual_failed_young_events_read_as_any(
+            cause in mostly(&["", " (Allocation Failure)"], &[" (CMS Final Remark)", " (young)", " (fx)"]),
+            generation in mostly(&[
+                "ParNew: 19586K->19586K(19648K)", "ASParNew: 1K->1K(2K)", "DefNew: 1K->2K(3K)",
+            ], &["PSYoungGen: 1K->1K(2K)", "ParNew (promotion failed): 1K->1K(2K)", "ParNew: 1K->1K"]),
+            stamps in mostly(&["2020-09-14T11:37:33.327+0000: 11.315: ", "124.024: "], &["", " ", "x: ", "-1: "]),
+            old in mostly(&["CMS", "ASCMS"], &["Tenured", "CMS Perm", "CMS-concurrent", "ASCMS-", "CM"]),
+            glued in mostly(&[
+                "", "CMS: Large block 0x00000000f8424ec0",
+                "2020-09-13T12:34:14.394+0000: 124.024: [ASCMS-concurrent-abortable-preclean: 0.034/0.477 secs] [Times: user=0.67 sys=0.02, real=0.48 secs] ",
+            ], &[
+                "CMS: Large block 0x", "CMS: Large block 0xfail", "CMS: Large block 0x00 promotion", "Large block 0x0",
+                "1.0: [CMS-concurrent-remark: 1.0/1.0 secs]", "1.0: [CMS-concurrent-mark: 1.0/1.0 secs] (promotion failed)",
+                "1.0: [CMS-concurrent-mark: 1.0/1.0 secs]]", "[Tenured: 1K->1K(2K), 0.1 secs]", " [CMS",
+            ]),
+            failure in mostly(&[" (concurrent mode failure): ", "  (concurrent mode failure): "], &[
+                "(concurrent mode failure): ", " (concurrent mode interrupted): ", " (promotion failed): ",
+                " (concurrent mode failure) (promotion failed): ", ": ",
+            ]),
+            transitions in [(); 2].map(|()| mostly(&["83511K->54817K(84032K)", "1M->2M(3M)"], &[
+                "1K->2K", "1.5K->1K(2K)", "1K->2K(3K)x", "1K(2K)",
+            ])),
+            permanent in mostly(&["", ", [CMS Perm : 2472K->2471K(21248K)]", ", [Metaspace: 1K->1K(2K)]"], &[
+                ", [CMS Perm : 1K->1K]", ", [Tenured: 1K->1K(2K)]", ", [CMS Perm : 1K->1K(2K)", " [CMS Perm : 1K->1K(2K)]",
+            ]),
+            end in mostly(&[", ", " icms_dc=100 , "], &[" icms_dc=1000 , ", " , ", ",  "]),
+            durations in [(); 3].map(|()| mostly(&["0.0353489", "0,0000242"], &["12", "0.12345678", "1.2.3"])),
+            tail in mostly(&[" [Times: user=0.03 sys=0.00, real=0.03 secs] "], &[
+                "", " [Times: user=0.03 sys=0.00, real=0.03 secs] (promotion failed)", " [Times: x",
+            ]),
+            extra in proptest::sample::select(vec!["", "", "", "[", "]", "->", "f", "x", " ", "-"]),
+            at in 0usize..400,
+        ) {
+            let line = format!(
+                "[GC{cause} 11.315: [{generation}, {} secs]{stamps}[{old}{glued}{failure}{}, {} secs] {}{permanent}{end}{} secs]{tail}",
+                durations[0], transitions[0], durations[1], transitions[1], durations[2],
+            );
+            let mut lines = vec![line.clone()];
+            if !extra.is_empty() {
+                let at = (0..=at.min(line.len())).rev().find(|&at| line.is_char_boundary(at)).unwrap_or(0);
+                lines.push(format!("{}{extra}{}", &line[..at], &line[at..]));
+            }
+            for line in lines {
+                let usual = usual_young_event(line.as_bytes());
+                prop_assert!(
+                    usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                    "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+                );
+            }
+        }
+
+        /// CMS's remarks read straight through read as the general reading reads them,
+        /// with or without the young collection before them, and near misses of each part
+        /// are left to it.
+        #[test]
+        fn usual_remarks_read_as_any(
+            cause in mostly(&["", " ", " (CMS Final Remark) "], &[" (CMS Initial Mark) ", " (Allocation Failure) ", "  "]),
+            occupancy in mostly(&["[YG occupancy: 30716 K (59008 K)]"], &[
+                "[YG occupancy: 30716 K (59008 K)", "[YG occupancy: K (59008 K)]", "[YG occupancy: 1K->2K (3 K)]",
+                "[YG occupancy: 1 K (2 K)] [x]",
+            ]),
+            young in mostly(&[
+                "", "2020-09-13T12:27:13.496+0000: 34.247: [GC2020-09-13T12:27:13.496+0000: 34.247: [ParNew: 24286K->24286K(43008K), 0.0000496 secs] 98052K->98052K(138624K), 0.0002310 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
+                "2020-09-13T12:26:37.504+0000: 10.001: [GC (CMS Final Remark) 10.001: [ParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
+            ], &[
+                "1.0: [GC 1.0: [ParNew: 1K->1K(2K), 0.1 secs] 2K->2K(3K), 0.1 secs]",
+                "1.0: [GC 1.0: [ParNew (promotion failed): 1K->1K(2K), 0.1 secs] 2K->2K(3K), 0.1 secs]",
+                "1.0: [GC (CMS Initial Mark) 1.0: [ParNew: 1K->1K(2K), 0.1 secs] 2K->2K(3K), 0.1 secs]",
+                "1.0: [GC 1.0: [ParNew: 1K->1K(2K), 0.1 secs] 2K->2K(3K) icms_dc=5 , 0.1 secs]",
+                "1.0: [GC 1.0: [ParNew: 1K->1K(2K), 0.1 secs] 2K->2K(3K), 0.1 secs] [Times: x]",
+                "1.0: [GC  900K->700K(8000K), 0.1 secs]", "1.0: [Full GC 1.0: [ParNew: 1K->1K(2K), 0.1 secs] 2K->2K(3K), 0.1 secs]",
+                "1K->2K(3K)",
+            ]),
+            phases in proptest::collection::vec(mostly(&[
+                "10.131: [Rescan (parallel) , 0.0173509 secs]", "10.149: [weak refs processing, 0.0018299 secs]",
+                "2020-09-13T12:26:37.504+0000: 10.151: [class unloading, 0.0084064 secs]",
+                "10.159: [scrub symbol table, 0.0160760 secs]", "[scrub string table, 0.0013724 secs]",
+                "35.600: [scrub symbol & string tables, 0.0002622 secs] ",
+            ], &[
+                "1.0: [Rescan (non-parallel) , 0.1 secs]", "1.0: [weak refs processing1.0: [SoftReference, 0 refs, 0.0000 secs], 0.1 secs]",
+                "1.0: [class unloading, 0.1 secs", "1.0: [promotion failed, 0.1 secs]", "1.0: [CMS-remark, 0.1 secs]",
+                "1.0: [Rescan (parallel) , 1K->2K(3K) secs]", "1.0: [x]", "[Tenured: 1K->1K(2K), 0.1 secs]",
+            ]), 0..6),
+            remark in mostly(&["[1 CMS-remark: 10911K(3670016K)] ", "[1 ASCMS-remark: 186553K(458752K)] "], &[
+                "[1 CMS-remark: 10911K(3670016K)]", "[1 CMS-initial-mark: 1K(2K)] ", "[2 CMS-remark: 1K(2K)] ",
+                "[1 CMS-remark: 1K->1K(2K)] ", "[1 CMS-remark: 1K(2K)] 1K->1K(2K) ", "[1 Tenured-remark: 1K(2K)] ",
+            ]),
+            heap in mostly(&["36167K(4980736K)", "217270K(517760K)"], &["1K->2K(3K)", "1.5K(2K)", "1K(2K) icms_dc=5 "]),
+            duration in mostly(&["0.1787717", "0,0011261"], &["12", "0.12345678", "1.2.3"]),
+            tail in mostly(&[" [Times: user=0.58 sys=0.02, real=0.17 secs]", " [Times: user=0.00 sys=0.00, real=0.00 secs] "], &[
+                "", " [Times: user=0.00 sys=0.00, real=0.00 secs] (concurrent mode failure)", " [Times: x",
+            ]),
+            extra in proptest::sample::select(vec!["", "", "", "[", "]", "->", "f", "x", " ", "-", "CMS-remark"]),
+            at in 0usize..600,
+        ) {
+            let line = format!("[GC{cause}{occupancy}{young}{}{remark}{heap}, {duration} secs]{tail}", phases.concat());
+            let mut lines = vec![line.clone()];
+            if !extra.is_empty() {
+                let at = (0..=at.min(line.len())).rev().find(|&at| line.is_char_boundary(at)).unwrap_or(0);
+                lines.push(format!("{}{extra}{}", &line[..at], &line[at..]));
+            }
+            for line in lines {
+                let usual = usual_remark(line.as_bytes());
+                prop_assert!(
+                    usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                    "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+                );
+            }
+        }
+
+        /// The line G1 opens a pause's details with, read straight through, reads as the
+        /// general reading reads it; other groups, kinds and tails are left to it.
+        #[test]
+        fn usual_g1_pauses_read_as_any(
+            groups in proptest::collection::vec(mostly(
+                &[" (G1 Evacuation Pause)", " (young)", " (mixed)", " (initial-mark)", " (GCLocker Initiated GC)"],
+                &[" (to-space exhausted)", " (to-space overflow)", " (CMS Final Remark)", " ()", " (System.gc())",
+                  " (partial)", " (fail)", " (a-b)", "(young)", " (young", " (Metadata GC Threshold) x"],
+            ), 0..4),
+            heap in mostly(&[""], &[" 24M->4000K(256M)", " 1K(2K)"]),
+            duration in mostly(&["0.0154", "0,0000970"], &["12", "0.12345678", "1.2.3", ""]),
+            tail in mostly(&["", " [Times: user=0.02 sys=0.00, real=0.01 secs]"], &[
+                " ", "x", " [Times: user=0.02 sys=0.00, real=0.01 secs] (to-space exhausted)", " [Times: x",
+                "]", " (promotion failed)", "[Times: user=0.02 sys=0.00, real=0.01 secs]",
+            ]),
+        ) {
+            let line = format!("[GC pause{}{heap}, {duration} secs]{tail}", groups.concat());
+            let usual = usual_g1_pause(line.as_bytes());
             prop_assert!(
                 usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
                 "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
@@ -1081,7 +1229,7 @@ mod one_pass {
 }
 
 #[test]
-fn the_usual_young_collections_are_read_straight_through() {
+fn the_usual_events_are_read_straight_through() {
     for line in [
         "[GC 10.001: [ASParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs] ",
         "[GC2020-09-13T12:27:13.456+0000: 34.204: [ParNew: 1K->2K(3K), 0.0100000 secs] 4K->5K(6K), 0.0200000 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
@@ -1089,8 +1237,24 @@ fn the_usual_young_collections_are_read_straight_through() {
         "[GC 10.083: [ASParNew: 58973K->6498K(59008K), 0.0246583 secs] 102843K->79886K(517760K) icms_dc=18 , 0.0247513 secs] [Times: user=0.00 sys=0.06, real=0.02 secs]",
         "[GC [1 CMS-initial-mark: 73765K(95616K)] 78715K(138624K), 0.0001983 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
         "[GC (CMS Initial Mark) [1 CMS-initial-mark: 73765K(95616K)] 78715K(138624K), 0.0001983 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]",
+        // A concurrent phase glued to the generation's name.
+        "[GC 123.026: [ASParNew2020-09-13T12:34:13.423+0000: 123.052: [ASCMS-concurrent-abortable-preclean: 0.036/0.592 secs] [Times: user=0.62 sys=0.06, real=0.59 secs] : 52719K->6513K(59008K), 0.0275897 secs] 392378K->379952K(517760K) icms_dc=75 , 0.0276852 secs] [Times: user=0.03 sys=0.03, real=0.03 secs] ",
+        // Concurrent mode failures.
+        "[GC2020-09-14T11:37:33.327+0000: 11.315: [ParNew: 19586K->19586K(19648K), 0.0000242 secs]2020-09-14T11:37:33.327+0000: 11.315: [CMS  (concurrent mode failure): 83511K->54817K(84032K), 0.0353489 secs] 103097K->54817K(103680K), [CMS Perm : 2472K->2471K(21248K)], 0.0356364 secs] [Times: user=0.03 sys=0.00, real=0.03 secs] ",
+        "[GC2020-09-14T11:54:12.180+0000: 1009.878: [ParNew: 42954K->42954K(43008K), 0.0000377 secs]2020-09-14T11:54:12.180+0000: 1009.878: [CMSCMS: Large block 0x00000000f8424ec0 (concurrent mode failure): 58661K->14131K(95616K), 0.0261361 secs] 101616K->14131K(138624K), [CMS Perm : 2471K->2471K(21248K)], 0.0264843 secs] [Times: user=0.02 sys=0.00, real=0.03 secs] ",
+        "[GC 124.024: [ASParNew: 58986K->58986K(59008K), 0.0000209 secs]124.024: [ASCMS2020-09-13T12:34:14.394+0000: 124.024: [ASCMS-concurrent-abortable-preclean: 0.034/0.477 secs] [Times: user=0.67 sys=0.02, real=0.48 secs]  (concurrent mode failure): 412627K->31292K(458752K), 0.0264423 secs] 471613K->31292K(517760K), [CMS Perm : 2613K->2613K(65536K)] icms_dc=100 , 0.0266062 secs] [Times: user=0.02 sys=0.00, real=0.03 secs] ",
+        // G1's pauses of JDK 7 and 8, their details on the lines after them.
+        "[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]",
+        "[GC pause (young) (initial-mark), 0.0154 secs]",
+        // Remarks, with and without the young collection before them.
+        "[GC[YG occupancy: 30716 K (59008 K)]35.599: [Rescan (parallel) , 0.0006399 secs]35.600: [weak refs processing, 0.0000164 secs]35.600: [class unloading, 0.0000893 secs]35.600: [scrub symbol & string tables, 0.0002622 secs] [1 ASCMS-remark: 186553K(458752K)] 217270K(517760K), 0.0011261 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
+        "[GC[YG occupancy: 24286 K (43008 K)]2020-09-13T12:27:13.496+0000: 34.247: [GC2020-09-13T12:27:13.496+0000: 34.247: [ParNew: 24286K->24286K(43008K), 0.0000496 secs] 98052K->98052K(138624K), 0.0002310 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] 2020-09-13T12:27:13.496+0000: 34.247: [Rescan (parallel) , 0.0001500 secs]2020-09-13T12:27:13.496+0000: 34.247: [weak refs processing, 0.0000060 secs]2020-09-13T12:27:13.496+0000: 34.247: [scrub string table, 0.0000370 secs][1 CMS-remark: 73765K(95616K)] 98052K(138624K), 0.0004230 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
+        "[GC (CMS Final Remark) [YG occupancy: 830688 K (1310720 K)]2020-09-13T12:26:37.504+0000: 10.001: [GC (CMS Final Remark) 10.001: [ParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]10.131: [Rescan (parallel) , 0.0173509 secs]10.149: [weak refs processing, 0.0018299 secs]10.151: [class unloading, 0.0084064 secs]10.159: [scrub symbol table, 0.0160760 secs]10.175: [scrub string table, 0.0013724 secs][1 CMS-remark: 10911K(3670016K)] 36167K(4980736K), 0.1787717 secs] [Times: user=0.58 sys=0.02, real=0.17 secs]",
     ] {
-        let usual = usual_young_event(line.as_bytes()).or_else(|| usual_initial_mark(line.as_bytes()));
+        let usual = usual_young_event(line.as_bytes())
+            .or_else(|| usual_g1_pause(line.as_bytes()))
+            .or_else(|| usual_initial_mark(line.as_bytes()))
+            .or_else(|| usual_remark(line.as_bytes()));
         assert!(usual.is_some(), "{line}");
         assert_eq!(usual.ok_or(()), any_jdk8_event(line.as_bytes()).map_err(|_| ()), "{line}");
     }
