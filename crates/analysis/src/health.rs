@@ -228,13 +228,14 @@ impl StallStats {
 }
 
 /// Heap occupancy around collections and what it says about allocation and promotion.
-#[derive(Default)]
 pub(crate) struct MemoryStats {
+    /// The heap's figures below mean something once a sample is taken: they are kept
+    /// without `Option`s, each sample a `min` or a `max`.
     samples: u64,
-    after_min: Option<u64>,
-    after_max: Option<u64>,
-    after_last: Option<u64>,
-    before_max: Option<u64>,
+    after_min: u64,
+    after_max: u64,
+    after_last: u64,
+    before_max: u64,
     capacity_max: Option<u64>,
     /// The previous sample on the current forward-going clock: (time ns, heap after).
     previous: Option<(u64, u64)>,
@@ -244,6 +245,26 @@ pub(crate) struct MemoryStats {
     promotion_ns: u64,
     last_young_at: Option<u64>,
     cycles: BTreeMap<String, Totals>,
+}
+
+impl Default for MemoryStats {
+    fn default() -> Self {
+        MemoryStats {
+            samples: 0,
+            after_min: u64::MAX,
+            after_max: 0,
+            after_last: 0,
+            before_max: 0,
+            capacity_max: None,
+            previous: None,
+            allocated: 0,
+            allocation_ns: 0,
+            promoted: 0,
+            promotion_ns: 0,
+            last_young_at: None,
+            cycles: BTreeMap::new(),
+        }
+    }
 }
 
 /// Heap before and after collections, allocation and promotion rates, concurrent cycles.
@@ -285,10 +306,10 @@ impl MemoryStats {
     /// A heap transition written at `at_ns` (same clock as [`SlidingShare::add`]).
     pub(crate) fn heap(&mut self, at_ns: Option<u64>, heap: HeapChange) {
         self.samples += 1;
-        self.after_min = Some(self.after_min.map_or(heap.after, |m| m.min(heap.after)));
-        self.after_max = Some(self.after_max.map_or(heap.after, |m| m.max(heap.after)));
-        self.after_last = Some(heap.after);
-        self.before_max = Some(self.before_max.map_or(heap.before, |m| m.max(heap.before)));
+        self.after_min = self.after_min.min(heap.after);
+        self.after_max = self.after_max.max(heap.after);
+        self.after_last = heap.after;
+        self.before_max = self.before_max.max(heap.before);
         if let Some(c) = heap.capacity {
             self.capacity_max = Some(self.capacity_max.map_or(c, |m| m.max(c)));
         }
@@ -334,12 +355,13 @@ impl MemoryStats {
 
     pub(crate) fn section(&self) -> MemorySection {
         let clamp = |b: u128| b.min(u128::from(u64::MAX)) as u64;
+        let sampled = self.samples > 0;
         MemorySection {
             heap_samples: self.samples,
-            heap_after_gc_min_bytes: self.after_min,
-            heap_after_gc_max_bytes: self.after_max,
-            heap_after_gc_last_bytes: self.after_last,
-            heap_before_gc_max_bytes: self.before_max,
+            heap_after_gc_min_bytes: sampled.then_some(self.after_min),
+            heap_after_gc_max_bytes: sampled.then_some(self.after_max),
+            heap_after_gc_last_bytes: sampled.then_some(self.after_last),
+            heap_before_gc_max_bytes: sampled.then_some(self.before_max),
             heap_capacity_max_bytes: self.capacity_max,
             allocated_bytes: (self.allocation_ns > 0).then(|| clamp(self.allocated)),
             allocation_rate_mib_s: mib_per_s(self.allocated, self.allocation_ns),

@@ -3,7 +3,7 @@
 use pauselab_pause::record::Stamp;
 
 /// Per-file time tracking: covered span and JVM restarts or interleaving.
-#[derive(Default)]
+#[derive(Default, Debug, Clone, PartialEq)]
 pub(super) struct Clock {
     first_uptime: Option<u64>,
     segment_start: Option<u64>,
@@ -26,7 +26,43 @@ pub(super) struct Clock {
 }
 
 impl Clock {
+    #[inline]
     pub(super) fn observe(&mut self, stamp: &Stamp, line: u64) {
+        if !self.observe_forward(stamp) {
+            self.observe_any(stamp, line);
+        }
+    }
+
+    /// The usual line: uptime and wall clock, no pid, the uptime on from the latest and the
+    /// wall clock not back beyond buffering. What [`Clock::observe_any`] does of it, with
+    /// none of its checks for a first line, a new run or a clock set back; false (nothing
+    /// done) for any other line.
+    #[inline]
+    fn observe_forward(&mut self, stamp: &Stamp) -> bool {
+        let (Some(u), Some(w), None) = (stamp.uptime_ns, stamp.wall_ms, stamp.pid) else {
+            return false;
+        };
+        // A line with both clocks came before: the first and last wall clocks are known.
+        let (Some(last), Some((_, last_w)), Some(first_wall), Some(last_wall)) = (
+            self.last_uptime,
+            self.last_both,
+            self.first_wall,
+            self.last_wall,
+        ) else {
+            return false;
+        };
+        if u < last || w + 1000 < last_w {
+            return false;
+        }
+        self.last_uptime = Some(u);
+        self.last_both = Some((u, w));
+        self.first_wall = Some(first_wall.min(w));
+        self.last_wall = Some(last_wall.max(w));
+        true
+    }
+
+    /// Any line (see [`Clock::observe`]).
+    fn observe_any(&mut self, stamp: &Stamp, line: u64) {
         if let Some(u) = stamp.uptime_ns {
             self.first_uptime.get_or_insert(u);
             match self.last_uptime {
@@ -136,16 +172,32 @@ impl Clock {
 }
 
 /// The earliest and latest uptime of every input, for the report's span.
-#[derive(Default)]
 pub(super) struct UptimeRange {
-    pub(super) first: Option<u64>,
-    pub(super) last: Option<u64>,
+    /// `u64::MAX` and 0 until an uptime is included: each one included is then a `min` and
+    /// a `max`, asked of every line and twice of every pause.
+    first: u64,
+    last: u64,
+}
+
+impl Default for UptimeRange {
+    fn default() -> Self {
+        UptimeRange {
+            first: u64::MAX,
+            last: 0,
+        }
+    }
 }
 
 impl UptimeRange {
+    #[inline]
     pub(super) fn include(&mut self, uptime_ns: u64) {
-        self.first = Some(self.first.map_or(uptime_ns, |f| f.min(uptime_ns)));
-        self.last = Some(self.last.map_or(uptime_ns, |l| l.max(uptime_ns)));
+        self.first = self.first.min(uptime_ns);
+        self.last = self.last.max(uptime_ns);
+    }
+
+    /// The earliest and the latest uptime included, if any.
+    pub(super) fn span(&self) -> Option<(u64, u64)> {
+        (self.first <= self.last).then_some((self.first, self.last))
     }
 }
 
@@ -157,4 +209,49 @@ pub(super) fn clock_ns(stamp: &Stamp) -> Option<u64> {
             .and_then(|w| u64::try_from(w).ok())
             .map(|w| w * 1_000_000)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn stamp_strategy() -> impl Strategy<Value = Stamp> {
+        (
+            prop::option::of(0u64..5_000_000_000),
+            prop::option::of(-3_000i64..6_000),
+            prop::option::of(1u64..4),
+        )
+            .prop_map(|(uptime_ns, wall_ms, pid)| Stamp {
+                uptime_ns,
+                wall_ms,
+                pid,
+            })
+    }
+
+    proptest! {
+        /// Lines of both clocks going forward take the short way; any sequence of lines
+        /// leaves the clock as the general way does.
+        #[test]
+        fn forward_lines_move_the_clock_as_any_line_does(
+            stamps in prop::collection::vec(stamp_strategy(), 1..30),
+            forward in prop::collection::vec((0u64..2_000_000_000, -1_500i64..1_500), 0..30),
+        ) {
+            let (mut fast, mut general) = (Clock::default(), Clock::default());
+            // Some arbitrary lines, then lines that mostly go forward from the last.
+            let mut all = stamps.clone();
+            let last = *stamps.last().unwrap();
+            let (mut u, mut w) = (last.uptime_ns.unwrap_or(0), last.wall_ms.unwrap_or(0));
+            for (du, dw) in forward {
+                u = u.saturating_add(du);
+                w += dw;
+                all.push(Stamp { uptime_ns: Some(u), wall_ms: Some(w), pid: None });
+            }
+            for (line, stamp) in all.iter().enumerate() {
+                fast.observe(stamp, line as u64);
+                general.observe_any(stamp, line as u64);
+                prop_assert_eq!(&fast, &general);
+            }
+        }
+    }
 }

@@ -202,8 +202,8 @@ impl Analyzer<'_> {
         let first_wall = self.clocks.iter().filter_map(|c| c.first_wall).min();
         let last_wall = self.clocks.iter().filter_map(|c| c.last_wall).max();
         Span {
-            start_uptime_s: self.uptime.first.map(|u| u as f64 / 1e9),
-            end_uptime_s: self.uptime.last.map(|u| u as f64 / 1e9),
+            start_uptime_s: self.uptime.span().map(|(u, _)| u as f64 / 1e9),
+            end_uptime_s: self.uptime.span().map(|(_, u)| u as f64 / 1e9),
             start_wall: first_wall.map(format_epoch_ms),
             end_wall: last_wall.map(format_epoch_ms),
             covered_s: covered_ns as f64 / 1e9,

@@ -8,7 +8,7 @@ use crate::analyzer::clock::clock_ns;
 use crate::analyzer::report::WorstPause;
 use crate::analyzer::{Analyzer, HeapSample};
 use crate::rules::full_gc::{is_full_collection, upgrade_reason, NO_CAUSE};
-use crate::rules::rule::{Seen, Watch};
+use crate::rules::rule::{is_marked, Seen, Watch};
 use crate::totals::Totals;
 use crate::waiting::{PauseRecord, Pending};
 
@@ -164,7 +164,12 @@ impl Analyzer<'_> {
             thresholds: &self.opts.thresholds,
         };
         self.rules.observe(Watch::Pause, |rule| rule.pause(&seen));
-        if is_full_collection(&p.name) || p.upgraded_to_full {
+        let full = is_full_collection(&p.name) || p.upgraded_to_full;
+        if is_marked(p, full) {
+            self.rules
+                .observe(Watch::MarkedPause, |rule| rule.pause(&seen));
+        }
+        if full {
             let cause = p
                 .cause
                 .clone()

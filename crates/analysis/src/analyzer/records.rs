@@ -13,8 +13,16 @@ use pauselab_pause::Collector;
 
 impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
-    pub(super) fn observe(&mut self, format: Format, stamp: &Stamp, record: bool, line: u64) {
-        self.count_format(format, stamp, record, 1);
+    /// `lines`: how many lines of that format and stamp, counted towards the format.
+    pub(super) fn observe(
+        &mut self,
+        format: Format,
+        stamp: &Stamp,
+        record: bool,
+        line: u64,
+        lines: u64,
+    ) {
+        self.count_format(format, stamp, record, lines);
         // A unified log's record lines of one collection share its stamp: the clocks, the
         // uptime range and the windows are there already, and seeing it again changes none
         // of them, pauses and safepoints counted since or not. (A JDK 6-8 event is one
@@ -69,7 +77,7 @@ impl Analyzer<'_> {
 
     pub(super) fn parsed(&mut self, p: Box<Parsed>, line: u64) {
         let record = !matches!(p.record, Record::Other);
-        self.observe(p.format, &p.stamp, record, line);
+        self.observe(p.format, &p.stamp, record, line, 1);
         if !matches!(p.record, Record::SafepointTimeout(_)) {
             self.timeouts.other_record();
         }

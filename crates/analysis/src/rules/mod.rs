@@ -114,8 +114,8 @@ pub const RULES: [&str; REGISTRY.len()] = {
 
 /// Every rule of the registry watching one analysis.
 pub(crate) struct Rules {
-    /// Those that watch pauses first, so that every pause is shown to one run of them; in
-    /// the registry's order otherwise.
+    /// Those that watch every pause first, then those that watch marked pauses, so that a
+    /// pause is shown to one run of each; in the registry's order otherwise.
     rules: Vec<(&'static str, Box<dyn Rule>)>,
     /// Indices into `rules`, in the registry's order.
     in_registry_order: Vec<usize>,
@@ -126,7 +126,10 @@ pub(crate) struct Rules {
 impl Default for Rules {
     fn default() -> Self {
         let mut order: Vec<usize> = (0..REGISTRY.len()).collect();
-        order.sort_by_key(|&i| !REGISTRY[i].watches.contains(&Watch::Pause));
+        order.sort_by_key(|&i| {
+            let watches = |watch| REGISTRY[i].watches.contains(&watch);
+            (!watches(Watch::Pause), !watches(Watch::MarkedPause))
+        });
         let mut watching: [Vec<Range<usize>>; Watch::COUNT] = Default::default();
         for (at, &i) in order.iter().enumerate() {
             for &watch in REGISTRY[i].watches {
@@ -189,6 +192,7 @@ mod tests {
         for watch in [
             Watch::PauseEnded,
             Watch::Pause,
+            Watch::MarkedPause,
             Watch::Safepoint,
             Watch::Stall,
             Watch::OutOfMemory,
@@ -208,6 +212,7 @@ mod tests {
             assert_eq!(shown, watching, "{watch:?}");
         }
         assert_eq!(rules.watching[Watch::Pause as usize].len(), 1);
+        assert_eq!(rules.watching[Watch::MarkedPause as usize].len(), 1);
         let in_order: Vec<&str> = rules
             .in_registry_order
             .iter()
