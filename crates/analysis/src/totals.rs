@@ -28,6 +28,18 @@ pub(crate) struct Totals {
     pub(crate) max_ns: u64,
     /// For VM operations: whether it collected garbage.
     pub(crate) gc: Option<bool>,
+    /// For pause names: what the name says of the collection, read once per name.
+    pub(crate) named: NameMarks,
+}
+
+/// What a pause's name says, for [`is_marked`](crate::rules::rule::is_marked): read when the
+/// name is first counted, not for every pause.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct NameMarks {
+    /// A full collection's name.
+    pub(crate) full: bool,
+    /// A name that a rule watching marked pauses may count.
+    pub(crate) marked: bool,
 }
 
 impl Totals {

@@ -8,7 +8,7 @@ use crate::analyzer::report::{Jvm, PauseSection, Report, SafepointSection, Span,
 use crate::analyzer::safepoints::SafepointSeries;
 use crate::analyzer::Analyzer;
 use crate::evidence::RuleTracker;
-use crate::health::{SlidingShare, StallSection, WindowShare};
+use crate::health::{StallSection, WindowShare};
 use crate::rules::concurrent_mode_failure;
 use crate::rules::finding::Finding;
 use crate::rules::rule::{Context, Series};
@@ -38,11 +38,7 @@ impl Analyzer<'_> {
             std::mem::take(&mut self.timeouts).finish(self.opts.evidence);
         let full_gc_causes =
             sorted_by_count(self.full_gc_causes.iter().map(|(c, t)| (c.as_str(), t)));
-        let worst_windows: Vec<WindowShare> = self
-            .windows
-            .iter()
-            .filter_map(SlidingShare::worst)
-            .collect();
+        let worst_windows: Vec<WindowShare> = self.windows.worst().into_iter().flatten().collect();
         let allocation_stalls = self.allocation_stalls.section();
         let safepoints = self.safepoint_section(source, series, covered_ns, timeouts);
         let (findings, cms_failures) = self.findings(&Judged {

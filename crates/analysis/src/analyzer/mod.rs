@@ -20,7 +20,7 @@ use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::record::{Format, GcPause, OldChange, Parsed, Record, Stamp};
 use pauselab_pause::{DurationStats, LogLine, PauseEvent};
 
-use crate::health::{MemoryStats, SlidingShare, StallStats};
+use crate::health::{MemoryStats, PauseWindows, StallStats};
 use crate::rules::{Rules, Thresholds};
 use crate::timeouts::Timeouts;
 use crate::totals::{Totals, TotalsByName};
@@ -128,7 +128,7 @@ pub struct Analyzer<'s> {
     relocation_stalls: StallStats,
     memory: MemoryStats,
     /// Worst 1-minute and 10-minute windows of pause time.
-    windows: [SlidingShare; 2],
+    windows: PauseWindows,
     full_gc_causes: BTreeMap<String, Totals>,
     /// `GC(N) To-space exhausted` seen for this collection (JDK 9-16 G1).
     evacuation_failed_gc_id: Option<u64>,
@@ -185,7 +185,7 @@ impl<'s> Analyzer<'s> {
             allocation_stalls: StallStats::default(),
             relocation_stalls: StallStats::default(),
             memory: MemoryStats::default(),
-            windows: [SlidingShare::new(60), SlidingShare::new(600)],
+            windows: PauseWindows::new(60, 600),
             full_gc_causes: BTreeMap::new(),
             evacuation_failed_gc_id: None,
             old_generation: None,

@@ -7,9 +7,9 @@ use pauselab_pause::{Collector, CpuTimes, PauseEvent, PauseKind, SourceLine};
 use crate::analyzer::clock::clock_ns;
 use crate::analyzer::report::WorstPause;
 use crate::analyzer::{Analyzer, HeapSample};
-use crate::rules::full_gc::{is_full_collection, upgrade_reason, NO_CAUSE};
-use crate::rules::rule::{is_marked, Seen, Watch};
-use crate::totals::Totals;
+use crate::rules::full_gc::{upgrade_reason, NO_CAUSE};
+use crate::rules::rule::{is_marked, is_off_cpu, Seen, Watch};
+use crate::totals::{NameMarks, Totals};
 use crate::waiting::{PauseRecord, Pending};
 
 /// Pauses of a JDK 6-8 log or a recording kept waiting for one safepoint.
@@ -51,9 +51,8 @@ impl Analyzer<'_> {
             self.uptime.include(u);
         }
         if let Some(start) = clock_ns(&start) {
-            for w in &mut self.windows {
-                w.pause(start, start.saturating_add(pause.duration_ns));
-            }
+            self.windows
+                .pause(start, start.saturating_add(pause.duration_ns));
         }
         if !self.text_log {
             let seen = Seen {
@@ -152,9 +151,17 @@ impl Analyzer<'_> {
         let p: &GcPause = &pp.pause;
         self.files[pp.file].pauses += 1;
         self.gc.record(p.duration_ns);
-        if let Some(totals) = self.by_name.entry(&p.name, Totals::default) {
-            totals.add(p.duration_ns);
-        }
+        let new = || Totals {
+            named: NameMarks::of(&p.name),
+            ..Totals::default()
+        };
+        let named = match self.by_name.entry(&p.name, new) {
+            Some(totals) => {
+                totals.add(p.duration_ns);
+                totals.named
+            }
+            None => NameMarks::of(&p.name),
+        };
         let seen = Seen {
             item: p,
             start: p.start,
@@ -164,12 +171,15 @@ impl Analyzer<'_> {
             thresholds: &self.opts.thresholds,
         };
         self.rules.observe(Watch::Pause, |rule| rule.pause(&seen));
-        let full = is_full_collection(&p.name) || p.upgraded_to_full;
-        if is_marked(p, full) {
+        if is_off_cpu(p, &self.opts.thresholds) {
+            self.rules
+                .observe(Watch::OffCpuPause, |rule| rule.pause(&seen));
+        }
+        if is_marked(p, named) {
             self.rules
                 .observe(Watch::MarkedPause, |rule| rule.pause(&seen));
         }
-        if full {
+        if named.full || p.upgraded_to_full {
             let cause = p
                 .cause
                 .clone()

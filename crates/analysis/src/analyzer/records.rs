@@ -39,9 +39,7 @@ impl Analyzer<'_> {
         self.clocks[fi].observe(stamp, line);
         // Windows of pause time move with the log's clock, pauses or not.
         if let Some(at) = clock_ns(stamp) {
-            for w in &mut self.windows {
-                w.tick(at);
-            }
+            self.windows.tick(at);
         }
         if let Some(u) = stamp.uptime_ns {
             self.uptime.include(u);

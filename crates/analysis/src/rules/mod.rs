@@ -114,8 +114,9 @@ pub const RULES: [&str; REGISTRY.len()] = {
 
 /// Every rule of the registry watching one analysis.
 pub(crate) struct Rules {
-    /// Those that watch every pause first, then those that watch marked pauses, so that a
-    /// pause is shown to one run of each; in the registry's order otherwise.
+    /// Those that watch every pause first, then those that watch pauses off CPU, then those
+    /// that watch marked pauses, so that a pause is shown to one run of each; in the
+    /// registry's order otherwise.
     rules: Vec<(&'static str, Box<dyn Rule>)>,
     /// Indices into `rules`, in the registry's order.
     in_registry_order: Vec<usize>,
@@ -128,7 +129,11 @@ impl Default for Rules {
         let mut order: Vec<usize> = (0..REGISTRY.len()).collect();
         order.sort_by_key(|&i| {
             let watches = |watch| REGISTRY[i].watches.contains(&watch);
-            (!watches(Watch::Pause), !watches(Watch::MarkedPause))
+            (
+                !watches(Watch::Pause),
+                !watches(Watch::OffCpuPause),
+                !watches(Watch::MarkedPause),
+            )
         });
         let mut watching: [Vec<Range<usize>>; Watch::COUNT] = Default::default();
         for (at, &i) in order.iter().enumerate() {
@@ -193,6 +198,7 @@ mod tests {
             Watch::PauseEnded,
             Watch::Pause,
             Watch::MarkedPause,
+            Watch::OffCpuPause,
             Watch::Safepoint,
             Watch::Stall,
             Watch::OutOfMemory,
@@ -211,8 +217,9 @@ mod tests {
             watching.sort_unstable();
             assert_eq!(shown, watching, "{watch:?}");
         }
-        assert_eq!(rules.watching[Watch::Pause as usize].len(), 1);
-        assert_eq!(rules.watching[Watch::MarkedPause as usize].len(), 1);
+        for watch in [Watch::MarkedPause, Watch::OffCpuPause] {
+            assert_eq!(rules.watching[watch as usize].len(), 1);
+        }
         let in_order: Vec<&str> = rules
             .in_registry_order
             .iter()
