@@ -309,17 +309,23 @@ impl SharedRing {
             None => self.reset(second),
             Some(c) if second > c => {
                 let steps = second - c;
+                let next = |slot: usize| if slot as u64 + 1 == long { 0 } else { slot + 1 };
+                // The slots of the second entering the ring and of the one leaving the
+                // short window, stepped on with them.
+                let mut slot = self.slot(c + 1);
+                let mut leaving = self.slot(c + 1 + long - short);
                 for s in 1..=steps.min(long) {
                     let t = c + s;
                     self.filled += 1;
                     if s <= short {
-                        self.sums[0] -= self.ring[self.slot(t + long - short)];
+                        self.sums[0] -= self.ring[leaving];
                         self.judge_window(0, t);
+                        leaving = next(leaving);
                     }
-                    let slot = self.slot(t);
                     self.sums[1] -= self.ring[slot];
                     self.ring[slot] = 0;
                     self.judge_window(1, t);
+                    slot = next(slot);
                 }
                 self.filled += steps.saturating_sub(long);
                 self.current = Some(second);

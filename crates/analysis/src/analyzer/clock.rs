@@ -110,6 +110,7 @@ impl Clock {
 
     /// A pause (or safepoint) from `start` to `end`: the time covered includes all of it,
     /// not just the stamp of its line.
+    #[inline]
     pub(super) fn extend(&mut self, start: &Stamp, end: &Stamp) {
         if let (Some(s), Some(e)) = (start.uptime_ns, end.uptime_ns) {
             self.segment_start = Some(self.segment_start.map_or(s, |f| f.min(s)));

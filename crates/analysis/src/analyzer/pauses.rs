@@ -112,6 +112,8 @@ impl Analyzer<'_> {
         })
     }
 
+    /// The heap around a collection ended at `stamp`: counted, and handed to the sink.
+    #[inline(always)]
     pub(super) fn heap_sample(
         &mut self,
         stamp: &Stamp,
@@ -120,6 +122,13 @@ impl Analyzer<'_> {
         gc_id: Option<u64>,
     ) {
         self.memory.heap(clock_ns(stamp), heap);
+        if self.sink.is_some() {
+            self.heap_to_sink(stamp, heap, name, gc_id);
+        }
+    }
+
+    #[inline(never)]
+    fn heap_to_sink(&mut self, stamp: &Stamp, heap: HeapChange, name: &str, gc_id: Option<u64>) {
         if let Some(sink) = self.sink.as_deref_mut() {
             sink.heap(&HeapSample {
                 uptime_ms: stamp.uptime_ns.map(|u| u as f64 / 1e6),

@@ -14,6 +14,7 @@ use pauselab_pause::Collector;
 impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
     /// `lines`: how many lines of that format and stamp, counted towards the format.
+    #[inline(always)]
     pub(super) fn observe(
         &mut self,
         format: Format,
