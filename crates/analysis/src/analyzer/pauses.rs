@@ -171,22 +171,27 @@ impl Analyzer<'_> {
             }
             None => NameMarks::of(&p.name),
         };
-        let seen = Seen {
-            item: p,
-            start: p.start,
-            file: &self.files[pp.file].file,
-            line: pp.line,
-            keep: self.opts.evidence,
-            thresholds: &self.opts.thresholds,
-        };
-        self.rules.observe(Watch::Pause, |rule| rule.pause(&seen));
-        if is_off_cpu(p, &self.opts.thresholds) {
-            self.rules
-                .observe(Watch::OffCpuPause, |rule| rule.pause(&seen));
-        }
-        if is_marked(p, named) {
-            self.rules
-                .observe(Watch::MarkedPause, |rule| rule.pause(&seen));
+        let off_cpu = is_off_cpu(p, &self.opts.thresholds);
+        let marked = is_marked(p, named);
+        // Most pauses are shown to no rule: nothing to locate them for.
+        if off_cpu || marked || self.rules.watched(Watch::Pause) {
+            let seen = Seen {
+                item: p,
+                start: p.start,
+                file: &self.files[pp.file].file,
+                line: pp.line,
+                keep: self.opts.evidence,
+                thresholds: &self.opts.thresholds,
+            };
+            self.rules.observe(Watch::Pause, |rule| rule.pause(&seen));
+            if off_cpu {
+                self.rules
+                    .observe(Watch::OffCpuPause, |rule| rule.pause(&seen));
+            }
+            if marked {
+                self.rules
+                    .observe(Watch::MarkedPause, |rule| rule.pause(&seen));
+            }
         }
         if named.full || p.upgraded_to_full {
             let cause = p

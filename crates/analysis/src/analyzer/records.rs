@@ -36,8 +36,9 @@ impl Analyzer<'_> {
         } else {
             self.clocks_at = None;
         }
-        let fi = self.files.len() - 1;
-        self.clocks[fi].observe(stamp, line);
+        if let Some(clock) = self.clocks.last_mut() {
+            clock.observe(stamp, line);
+        }
         // Windows of pause time move with the log's clock, pauses or not.
         if let Some(at) = clock_ns(stamp) {
             self.windows.tick(at);
@@ -50,8 +51,9 @@ impl Analyzer<'_> {
     /// Counts `lines` lines towards their file's format, unless they are blank.
     pub(super) fn count_format(&mut self, format: Format, stamp: &Stamp, record: bool, lines: u64) {
         if record || !format.is_blank(stamp) {
-            let fi = self.files.len() - 1;
-            self.format_counts[fi][format as usize] += lines;
+            if let Some(counts) = self.format_counts.last_mut() {
+                counts[format as usize] += lines;
+            }
         }
     }
 

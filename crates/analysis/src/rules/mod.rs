@@ -161,6 +161,11 @@ impl Default for Rules {
 }
 
 impl Rules {
+    /// Whether any rule watches `what`.
+    pub fn watched(&self, what: Watch) -> bool {
+        !self.watching[what as usize].is_empty()
+    }
+
     /// Shows the same thing to every rule that watches `what`.
     pub fn observe(&mut self, what: Watch, mut see: impl FnMut(&mut dyn Rule)) {
         for run in &self.watching[what as usize] {
