@@ -7,22 +7,37 @@ use pauselab_pause::record::Stamp;
 pub(super) struct Clock {
     first_uptime: Option<u64>,
     segment_start: Option<u64>,
-    last_uptime: Option<u64>,
+    /// The latest uptime of the current run, when [`Known::UPTIME`].
+    last_uptime: u64,
     /// The latest pause end of the current run: a JDK 8 event is stamped at its start, so
     /// it can end after the last stamp.
     segment_end: Option<u64>,
     covered_uptime_ns: u64,
-    pub(super) first_wall: Option<i64>,
-    pub(super) last_wall: Option<i64>,
+    /// The earliest and latest wall clock, when [`Known::WALL`].
+    first_wall: i64,
+    last_wall: i64,
     pub(super) jumps_back: u64,
     pub(super) first_jump: Option<(u64, u64, u64)>,
-    /// The last line's uptime and wall clock, when it had both.
-    last_both: Option<(u64, i64)>,
+    /// The last line's uptime and wall clock, when it had both ([`Known::BOTH`]).
+    last_both: (u64, i64),
+    /// Which of the figures above are known: kept apart from them (not as `Option`s), so
+    /// that the usual line checks one byte (see [`Clock::observe_forward`]).
+    known: u8,
     /// Times the wall clock went back while uptime went on (the host's clock was set
     /// back), and the first: its line, and the wall clock before and after, ms.
     pub(super) wall_steps_back: u64,
     pub(super) first_wall_step: Option<(u64, i64, i64)>,
     pub(super) pids: Vec<u64>,
+}
+
+/// The bits of [`Clock`]'s `known`.
+struct Known;
+
+impl Known {
+    const UPTIME: u8 = 1;
+    const BOTH: u8 = 2;
+    const WALL: u8 = 4;
+    const ALL: u8 = 7;
 }
 
 impl Clock {
@@ -43,29 +58,41 @@ impl Clock {
             return false;
         };
         // A line with both clocks came before: the first and last wall clocks are known.
-        let (Some(last), Some((_, last_w)), Some(first_wall), Some(last_wall)) = (
-            self.last_uptime,
-            self.last_both,
-            self.first_wall,
-            self.last_wall,
-        ) else {
-            return false;
-        };
-        if u < last || w + 1000 < last_w {
+        if self.known != Known::ALL || u < self.last_uptime || w + 1000 < self.last_both.1 {
             return false;
         }
-        self.last_uptime = Some(u);
-        self.last_both = Some((u, w));
-        self.first_wall = Some(first_wall.min(w));
-        self.last_wall = Some(last_wall.max(w));
+        self.last_uptime = u;
+        self.last_both = (u, w);
+        self.first_wall = self.first_wall.min(w);
+        self.last_wall = self.last_wall.max(w);
         true
+    }
+
+    fn last_uptime(&self) -> Option<u64> {
+        (self.known & Known::UPTIME != 0).then_some(self.last_uptime)
+    }
+
+    /// The earliest and the latest wall clock seen, if any.
+    pub(super) fn wall_range(&self) -> Option<(i64, i64)> {
+        (self.known & Known::WALL != 0).then_some((self.first_wall, self.last_wall))
+    }
+
+    /// Includes `first` and `last` in the wall clock's range.
+    fn include_walls(&mut self, first: i64, last: i64) {
+        if self.known & Known::WALL == 0 {
+            (self.first_wall, self.last_wall) = (first, last);
+            self.known |= Known::WALL;
+        } else {
+            self.first_wall = self.first_wall.min(first);
+            self.last_wall = self.last_wall.max(last);
+        }
     }
 
     /// Any line (see [`Clock::observe`]).
     fn observe_any(&mut self, stamp: &Stamp, line: u64) {
         if let Some(u) = stamp.uptime_ns {
             self.first_uptime.get_or_insert(u);
-            match self.last_uptime {
+            match self.last_uptime() {
                 // Stamps of one JVM never go back by more than output buffering can explain.
                 Some(last) if u + 1_000_000_000 < last => {
                     let end = self.segment_end.take().map_or(last, |e| e.max(last));
@@ -81,25 +108,27 @@ impl Clock {
                 _ => {}
             }
             if self
-                .last_uptime
+                .last_uptime()
                 .is_none_or(|l| u > l || u + 1_000_000_000 < l)
             {
-                self.last_uptime = Some(u);
+                self.last_uptime = u;
+                self.known |= Known::UPTIME;
             }
         }
         if let (Some(u), Some(w)) = (stamp.uptime_ns, stamp.wall_ms) {
-            if let Some((last_u, last_w)) = self.last_both {
+            if self.known & Known::BOTH != 0 {
+                let (last_u, last_w) = self.last_both;
                 // Uptime on, wall clock back by more than output buffering explains.
                 if u >= last_u && w + 1000 < last_w {
                     self.wall_steps_back += 1;
                     self.first_wall_step.get_or_insert((line, last_w, w));
                 }
             }
-            self.last_both = Some((u, w));
+            self.last_both = (u, w);
+            self.known |= Known::BOTH;
         }
         if let Some(w) = stamp.wall_ms {
-            self.first_wall = Some(self.first_wall.map_or(w, |f| f.min(w)));
-            self.last_wall = Some(self.last_wall.map_or(w, |l| l.max(w)));
+            self.include_walls(w, w);
         }
         if let Some(pid) = stamp.pid {
             if !self.pids.contains(&pid) && self.pids.len() < 16 {
@@ -117,14 +146,13 @@ impl Clock {
             self.segment_end = Some(self.segment_end.map_or(e, |l| l.max(e)));
         }
         if let (Some(s), Some(e)) = (start.wall_ms, end.wall_ms) {
-            self.first_wall = Some(self.first_wall.map_or(s, |f| f.min(s)));
-            self.last_wall = Some(self.last_wall.map_or(e, |l| l.max(e)));
+            self.include_walls(s, e);
         }
     }
 
     /// The uptime at which the file's last run ends: its last stamp or pause end.
     fn end_uptime(&self) -> Option<u64> {
-        match (self.last_uptime, self.segment_end) {
+        match (self.last_uptime(), self.segment_end) {
             (Some(l), Some(e)) => Some(l.max(e)),
             (l, e) => l.or(e),
         }
@@ -141,7 +169,7 @@ impl Clock {
         for clock in clocks {
             let goes_on = match (before, clock.first_uptime) {
                 (Some(b), Some(first)) if clock.jumps_back == 0 => {
-                    b.last_uptime.is_some_and(|last| first >= last)
+                    b.last_uptime().is_some_and(|last| first >= last)
                 }
                 _ => false,
             };
@@ -164,8 +192,8 @@ impl Clock {
         let start = from.or(self.segment_start);
         match (start, end) {
             (Some(s), Some(l)) => self.covered_uptime_ns.saturating_add(l.saturating_sub(s)),
-            _ => match (self.first_wall, self.last_wall) {
-                (Some(f), Some(l)) => (l.saturating_sub(f).max(0) as u64).saturating_mul(1_000_000),
+            _ => match self.wall_range() {
+                Some((f, l)) => (l.saturating_sub(f).max(0) as u64).saturating_mul(1_000_000),
                 _ => 0,
             },
         }

@@ -195,8 +195,9 @@ impl Analyzer<'_> {
     }
 
     fn span(&self, covered_ns: u64) -> Span {
-        let first_wall = self.clocks.iter().filter_map(|c| c.first_wall).min();
-        let last_wall = self.clocks.iter().filter_map(|c| c.last_wall).max();
+        let walls = || self.clocks.iter().filter_map(Clock::wall_range);
+        let first_wall = walls().map(|(first, _)| first).min();
+        let last_wall = walls().map(|(_, last)| last).max();
         Span {
             start_uptime_s: self.uptime.span().map(|(u, _)| u as f64 / 1e9),
             end_uptime_s: self.uptime.span().map(|(_, u)| u as f64 / 1e9),
