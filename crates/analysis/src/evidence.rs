@@ -38,10 +38,25 @@ pub struct RuleTracker {
 impl RuleTracker {
     /// One match, `excess_ns` over the rule's margin; `evidence` is called only when the
     /// match is among the `keep` strongest so far.
+    #[inline]
     pub fn hit(&mut self, excess_ns: u64, keep: usize, evidence: impl FnOnce() -> Evidence) {
         self.count += 1;
         self.excess_ns += u128::from(excess_ns);
         self.max_excess_ns = self.max_excess_ns.max(excess_ns);
+        // Most hits of a long log are no stronger than the evidence kept.
+        if self.ranks.len() >= keep
+            && self
+                .ranks
+                .last()
+                .is_none_or(|&weakest| weakest >= excess_ns)
+        {
+            return;
+        }
+        self.keep(excess_ns, keep, evidence);
+    }
+
+    /// Keeps the evidence of a hit that may be among the `keep` strongest.
+    fn keep(&mut self, excess_ns: u64, keep: usize, evidence: impl FnOnce() -> Evidence) {
         if self.ranks.len() >= keep {
             match self.ranks.last() {
                 Some(&weakest) if weakest < excess_ns => {

@@ -41,6 +41,8 @@ pub struct WindowShare {
 }
 
 impl SlidingShare {
+    /// (The analysis makes its windows with [`PauseWindows::new`].)
+    #[cfg(test)]
     pub(crate) fn new(window_s: usize) -> Self {
         SlidingShare {
             ring: vec![0; window_s],
@@ -169,15 +171,223 @@ impl SlidingShare {
     }
 
     pub(crate) fn worst(&self) -> Option<WindowShare> {
-        let len = self.ring.len() as u64;
-        self.worst.map(|(ns, start)| WindowShare {
-            window_s: len,
-            start_s: start as f64,
-            pause_ms: ns as f64 / 1e6,
-            // Pauses that overlap in the log (two JVMs in one file) could add up to more.
-            share_pct: (ns as f64 * 100.0 / (len * SECOND_NS) as f64).min(100.0),
+        share(self.ring.len() as u64, self.worst)
+    }
+}
+
+/// A short and a long [`SlidingShare`] (the analysis's 1-minute and 10-minute windows),
+/// shown the same lines and pauses: both step through the same seconds, so one ring as
+/// long as the long window holds the buckets of both, and each second is stepped once.
+/// A pause spanning more than two short windows is walked over differently by each (see
+/// [`SlidingShare::pause_across`]): the two then go on apart, each as it would alone.
+pub(crate) enum PauseWindows {
+    Together(SharedRing),
+    Apart([SlidingShare; 2]),
+}
+
+/// The buckets and the clock of both windows, and each window's sum and worst.
+pub(crate) struct SharedRing {
+    /// One bucket per second of the long window.
+    ring: Vec<u64>,
+    /// The short window's length, and the long one's (the ring's).
+    lens: [u64; 2],
+    current: Option<u64>,
+    last_line: Option<u64>,
+    filled: u64,
+    sums: [u64; 2],
+    worst: [Option<(u64, u64)>; 2],
+}
+
+impl PauseWindows {
+    /// Windows of `short` and `long` whole seconds, `short` <= `long`.
+    pub(crate) fn new(short: usize, long: usize) -> Self {
+        debug_assert!(0 < short && short <= long);
+        PauseWindows::Together(SharedRing {
+            ring: vec![0; long],
+            lens: [short as u64, long as u64],
+            current: None,
+            last_line: None,
+            filled: 0,
+            sums: [0; 2],
+            worst: [None; 2],
         })
     }
+
+    /// See [`SlidingShare::tick`].
+    #[inline]
+    pub(crate) fn tick(&mut self, at_ns: u64) {
+        match self {
+            PauseWindows::Together(ring) => {
+                let second = at_ns / SECOND_NS;
+                if ring.last_line != Some(second) {
+                    ring.tick_to(second);
+                }
+            }
+            PauseWindows::Apart(windows) => windows.iter_mut().for_each(|w| w.tick(at_ns)),
+        }
+    }
+
+    /// See [`SlidingShare::pause`].
+    #[inline]
+    pub(crate) fn pause(&mut self, start_ns: u64, end_ns: u64) {
+        let end_ns = end_ns.max(start_ns);
+        if let PauseWindows::Together(ring) = self {
+            let (first, last) = (start_ns / SECOND_NS, end_ns / SECOND_NS);
+            match ring.current {
+                Some(current) if first == last && last <= current => {
+                    return ring.add_in_place(last, end_ns - start_ns, current);
+                }
+                _ if first.saturating_add(2 * ring.lens[0]) >= last => {
+                    return ring.pause_across(start_ns, end_ns);
+                }
+                _ => *self = PauseWindows::Apart(ring.apart()),
+            }
+        }
+        if let PauseWindows::Apart(windows) = self {
+            windows.iter_mut().for_each(|w| w.pause(start_ns, end_ns));
+        }
+    }
+
+    /// The worst window of each length found, short first.
+    pub(crate) fn worst(&self) -> [Option<WindowShare>; 2] {
+        match self {
+            PauseWindows::Together(ring) => [0, 1].map(|i| share(ring.lens[i], ring.worst[i])),
+            PauseWindows::Apart(windows) => [windows[0].worst(), windows[1].worst()],
+        }
+    }
+}
+
+impl SharedRing {
+    fn slot(&self, second: u64) -> usize {
+        (second % self.lens[1]) as usize
+    }
+
+    /// See [`SlidingShare::tick_to`].
+    fn tick_to(&mut self, second: u64) {
+        match self.last_line {
+            Some(l) if second + 1 < l => self.reset(second),
+            _ => {
+                self.advance_to(second);
+                self.last_line = Some(self.last_line.map_or(second, |l| l.max(second)));
+            }
+        }
+    }
+
+    /// `part` ns of pause in `second`, which the windows reached (`current`).
+    #[inline]
+    fn add_in_place(&mut self, second: u64, part: u64, current: u64) {
+        let [short, long] = self.lens;
+        if second + long > current {
+            let slot = self.slot(second);
+            self.ring[slot] += part;
+            self.sums[1] += part;
+            if second + short > current {
+                self.sums[0] += part;
+            }
+        }
+        self.judge_at(current);
+    }
+
+    /// See [`SlidingShare::pause_across`]; the pause spans at most two short windows, so
+    /// both walk the same seconds.
+    fn pause_across(&mut self, start_ns: u64, end_ns: u64) {
+        let last = end_ns / SECOND_NS;
+        for second in start_ns / SECOND_NS..=last {
+            let from = start_ns.max(second * SECOND_NS);
+            let to = end_ns.min((second + 1).saturating_mul(SECOND_NS));
+            self.advance_to(second);
+            let current = self.current.unwrap_or(second);
+            self.add_in_place(second, to.saturating_sub(from), current);
+        }
+    }
+
+    /// See [`SlidingShare::advance_to`]: each window steps as far as its own length, the
+    /// short one taking out the second that leaves it, still in the ring.
+    fn advance_to(&mut self, second: u64) {
+        let [short, long] = self.lens;
+        match self.current {
+            None => self.reset(second),
+            Some(c) if second > c => {
+                let steps = second - c;
+                let next = |slot: usize| if slot as u64 + 1 == long { 0 } else { slot + 1 };
+                // The slots of the second entering the ring and of the one leaving the
+                // short window, stepped on with them.
+                let mut slot = self.slot(c + 1);
+                let mut leaving = self.slot(c + 1 + long - short);
+                for s in 1..=steps.min(long) {
+                    let t = c + s;
+                    self.filled += 1;
+                    if s <= short {
+                        self.sums[0] -= self.ring[leaving];
+                        self.judge_window(0, t);
+                        leaving = next(leaving);
+                    }
+                    self.sums[1] -= self.ring[slot];
+                    self.ring[slot] = 0;
+                    self.judge_window(1, t);
+                    slot = next(slot);
+                }
+                self.filled += steps.saturating_sub(long);
+                self.current = Some(second);
+            }
+            Some(_) => {}
+        }
+    }
+
+    #[inline]
+    fn judge_at(&mut self, current: u64) {
+        self.judge_window(0, current);
+        self.judge_window(1, current);
+    }
+
+    /// See [`SlidingShare::judge_at`].
+    #[inline]
+    fn judge_window(&mut self, i: usize, current: u64) {
+        let len = self.lens[i];
+        if self.filled >= len && self.worst[i].is_none_or(|(w, _)| self.sums[i] > w) {
+            self.worst[i] = Some((self.sums[i], current + 1 - len));
+        }
+    }
+
+    fn reset(&mut self, second: u64) {
+        self.ring.iter_mut().for_each(|b| *b = 0);
+        self.sums = [0; 2];
+        self.filled = 1;
+        self.current = Some(second);
+        self.last_line = Some(second);
+    }
+
+    /// Each window as a [`SlidingShare`] of its own, holding what it would hold alone.
+    fn apart(&self) -> [SlidingShare; 2] {
+        [0, 1].map(|i| {
+            let len = self.lens[i];
+            let mut ring = vec![0; len as usize];
+            if let Some(current) = self.current {
+                // The seconds of this window; older ones left it, or were never reached.
+                for second in current.saturating_sub(len - 1)..=current {
+                    ring[(second % len) as usize] = self.ring[self.slot(second)];
+                }
+            }
+            SlidingShare {
+                ring,
+                current: self.current,
+                last_line: self.last_line,
+                filled: self.filled,
+                sum: self.sums[i],
+                worst: self.worst[i],
+            }
+        })
+    }
+}
+
+fn share(len: u64, worst: Option<(u64, u64)>) -> Option<WindowShare> {
+    worst.map(|(ns, start)| WindowShare {
+        window_s: len,
+        start_s: start as f64,
+        pause_ms: ns as f64 / 1e6,
+        // Pauses that overlap in the log (two JVMs in one file) could add up to more.
+        share_pct: (ns as f64 * 100.0 / (len * SECOND_NS) as f64).min(100.0),
+    })
 }
 
 /// ZGC stalls of one kind: how often, how long, which threads.
@@ -228,13 +438,14 @@ impl StallStats {
 }
 
 /// Heap occupancy around collections and what it says about allocation and promotion.
-#[derive(Default)]
 pub(crate) struct MemoryStats {
+    /// The heap's figures below mean something once a sample is taken: they are kept
+    /// without `Option`s, each sample a `min` or a `max`.
     samples: u64,
-    after_min: Option<u64>,
-    after_max: Option<u64>,
-    after_last: Option<u64>,
-    before_max: Option<u64>,
+    after_min: u64,
+    after_max: u64,
+    after_last: u64,
+    before_max: u64,
     capacity_max: Option<u64>,
     /// The previous sample on the current forward-going clock: (time ns, heap after).
     previous: Option<(u64, u64)>,
@@ -244,6 +455,26 @@ pub(crate) struct MemoryStats {
     promotion_ns: u64,
     last_young_at: Option<u64>,
     cycles: BTreeMap<String, Totals>,
+}
+
+impl Default for MemoryStats {
+    fn default() -> Self {
+        MemoryStats {
+            samples: 0,
+            after_min: u64::MAX,
+            after_max: 0,
+            after_last: 0,
+            before_max: 0,
+            capacity_max: None,
+            previous: None,
+            allocated: 0,
+            allocation_ns: 0,
+            promoted: 0,
+            promotion_ns: 0,
+            last_young_at: None,
+            cycles: BTreeMap::new(),
+        }
+    }
 }
 
 /// Heap before and after collections, allocation and promotion rates, concurrent cycles.
@@ -285,10 +516,10 @@ impl MemoryStats {
     /// A heap transition written at `at_ns` (same clock as [`SlidingShare::add`]).
     pub(crate) fn heap(&mut self, at_ns: Option<u64>, heap: HeapChange) {
         self.samples += 1;
-        self.after_min = Some(self.after_min.map_or(heap.after, |m| m.min(heap.after)));
-        self.after_max = Some(self.after_max.map_or(heap.after, |m| m.max(heap.after)));
-        self.after_last = Some(heap.after);
-        self.before_max = Some(self.before_max.map_or(heap.before, |m| m.max(heap.before)));
+        self.after_min = self.after_min.min(heap.after);
+        self.after_max = self.after_max.max(heap.after);
+        self.after_last = heap.after;
+        self.before_max = self.before_max.max(heap.before);
         if let Some(c) = heap.capacity {
             self.capacity_max = Some(self.capacity_max.map_or(c, |m| m.max(c)));
         }
@@ -334,12 +565,13 @@ impl MemoryStats {
 
     pub(crate) fn section(&self) -> MemorySection {
         let clamp = |b: u128| b.min(u128::from(u64::MAX)) as u64;
+        let sampled = self.samples > 0;
         MemorySection {
             heap_samples: self.samples,
-            heap_after_gc_min_bytes: self.after_min,
-            heap_after_gc_max_bytes: self.after_max,
-            heap_after_gc_last_bytes: self.after_last,
-            heap_before_gc_max_bytes: self.before_max,
+            heap_after_gc_min_bytes: sampled.then_some(self.after_min),
+            heap_after_gc_max_bytes: sampled.then_some(self.after_max),
+            heap_after_gc_last_bytes: sampled.then_some(self.after_last),
+            heap_before_gc_max_bytes: sampled.then_some(self.before_max),
             heap_capacity_max_bytes: self.capacity_max,
             allocated_bytes: (self.allocation_ns > 0).then(|| clamp(self.allocated)),
             allocation_rate_mib_s: mib_per_s(self.allocated, self.allocation_ns),
@@ -422,5 +654,68 @@ mod tests {
         let worst = w.worst().unwrap();
         assert_eq!(worst.pause_ms, 1_000.0);
         assert_eq!(worst.start_s, 0.0);
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Step {
+        Tick(u64),
+        Pause(u64, u64),
+    }
+
+    fn steps() -> impl Strategy<Value = Vec<Step>> {
+        // Times in tenths of a second around a few hundred seconds, stepping back at times
+        // (a new JVM run), pauses from a few ms to several minutes.
+        let step = prop_oneof![
+            4 => (0u64..4_000).prop_map(|t| Step::Tick(t * SECOND_NS / 10)),
+            4 => (0u64..4_000, 0u64..30).prop_map(|(t, d)| {
+                Step::Pause(t * SECOND_NS / 10, t * SECOND_NS / 10 + d * SECOND_NS / 10)
+            }),
+            1 => (0u64..4_000, 0u64..3_000).prop_map(|(t, d)| {
+                Step::Pause(t * SECOND_NS / 10, t * SECOND_NS / 10 + d * SECOND_NS / 10)
+            }),
+        ];
+        prop::collection::vec(step, 1..120).prop_map(|mut steps| {
+            // Mostly forward, as a log goes: sort all but a few.
+            let keep = steps.len() / 10;
+            steps[keep..].sort_by_key(|s| match s {
+                Step::Tick(t) | Step::Pause(t, _) => *t,
+            });
+            steps
+        })
+    }
+
+    proptest! {
+        /// One ring for both windows finds what each window finds alone.
+        #[test]
+        fn shared_windows_find_what_each_window_finds_alone(
+            steps in steps(),
+            lens in prop_oneof![Just((60usize, 600usize)), (1usize..8, 0usize..8)
+                .prop_map(|(short, more)| (short, short + more))],
+        ) {
+            let (short, long) = lens;
+            let mut shared = PauseWindows::new(short, long);
+            let mut alone = [SlidingShare::new(short), SlidingShare::new(long)];
+            for step in &steps {
+                match *step {
+                    Step::Tick(at) => {
+                        shared.tick(at);
+                        alone.iter_mut().for_each(|w| w.tick(at));
+                    }
+                    Step::Pause(start, end) => {
+                        shared.pause(start, end);
+                        alone.iter_mut().for_each(|w| w.pause(start, end));
+                    }
+                }
+                let found = shared.worst().map(|w| w.map(|w| (w.start_s, w.pause_ms)));
+                let expected = [&alone[0], &alone[1]].map(|w| w.worst().map(|w| (w.start_s, w.pause_ms)));
+                prop_assert_eq!(found, expected, "after {:?}", step);
+            }
+        }
     }
 }

@@ -129,7 +129,17 @@ impl Timeouts {
 
     /// The threads that held up the safepoint whose line this is, when a report came just
     /// before it.
+    #[inline]
     pub(crate) fn take_for_safepoint(&mut self, keep: usize) -> Option<String> {
+        // Asked at every safepoint line; most follow no report.
+        if self.open.is_none() && self.closed.is_none() {
+            return None;
+        }
+        self.take_for_safepoint_any(keep)
+    }
+
+    /// [`Timeouts::take_for_safepoint`], with or without a report read.
+    fn take_for_safepoint_any(&mut self, keep: usize) -> Option<String> {
         self.close(keep);
         let report = self.closed.take()?;
         self.section.matched += 1;
@@ -194,5 +204,55 @@ impl Timeouts {
             .threads
             .sort_by(|a, b| b.timeouts.cmp(&a.timeouts).then(a.thread.cmp(&b.thread)));
         (self.section, self.unmatched)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = Option<TimeoutLine>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(TimeoutLine::Start)),
+            Just(Some(TimeoutLine::End)),
+            prop::sample::select(vec!["main", "worker-1"]).prop_map(|name| {
+                Some(TimeoutLine::Thread {
+                    name: name.to_string(),
+                    os_state: None,
+                })
+            }),
+            Just(Some(TimeoutLine::JavaState("RUNNABLE".to_string()))),
+        ]
+    }
+
+    proptest! {
+        /// A safepoint line after no report takes the short way: any sequence of report
+        /// lines and safepoint lines (`None`) gives what the general way gives.
+        #[test]
+        fn safepoints_without_a_report_take_nothing_as_the_general_way_does(
+            lines in prop::collection::vec(line(), 0..30),
+        ) {
+            let (mut fast, mut general) = (Timeouts::default(), Timeouts::default());
+            for (number, line) in lines.into_iter().enumerate() {
+                match line {
+                    Some(line) => {
+                        fast.line(line.clone(), Stamp::default(), "gc.log", number as u64, 5);
+                        general.line(line, Stamp::default(), "gc.log", number as u64, 5);
+                    }
+                    None => prop_assert_eq!(
+                        fast.take_for_safepoint(5),
+                        general.take_for_safepoint_any(5)
+                    ),
+                }
+            }
+            let (fast, general) = (fast.finish(5), general.finish(5));
+            prop_assert_eq!(
+                serde_json::to_string(&fast.0).unwrap(),
+                serde_json::to_string(&general.0).unwrap()
+            );
+            prop_assert_eq!(fast.1.count, general.1.count);
+        }
     }
 }

@@ -28,6 +28,18 @@ pub(crate) struct Totals {
     pub(crate) max_ns: u64,
     /// For VM operations: whether it collected garbage.
     pub(crate) gc: Option<bool>,
+    /// For pause names: what the name says of the collection, read once per name.
+    pub(crate) named: NameMarks,
+}
+
+/// What a pause's name says, for [`is_marked`](crate::rules::rule::is_marked): read when the
+/// name is first counted, not for every pause.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct NameMarks {
+    /// A full collection's name.
+    pub(crate) full: bool,
+    /// A name that a rule watching marked pauses may count.
+    pub(crate) marked: bool,
 }
 
 impl Totals {
@@ -78,20 +90,24 @@ impl TotalsByName {
 
     /// The totals of `name`, begun with `new` when the name is new; none when it is new
     /// and `max` names are kept already.
+    #[inline]
     pub(crate) fn entry(
         &mut self,
         name: &str,
         new: impl FnOnce() -> Totals,
     ) -> Option<&mut Totals> {
-        let at = match self.entries.get(self.last) {
-            Some((last, _)) if last == name => self.last,
-            _ => self.find_or_insert(name, new)?,
-        };
+        // Asked for every pause and safepoint: the name before, compared in place.
+        let last = self.last;
+        if self.entries.get(last).is_some_and(|(n, _)| n == name) {
+            return Some(&mut self.entries[last].1);
+        }
+        let at = self.find_or_insert(name, new)?;
         self.last = at;
         Some(&mut self.entries[at].1)
     }
 
     /// The place of `name`, added when new (see [`TotalsByName::entry`]).
+    #[inline(never)]
     fn find_or_insert(&mut self, name: &str, new: impl FnOnce() -> Totals) -> Option<usize> {
         let first = &self.entries[..self.entries.len().min(COMPARED)];
         match first.iter().position(|(first, _)| first == name) {

@@ -8,7 +8,7 @@ use crate::analyzer::report::{Jvm, PauseSection, Report, SafepointSection, Span,
 use crate::analyzer::safepoints::SafepointSeries;
 use crate::analyzer::Analyzer;
 use crate::evidence::RuleTracker;
-use crate::health::{SlidingShare, StallSection, WindowShare};
+use crate::health::{StallSection, WindowShare};
 use crate::rules::concurrent_mode_failure;
 use crate::rules::finding::Finding;
 use crate::rules::rule::{Context, Series};
@@ -38,11 +38,7 @@ impl Analyzer<'_> {
             std::mem::take(&mut self.timeouts).finish(self.opts.evidence);
         let full_gc_causes =
             sorted_by_count(self.full_gc_causes.iter().map(|(c, t)| (c.as_str(), t)));
-        let worst_windows: Vec<WindowShare> = self
-            .windows
-            .iter()
-            .filter_map(SlidingShare::worst)
-            .collect();
+        let worst_windows: Vec<WindowShare> = self.windows.worst().into_iter().flatten().collect();
         let allocation_stalls = self.allocation_stalls.section();
         let safepoints = self.safepoint_section(source, series, covered_ns, timeouts);
         let (findings, cms_failures) = self.findings(&Judged {
@@ -199,11 +195,12 @@ impl Analyzer<'_> {
     }
 
     fn span(&self, covered_ns: u64) -> Span {
-        let first_wall = self.clocks.iter().filter_map(|c| c.first_wall).min();
-        let last_wall = self.clocks.iter().filter_map(|c| c.last_wall).max();
+        let walls = || self.clocks.iter().filter_map(Clock::wall_range);
+        let first_wall = walls().map(|(first, _)| first).min();
+        let last_wall = walls().map(|(_, last)| last).max();
         Span {
-            start_uptime_s: self.uptime.first.map(|u| u as f64 / 1e9),
-            end_uptime_s: self.uptime.last.map(|u| u as f64 / 1e9),
+            start_uptime_s: self.uptime.span().map(|(u, _)| u as f64 / 1e9),
+            end_uptime_s: self.uptime.span().map(|(_, u)| u as f64 / 1e9),
             start_wall: first_wall.map(format_epoch_ms),
             end_wall: last_wall.map(format_epoch_ms),
             covered_s: covered_ns as f64 / 1e9,

@@ -20,7 +20,7 @@ use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::record::{Format, GcPause, OldChange, Parsed, Record, Stamp};
 use pauselab_pause::{DurationStats, LogLine, PauseEvent};
 
-use crate::health::{MemoryStats, SlidingShare, StallStats};
+use crate::health::{MemoryStats, PauseWindows, StallStats};
 use crate::rules::{Rules, Thresholds};
 use crate::timeouts::Timeouts;
 use crate::totals::{Totals, TotalsByName};
@@ -128,7 +128,7 @@ pub struct Analyzer<'s> {
     relocation_stalls: StallStats,
     memory: MemoryStats,
     /// Worst 1-minute and 10-minute windows of pause time.
-    windows: [SlidingShare; 2],
+    windows: PauseWindows,
     full_gc_causes: BTreeMap<String, Totals>,
     /// `GC(N) To-space exhausted` seen for this collection (JDK 9-16 G1).
     evacuation_failed_gc_id: Option<u64>,
@@ -185,7 +185,7 @@ impl<'s> Analyzer<'s> {
             allocation_stalls: StallStats::default(),
             relocation_stalls: StallStats::default(),
             memory: MemoryStats::default(),
-            windows: [SlidingShare::new(60), SlidingShare::new(600)],
+            windows: PauseWindows::new(60, 600),
             full_gc_causes: BTreeMap::new(),
             evacuation_failed_gc_id: None,
             old_generation: None,
@@ -327,30 +327,35 @@ impl<'s> Analyzer<'s> {
 
     /// One line of a text log (see [`RecordSink::line`](pauselab_pause::RecordSink::line)).
     pub(crate) fn line(&mut self, line: LogLine<'_>, number: u64) {
-        self.text_log = true;
-        let fi = self.files.len() - 1;
-        self.files[fi].lines += 1;
-        let saw = self.clocks_saw.take();
-        match line {
-            LogLine::Nothing => {}
-            LogLine::Other { format, stamp } => {
-                if saw == Some(stamp) {
-                    self.count_format(format, &stamp, false, 1);
-                } else {
-                    self.observe(format, &stamp, false, number);
-                }
-                self.clocks_saw = Some(stamp);
-                self.timeouts.other_record();
+        let (format, stamp) = match line {
+            LogLine::Other { format, stamp } => (format, stamp),
+            LogLine::Record(parsed) => {
+                self.text_log = true;
+                self.clocks_saw = None;
+                let fi = self.files.len() - 1;
+                self.files[fi].lines += 1;
+                return self.parsed(parsed, number);
             }
-            LogLine::Record(parsed) => self.parsed(parsed, number),
+            LogLine::Nothing => {
+                self.text_log = true;
+                self.clocks_saw = None;
+                let fi = self.files.len() - 1;
+                self.files[fi].lines += 1;
+                return;
+            }
             LogLine::Unparsed {
                 text,
                 partial_event,
             } => {
+                self.text_log = true;
+                self.clocks_saw = None;
+                let fi = self.files.len() - 1;
+                self.files[fi].lines += 1;
                 self.lost_gc |= partial_event;
-                self.unparsed_line(text, number);
+                return self.unparsed_line(text, number);
             }
-        }
+        };
+        self.other_lines(format, stamp, number, 1);
     }
 
     /// `count` lines without a record that share `format` and `stamp` (see
@@ -360,10 +365,16 @@ impl<'s> Analyzer<'s> {
         if count == 0 {
             return;
         }
-        self.line(LogLine::Other { format, stamp }, number);
+        self.text_log = true;
         let fi = self.files.len() - 1;
-        self.files[fi].lines += count - 1;
-        self.count_format(format, &stamp, false, count - 1);
+        self.files[fi].lines += count;
+        if self.clocks_saw == Some(stamp) {
+            self.count_format(format, &stamp, false, count);
+        } else {
+            self.observe(format, &stamp, false, number, count);
+            self.clocks_saw = Some(stamp);
+        }
+        self.timeouts.other_record();
     }
 
     /// Sets how many lines the current input has: lines joined into one event (JDK 8) reach

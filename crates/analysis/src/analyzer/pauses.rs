@@ -7,9 +7,9 @@ use pauselab_pause::{Collector, CpuTimes, PauseEvent, PauseKind, SourceLine};
 use crate::analyzer::clock::clock_ns;
 use crate::analyzer::report::WorstPause;
 use crate::analyzer::{Analyzer, HeapSample};
-use crate::rules::full_gc::{is_full_collection, upgrade_reason, NO_CAUSE};
-use crate::rules::rule::{Seen, Watch};
-use crate::totals::Totals;
+use crate::rules::full_gc::{upgrade_reason, NO_CAUSE};
+use crate::rules::rule::{is_marked, is_off_cpu, Seen, Watch};
+use crate::totals::{NameMarks, Totals};
 use crate::waiting::{PauseRecord, Pending};
 
 /// Pauses of a JDK 6-8 log or a recording kept waiting for one safepoint.
@@ -51,9 +51,8 @@ impl Analyzer<'_> {
             self.uptime.include(u);
         }
         if let Some(start) = clock_ns(&start) {
-            for w in &mut self.windows {
-                w.pause(start, start.saturating_add(pause.duration_ns));
-            }
+            self.windows
+                .pause(start, start.saturating_add(pause.duration_ns));
         }
         if !self.text_log {
             let seen = Seen {
@@ -113,6 +112,8 @@ impl Analyzer<'_> {
         })
     }
 
+    /// The heap around a collection ended at `stamp`: counted, and handed to the sink.
+    #[inline(always)]
     pub(super) fn heap_sample(
         &mut self,
         stamp: &Stamp,
@@ -121,6 +122,13 @@ impl Analyzer<'_> {
         gc_id: Option<u64>,
     ) {
         self.memory.heap(clock_ns(stamp), heap);
+        if self.sink.is_some() {
+            self.heap_to_sink(stamp, heap, name, gc_id);
+        }
+    }
+
+    #[inline(never)]
+    fn heap_to_sink(&mut self, stamp: &Stamp, heap: HeapChange, name: &str, gc_id: Option<u64>) {
         if let Some(sink) = self.sink.as_deref_mut() {
             sink.heap(&HeapSample {
                 uptime_ms: stamp.uptime_ns.map(|u| u as f64 / 1e6),
@@ -152,19 +160,40 @@ impl Analyzer<'_> {
         let p: &GcPause = &pp.pause;
         self.files[pp.file].pauses += 1;
         self.gc.record(p.duration_ns);
-        if let Some(totals) = self.by_name.entry(&p.name, Totals::default) {
-            totals.add(p.duration_ns);
-        }
-        let seen = Seen {
-            item: p,
-            start: p.start,
-            file: &self.files[pp.file].file,
-            line: pp.line,
-            keep: self.opts.evidence,
-            thresholds: &self.opts.thresholds,
+        let new = || Totals {
+            named: NameMarks::of(&p.name),
+            ..Totals::default()
         };
-        self.rules.observe(Watch::Pause, |rule| rule.pause(&seen));
-        if is_full_collection(&p.name) || p.upgraded_to_full {
+        let named = match self.by_name.entry(&p.name, new) {
+            Some(totals) => {
+                totals.add(p.duration_ns);
+                totals.named
+            }
+            None => NameMarks::of(&p.name),
+        };
+        let off_cpu = is_off_cpu(p, &self.opts.thresholds);
+        let marked = is_marked(p, named);
+        // Most pauses are shown to no rule: nothing to locate them for.
+        if off_cpu || marked || self.rules.watched(Watch::Pause) {
+            let seen = Seen {
+                item: p,
+                start: p.start,
+                file: &self.files[pp.file].file,
+                line: pp.line,
+                keep: self.opts.evidence,
+                thresholds: &self.opts.thresholds,
+            };
+            self.rules.observe(Watch::Pause, |rule| rule.pause(&seen));
+            if off_cpu {
+                self.rules
+                    .observe(Watch::OffCpuPause, |rule| rule.pause(&seen));
+            }
+            if marked {
+                self.rules
+                    .observe(Watch::MarkedPause, |rule| rule.pause(&seen));
+            }
+        }
+        if named.full || p.upgraded_to_full {
             let cause = p
                 .cause
                 .clone()

@@ -13,8 +13,17 @@ use pauselab_pause::Collector;
 
 impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
-    pub(super) fn observe(&mut self, format: Format, stamp: &Stamp, record: bool, line: u64) {
-        self.count_format(format, stamp, record, 1);
+    /// `lines`: how many lines of that format and stamp, counted towards the format.
+    #[inline(always)]
+    pub(super) fn observe(
+        &mut self,
+        format: Format,
+        stamp: &Stamp,
+        record: bool,
+        line: u64,
+        lines: u64,
+    ) {
+        self.count_format(format, stamp, record, lines);
         // A unified log's record lines of one collection share its stamp: the clocks, the
         // uptime range and the windows are there already, and seeing it again changes none
         // of them, pauses and safepoints counted since or not. (A JDK 6-8 event is one
@@ -27,13 +36,12 @@ impl Analyzer<'_> {
         } else {
             self.clocks_at = None;
         }
-        let fi = self.files.len() - 1;
-        self.clocks[fi].observe(stamp, line);
+        if let Some(clock) = self.clocks.last_mut() {
+            clock.observe(stamp, line);
+        }
         // Windows of pause time move with the log's clock, pauses or not.
         if let Some(at) = clock_ns(stamp) {
-            for w in &mut self.windows {
-                w.tick(at);
-            }
+            self.windows.tick(at);
         }
         if let Some(u) = stamp.uptime_ns {
             self.uptime.include(u);
@@ -43,8 +51,9 @@ impl Analyzer<'_> {
     /// Counts `lines` lines towards their file's format, unless they are blank.
     pub(super) fn count_format(&mut self, format: Format, stamp: &Stamp, record: bool, lines: u64) {
         if record || !format.is_blank(stamp) {
-            let fi = self.files.len() - 1;
-            self.format_counts[fi][format as usize] += lines;
+            if let Some(counts) = self.format_counts.last_mut() {
+                counts[format as usize] += lines;
+            }
         }
     }
 
@@ -69,7 +78,7 @@ impl Analyzer<'_> {
 
     pub(super) fn parsed(&mut self, p: Box<Parsed>, line: u64) {
         let record = !matches!(p.record, Record::Other);
-        self.observe(p.format, &p.stamp, record, line);
+        self.observe(p.format, &p.stamp, record, line, 1);
         if !matches!(p.record, Record::SafepointTimeout(_)) {
             self.timeouts.other_record();
         }

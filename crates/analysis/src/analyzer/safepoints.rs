@@ -119,6 +119,7 @@ impl Analyzer<'_> {
 }
 
 /// The safepoint's time, its time to safepoint and its VM operation in `series`.
+#[inline]
 fn count_safepoint(series: &mut SafepointSeries, sp: &Safepoint, operation: &str, is_gc: bool) {
     series.stats.record(sp.total_ns);
     if let Some(ttsp) = sp.ttsp_ns {

@@ -12,12 +12,12 @@ use crate::rules::finding::{Finding, Severity};
 use crate::rules::rule::{Context, Rule, Seen, Watch};
 
 pub(crate) const ID: &str = "allocation_stalls";
-pub(crate) const WATCHES: &[Watch] = &[Watch::Pause, Watch::Stall];
+pub(crate) const WATCHES: &[Watch] = &[Watch::MarkedPause, Watch::Stall];
 /// Default length from which a stall is listed as evidence.
 pub(crate) const ALLOC_STALL_NS: u64 = 10_000_000;
 
 /// The cause ZGC gives a cycle that threads stalled waiting for.
-const STALL_CAUSE: &str = "Allocation Stall";
+pub(crate) const STALL_CAUSE: &str = "Allocation Stall";
 
 /// The long stalls; the finding counts every one (the report's `allocation_stalls`).
 /// `stalled_cycles`: the ZGC cycles started by a stall, for an input that records no stall.

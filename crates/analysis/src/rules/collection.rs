@@ -8,8 +8,8 @@ use crate::rules::causes::listed;
 use crate::rules::finding::{Finding, Severity};
 use crate::rules::rule::{Context, Rule, Seen, Watch};
 
-/// What every collection rule watches: the pauses.
-pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
+/// What every collection rule watches: the marked pauses (see [`is_marked`](crate::rules::rule::is_marked)).
+pub(crate) const WATCHES: &[Watch] = &[Watch::MarkedPause];
 
 /// What one collection rule looks for and says.
 pub(crate) struct Collection {

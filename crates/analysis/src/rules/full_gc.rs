@@ -12,7 +12,7 @@ use crate::rules::rule::{Context, Rule, Seen, Watch};
 use crate::terminal::dur;
 
 pub(crate) const ID: &str = "full_gc";
-pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
+pub(crate) const WATCHES: &[Watch] = &[Watch::MarkedPause];
 /// What `full_gc_causes` calls the cause of a full collection the log gives none for.
 pub(crate) const NO_CAUSE: &str = "cause not in log";
 /// Full collections are critical once one takes this long, or once they add up to it and

@@ -40,7 +40,7 @@ pub(crate) fn start() -> Box<dyn Rule> {
 
 /// `cause.contains("Humongous")`, looked for where an `H` is: asked of every pause, and
 /// `str::contains` builds a searcher each time.
-fn names_humongous(cause: &str) -> bool {
+pub(crate) fn names_humongous(cause: &str) -> bool {
     let bytes = cause.as_bytes();
     (0..bytes.len()).any(|at| bytes[at] == b'H' && bytes[at..].starts_with(b"Humongous"))
 }

@@ -14,7 +14,7 @@ use crate::rules::rule::{Context, Rule, Seen, Watch};
 use crate::rules::{concurrent_mode_failure, promotion_failure};
 
 pub(crate) const ID: &str = "incremental_cms";
-pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
+pub(crate) const WATCHES: &[Watch] = &[Watch::MarkedPause];
 
 /// The options that turn the mode on.
 const OPTIONS: [&str; 2] = ["-XX:+CMSIncrementalMode", "-Xincgc"];

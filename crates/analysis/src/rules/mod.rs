@@ -114,8 +114,9 @@ pub const RULES: [&str; REGISTRY.len()] = {
 
 /// Every rule of the registry watching one analysis.
 pub(crate) struct Rules {
-    /// Those that watch pauses first, so that every pause is shown to one run of them; in
-    /// the registry's order otherwise.
+    /// Those that watch every pause first, then those that watch pauses off CPU, then those
+    /// that watch marked pauses, so that a pause is shown to one run of each; in the
+    /// registry's order otherwise.
     rules: Vec<(&'static str, Box<dyn Rule>)>,
     /// Indices into `rules`, in the registry's order.
     in_registry_order: Vec<usize>,
@@ -126,7 +127,14 @@ pub(crate) struct Rules {
 impl Default for Rules {
     fn default() -> Self {
         let mut order: Vec<usize> = (0..REGISTRY.len()).collect();
-        order.sort_by_key(|&i| !REGISTRY[i].watches.contains(&Watch::Pause));
+        order.sort_by_key(|&i| {
+            let watches = |watch| REGISTRY[i].watches.contains(&watch);
+            (
+                !watches(Watch::Pause),
+                !watches(Watch::OffCpuPause),
+                !watches(Watch::MarkedPause),
+            )
+        });
         let mut watching: [Vec<Range<usize>>; Watch::COUNT] = Default::default();
         for (at, &i) in order.iter().enumerate() {
             for &watch in REGISTRY[i].watches {
@@ -153,6 +161,11 @@ impl Default for Rules {
 }
 
 impl Rules {
+    /// Whether any rule watches `what`.
+    pub fn watched(&self, what: Watch) -> bool {
+        !self.watching[what as usize].is_empty()
+    }
+
     /// Shows the same thing to every rule that watches `what`.
     pub fn observe(&mut self, what: Watch, mut see: impl FnMut(&mut dyn Rule)) {
         for run in &self.watching[what as usize] {
@@ -189,6 +202,8 @@ mod tests {
         for watch in [
             Watch::PauseEnded,
             Watch::Pause,
+            Watch::MarkedPause,
+            Watch::OffCpuPause,
             Watch::Safepoint,
             Watch::Stall,
             Watch::OutOfMemory,
@@ -207,7 +222,9 @@ mod tests {
             watching.sort_unstable();
             assert_eq!(shown, watching, "{watch:?}");
         }
-        assert_eq!(rules.watching[Watch::Pause as usize].len(), 1);
+        for watch in [Watch::MarkedPause, Watch::OffCpuPause] {
+            assert_eq!(rules.watching[watch as usize].len(), 1);
+        }
         let in_order: Vec<&str> = rules
             .in_registry_order
             .iter()

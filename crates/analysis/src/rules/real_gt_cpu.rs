@@ -11,7 +11,7 @@ use crate::rules::rule::{Context, Rule, Seen, Watch};
 use crate::rules::{busy_cpu, real_gt_gc, stopped_gt_gc, sys_gt_user};
 
 pub(crate) const ID: &str = "real_gt_cpu";
-pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
+pub(crate) const WATCHES: &[Watch] = &[Watch::OffCpuPause];
 /// Default margin of real over user + sys.
 pub(crate) const OFF_CPU_NS: u64 = 50_000_000;
 

@@ -16,7 +16,7 @@ use crate::rules::Thresholds;
 use crate::terminal::dur;
 
 pub(crate) const ID: &str = "real_gt_gc";
-pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
+pub(crate) const WATCHES: &[Watch] = &[Watch::OffCpuPause];
 
 /// How long `pause` kept the JVM stopped outside its collection, when its real time
 /// exceeds its duration by more than the margin and by half (real is rounded to 10 ms in

@@ -8,7 +8,7 @@ use crate::rules::finding::{graded, ms, whole_ms, Finding};
 use crate::rules::rule::{Context, Rule, Seen, Watch};
 
 pub(crate) const ID: &str = "sys_gt_user";
-pub(crate) const WATCHES: &[Watch] = &[Watch::Pause];
+pub(crate) const WATCHES: &[Watch] = &[Watch::OffCpuPause];
 /// Default sys time above which "sys > user" is worth reporting.
 pub(crate) const SYS_NS: u64 = 50_000_000;
 
