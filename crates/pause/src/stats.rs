@@ -22,7 +22,40 @@ pub struct DurationStats {
     max_ns: u64,
     at_least_100ms: u64,
     at_least_1s: u64,
-    histogram: Histogram<u64>,
+    /// The counts of an HdrHistogram of 3 significant digits from 1 ns, by its own index
+    /// ([`hdr_index`]): counting one costs a few instructions, where `Histogram::record`
+    /// costs some seventy. The histogram is built from them when asked for.
+    counts: Vec<u64>,
+}
+
+/// How many counts an HdrHistogram of 3 significant digits keeps per power of two, less
+/// the first (2,000 needs 2^11 = 2,048 sub-buckets, the upper half of each used above the first).
+const HALF_BUCKET_BITS: u32 = 10;
+
+/// The index of `ns` in the counts of `Histogram::new(3)` (lowest value 1, unit 1 ns),
+/// as HdrHistogram computes it: bucket `53 - leading_zeros(ns | 2047)`, the value's top 11
+/// bits within it.
+#[inline]
+fn hdr_index(ns: u64) -> usize {
+    let bucket = 53 - (ns | 2047).leading_zeros();
+    ((bucket << HALF_BUCKET_BITS) as usize) + (ns >> bucket) as usize
+}
+
+/// The highest value counted with `lowest`, the lowest value of its index, as
+/// `Histogram::highest_equivalent` gives it.
+fn hdr_highest_value(lowest: u64) -> u64 {
+    let bucket = 53 - (lowest | 2047).leading_zeros();
+    lowest.saturating_add(1 << bucket) - 1
+}
+
+/// The lowest value counted at `index` (see [`hdr_index`]).
+fn hdr_lowest_value(index: usize) -> u64 {
+    let half = 1usize << HALF_BUCKET_BITS;
+    if index < 2 * half {
+        return index as u64;
+    }
+    let bucket = (index >> HALF_BUCKET_BITS) - 1;
+    (((index & (half - 1)) + half) as u64) << bucket
 }
 
 impl Default for DurationStats {
@@ -98,8 +131,6 @@ impl Summary {
 
 impl DurationStats {
     pub fn new() -> Self {
-        let mut histogram = Histogram::new(3).expect("3 significant digits is a valid precision");
-        histogram.auto(true);
         DurationStats {
             count: 0,
             total_ns: 0,
@@ -107,10 +138,11 @@ impl DurationStats {
             max_ns: 0,
             at_least_100ms: 0,
             at_least_1s: 0,
-            histogram,
+            counts: Vec::new(),
         }
     }
 
+    #[inline]
     pub fn record(&mut self, ns: u64) {
         self.count += 1;
         self.total_ns += u128::from(ns);
@@ -118,8 +150,25 @@ impl DurationStats {
         self.max_ns = self.max_ns.max(ns);
         self.at_least_100ms += u64::from(ns >= NS_PER_100MS);
         self.at_least_1s += u64::from(ns >= NS_PER_S);
-        // Auto-resizing histogram: recording cannot fail for any u64.
-        let _ = self.histogram.record(ns.max(1));
+        // The histogram counts 0 as 1, its lowest value.
+        let index = hdr_index(ns.max(1));
+        match self.counts.get_mut(index) {
+            Some(count) => *count += 1,
+            None => self.count_beyond(index),
+        }
+    }
+
+    /// Counts a value at `index`, past the counts kept so far: they grow to the end of its
+    /// power of two, into zeroed memory (`Vec::resize` writes each zero in turn).
+    #[cold]
+    #[inline(never)]
+    fn count_beyond(&mut self, index: usize) {
+        let half = 1usize << HALF_BUCKET_BITS;
+        let end = ((index | (half - 1)) + 1).max(2 * half);
+        let mut counts = vec![0; end];
+        counts[..self.counts.len()].copy_from_slice(&self.counts);
+        counts[index] += 1;
+        self.counts = counts;
     }
 
     pub fn count(&self) -> u64 {
@@ -136,19 +185,60 @@ impl DurationStats {
 
     /// The value at `percentile` (0-100), in ns; 0 when empty. The exact maximum at 100.
     pub fn percentile_ns(&self, percentile: f64) -> u64 {
-        if self.count == 0 {
-            return 0;
-        }
-        if percentile >= 100.0 {
-            return self.max_ns;
-        }
-        self.histogram
-            .value_at_percentile(percentile)
-            .min(self.max_ns)
+        self.percentiles_ns([percentile])[0]
     }
 
-    pub fn histogram(&self) -> &Histogram<u64> {
-        &self.histogram
+    /// The values at `percentiles` (ascending), in one pass over the counts: each what
+    /// `Histogram::value_at_percentile` gives, no more than the exact maximum, which is
+    /// the value at 100; 0 when empty.
+    fn percentiles_ns<const N: usize>(&self, percentiles: [f64; N]) -> [u64; N] {
+        let mut values = [0; N];
+        if self.count == 0 {
+            return values;
+        }
+        // The values counted up to index `at` (included), the first where they reached the
+        // last percentile's share: an ascending one is reached there or further on.
+        let (mut counted, mut at) = (0u64, None);
+        let mut counts = self.counts.iter().enumerate();
+        for (value, &percentile) in values.iter_mut().zip(&percentiles) {
+            if percentile >= 100.0 {
+                *value = self.max_ns;
+                continue;
+            }
+            let quantile = (percentile / 100.0).min(1.0);
+            let wanted = ((quantile * self.count as f64).ceil() as u64).max(1);
+            while counted < wanted {
+                let Some((index, &count)) = counts.next() else {
+                    break;
+                };
+                counted += count;
+                at = Some(index);
+            }
+            *value = match at.filter(|_| counted >= wanted) {
+                None => 0,
+                Some(index) if quantile == 0.0 => hdr_lowest_value(index),
+                Some(index) => hdr_highest_value(hdr_lowest_value(index)),
+            }
+            .min(self.max_ns);
+        }
+        values
+    }
+
+    /// The values recorded as an auto-resizing HdrHistogram of 3 significant digits (each
+    /// at the lowest value of its bucket, which the histogram does not tell apart).
+    pub fn histogram(&self) -> Histogram<u64> {
+        let mut histogram = Histogram::new(3).expect("3 significant digits is a valid precision");
+        // The largest value first: the histogram grows once, to where the values would have
+        // grown it. Auto-resizing histogram: recording cannot fail for any u64.
+        if let Some(last) = self.counts.iter().rposition(|&count| count > 0) {
+            let _ = histogram.record_n(hdr_lowest_value(last), self.counts[last]);
+            for (index, &count) in self.counts[..last].iter().enumerate() {
+                if count > 0 {
+                    let _ = histogram.record_n(hdr_lowest_value(index), count);
+                }
+            }
+        }
+        histogram
     }
 
     pub fn summary(&self) -> Summary {
@@ -156,16 +246,17 @@ impl DurationStats {
             return Summary::default();
         }
         let ms = |ns: u64| ns as f64 / 1e6;
+        let [p50, p90, p99, p99_9, p99_99] = self.percentiles_ns([50.0, 90.0, 99.0, 99.9, 99.99]);
         Summary {
             count: self.count,
             total_ms: self.total_ns as f64 / 1e6,
             mean_ms: self.total_ns as f64 / 1e6 / self.count as f64,
             min_ms: ms(self.min_ns),
-            p50_ms: ms(self.percentile_ns(50.0)),
-            p90_ms: ms(self.percentile_ns(90.0)),
-            p99_ms: ms(self.percentile_ns(99.0)),
-            p99_9_ms: ms(self.percentile_ns(99.9)),
-            p99_99_ms: ms(self.percentile_ns(99.99)),
+            p50_ms: ms(p50),
+            p90_ms: ms(p90),
+            p99_ms: ms(p99),
+            p99_9_ms: ms(p99_9),
+            p99_99_ms: ms(p99_99),
             max_ms: ms(self.max_ns),
             at_least_100ms: self.at_least_100ms,
             at_least_1s: self.at_least_1s,
@@ -176,6 +267,79 @@ impl DurationStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// What `DurationStats` kept before it counted by index: every value recorded into the
+    /// histogram.
+    fn recorded(values: &[u64]) -> Histogram<u64> {
+        let mut histogram = Histogram::new(3).unwrap();
+        for &ns in values {
+            histogram.record(ns.max(1)).unwrap();
+        }
+        histogram
+    }
+
+    /// Nanoseconds from 0 to hours, each power of two as likely as the next.
+    fn any_ns() -> impl Strategy<Value = u64> {
+        (0u32..44, any::<u64>()).prop_map(|(bits, n)| n & ((1u64 << bits) - 1))
+    }
+
+    proptest! {
+        #[test]
+        fn counting_by_index_gives_the_histogram_of_the_values(
+            values in prop::collection::vec(any_ns(), 0..200),
+        ) {
+            let mut stats = DurationStats::new();
+            for &ns in &values {
+                stats.record(ns);
+            }
+            let direct = recorded(&values);
+            let built = stats.histogram();
+            prop_assert!(built == direct);
+            prop_assert_eq!(built.len(), direct.len());
+            for percentile in [0.0, 1.0, 50.0, 90.0, 99.0, 99.9, 99.99] {
+                prop_assert_eq!(
+                    built.value_at_percentile(percentile),
+                    direct.value_at_percentile(percentile)
+                );
+            }
+        }
+
+        #[test]
+        fn percentiles_from_the_counts_are_the_histograms(
+            values in prop::collection::vec(any_ns(), 1..200),
+            mut percentiles in prop::collection::vec(0.0..100.0f64, 1..6),
+        ) {
+            let mut stats = DurationStats::new();
+            for &ns in &values {
+                stats.record(ns);
+            }
+            let direct = recorded(&values);
+            let max = *values.iter().max().unwrap();
+            let at = |p: f64| direct.value_at_percentile(p).min(max);
+            percentiles.sort_by(f64::total_cmp);
+            percentiles.push(100.0);
+            for &p in &percentiles {
+                prop_assert_eq!(stats.percentile_ns(p), if p >= 100.0 { max } else { at(p) });
+            }
+            let mut ascending = [percentiles[0], 50.0, 90.0, 99.0, 99.9, 99.99];
+            ascending.sort_by(f64::total_cmp);
+            prop_assert_eq!(stats.percentiles_ns(ascending), ascending.map(at));
+            let summary = stats.summary();
+            prop_assert_eq!(
+                [summary.p50_ms, summary.p90_ms, summary.p99_ms, summary.p99_9_ms, summary.p99_99_ms],
+                [50.0, 90.0, 99.0, 99.9, 99.99].map(|p| at(p) as f64 / 1e6)
+            );
+        }
+
+        #[test]
+        fn the_index_is_hdrhistograms(ns in any_ns()) {
+            let ns = ns.max(1);
+            let histogram = recorded(&[ns]);
+            let lowest = hdr_lowest_value(hdr_index(ns));
+            prop_assert_eq!(lowest, histogram.lowest_equivalent(ns));
+        }
+    }
 
     #[test]
     fn exact_count_sum_and_max_percentiles_within_precision() {

@@ -194,14 +194,16 @@ impl Analyzer<'_> {
             }
         }
         if named.full || p.upgraded_to_full {
-            let cause = p
-                .cause
-                .clone()
-                .or_else(|| upgrade_reason(p).map(str::to_string))
-                .unwrap_or_else(|| NO_CAUSE.to_string());
-            if self.full_gc_causes.len() < MAX_CAUSES || self.full_gc_causes.contains_key(&cause) {
+            let cause = match &p.cause {
+                Some(cause) => cause.as_str(),
+                None => upgrade_reason(p).unwrap_or(NO_CAUSE),
+            };
+            // Copied only for a cause not counted yet.
+            if let Some(totals) = self.full_gc_causes.get_mut(cause) {
+                totals.add(p.duration_ns);
+            } else if self.full_gc_causes.len() < MAX_CAUSES {
                 self.full_gc_causes
-                    .entry(cause)
+                    .entry(cause.to_string())
                     .or_default()
                     .add(p.duration_ns);
             }
