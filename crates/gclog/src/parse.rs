@@ -839,7 +839,7 @@ fn indented_jdk8(rest: &[u8], stamp: Stamp, last_date: &mut LastDate) -> Result<
             record,
         })
     };
-    if let Some(record) = usual_g1_detail(rest) {
+    if let Some(record) = usual_indented_line(rest) {
         return parsed(record);
     }
     any_indented_jdk8(rest, stamp, last_date)
@@ -888,20 +888,29 @@ fn any_indented_jdk8(
     parsed(timeout::java_state(trimmed).unwrap_or(Record::Other))
 }
 
-/// [`indented_jdk8`] of a line whose text starts with `[` but not with `[Times: ` or
-/// `[Eden: `, G1's detail lines (`   [Parallel Time: ...]`): [`Record::Other`] without
-/// trimming the line's end. `None` for any other line.
+/// [`indented_jdk8`] of the usual indented lines, read as [`Record::Other`] without
+/// trimming the line's end: G1's detail lines, whose text starts with `[` but not with
+/// `[Times: ` or `[Eden: ` (`   [Parallel Time: ...]`), and heap printouts, whose text
+/// starts with a letter (`  eden space 1048576K, ...`, the heap after a CMS event, written
+/// outside it) other than the `j` of a thread's state (`java.lang.Thread.State: `).
+/// `None` for any other line.
 #[inline]
-fn usual_g1_detail(line: &[u8]) -> Option<Record> {
+fn usual_indented_line(line: &[u8]) -> Option<Record> {
     let mut spaces = 0;
     while line.get(spaces) == Some(&b' ') {
         spaces += 1;
     }
-    let text = line[spaces..].strip_prefix(b"[")?;
-    if text.starts_with(b"Times: ") || text.starts_with(b"Eden: ") {
-        return None;
+    match line.get(spaces)? {
+        b'[' => {
+            let text = &line[spaces + 1..];
+            if text.starts_with(b"Times: ") || text.starts_with(b"Eden: ") {
+                return None;
+            }
+            Some(Record::Other)
+        }
+        c if c.is_ascii_alphabetic() && *c != b'j' => Some(Record::Other),
+        _ => None,
     }
-    Some(Record::Other)
 }
 
 /// One of the lines JDK 7 and 8 G1 print under a pause with `-XX:+PrintGCDetails`

@@ -1178,7 +1178,8 @@ mod one_pass {
             }
         }
 
-        /// G1's detail lines told without trimming read as the general reading reads them,
+        /// G1's detail lines and heap printouts told without trimming read as the general
+        /// reading reads them,
         /// with and without a stamp before them, among near misses of the others.
         #[test]
         fn usual_g1_details_read_as_any(
@@ -1190,6 +1191,10 @@ mod one_pass {
             ], &[
                 "[Times:", "[Eden:", "[Times:x", "[Eden: x", "[", "java.lang.Thread.State: RUNNABLE",
                 "12.000: [GC pause (young), 0.1 secs]", ", 0.1 secs]", "[ 0.1 secs]", "x",
+                "eden space 1048576K,  76% used [0x0000000640000000, 0x000000067140a1f0)",
+                "par new generation   total 1310720K, used 830688K", "Metaspace       used 38929K",
+                "java.lang.Thread.State: BLOCKED (on object monitor)", "j", "J", "ja", "Z secs]",
+                "{", "}", "- age   1:", "#", "0x1", "x secs]",
             ]),
             tail in mostly(&["", " "], &["   ", "]", " secs]"]),
             stamped in proptest::bool::weighted(0.2),
@@ -1200,7 +1205,7 @@ mod one_pass {
             } else {
                 Stamp::default()
             };
-            if let Some(record) = usual_g1_detail(line.as_bytes()) {
+            if let Some(record) = usual_indented_line(line.as_bytes()) {
                 let any = any_indented_jdk8(line.as_bytes(), stamp, &mut LastDate::default());
                 prop_assert_eq!(
                     Ok(Parsed { format: Format::Jdk8, stamp, record }),
