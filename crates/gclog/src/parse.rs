@@ -743,11 +743,19 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
         // No stamp starts with a blank: the stamps' readers are not asked.
         return indented_jdk8(line, Stamp::default(), last_date);
     }
-    let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
-    if let Some((ns, after)) = glued_uptime(rest) {
-        stamp.uptime_ns = Some(ns);
-        rest = after;
-    }
+    // Nor does a line that starts with neither a digit, the `#` of a GC id nor the `.` or
+    // `,` an uptime glued to an event may start with (`Heap after GC ...`, `}`: the heap
+    // printed after a CMS event, outside it).
+    let (stamp, rest) = if matches!(line.first(), Some(b'0'..=b'9' | b'#' | b'.' | b',')) {
+        let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
+        if let Some((ns, after)) = glued_uptime(rest) {
+            stamp.uptime_ns = Some(ns);
+            rest = after;
+        }
+        (stamp, rest)
+    } else {
+        (Stamp::default(), line)
+    };
     let parsed = |record| {
         Ok(Parsed {
             format: Format::Jdk8,

@@ -1161,15 +1161,22 @@ mod one_pass {
             prop_assert!(usual.is_none() || usual == Some((secs_to_ns(number), rest)), "{}", text);
         }
 
-        /// A line that starts with a blank has no stamp: the stamps' readers give it back
-        /// whole, as `parse_jdk8` assumes when it does not ask them.
+        /// A line that starts with a blank, or with none of a digit, `#`, `.` or `,`, has no stamp:
+        /// the stamps' readers give it back whole, as `parse_jdk8` assumes when it does not
+        /// ask them.
         #[test]
-        fn lines_starting_with_a_blank_have_no_stamp(text in text_of(&[
-            " ", "\t", "2016-10-12T09:53:38.901+0200", ": ", "298.027", "#12: ", "[", "517.850[GC",
-        ], 6)) {
-            let line = format!(" {text}");
+        fn lines_starting_with_a_blank_have_no_stamp(
+            first in proptest::sample::select(vec![
+                " ", "\t", "H", "[", "{", "}", "x", "-", ".", ":", "T", "Z", "+", ",", "1", "#",
+            ]),
+            text in text_of(&[
+                " ", "\t", "2016-10-12T09:53:38.901+0200", ": ", "298.027", "#12: ", "[", "517.850[GC",
+                "016-10-12T09:53:38.901+0200: ", "98.027: ", "12: ", "1", "eap after GC",
+            ], 6),
+        ) {
+            let line = format!("{first}{text}");
             for line in [line.as_bytes(), &line.as_bytes()[1..]] {
-                if !matches!(line.first(), Some(b' ' | b'\t')) {
+                if matches!(line.first(), Some(b'0'..=b'9' | b'#' | b'.' | b',')) {
                     continue;
                 }
                 let (stamp, rest) = jdk8_prefix_reading(line, |date| LastDate::default().read(date));
