@@ -1008,6 +1008,13 @@ pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
     jdk8_prefix_reading(line, |date| iso_timestamp_ms(date))
 }
 
+/// The text after [`jdk8_prefix`]'s stamps, for the stitcher's test of every line that
+/// may open an event: inlined there, the uptime's value, never used, is not computed.
+#[inline]
+pub(crate) fn jdk8_rest(line: &[u8]) -> &[u8] {
+    jdk8_prefix_reading(line, |date| iso_timestamp_ms(date)).1
+}
+
 /// [`jdk8_prefix`], the usual date stamp read by `read_date` (which gives what
 /// [`iso_timestamp_ms`] gives).
 #[inline]
