@@ -743,11 +743,19 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
         // No stamp starts with a blank: the stamps' readers are not asked.
         return indented_jdk8(line, Stamp::default(), last_date);
     }
-    let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
-    if let Some((ns, after)) = glued_uptime(rest) {
-        stamp.uptime_ns = Some(ns);
-        rest = after;
-    }
+    // Nor does a line that starts with neither a digit, the `#` of a GC id nor the `.` or
+    // `,` an uptime glued to an event may start with (`Heap after GC ...`, `}`: the heap
+    // printed after a CMS event, outside it).
+    let (stamp, rest) = if matches!(line.first(), Some(b'0'..=b'9' | b'#' | b'.' | b',')) {
+        let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
+        if let Some((ns, after)) = glued_uptime(rest) {
+            stamp.uptime_ns = Some(ns);
+            rest = after;
+        }
+        (stamp, rest)
+    } else {
+        (Stamp::default(), line)
+    };
     let parsed = |record| {
         Ok(Parsed {
             format: Format::Jdk8,
@@ -839,7 +847,7 @@ fn indented_jdk8(rest: &[u8], stamp: Stamp, last_date: &mut LastDate) -> Result<
             record,
         })
     };
-    if let Some(record) = usual_g1_detail(rest) {
+    if let Some(record) = usual_indented_line(rest) {
         return parsed(record);
     }
     any_indented_jdk8(rest, stamp, last_date)
@@ -888,20 +896,29 @@ fn any_indented_jdk8(
     parsed(timeout::java_state(trimmed).unwrap_or(Record::Other))
 }
 
-/// [`indented_jdk8`] of a line whose text starts with `[` but not with `[Times: ` or
-/// `[Eden: `, G1's detail lines (`   [Parallel Time: ...]`): [`Record::Other`] without
-/// trimming the line's end. `None` for any other line.
+/// [`indented_jdk8`] of the usual indented lines, read as [`Record::Other`] without
+/// trimming the line's end: G1's detail lines, whose text starts with `[` but not with
+/// `[Times: ` or `[Eden: ` (`   [Parallel Time: ...]`), and heap printouts, whose text
+/// starts with a letter (`  eden space 1048576K, ...`, the heap after a CMS event, written
+/// outside it) other than the `j` of a thread's state (`java.lang.Thread.State: `).
+/// `None` for any other line.
 #[inline]
-fn usual_g1_detail(line: &[u8]) -> Option<Record> {
+fn usual_indented_line(line: &[u8]) -> Option<Record> {
     let mut spaces = 0;
     while line.get(spaces) == Some(&b' ') {
         spaces += 1;
     }
-    let text = line[spaces..].strip_prefix(b"[")?;
-    if text.starts_with(b"Times: ") || text.starts_with(b"Eden: ") {
-        return None;
+    match line.get(spaces)? {
+        b'[' => {
+            let text = &line[spaces + 1..];
+            if text.starts_with(b"Times: ") || text.starts_with(b"Eden: ") {
+                return None;
+            }
+            Some(Record::Other)
+        }
+        c if c.is_ascii_alphabetic() && *c != b'j' => Some(Record::Other),
+        _ => None,
     }
-    Some(Record::Other)
 }
 
 /// One of the lines JDK 7 and 8 G1 print under a pause with `-XX:+PrintGCDetails`
@@ -989,6 +1006,13 @@ fn is_event_tail(trimmed: &[u8]) -> bool {
 /// `#12: ` of `-XX:+PrintGCID`.
 pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
     jdk8_prefix_reading(line, |date| iso_timestamp_ms(date))
+}
+
+/// The text after [`jdk8_prefix`]'s stamps, for the stitcher's test of every line that
+/// may open an event: inlined there, the uptime's value, never used, is not computed.
+#[inline]
+pub(crate) fn jdk8_rest(line: &[u8]) -> &[u8] {
+    jdk8_prefix_reading(line, |date| iso_timestamp_ms(date)).1
 }
 
 /// [`jdk8_prefix`], the usual date stamp read by `read_date` (which gives what

@@ -432,7 +432,8 @@ fn outside_event(line: &[u8]) -> Outside {
             let Some(after) = after_stamps(line) else {
                 return Outside::Plain { orphan_stamps: 0 };
             };
-            if (after.unsure || opens_event(&line[after.at..])) && opens_event(jdk8_prefix(line).1)
+            if (after.unsure || opens_event(&line[after.at..]))
+                && opens_event(crate::parse::jdk8_rest(line))
             {
                 return Outside::MayOpen;
             }

@@ -1161,15 +1161,22 @@ mod one_pass {
             prop_assert!(usual.is_none() || usual == Some((secs_to_ns(number), rest)), "{}", text);
         }
 
-        /// A line that starts with a blank has no stamp: the stamps' readers give it back
-        /// whole, as `parse_jdk8` assumes when it does not ask them.
+        /// A line that starts with a blank, or with none of a digit, `#`, `.` or `,`, has no stamp:
+        /// the stamps' readers give it back whole, as `parse_jdk8` assumes when it does not
+        /// ask them.
         #[test]
-        fn lines_starting_with_a_blank_have_no_stamp(text in text_of(&[
-            " ", "\t", "2016-10-12T09:53:38.901+0200", ": ", "298.027", "#12: ", "[", "517.850[GC",
-        ], 6)) {
-            let line = format!(" {text}");
+        fn lines_starting_with_a_blank_have_no_stamp(
+            first in proptest::sample::select(vec![
+                " ", "\t", "H", "[", "{", "}", "x", "-", ".", ":", "T", "Z", "+", ",", "1", "#",
+            ]),
+            text in text_of(&[
+                " ", "\t", "2016-10-12T09:53:38.901+0200", ": ", "298.027", "#12: ", "[", "517.850[GC",
+                "016-10-12T09:53:38.901+0200: ", "98.027: ", "12: ", "1", "eap after GC",
+            ], 6),
+        ) {
+            let line = format!("{first}{text}");
             for line in [line.as_bytes(), &line.as_bytes()[1..]] {
-                if !matches!(line.first(), Some(b' ' | b'\t')) {
+                if matches!(line.first(), Some(b'0'..=b'9' | b'#' | b'.' | b',')) {
                     continue;
                 }
                 let (stamp, rest) = jdk8_prefix_reading(line, |date| LastDate::default().read(date));
@@ -1178,7 +1185,8 @@ mod one_pass {
             }
         }
 
-        /// G1's detail lines told without trimming read as the general reading reads them,
+        /// G1's detail lines and heap printouts told without trimming read as the general
+        /// reading reads them,
         /// with and without a stamp before them, among near misses of the others.
         #[test]
         fn usual_g1_details_read_as_any(
@@ -1190,6 +1198,10 @@ mod one_pass {
             ], &[
                 "[Times:", "[Eden:", "[Times:x", "[Eden: x", "[", "java.lang.Thread.State: RUNNABLE",
                 "12.000: [GC pause (young), 0.1 secs]", ", 0.1 secs]", "[ 0.1 secs]", "x",
+                "eden space 1048576K,  76% used [0x0000000640000000, 0x000000067140a1f0)",
+                "par new generation   total 1310720K, used 830688K", "Metaspace       used 38929K",
+                "java.lang.Thread.State: BLOCKED (on object monitor)", "j", "J", "ja", "Z secs]",
+                "{", "}", "- age   1:", "#", "0x1", "x secs]",
             ]),
             tail in mostly(&["", " "], &["   ", "]", " secs]"]),
             stamped in proptest::bool::weighted(0.2),
@@ -1200,7 +1212,7 @@ mod one_pass {
             } else {
                 Stamp::default()
             };
-            if let Some(record) = usual_g1_detail(line.as_bytes()) {
+            if let Some(record) = usual_indented_line(line.as_bytes()) {
                 let any = any_indented_jdk8(line.as_bytes(), stamp, &mut LastDate::default());
                 prop_assert_eq!(
                     Ok(Parsed { format: Format::Jdk8, stamp, record }),
