@@ -8,7 +8,8 @@ use crate::analyzer::clock::clock_ns;
 use crate::analyzer::report::WorstPause;
 use crate::analyzer::{Analyzer, HeapSample};
 use crate::rules::full_gc::{upgrade_reason, NO_CAUSE};
-use crate::rules::rule::{is_marked, is_off_cpu, Seen, Watch};
+use crate::rules::marks::{is_marked, is_off_cpu};
+use crate::rules::rule::{Seen, Watch};
 use crate::totals::{NameMarks, Totals};
 use crate::waiting::{PauseRecord, Pending};
 

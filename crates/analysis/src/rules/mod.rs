@@ -8,6 +8,7 @@
 pub(crate) mod causes;
 mod collection;
 pub(crate) mod finding;
+pub(crate) mod marks;
 pub(crate) mod rule;
 
 use std::ops::Range;

@@ -8,12 +8,8 @@ use crate::evidence::{Evidence, RuleTracker};
 use crate::health::WindowShare;
 use crate::rules::causes::JvmFlags;
 use crate::rules::finding::Finding;
-use crate::rules::full_gc::is_full_collection;
-use crate::rules::real_gt_gc::stopped_outside_ns;
 use crate::rules::Thresholds;
-use crate::rules::{allocation_stalls, humongous_allocation};
 use crate::timeouts::Culprit;
-use crate::totals::NameMarks;
 use crate::waiting::StopPauses;
 
 /// One of [`Rule`]'s observations. A rule lists those it implements in its file's
@@ -25,11 +21,11 @@ pub(crate) enum Watch {
     PauseEnded,
     /// [`Rule::pause`], for every pause.
     Pause,
-    /// [`Rule::pause`], for the pauses [`is_marked`] tells apart: a rule that counts only
+    /// [`Rule::pause`], for the pauses [`is_marked`](crate::rules::marks::is_marked) tells apart: a rule that counts only
     /// some collections (full ones, failed ones, those of a cause) is not called for the
     /// ordinary pauses that make most of a log.
     MarkedPause,
-    /// [`Rule::pause`], for the pauses whose CPU times [`is_off_cpu`] tells apart.
+    /// [`Rule::pause`], for the pauses whose CPU times [`is_off_cpu`](crate::rules::marks::is_off_cpu) tells apart.
     OffCpuPause,
     /// [`Rule::safepoint`].
     Safepoint,
@@ -44,47 +40,6 @@ pub(crate) enum Watch {
 impl Watch {
     /// How many kinds of observation there are.
     pub const COUNT: usize = 8;
-}
-
-/// Whether `pause` may be one that a rule watching [`Watch::MarkedPause`] counts: a full
-/// collection or one marked by its name (`named`, see [`NameMarks::of`]), upgraded to a
-/// full one, a failure, CMS's incremental duty cycle, ZGC's cycle for stalled threads or a
-/// G1 humongous allocation. Each of those rules matches a part of these.
-#[inline]
-pub(crate) fn is_marked(pause: &GcPause, named: NameMarks) -> bool {
-    let f = &pause.failures;
-    named.marked
-        || pause.upgraded_to_full
-        || f.evacuation
-        || f.concurrent_mode
-        || f.promotion
-        || pause.icms_duty_cycle.is_some()
-        || pause.cause.as_deref().is_some_and(|cause| {
-            cause == allocation_stalls::STALL_CAUSE || humongous_allocation::names_humongous(cause)
-        })
-}
-
-impl NameMarks {
-    /// What `name` says of a pause.
-    pub(crate) fn of(name: &str) -> Self {
-        let full = is_full_collection(name);
-        NameMarks {
-            full,
-            marked: full || name.starts_with("Pause Degenerated"),
-        }
-    }
-}
-
-/// Whether `pause`'s CPU times may make a rule watching [`Watch::OffCpuPause`] count it:
-/// real time beyond user + sys and the off-CPU margin, beyond the collection's duration
-/// (see [`stopped_outside_ns`]), or sys above user and its margin.
-#[inline]
-pub(crate) fn is_off_cpu(pause: &GcPause, thresholds: &Thresholds) -> bool {
-    pause.cpu.is_some_and(|cpu| {
-        cpu.real_ns > cpu.user_ns + cpu.sys_ns + thresholds.off_cpu_ns
-            || (cpu.sys_ns > cpu.user_ns && cpu.sys_ns >= thresholds.sys_ns)
-            || stopped_outside_ns(pause, thresholds).is_some()
-    })
 }
 
 /// One diagnosis rule. Every observation has a default that ignores it: a rule implements
@@ -248,126 +203,5 @@ impl Context<'_> {
         let found = self.matched.iter().find(|(rule, _)| *rule == id);
         debug_assert!(found.is_some(), "no rule {id} in the registry");
         found.map_or(0, |(_, n)| *n)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::{Thresholds, REGISTRY};
-    use pauselab_pause::record::{Cpu, Failures, HeapChange};
-    use proptest::prelude::*;
-
-    fn pause_strategy() -> impl Strategy<Value = GcPause> {
-        let names = prop::sample::select(vec![
-            "GC",
-            "Full GC",
-            "ParNew",
-            "Pause Young",
-            "Pause Young (Concurrent Start)",
-            "Pause Remark",
-            "Pause Full",
-            "Pause Degenerated GC (Mark)",
-            "Pause Mark Start",
-            "y: Pause Mark Start (Major)",
-            "CMS Initial Mark",
-        ]);
-        let causes = prop::option::of(prop::sample::select(vec![
-            "Allocation Failure",
-            "Allocation Stall",
-            "G1 Humongous Allocation",
-            "G1 Evacuation Pause",
-            "Ergonomics",
-            "System.gc()",
-        ]));
-        (
-            names,
-            causes,
-            any::<[bool; 4]>(),
-            prop::option::of(0u8..100),
-            1u64..500_000_000,
-            prop::option::of((0u64..1000, 1u64..1000)),
-            prop::option::of((0u64..400, 0u64..400, 0u64..800)),
-        )
-            .prop_map(
-                |(name, cause, flags, icms, duration_ns, heap, cpu)| GcPause {
-                    duration_ns,
-                    cpu: cpu.map(|(user, sys, real)| Cpu {
-                        user_ns: user * 1_000_000,
-                        sys_ns: sys * 1_000_000,
-                        real_ns: real * 1_000_000,
-                    }),
-                    name: name.to_string(),
-                    cause: cause.map(str::to_string),
-                    failures: Failures {
-                        evacuation: flags[0],
-                        concurrent_mode: flags[1],
-                        promotion: flags[2],
-                    },
-                    upgraded_to_full: flags[3],
-                    icms_duty_cycle: icms,
-                    heap: heap.map(|(before, capacity)| HeapChange {
-                        before,
-                        after: before / 2,
-                        capacity: Some(capacity),
-                    }),
-                    ..GcPause::default()
-                },
-            )
-    }
-
-    proptest! {
-        /// The marked pauses, and those off CPU, are all that the rules watching them
-        /// count: shown every pause, none of them matches or finds anything in the others.
-        #[test]
-        fn rules_watching_some_pauses_ignore_the_others(
-            pauses in prop::collection::vec(pause_strategy(), 1..40),
-        ) {
-            let thresholds = Thresholds::default();
-            let watched = |watch: Watch, p: &GcPause| match watch {
-                Watch::MarkedPause => is_marked(p, NameMarks::of(&p.name)),
-                Watch::OffCpuPause => is_off_cpu(p, &thresholds),
-                _ => true,
-            };
-            let flags = JvmFlags::default();
-            let empty = RuleTracker::default();
-            let ctx = Context {
-                thresholds,
-                flags: &flags,
-                pause_count: 0,
-                pause_total_ns: 0,
-                covered_ns: 0,
-                series: Series::Lines,
-                safepoint_count: 0,
-                non_gc_total_ns: 0,
-                non_gc_count: 0,
-                top_non_gc_operations: Vec::new(),
-                full_gc_causes: Vec::new(),
-                worst_windows: &[],
-                allocation_stalls: (0, 0.0, 0.0),
-                generational_zgc: false,
-                jdk_feature: None,
-                safepoint_timeouts: &[],
-                unmatched_timeouts: &empty,
-                matched: REGISTRY.iter().map(|e| (e.id, 0)).collect(),
-            };
-            for (watch, entry) in [Watch::MarkedPause, Watch::OffCpuPause].into_iter().flat_map(|w| {
-                REGISTRY.iter().filter(move |e| e.watches.contains(&w)).map(move |e| (w, e))
-            }) {
-                let mut rule = (entry.start)();
-                for pause in pauses.iter().filter(|p| !watched(watch, p)) {
-                    rule.pause(&Seen {
-                        item: pause,
-                        start: Stamp::default(),
-                        file: "gc.log",
-                        line: 1,
-                        keep: 5,
-                        thresholds: &thresholds,
-                    });
-                }
-                prop_assert_eq!(rule.matched(&ctx), 0, "{}", entry.id);
-                prop_assert!(rule.finding(&ctx).is_none(), "{}", entry.id);
-            }
-        }
     }
 }
