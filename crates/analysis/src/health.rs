@@ -513,7 +513,7 @@ fn mib_per_s(bytes: u128, ns: u64) -> Option<f64> {
 }
 
 impl MemoryStats {
-    /// A heap transition written at `at_ns` (same clock as [`SlidingShare::add`]).
+    /// A heap transition written at `at_ns` (same clock as [`SlidingShare::pause`]).
     pub(crate) fn heap(&mut self, at_ns: Option<u64>, heap: HeapChange) {
         self.samples += 1;
         self.after_min = self.after_min.min(heap.after);

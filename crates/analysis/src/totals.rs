@@ -32,7 +32,7 @@ pub(crate) struct Totals {
     pub(crate) named: NameMarks,
 }
 
-/// What a pause's name says, for [`is_marked`](crate::rules::rule::is_marked): read when the
+/// What a pause's name says, for [`is_marked`](crate::rules::marks::is_marked): read when the
 /// name is first counted, not for every pause.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct NameMarks {

@@ -96,7 +96,7 @@ impl Server {
     }
 
     /// Serves requests. Returns only when the server cannot go on: connections could not be
-    /// accepted for [`ACCEPT_FAILING_LIMIT`] (e.g. out of file descriptors).
+    /// accepted for 5 s (`ACCEPT_FAILING_LIMIT`; e.g. out of file descriptors).
     pub fn run(self) -> Result<(), Error> {
         let (scrapes, queue) = mpsc::sync_channel::<Scrape>(QUEUED_SCRAPES);
         let queue = Arc::new(Mutex::new(queue));

@@ -338,7 +338,7 @@ impl Read for ReadAhead {
 
 /// The files of a zip archive holding more than one, oldest first (by their first time
 /// stamps, as a rotated set); None for anything else (a single-file archive streams as it
-/// is, through [`decompress`]). The archive is opened once: the time it takes grows with
+/// is, through [`open_path`]). The archive is opened once: the time it takes grows with
 /// the number of members, not with its square.
 fn zip_members(path: &Path) -> Result<Option<Vec<Input>>, Error> {
     let Some(entries) = archive::zip_members(path)? else {

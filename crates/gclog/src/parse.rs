@@ -37,8 +37,7 @@ pub fn parse_line(line: &[u8]) -> Result<Parsed, Unparsed> {
 }
 
 /// Parses the lines of a log one after the other, remembering the decorations of the line
-/// before (see [`RememberedBytes`]) and the minute of the last JDK 8 date stamp read (see
-/// [`LastDate`]):
+/// before and the minute of the last JDK 8 date stamp read:
 /// the result for a line is what [`parse_line`] gives.
 #[derive(Default)]
 pub struct LineParser {

@@ -33,7 +33,7 @@ const DROPPED_FRAGMENTS: [&[u8]; 1] = [b"[G1Ergonomics"];
 /// Text cut out of an event and handed on as a line of its own: concurrent phases.
 const CONCURRENT_FRAGMENTS: [&[u8]; 2] = [b"[CMS-concurrent", b"[GC concurrent"];
 /// Where a printout starts in the middle of an event's line; the rest of the line is the
-/// printout. Their first bytes (`{ A B D M`) are what [`printout_start`] looks for.
+/// printout. Their first bytes (`{ A B D M`) are what [`scan_line`] looks for.
 const PRINTOUT_STARTS: [&[u8]; 6] = [
     b"{Heap before",
     b"Before GC:",
@@ -372,8 +372,8 @@ impl Stitcher {
         }
     }
 
-    /// Appends `part` to the open event; `brackets`: [`bracket_depth`] of `part` from the
-    /// event's depth.
+    /// Appends `part` to the open event; `brackets`: the bracket depth after `part` from
+    /// the event's depth ([`scan_line`]).
     fn append(
         &mut self,
         part: &[u8],
@@ -548,7 +548,7 @@ fn bracket_depth(text: &[u8], depth: usize) -> (usize, Option<usize>) {
     count.finish()
 }
 
-/// [`bracket_depth`] counted a bracket at a time.
+/// The bracket depth of [`scan_line`] counted a bracket at a time.
 struct BracketCount {
     depth: usize,
     /// Where the brackets were first all closed.
@@ -609,15 +609,15 @@ enum Fragments {
 struct LineScan {
     /// A fragment to cut out ([`next_fragment`]): the rest is not to be used.
     fragment: bool,
-    /// Where the first printout starts ([`printout_start`]).
+    /// Where the first printout starts (one of [`PRINTOUT_STARTS`]).
     printout: Option<usize>,
-    /// [`bracket_depth`] of the text before the printout, from the depth given.
+    /// The bracket depth of the text before the printout, from the depth given.
     brackets: (usize, Option<usize>),
 }
 
-/// What [`next_fragment`] (whether there is one, when `fragments` are sought),
-/// [`printout_start`] and [`bracket_depth`] (of the text before the printout, from
-/// `depth`) find in `text`, in one pass: the bytes of an event's line are compared once
+/// What [`next_fragment`] (whether there is one, when `fragments` are sought), where the
+/// first printout starts and the bracket depth (of the text before the printout, from
+/// `depth`) are in `text`, in one pass: the bytes of an event's line are compared once
 /// instead of three times.
 fn scan_line(text: &[u8], depth: usize, fragments: Fragments) -> LineScan {
     #[cfg(target_arch = "x86_64")]

@@ -8,7 +8,7 @@ use crate::rules::causes::listed;
 use crate::rules::finding::{Finding, Severity};
 use crate::rules::rule::{Context, Rule, Seen, Watch};
 
-/// What every collection rule watches: the marked pauses (see [`is_marked`](crate::rules::rule::is_marked)).
+/// What every collection rule watches: the marked pauses (see [`is_marked`](crate::rules::marks::is_marked)).
 pub(crate) const WATCHES: &[Watch] = &[Watch::MarkedPause];
 
 /// What one collection rule looks for and says.

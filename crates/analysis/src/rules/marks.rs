@@ -12,7 +12,7 @@ use crate::rules::Thresholds;
 use crate::rules::{allocation_stalls, humongous_allocation};
 use crate::totals::NameMarks;
 
-/// Whether `pause` may be one that a rule watching [`Watch::MarkedPause`] counts: a full
+/// Whether `pause` may be one that a rule watching [`Watch::MarkedPause`](crate::rules::rule::Watch::MarkedPause) counts: a full
 /// collection or one marked by its name (`named`, see [`NameMarks::of`]), upgraded to a
 /// full one, a failure, CMS's incremental duty cycle, ZGC's cycle for stalled threads or a
 /// G1 humongous allocation. Each of those rules matches a part of these.
@@ -41,7 +41,7 @@ impl NameMarks {
     }
 }
 
-/// Whether `pause`'s CPU times may make a rule watching [`Watch::OffCpuPause`] count it:
+/// Whether `pause`'s CPU times may make a rule watching [`Watch::OffCpuPause`](crate::rules::rule::Watch::OffCpuPause) count it:
 /// real time beyond user + sys and the off-CPU margin, beyond the collection's duration
 /// (see [`stopped_outside_ns`]), or sys above user and its margin.
 #[inline]

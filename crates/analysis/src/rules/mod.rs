@@ -2,7 +2,7 @@
 //! its finding. Every rule has an absolute margin: JDK 8 and `gc+cpu` round CPU times to
 //! 10 ms, so a relative rule alone fires on healthy logs (`user=0.00 sys=0.00, real=0.01`).
 //!
-//! [`registry!`] lists them: adding a rule is a file here and its line there
+//! `registry!` lists them: adding a rule is a file here and its line there
 //! (docs/analyze.md, "Adding a rule").
 
 pub(crate) mod causes;

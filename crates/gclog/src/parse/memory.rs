@@ -463,7 +463,7 @@ pub fn jdk8_heap(inner: &[u8]) -> Jdk8Heap {
     jdk8_heap_of(inner, &event_scan(inner, false))
 }
 
-/// [`jdk8_heap`] of an event whose text is read in `scan`.
+/// `jdk8_heap` of an event whose text is read in `scan`.
 fn jdk8_heap_of(inner: &[u8], scan: &EventScan) -> Jdk8Heap {
     let (heap, young) = match (scan.heap, scan.young) {
         (None, _) => match top_level_groups(inner, b'[', b']').find(|g| g.starts_with(b"GC")) {
@@ -483,7 +483,7 @@ fn jdk8_heap_of(inner: &[u8], scan: &EventScan) -> Jdk8Heap {
 pub struct Jdk8Event {
     /// Where the `]` that closes the event is.
     pub close: usize,
-    /// Its heap and young generation (as [`jdk8_heap`] reads them).
+    /// Its heap and young generation (as `jdk8_heap` reads them).
     pub heap: Jdk8Heap,
     /// Whether it holds `CMS-initial-mark`, and whether it holds `CMS-remark`.
     pub cms_phases: (bool, bool),
@@ -503,7 +503,7 @@ pub fn jdk8_event(event: &[u8]) -> Option<Jdk8Event> {
     })
 }
 
-/// What [`jdk8_heap`] reads of a JDK 6-8 event.
+/// What `jdk8_heap` reads of a JDK 6-8 event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Jdk8Heap {
     /// The whole heap before and after.
