@@ -1747,7 +1747,24 @@ fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
     // Failures are told by words with an `f` or an `x`, anywhere in the line: none is in
     // what was read (`DefNew`'s `f` begins none), any may be in what follows.
     let cpu = times_without_failures(after_event)?;
-    Some(GcPause {
+    Some(usual_young_pause(
+        &generation,
+        heap,
+        cpu,
+        (icms_duty_cycle, duration_ns),
+    ))
+}
+
+/// The pause of a young collection read straight through: its generation, the heap's
+/// transition, its CPU times, and its duty cycle and duration as [`usual_event_end`] reads
+/// them.
+fn usual_young_pause(
+    generation: &UsualYoungGeneration<'_>,
+    heap: HeapChange,
+    cpu: Option<Cpu>,
+    (icms_duty_cycle, duration_ns): (Option<u8>, u64),
+) -> GcPause {
+    GcPause {
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
@@ -1761,7 +1778,7 @@ fn usual_young_event(rest: &[u8]) -> Option<GcPause> {
         collector: None,
         generations: None,
         icms_duty_cycle,
-    })
+    }
 }
 
 /// What [`usual_young_generation`] reads of a young collection.
@@ -1923,24 +1940,10 @@ fn usual_failed_young_event(generation: &UsualYoungGeneration<'_>) -> Option<GcP
     }
     let (icms_duty_cycle, duration_ns, after_event) = usual_event_end(after_heap)?;
     let cpu = times_without_failures(after_event)?;
-    Some(GcPause {
-        gc_id: None,
-        start: Stamp::default(),
-        duration_ns,
-        name: generation.name.to_string(),
-        cause: (!generation.cause.is_empty()).then(|| lossy(generation.cause)),
-        cpu,
-        heap: Some(heap),
-        young: Some(generation.young),
-        failures: Failures {
-            concurrent_mode: true,
-            ..Failures::default()
-        },
-        upgraded_to_full: true,
-        collector: None,
-        generations: None,
-        icms_duty_cycle,
-    })
+    let mut pause = usual_young_pause(generation, heap, cpu, (icms_duty_cycle, duration_ns));
+    pause.failures.concurrent_mode = true;
+    pause.upgraded_to_full = true;
+    Some(pause)
 }
 
 /// [`parse_jdk8_event`] of CMS's remark as JDK 6-8 print it with `-XX:+PrintGCDetails`,
