@@ -14,7 +14,8 @@ for my $file (@files) {
     open(my $fh, '<', $file) or die "$file: $!";
     local $/;
     my $text = <$fh>;
-    my @uptimes = $text =~ /(?<![\d.])(\d+\.\d{3}): /g;
+    # A JVM in a locale with a decimal comma writes `55041,359: ` (GCViewer's samples have some).
+    my @uptimes = map { tr/,/./r } $text =~ /(?<![\d.,])(\d+[.,]\d{3}): /g;
     my ($lo, $hi) = (1e18, 0);
     for (@uptimes) { $lo = $_ if $_ < $lo; $hi = $_ if $_ > $hi }
     ($lo, $hi) = (0, 0) unless @uptimes;
@@ -30,13 +31,14 @@ while ($written < $target) {
             # A date stamp without an uptime after it moves as the unit's first date does.
             my $dshift = $base + $cursor - $u->{lo} - $u->{date};
             my %cache;
-            $text =~ s{(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d{3})([+-]\d{4}): (?!\d+\.\d{3}: )}
+            $text =~ s{(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d{3})([+-]\d{4}): (?!\d+[.,]\d{3}: )}
                 {($cache{$1} //= stamp(epoch($1) + $dshift)) . "$2+0000: "}ge;
         }
         # An uptime, and the date stamp before it, which then says the same moment: the
         # samples' own dates do not always follow their uptimes (excerpts of several days).
-        $text =~ s{(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}: )?(?<![\d.])(\d+\.\d{3}): }
-            {my $up = $2 + $shift; (defined $1 ? date_at($base + $up) : '') . sprintf('%.3f: ', $up)}ge;
+        $text =~ s{(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}: )?(?<![\d.,])(\d+)([.,])(\d{3}): }
+            {my ($date, $sep, $up) = ($1, $3, "$2.$4" + $shift);
+             (defined $date ? date_at($base + $up) : '') . (sprintf('%.3f: ', $up) =~ s/\./$sep/r)}ge;
         print $text;
         $written += length $text;
         $cursor += $u->{span};
