@@ -2,13 +2,14 @@
 # pauselab analyze throughput and memory on large GC logs, at 1 thread, 2 threads and all
 # cores, against `grep -c` and `cat` on the same file and GCToolKit 3.5.0.
 # Builds a ~1 GB unified G1 log (the JDK 11 reference log repeated with shifted uptimes) and
-# a ~1 GB JDK 8 CMS log whose events span many lines (bench/jdk8-log.pl) in a temporary
+# ~1 GB JDK 6-8 logs whose events span many lines (CMS, G1 with detail trees, Parallel;
+# GCViewer's samples repeated by bench/jdk8-log.pl) in a temporary
 # directory removed on exit, then prints wall and CPU time, MB/s, max RSS and the ratios.
 # A benchmark, not a test: on a shared host the numbers move with the other jobs.
 # BENCH_MB=200 bench/analyze.sh for a smaller run; GCTOOLKIT_MB (default 150) bounds the
 # slice GCToolKit parses (it needs GBs of heap for big logs and runs at a few MB/s);
 # GCTOOLKIT=0 skips GCToolKit; BENCH_ONLY=recording runs the recording part alone,
-# BENCH_ONLY=logs the logs alone;
+# BENCH_ONLY=logs the logs alone; BENCH_JDK8_ALL=0 leaves out the JDK 6-8 G1 and Parallel logs;
 # BIN=path measures another build of pauselab (default target/release/pauselab).
 # The load average is printed before each part: on a shared host the wall times follow it.
 set -euo pipefail
@@ -97,6 +98,28 @@ perl "$root/bench/jdk8-log.pl" "$target_mb" \
   "$samples/SampleSun1_6_0CMSAdaptiveSizePolicy.txt" > "$work/jdk8.log"
 against_grep "$work/jdk8.log" "JDK 8 CMS multi-line $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
 rm -f "$work/jdk8.log"
+
+# The other JDK 6-8 collectors, whose events come closer together: G1 with its detail
+# trees (PrintGCDetails, PrintHeapAtGC, tenuring distribution, stopped time, concurrent
+# cycles, string deduplication), and Parallel (adaptive size policy, decimal commas,
+# PrintHeapAtGC, stopped time).
+if [ "${BENCH_JDK8_ALL:-1}" = 1 ]; then
+perl "$root/bench/jdk8-log.pl" "$target_mb" \
+  "$samples/SampleSun1_7_0G1-ApplicationStopped.txt" \
+  "$samples/SampleSun1_8_0G1_ConcurrentCycle.txt" \
+  "$samples/SampleSun1_8_0G1PrintHeapAtGc.txt" \
+  "$samples/SampleSun1_8_0G1StringDeduplication.txt" \
+  "$samples/SampleSun1_7_0G1TenuringDistribution.txt" > "$work/jdk8.log"
+against_grep "$work/jdk8.log" "JDK 7-8 G1 details $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
+perl "$root/bench/jdk8-log.pl" "$target_mb" \
+  "$samples/SampleSun1_7_0PS_Adaptive_Tenuring_AppStopped.txt" \
+  "$samples/SampleSun1_7_0_12PrintAdaptiveSizePolicy.txt" \
+  "$samples/SampleSun1_8_0ParallelPrintHeapAtGC.txt" \
+  "$samples/SampleSun1_8_0Parallel_Apple.txt" \
+  "$samples/SampleSun1_6_0PrintHeapAtGC.txt" > "$work/jdk8.log"
+against_grep "$work/jdk8.log" "JDK 6-8 Parallel $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
+rm -f "$work/jdk8.log"
+fi
 fi
 
 [ "$only" = logs ] && exit 0
