@@ -1,6 +1,8 @@
 //! A finding's candidate causes, ranked by the evidence the input holds for each, and the
 //! fixes that follow from them, leaving out what the JVM already does.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 /// One candidate cause of a finding.
@@ -16,28 +18,44 @@ pub struct Cause {
 /// The options the JVM ran with, as its log or recording states them (`CommandLine flags:`,
 /// `jvm_args:`, JFR `jdk.JVMInformation`); empty when the input does not say.
 #[derive(Debug, Clone, Default)]
-pub struct JvmFlags(Vec<String>);
+pub struct JvmFlags {
+    options: Vec<String>,
+    /// The lines added (the first 64): a file of many runs of JVMs states their lines
+    /// again at each start, and each option of one would be looked for among those kept.
+    lines: HashSet<String>,
+}
 
 impl JvmFlags {
     /// Adds the options of one line (later lines repeat or extend earlier ones).
     pub fn add(&mut self, options: &str) {
+        if self.lines.contains(options) {
+            return;
+        }
+        self.add_each(options);
+        if self.lines.len() < 64 {
+            self.lines.insert(options.to_string());
+        }
+    }
+
+    /// Adds each option of `options` that is not kept yet, up to 500.
+    fn add_each(&mut self, options: &str) {
         for option in options.split_whitespace() {
-            if self.0.len() < 500 && !self.0.iter().any(|o| o == option) {
-                self.0.push(option.to_string());
+            if self.options.len() < 500 && !self.options.iter().any(|o| o == option) {
+                self.options.push(option.to_string());
             }
         }
     }
 
     /// Whether the JVM has `option` (`-Xlog:async` also in its `-Xlog:async:...` forms).
     pub fn has(&self, option: &str) -> bool {
-        self.0
+        self.options
             .iter()
             .any(|o| o == option || o.strip_prefix(option).is_some_and(|r| r.starts_with(':')))
     }
 
     /// Whether the input stated the JVM's options at all.
     pub fn known(&self) -> bool {
-        !self.0.is_empty()
+        !self.options.is_empty()
     }
 }
 
@@ -135,4 +153,30 @@ pub(crate) fn listed(causes: &[&'static str]) -> Vec<Cause> {
             evidence: None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod flag_tests {
+    use super::JvmFlags;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A line stated again adds nothing: the options kept are those of every line
+        /// added one option at a time.
+        #[test]
+        fn a_line_stated_again_keeps_what_each_option_would(
+            lines in prop::collection::vec(
+                prop::sample::select(vec!["-Xmx1g -XX:+UseG1GC", "-Xmx1g", "-XX:+UseG1GC -Xmx2g", " ", ""]),
+                0..12,
+            ),
+        ) {
+            let mut flags = JvmFlags::default();
+            let mut each = JvmFlags::default();
+            for line in &lines {
+                flags.add(line);
+                each.add_each(line);
+            }
+            prop_assert_eq!(flags.options, each.options);
+        }
+    }
 }
