@@ -5,6 +5,7 @@
 use std::ops::{Deref, DerefMut};
 
 use pauselab_pause::record::{Format, GcPause, Parsed, Record, Stamp};
+use pauselab_pause::recycle;
 
 /// A pause line's record, kept in the box it was read into: a pause is a few hundred bytes,
 /// and it goes from its line through the nesting check to the pauses waiting for their
@@ -27,6 +28,11 @@ impl PauseRecord {
 
     pub(crate) fn format(&self) -> Format {
         self.0.format
+    }
+
+    /// Done with: its box goes back to be filled again (see [`recycle`]).
+    pub(crate) fn spend(self) {
+        recycle::spend(self.0);
     }
 }
 

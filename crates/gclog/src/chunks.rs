@@ -23,6 +23,8 @@ use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
+use pauselab_pause::recycle;
+
 use crate::classify::{ClassifiedLine, LineFeed};
 use crate::lines::LineReader;
 use crate::parse::LineParser;
@@ -129,6 +131,7 @@ pub(crate) fn read(
         stop: AtomicBool::new(false),
         done: Mutex::new(BTreeMap::new()),
         spare: Mutex::new(Vec::new()),
+        spent_boxes: Mutex::new(Vec::new()),
         ready: Condvar::new(),
     };
     std::thread::scope(|scope| {
@@ -161,6 +164,9 @@ struct Shared<'a> {
     /// Vectors of analysed chunks, emptied, for the next chunks' lines (allocating them
     /// anew costs page faults on every chunk).
     spare: Mutex<Vec<Vec<Run>>>,
+    /// Boxes of records the analysis is done with, one pool per chunk analysed, for the
+    /// threads that parse to fill again (see [`recycle`]): the analysing thread frees none.
+    spent_boxes: Mutex<Vec<recycle::Pool>>,
     ready: Condvar,
 }
 
@@ -281,6 +287,13 @@ fn merge(shared: &Shared<'_>, analyzer: &mut LineFeed<'_>) -> Result<Option<Read
         let joining = (&mut stitcher, &mut parser);
         join(shared, index, chunk, joining, &mut summary, analyzer).map_err(io_error)?;
         summary.lines += count;
+        let spent = recycle::take_pool();
+        if !spent.is_empty() {
+            let mut pools = lock(&shared.spent_boxes);
+            if pools.len() < MAX_IN_FLIGHT {
+                pools.push(spent);
+            }
+        }
         shared.applied(index);
     }
     stitcher.finish(&mut |bytes, number, _| {
@@ -374,6 +387,9 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
     } else {
         first_line_start(file, begin, end)?
     };
+    if let Some(pool) = lock(&shared.spent_boxes).pop() {
+        recycle::give_pool(pool);
+    }
     let mut chunk = Chunk {
         start,
         lines: lock(&shared.spare)

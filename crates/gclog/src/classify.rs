@@ -1,7 +1,7 @@
 //! Lines classified without the analysis state, so that one thread can parse while another
 //! analyses, and fed to a [`RecordSink`] in order.
 
-use pauselab_pause::{LogLine, RecordSink};
+use pauselab_pause::{recycle, LogLine, RecordSink};
 
 use crate::parse::{Format, LineParser, Parsed, Record, Stamp, Unparsed};
 
@@ -133,7 +133,7 @@ impl ClassifiedLine {
                         format: p.format,
                         stamp: p.stamp,
                     },
-                    _ => Outcome::Record(Box::new(p)),
+                    _ => Outcome::Record(recycle::boxed(p)),
                 },
                 unterminated: ended(true),
             },

@@ -12,6 +12,7 @@ pub mod interval_log;
 pub mod output;
 mod pause_type;
 pub mod record;
+pub mod recycle;
 pub mod severity;
 pub mod stats;
 pub mod units;

@@ -145,10 +145,10 @@ impl Analyzer<'_> {
 
     pub(super) fn flush_pending(&mut self) {
         let mut pending = std::mem::take(&mut self.pending);
-        for pp in &pending {
-            self.commit(pp);
+        for pp in pending.drain(..) {
+            self.commit(&pp);
+            pp.pause.spend();
         }
-        pending.clear();
         // Kept with its capacity: a pause is pending after nearly every line that counts one.
         if self.pending.is_empty() {
             self.pending = pending;

@@ -9,7 +9,7 @@ use crate::waiting::PauseRecord;
 use pauselab_pause::record::{
     Cpu, Failure, Format, HeapChange, Parsed, Record, Stall, StallKind, Stamp,
 };
-use pauselab_pause::Collector;
+use pauselab_pause::{recycle, Collector};
 
 impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
@@ -82,7 +82,7 @@ impl Analyzer<'_> {
         if !matches!(p.record, Record::SafepointTimeout(_)) {
             self.timeouts.other_record();
         }
-        let p = match PauseRecord::of(p) {
+        let mut p = match PauseRecord::of(p) {
             Ok(mut pause) => {
                 let failed = self.evacuation_failed_gc_id;
                 if pause.gc_id.is_some() && pause.gc_id == failed {
@@ -93,13 +93,15 @@ impl Analyzer<'_> {
             Err(p) => p,
         };
         let fi = self.files.len() - 1;
-        match p.record {
+        let (stamp, record) = (p.stamp, std::mem::replace(&mut p.record, Record::Other));
+        recycle::spend(p);
+        match record {
             Record::Other => {}
             Record::Pause(_) => unreachable!("a pause goes to pause_line"),
             Record::SafepointTimeout(timeout) => {
                 let file = self.files[fi].file.clone();
                 self.timeouts
-                    .line(timeout, p.stamp, &file, line, self.opts.evidence);
+                    .line(timeout, stamp, &file, line, self.opts.evidence);
             }
             Record::PauseStart { gc_id } => {
                 self.files_pause_starts[fi] = true;
@@ -112,8 +114,8 @@ impl Analyzer<'_> {
                 // A safepoint ends every pause inside it: a pause still waiting for the
                 // pause it seemed nested in was not nested.
                 self.release_nested();
-                sp.start = p.stamp.minus(sp.total_ns);
-                self.clocks[fi].extend(&sp.start, &p.stamp);
+                sp.start = stamp.minus(sp.total_ns);
+                self.clocks[fi].extend(&sp.start, &stamp);
                 if sp.operation.is_none() {
                     sp.operation = self.pending_operation.take();
                 }
@@ -122,16 +124,16 @@ impl Analyzer<'_> {
                 self.safepoint(sp, fi, line, Series::Lines, held_up_by);
             }
             Record::SafepointStatistics(mut sp) => {
-                sp.start = p.stamp;
+                sp.start = stamp;
                 self.safepoint(sp, fi, line, Series::Statistics, None);
             }
             Record::CpuLoad(load) => {
                 let keep = self.opts.evidence;
-                let at = clock_ns(&p.stamp);
+                let at = clock_ns(&stamp);
                 self.rules
                     .observe(Watch::CpuLoad, |rule| rule.cpu_load(at, load, keep));
             }
-            Record::Stall(stall) => self.stall(stall, p.stamp, fi, line),
+            Record::Stall(stall) => self.stall(stall, stamp, fi, line),
             Record::DroppedMessages(count) => {
                 self.first_drop_line.get_or_insert(line);
                 self.files[fi].dropped_messages += count;
@@ -139,7 +141,7 @@ impl Analyzer<'_> {
             Record::OutOfMemory(error) => {
                 let seen = Seen {
                     item: &error,
-                    start: p.stamp,
+                    start: stamp,
                     file: &self.files[fi].file,
                     line,
                     keep: self.opts.evidence,
@@ -150,7 +152,7 @@ impl Analyzer<'_> {
             }
             Record::Cycle(cycle) => {
                 if let Some(heap) = cycle.heap {
-                    self.heap_sample(&p.stamp, heap, &cycle.name, Some(cycle.gc_id));
+                    self.heap_sample(&stamp, heap, &cycle.name, Some(cycle.gc_id));
                 }
                 if let Some(ns) = cycle.duration_ns {
                     self.memory.cycle(&cycle.name, ns);
