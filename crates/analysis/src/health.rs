@@ -314,7 +314,13 @@ impl SharedRing {
                 // short window, stepped on with them.
                 let mut slot = self.slot(c + 1);
                 let mut leaving = self.slot(c + 1 + long - short);
-                for s in 1..=steps.min(long) {
+                let stepped = steps.min(long);
+                // Stepping forward, a window only loses seconds, so its sum only falls: once
+                // judged full at one step, it is judged no worse at the next. Both windows
+                // are full from the first step on once the ring was filled; before, each
+                // step is judged.
+                let judged = if self.filled + 1 >= long { 1 } else { stepped };
+                for s in 1..=judged {
                     let t = c + s;
                     self.filled += 1;
                     if s <= short {
@@ -327,7 +333,16 @@ impl SharedRing {
                     self.judge_window(1, t);
                     slot = next(slot);
                 }
-                self.filled += steps.saturating_sub(long);
+                for s in judged + 1..=stepped {
+                    if s <= short {
+                        self.sums[0] -= self.ring[leaving];
+                        leaving = next(leaving);
+                    }
+                    self.sums[1] -= self.ring[slot];
+                    self.ring[slot] = 0;
+                    slot = next(slot);
+                }
+                self.filled += (stepped - judged) + steps.saturating_sub(long);
                 self.current = Some(second);
             }
             Some(_) => {}
