@@ -227,8 +227,9 @@ impl PauseWindows {
         }
     }
 
-    /// See [`SlidingShare::pause`].
-    #[inline]
+    /// See [`SlidingShare::pause`]. Inlined into the pause's path: called for every pause,
+    /// most of which land in a second the windows reached.
+    #[inline(always)]
     pub(crate) fn pause(&mut self, start_ns: u64, end_ns: u64) {
         let end_ns = end_ns.max(start_ns);
         if let PauseWindows::Together(ring) = self {
@@ -313,7 +314,11 @@ impl SharedRing {
                 // The slots of the second entering the ring and of the one leaving the
                 // short window, stepped on with them.
                 let mut slot = self.slot(c + 1);
-                let mut leaving = self.slot(c + 1 + long - short);
+                // `self.slot(c + 1 + long - short)`, from `slot` without a second division.
+                let mut leaving = slot + (long - short) as usize;
+                if leaving >= long as usize {
+                    leaving -= long as usize;
+                }
                 let stepped = steps.min(long);
                 // Stepping forward, a window only loses seconds, so its sum only falls: once
                 // judged full at one step, it is judged no worse at the next. Both windows
