@@ -248,8 +248,9 @@ impl PauseWindows {
         }
     }
 
-    /// See [`SlidingShare::pause`].
-    #[inline]
+    /// See [`SlidingShare::pause`]. Inlined into the pause's path: called for every pause,
+    /// most of which land in a second the windows reached.
+    #[inline(always)]
     pub(crate) fn pause(&mut self, start_ns: u64, end_ns: u64) {
         let end_ns = end_ns.max(start_ns);
         if let PauseWindows::Together(ring) = self {
@@ -334,8 +335,18 @@ impl SharedRing {
                 // The slots of the second entering the ring and of the one leaving the
                 // short window, stepped on with them.
                 let mut slot = self.slot(c + 1);
-                let mut leaving = self.slot(c + 1 + long - short);
-                for s in 1..=steps.min(long) {
+                // `self.slot(c + 1 + long - short)`, from `slot` without a second division.
+                let mut leaving = slot + (long - short) as usize;
+                if leaving >= long as usize {
+                    leaving -= long as usize;
+                }
+                let stepped = steps.min(long);
+                // Stepping forward, a window only loses seconds, so its sum only falls: once
+                // judged full at one step, it is judged no worse at the next. Both windows
+                // are full from the first step on once the ring was filled; before, each
+                // step is judged.
+                let judged = if self.filled + 1 >= long { 1 } else { stepped };
+                for s in 1..=judged {
                     let t = c + s;
                     self.filled += 1;
                     if s <= short {
@@ -348,7 +359,16 @@ impl SharedRing {
                     self.judge_window(1, t);
                     slot = next(slot);
                 }
-                self.filled += steps.saturating_sub(long);
+                for s in judged + 1..=stepped {
+                    if s <= short {
+                        self.sums[0] -= self.ring[leaving];
+                        leaving = next(leaving);
+                    }
+                    self.sums[1] -= self.ring[slot];
+                    self.ring[slot] = 0;
+                    slot = next(slot);
+                }
+                self.filled += (stepped - judged) + steps.saturating_sub(long);
                 self.current = Some(second);
             }
             Some(_) => {}

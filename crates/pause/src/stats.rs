@@ -24,9 +24,15 @@ pub struct DurationStats {
     at_least_1s: u64,
     /// The counts of an HdrHistogram of 3 significant digits from 1 ns, by its own index
     /// ([`hdr_index`]): counting one costs a few instructions, where `Histogram::record`
-    /// costs some seventy. The histogram is built from them when asked for.
-    counts: Vec<u64>,
+    /// costs some seventy. The histogram is built from them when asked for. In rows of
+    /// [`ROW`] indices, one power of two each (the first two rows: the values below 2,048),
+    /// each made when a value first falls in it: pauses span a few powers of two, and the
+    /// rows below and between them are never made or zeroed.
+    rows: Vec<Option<Box<[u64; ROW]>>>,
 }
+
+/// The indices of one row of [`DurationStats`]'s counts.
+const ROW: usize = 1 << HALF_BUCKET_BITS;
 
 /// How many counts an HdrHistogram of 3 significant digits keeps per power of two, less
 /// the first (2,000 needs 2^11 = 2,048 sub-buckets, the upper half of each used above the first).
@@ -138,7 +144,7 @@ impl DurationStats {
             max_ns: 0,
             at_least_100ms: 0,
             at_least_1s: 0,
-            counts: Vec::new(),
+            rows: Vec::new(),
         }
     }
 
@@ -152,23 +158,40 @@ impl DurationStats {
         self.at_least_1s += u64::from(ns >= NS_PER_S);
         // The histogram counts 0 as 1, its lowest value.
         let index = hdr_index(ns.max(1));
-        match self.counts.get_mut(index) {
-            Some(count) => *count += 1,
-            None => self.count_beyond(index),
+        match self.rows.get_mut(index / ROW) {
+            Some(Some(row)) => row[index % ROW] += 1,
+            _ => self.count_in_new_row(index),
         }
     }
 
-    /// Counts a value at `index`, past the counts kept so far: they grow to the end of its
-    /// power of two, into zeroed memory (`Vec::resize` writes each zero in turn).
+    /// Counts a value at `index`, in a row not made yet: made now, of zeroed memory.
     #[cold]
     #[inline(never)]
-    fn count_beyond(&mut self, index: usize) {
-        let half = 1usize << HALF_BUCKET_BITS;
-        let end = ((index | (half - 1)) + 1).max(2 * half);
-        let mut counts = vec![0; end];
-        counts[..self.counts.len()].copy_from_slice(&self.counts);
-        counts[index] += 1;
-        self.counts = counts;
+    fn count_in_new_row(&mut self, index: usize) {
+        let at = index / ROW;
+        if self.rows.len() <= at {
+            self.rows.resize(at + 1, None);
+        }
+        let row = self.rows[at].get_or_insert_with(|| {
+            // Allocated zeroed, not built on the stack and moved.
+            vec![0; ROW]
+                .into_boxed_slice()
+                .try_into()
+                .expect("a row of ROW counts")
+        });
+        row[index % ROW] += 1;
+    }
+
+    /// Every index of the rows made and its count, in order: those of the rows not made
+    /// are 0.
+    fn counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.rows.iter().enumerate().flat_map(|(at, row)| {
+            row.iter().flat_map(move |row| {
+                row.iter()
+                    .enumerate()
+                    .map(move |(i, &count)| (at * ROW + i, count))
+            })
+        })
     }
 
     pub fn count(&self) -> u64 {
@@ -199,7 +222,9 @@ impl DurationStats {
         // The values counted up to index `at` (included), the first where they reached the
         // last percentile's share: an ascending one is reached there or further on.
         let (mut counted, mut at) = (0u64, None);
-        let mut counts = self.counts.iter().enumerate();
+        // Skipping the rows not made changes nothing: an index of no count is never the
+        // one where the counted values reach a share.
+        let mut counts = self.counts();
         for (value, &percentile) in values.iter_mut().zip(&percentiles) {
             if percentile >= 100.0 {
                 *value = self.max_ns;
@@ -208,7 +233,7 @@ impl DurationStats {
             let quantile = (percentile / 100.0).min(1.0);
             let wanted = ((quantile * self.count as f64).ceil() as u64).max(1);
             while counted < wanted {
-                let Some((index, &count)) = counts.next() else {
+                let Some((index, count)) = counts.next() else {
                     break;
                 };
                 counted += count;
@@ -230,12 +255,11 @@ impl DurationStats {
         let mut histogram = Histogram::new(3).expect("3 significant digits is a valid precision");
         // The largest value first: the histogram grows once, to where the values would have
         // grown it. Auto-resizing histogram: recording cannot fail for any u64.
-        if let Some(last) = self.counts.iter().rposition(|&count| count > 0) {
-            let _ = histogram.record_n(hdr_lowest_value(last), self.counts[last]);
-            for (index, &count) in self.counts[..last].iter().enumerate() {
-                if count > 0 {
-                    let _ = histogram.record_n(hdr_lowest_value(index), count);
-                }
+        let counted: Vec<(usize, u64)> = self.counts().filter(|&(_, count)| count > 0).collect();
+        if let Some((&(last, count), before)) = counted.split_last() {
+            let _ = histogram.record_n(hdr_lowest_value(last), count);
+            for &(index, count) in before {
+                let _ = histogram.record_n(hdr_lowest_value(index), count);
             }
         }
         histogram

@@ -118,6 +118,9 @@ pub struct Analyzer<'s> {
     lost_gc: bool,
     pending_operation: Option<String>,
     worst: Vec<WorstPause>,
+    /// The durations of `worst`, ns, in its order: once it is full, no pause as short as
+    /// the last can enter (see [`pauses::cannot_enter`]).
+    worst_ns: Vec<u64>,
     unparsed: u64,
     first_unparsed: Option<UnparsedLine>,
     warnings: Vec<Warning>,
@@ -177,6 +180,7 @@ impl<'s> Analyzer<'s> {
             lost_gc: false,
             pending_operation: None,
             worst: Vec::new(),
+            worst_ns: Vec::new(),
             unparsed: 0,
             first_unparsed: None,
             warnings: Vec::new(),

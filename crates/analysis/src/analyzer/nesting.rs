@@ -111,11 +111,11 @@ impl Analyzer<'_> {
                         pause.failures.add(failure);
                     }
                 }
-                return self.count_pause(record, line);
+                return self.count_pause_apart(record, line);
             }
             // The outer pause's line never came: the nested one was a pause of its own.
             self.forget_outer(nested.outer);
-            self.count_pause(nested.pause, nested.line);
+            self.count_pause_apart(nested.pause, nested.line);
         }
         let pause: &GcPause = &record;
         let outer = match pause.gc_id {
@@ -135,6 +135,7 @@ impl Analyzer<'_> {
             });
             return;
         }
+        // The usual pause line, counted in place.
         self.count_pause(record, line);
     }
 
@@ -148,7 +149,7 @@ impl Analyzer<'_> {
     pub(super) fn release_nested(&mut self) {
         if let Some(nested) = self.nested.take() {
             self.forget_outer(nested.outer);
-            self.count_pause(nested.pause, nested.line);
+            self.count_pause_apart(nested.pause, nested.line);
         }
     }
 }

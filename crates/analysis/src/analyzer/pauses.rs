@@ -8,8 +8,8 @@ use crate::analyzer::clock::clock_ns;
 use crate::analyzer::report::WorstPause;
 use crate::analyzer::{Analyzer, HeapSample};
 use crate::rules::full_gc::{upgrade_reason, NO_CAUSE};
-use crate::rules::marks::{is_marked, is_off_cpu};
-use crate::rules::rule::{Seen, Watch};
+use crate::rules::marks::{cpu_marks, is_marked, marks_of};
+use crate::rules::rule::{Marks, Seen, Watch};
 use crate::totals::{NameMarks, Totals};
 use crate::waiting::{PauseRecord, Pending};
 
@@ -21,7 +21,16 @@ pub(super) const MAX_NAMES: usize = 1000;
 const MAX_CAUSES: usize = 100;
 
 impl Analyzer<'_> {
+    /// [`Analyzer::count_pause`] for the pauses that nesting held or joined, kept out of
+    /// the line's path.
+    #[inline(never)]
+    pub(super) fn count_pause_apart(&mut self, record: PauseRecord, line: u64) {
+        self.count_pause(record, line)
+    }
+
     /// One stop of the application: its heap, its time and its place in the pause windows.
+    /// Inlined into the pause line's path, the one caller of every pause.
+    #[inline(always)]
     pub(super) fn count_pause(&mut self, mut record: PauseRecord, line: u64) {
         let (stamp, format) = (record.stamp(), record.format());
         let pause = &mut *record;
@@ -45,10 +54,13 @@ impl Analyzer<'_> {
         pause.start = start;
         let pause = &*record;
         self.clocks[fi].extend(&start, &end);
-        if let Some(u) = start.uptime_ns {
-            self.uptime.include(u);
-        }
-        if let Some(u) = end.uptime_ns {
+        // The stamp of its line is in the uptime range already (`observe` saw the line, or
+        // one of the same stamp): only the pause's other end may lie outside it.
+        let other_end = match format {
+            Format::Unified => start,
+            Format::Jdk8 => end,
+        };
+        if let Some(u) = other_end.uptime_ns {
             self.uptime.include(u);
         }
         if let Some(start) = clock_ns(&start) {
@@ -172,10 +184,15 @@ impl Analyzer<'_> {
             }
             None => NameMarks::of(&p.name),
         };
-        let off_cpu = is_off_cpu(p, &self.opts.thresholds);
-        let marked = is_marked(p, named);
+        // Which marks, asked only of a pause that bears one.
+        let marks = cpu_marks(p, &self.opts.thresholds)
+            | if is_marked(p, named) {
+                marks_of(p, named)
+            } else {
+                Marks::NONE
+            };
         // Most pauses are shown to no rule: nothing to locate them for.
-        if off_cpu || marked || self.rules.watched(Watch::Pause) {
+        if !marks.is_empty() || self.rules.watched(Watch::Pause) {
             let seen = Seen {
                 item: p,
                 start: p.start,
@@ -185,13 +202,8 @@ impl Analyzer<'_> {
                 thresholds: &self.opts.thresholds,
             };
             self.rules.observe(Watch::Pause, |rule| rule.pause(&seen));
-            if off_cpu {
-                self.rules
-                    .observe(Watch::OffCpuPause, |rule| rule.pause(&seen));
-            }
-            if marked {
-                self.rules
-                    .observe(Watch::MarkedPause, |rule| rule.pause(&seen));
+            if !marks.is_empty() {
+                self.rules.observe_marks(marks, |rule| rule.pause(&seen));
             }
         }
         if named.full || p.upgraded_to_full {
@@ -221,6 +233,15 @@ impl Analyzer<'_> {
         if n == 0 {
             return;
         }
+        // Most pauses are shorter than the shortest kept: told in ns, without the division.
+        if self.worst_ns.len() == n
+            && self
+                .worst_ns
+                .last()
+                .is_some_and(|&floor| cannot_enter(pp.pause.duration_ns, floor))
+        {
+            return;
+        }
         let worst_min = self.worst.last().map(|w| w.event.duration_ms);
         let ms = pp.pause.duration_ns as f64 / 1e6;
         if self.worst.len() < n || worst_min.is_some_and(|m| ms > m) {
@@ -231,8 +252,18 @@ impl Analyzer<'_> {
             let at = self.worst.partition_point(|x| x.event.duration_ms >= ms);
             self.worst.insert(at, w);
             self.worst.truncate(n);
+            self.worst_ns.insert(at, pp.pause.duration_ns);
+            self.worst_ns.truncate(n);
         }
     }
+}
+
+/// Whether a pause of `ns` cannot replace one of `floor_ns` among the worst pauses, which
+/// are compared in ms (`ns as f64 / 1e6`): that division never puts a shorter or equal
+/// duration above a longer one.
+#[inline]
+pub(super) fn cannot_enter(ns: u64, floor_ns: u64) -> bool {
+    ns <= floor_ns
 }
 
 fn to_event(pp: &Pending, file: &str) -> PauseEvent {
@@ -254,5 +285,27 @@ fn to_event(pp: &Pending, file: &str) -> PauseEvent {
             file: file.to_string(),
             line: pp.line,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cannot_enter;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A pause that `cannot_enter` turns away is never longer in ms, as the worst
+        /// pauses are compared, than the shortest kept: durations of any size, a few ns
+        /// apart (where ms may round alike).
+        #[test]
+        fn a_pause_turned_away_is_no_longer_in_ms(
+            floor in prop_oneof![any::<u64>(), 0u64..1_000_000_000_000],
+            apart in -3i64..3,
+        ) {
+            let ns = floor.saturating_add_signed(apart);
+            if cannot_enter(ns, floor) {
+                prop_assert!(ns as f64 / 1e6 <= floor as f64 / 1e6);
+            }
+        }
     }
 }

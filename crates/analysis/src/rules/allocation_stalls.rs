@@ -9,7 +9,7 @@ use pauselab_pause::record::{GcPause, Stall, StallKind};
 use crate::evidence::RuleTracker;
 use crate::rules::causes::listed;
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule, Seen, Watch};
+use crate::rules::rule::{Context, Marks, Rule, Seen, Watch};
 
 pub(crate) const ID: &str = "allocation_stalls";
 pub(crate) const WATCHES: &[Watch] = &[Watch::MarkedPause, Watch::Stall];
@@ -32,6 +32,10 @@ pub(crate) fn start() -> Box<dyn Rule> {
 }
 
 impl Rule for AllocationStalls {
+    fn counts(&self) -> Marks {
+        Marks::STALL_CAUSE
+    }
+
     fn stall(&mut self, seen: &Seen<'_, Stall>) {
         let stall = seen.item;
         if stall.kind == StallKind::Allocation && stall.duration_ns >= seen.thresholds.alloc_stall_ns

@@ -6,7 +6,7 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::listed;
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule, Seen, Watch};
+use crate::rules::rule::{Context, Marks, Rule, Seen, Watch};
 
 /// What every collection rule watches: the marked pauses (see [`is_marked`](crate::rules::marks::is_marked)).
 pub(crate) const WATCHES: &[Watch] = &[Watch::MarkedPause];
@@ -16,6 +16,8 @@ pub(crate) struct Collection {
     pub id: &'static str,
     /// Whether a pause is one of these collections.
     pub matches: fn(&GcPause) -> bool,
+    /// The marks of the pauses `matches` may accept (see [`Rule::counts`]).
+    pub marks: Marks,
     /// The evidence's numbers, from the pause's duration in ms.
     pub detail: fn(f64) -> String,
     /// Severity below 10 hits and 1 s.
@@ -63,6 +65,10 @@ impl Rule for CollectionRule {
                 seen.evidence(p.described(), detail, p.duration_ns)
             });
         }
+    }
+
+    fn counts(&self) -> Marks {
+        self.spec.marks
     }
 
     fn matched(&self, _ctx: &Context<'_>) -> u64 {

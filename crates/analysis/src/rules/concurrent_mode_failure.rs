@@ -6,7 +6,7 @@ use pauselab_pause::record::Failure;
 
 use crate::rules::collection::{self, Collection};
 use crate::rules::finding::Severity;
-use crate::rules::rule::{Rule, Watch};
+use crate::rules::rule::{Marks, Rule, Watch};
 
 pub(crate) const ID: &str = "concurrent_mode_failure";
 /// A collection rule looks at pauses only.
@@ -15,6 +15,7 @@ pub(crate) const WATCHES: &[Watch] = collection::WATCHES;
 static RULE: Collection = Collection {
     id: ID,
     matches: |p| p.failures.has(Failure::ConcurrentMode),
+    marks: Marks::CONCURRENT_MODE_FAILURE,
     detail: |ms| format!("concurrent mode failure: {ms:.1} ms pause"),
     severity: Severity::Critical,
     always_critical: true,

@@ -3,7 +3,7 @@
 
 use crate::rules::collection::{self, Collection};
 use crate::rules::finding::Severity;
-use crate::rules::rule::{Rule, Watch};
+use crate::rules::rule::{Marks, Rule, Watch};
 
 pub(crate) const ID: &str = "degenerated_gc";
 /// A collection rule looks at pauses only.
@@ -12,6 +12,7 @@ pub(crate) const WATCHES: &[Watch] = collection::WATCHES;
 static RULE: Collection = Collection {
     id: ID,
     matches: |p| p.name.starts_with("Pause Degenerated"),
+    marks: Marks::DEGENERATED,
     detail: |ms| format!("stop-the-world {ms:.1} ms"),
     severity: Severity::Warning,
     always_critical: false,

@@ -5,7 +5,7 @@ use pauselab_pause::record::Failure;
 
 use crate::rules::collection::{self, Collection};
 use crate::rules::finding::Severity;
-use crate::rules::rule::{Rule, Watch};
+use crate::rules::rule::{Marks, Rule, Watch};
 
 pub(crate) const ID: &str = "evacuation_failure";
 /// A collection rule looks at pauses only.
@@ -14,6 +14,7 @@ pub(crate) const WATCHES: &[Watch] = collection::WATCHES;
 static RULE: Collection = Collection {
     id: ID,
     matches: |p| p.failures.has(Failure::Evacuation),
+    marks: Marks::EVACUATION_FAILURE,
     detail: |ms| format!("evacuation failed: {ms:.1} ms pause"),
     severity: Severity::Warning,
     always_critical: false,

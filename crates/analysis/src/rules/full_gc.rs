@@ -8,7 +8,7 @@ use pauselab_pause::PauseType;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule, Seen, Watch};
+use crate::rules::rule::{Context, Marks, Rule, Seen, Watch};
 use crate::terminal::dur;
 
 pub(crate) const ID: &str = "full_gc";
@@ -97,6 +97,10 @@ pub(crate) fn upgrade_reason(p: &GcPause) -> Option<&'static str> {
 }
 
 impl Rule for FullGc {
+    fn counts(&self) -> Marks {
+        Marks::FULL
+    }
+
     fn pause(&mut self, seen: &Seen<'_, GcPause>) {
         let p = seen.item;
         if !is_full_collection(&p.name) && !p.upgraded_to_full {

@@ -2,7 +2,7 @@
 
 use crate::rules::collection::{self, Collection};
 use crate::rules::finding::Severity;
-use crate::rules::rule::{Rule, Watch};
+use crate::rules::rule::{Marks, Rule, Watch};
 
 pub(crate) const ID: &str = "humongous_allocation";
 /// A collection rule looks at pauses only.
@@ -19,6 +19,7 @@ static RULE: Collection = Collection {
                 pauselab_pause::PauseType::Remark | pauselab_pause::PauseType::Cleanup
             )
     },
+    marks: Marks::HUMONGOUS_CAUSE,
     detail: |ms| format!("{ms:.1} ms pause"),
     severity: Severity::Info,
     always_critical: false,

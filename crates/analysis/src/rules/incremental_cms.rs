@@ -10,7 +10,7 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, Rule, Seen, Watch};
+use crate::rules::rule::{Context, Marks, Rule, Seen, Watch};
 use crate::rules::{concurrent_mode_failure, promotion_failure};
 
 pub(crate) const ID: &str = "incremental_cms";
@@ -32,6 +32,10 @@ pub(crate) fn start() -> Box<dyn Rule> {
 }
 
 impl Rule for IncrementalCms {
+    fn counts(&self) -> Marks {
+        Marks::DUTY_CYCLE
+    }
+
     fn pause(&mut self, seen: &Seen<'_, GcPause>) {
         let Some(cycle) = seen.item.icms_duty_cycle else {
             return;

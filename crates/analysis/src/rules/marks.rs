@@ -8,6 +8,7 @@ use pauselab_pause::record::GcPause;
 
 use crate::rules::full_gc::is_full_collection;
 use crate::rules::real_gt_gc::stopped_outside_ns;
+use crate::rules::rule::Marks;
 use crate::rules::Thresholds;
 use crate::rules::{allocation_stalls, humongous_allocation};
 use crate::totals::NameMarks;
@@ -15,7 +16,8 @@ use crate::totals::NameMarks;
 /// Whether `pause` may be one that a rule watching [`Watch::MarkedPause`](crate::rules::rule::Watch::MarkedPause) counts: a full
 /// collection or one marked by its name (`named`, see [`NameMarks::of`]), upgraded to a
 /// full one, a failure, CMS's incremental duty cycle, ZGC's cycle for stalled threads or a
-/// G1 humongous allocation. Each of those rules matches a part of these.
+/// G1 humongous allocation. Each of those rules matches a part of these: which, tells
+/// [`marks_of`], asked only when this says yes (most pauses bear no mark).
 #[inline]
 pub(crate) fn is_marked(pause: &GcPause, named: NameMarks) -> bool {
     let f = &pause.failures;
@@ -30,6 +32,26 @@ pub(crate) fn is_marked(pause: &GcPause, named: NameMarks) -> bool {
         })
 }
 
+/// The marks of a pause that [`is_marked`] tells apart, one for each thing it looked at.
+pub(crate) fn marks_of(pause: &GcPause, named: NameMarks) -> Marks {
+    let f = &pause.failures;
+    let by_cause = match pause.cause.as_deref() {
+        Some(cause) => {
+            Marks::STALL_CAUSE.when(cause == allocation_stalls::STALL_CAUSE)
+                | Marks::HUMONGOUS_CAUSE.when(humongous_allocation::names_humongous(cause))
+        }
+        None => Marks::NONE,
+    };
+    Marks::FULL.when(named.full || pause.upgraded_to_full)
+        // A name marked and not full is Shenandoah's degenerated cycle (see `NameMarks::of`).
+        | Marks::DEGENERATED.when(named.marked && !named.full)
+        | Marks::EVACUATION_FAILURE.when(f.evacuation)
+        | Marks::CONCURRENT_MODE_FAILURE.when(f.concurrent_mode)
+        | Marks::PROMOTION_FAILURE.when(f.promotion)
+        | Marks::DUTY_CYCLE.when(pause.icms_duty_cycle.is_some())
+        | by_cause
+}
+
 impl NameMarks {
     /// What `name` says of a pause.
     pub(crate) fn of(name: &str) -> Self {
@@ -41,16 +63,21 @@ impl NameMarks {
     }
 }
 
-/// Whether `pause`'s CPU times may make a rule watching [`Watch::OffCpuPause`](crate::rules::rule::Watch::OffCpuPause) count it:
-/// real time beyond user + sys and the off-CPU margin, beyond the collection's duration
-/// (see [`stopped_outside_ns`]), or sys above user and its margin.
+/// What may make a rule watching [`Watch::OffCpuPause`](crate::rules::rule::Watch::OffCpuPause)
+/// count `pause`, one mark each: real time beyond user + sys and the off-CPU margin, sys
+/// above user and its margin, real time beyond the collection's duration (see
+/// [`stopped_outside_ns`]). None for most pauses.
 #[inline]
-pub(crate) fn is_off_cpu(pause: &GcPause, thresholds: &Thresholds) -> bool {
-    pause.cpu.is_some_and(|cpu| {
-        cpu.real_ns > cpu.user_ns + cpu.sys_ns + thresholds.off_cpu_ns
-            || (cpu.sys_ns > cpu.user_ns && cpu.sys_ns >= thresholds.sys_ns)
-            || stopped_outside_ns(pause, thresholds).is_some()
-    })
+pub(crate) fn cpu_marks(pause: &GcPause, thresholds: &Thresholds) -> Marks {
+    match pause.cpu {
+        Some(cpu) => {
+            Marks::OFF_CPU.when(cpu.real_ns > cpu.user_ns + cpu.sys_ns + thresholds.off_cpu_ns)
+                | Marks::SYS_OVER_USER
+                    .when(cpu.sys_ns > cpu.user_ns && cpu.sys_ns >= thresholds.sys_ns)
+                | Marks::STOPPED_OUTSIDE.when(stopped_outside_ns(pause, thresholds).is_some())
+        }
+        None => Marks::NONE,
+    }
 }
 
 #[cfg(test)]
@@ -58,7 +85,7 @@ mod tests {
     use super::*;
     use crate::evidence::RuleTracker;
     use crate::rules::causes::JvmFlags;
-    use crate::rules::rule::{Context, Seen, Series, Watch};
+    use crate::rules::rule::{Context, Rule, Seen, Series, Watch};
     use crate::rules::{Thresholds, REGISTRY};
     use pauselab_pause::record::Stamp;
     use pauselab_pause::record::{Cpu, Failures, HeapChange};
@@ -123,17 +150,30 @@ mod tests {
     }
 
     proptest! {
-        /// The marked pauses, and those off CPU, are all that the rules watching them
-        /// count: shown every pause, none of them matches or finds anything in the others.
+        /// `is_marked`, asked of every pause, says yes exactly when `marks_of` finds a mark.
+        #[test]
+        fn a_pause_is_marked_when_it_bears_a_mark(pause in pause_strategy()) {
+            let named = NameMarks::of(&pause.name);
+            prop_assert_eq!(is_marked(&pause, named), !marks_of(&pause, named).is_empty());
+        }
+
+        /// The pauses a rule watching marked or off-CPU pauses is shown (those bearing a
+        /// mark it names) are all it counts: shown every other pause, it matches and finds
+        /// nothing.
         #[test]
         fn rules_watching_some_pauses_ignore_the_others(
             pauses in prop::collection::vec(pause_strategy(), 1..40),
         ) {
             let thresholds = Thresholds::default();
-            let watched = |watch: Watch, p: &GcPause| match watch {
-                Watch::MarkedPause => is_marked(p, NameMarks::of(&p.name)),
-                Watch::OffCpuPause => is_off_cpu(p, &thresholds),
-                _ => true,
+            // As the analysis shows them: a pause to a rule that may count one of its marks.
+            let shown = |rule: &dyn Rule, p: &GcPause| {
+                let named = NameMarks::of(&p.name);
+                let marked = if is_marked(p, named) {
+                    marks_of(p, named)
+                } else {
+                    Marks::NONE
+                };
+                rule.counts().intersects(cpu_marks(p, &thresholds) | marked)
             };
             let flags = JvmFlags::default();
             let empty = RuleTracker::default();
@@ -157,11 +197,13 @@ mod tests {
                 unmatched_timeouts: &empty,
                 matched: REGISTRY.iter().map(|e| (e.id, 0)).collect(),
             };
-            for (watch, entry) in [Watch::MarkedPause, Watch::OffCpuPause].into_iter().flat_map(|w| {
-                REGISTRY.iter().filter(move |e| e.watches.contains(&w)).map(move |e| (w, e))
+            for entry in REGISTRY.iter().filter(|e| {
+                e.watches.contains(&Watch::MarkedPause) || e.watches.contains(&Watch::OffCpuPause)
             }) {
                 let mut rule = (entry.start)();
-                for pause in pauses.iter().filter(|p| !watched(watch, p)) {
+                let unseen: Vec<&GcPause> =
+                    pauses.iter().filter(|p| !shown(rule.as_ref(), p)).collect();
+                for pause in unseen {
                     rule.pause(&Seen {
                         item: pause,
                         start: Stamp::default(),

@@ -14,7 +14,7 @@ pub(crate) mod rule;
 use std::ops::Range;
 
 use crate::rules::finding::Finding;
-use crate::rules::rule::{Context, Rule, Watch};
+use crate::rules::rule::{Context, Marks, Rule, Watch};
 
 /// Margins the rules use; the defaults are documented in docs/analyze.md and kept in each
 /// rule's file.
@@ -102,6 +102,9 @@ registry! {
     busy_cpu,
 }
 
+// `Rules::observe_marks` keeps the rules it showed a pause to in one word.
+const _: () = assert!(REGISTRY.len() <= 64);
+
 /// Rule ids, as used by `--fail-on finding:RULE` and in the JSON.
 pub const RULES: [&str; REGISTRY.len()] = {
     let mut ids = [""; REGISTRY.len()];
@@ -123,6 +126,9 @@ pub(crate) struct Rules {
     in_registry_order: Vec<usize>,
     /// Per [`Watch`], the runs of `rules` that watch it.
     watching: [Vec<Range<usize>>; Watch::COUNT],
+    /// Per mark (a bit of [`Marks`]), the rules watching marked or off-CPU pauses that may
+    /// count a pause bearing it ([`Rule::counts`]), as places in `rules`.
+    by_mark: [Vec<usize>; Marks::BITS],
 }
 
 impl Default for Rules {
@@ -150,11 +156,24 @@ impl Default for Rules {
         for (at, &i) in order.iter().enumerate() {
             in_registry_order[i] = at;
         }
+        let rules: Vec<(&'static str, Box<dyn Rule>)> = order
+            .iter()
+            .map(|&i| (REGISTRY[i].id, (REGISTRY[i].start)()))
+            .collect();
+        let mut by_mark: [Vec<usize>; Marks::BITS] = Default::default();
+        for (at, (_, rule)) in rules.iter().enumerate() {
+            let watches = |watch| REGISTRY[order[at]].watches.contains(&watch);
+            if watches(Watch::MarkedPause) || watches(Watch::OffCpuPause) {
+                for (bit, rules) in by_mark.iter_mut().enumerate() {
+                    if rule.counts().has_bit(bit) {
+                        rules.push(at);
+                    }
+                }
+            }
+        }
         Rules {
-            rules: order
-                .iter()
-                .map(|&i| (REGISTRY[i].id, (REGISTRY[i].start)()))
-                .collect(),
+            by_mark,
+            rules,
             in_registry_order,
             watching,
         }
@@ -172,6 +191,22 @@ impl Rules {
         for run in &self.watching[what as usize] {
             for (_, rule) in &mut self.rules[run.clone()] {
                 see(rule.as_mut());
+            }
+        }
+    }
+
+    /// Shows a pause bearing `marks` once to each rule watching marked or off-CPU pauses
+    /// that may count it (see [`Rule::counts`]): the others would look at it and pass. Found
+    /// from its marks, one or two, not by asking each rule.
+    #[inline]
+    pub fn observe_marks(&mut self, marks: Marks, mut see: impl FnMut(&mut dyn Rule)) {
+        let mut shown = 0u64;
+        for bit in marks.bits() {
+            for &at in &self.by_mark[bit] {
+                if shown & (1 << at) == 0 {
+                    shown |= 1 << at;
+                    see(self.rules[at].1.as_mut());
+                }
             }
         }
     }
@@ -232,6 +267,31 @@ mod tests {
             .map(|&at| rules.rules[at].0)
             .collect();
         assert_eq!(in_order, RULES);
+    }
+
+    proptest::proptest! {
+        /// A pause bearing some marks is shown once to each rule watching marked or off-CPU
+        /// pauses that counts one of them, and to no other rule.
+        #[test]
+        fn a_pause_reaches_the_rules_that_count_its_marks(marks in proptest::prelude::any::<u16>()) {
+            let mut rules = Rules::default();
+            let marks = Marks(marks);
+            let mut shown: Vec<*const ()> = Vec::new();
+            rules.observe_marks(marks, |rule| shown.push(rule as *mut dyn Rule as *const ()));
+            let mut expected: Vec<*const ()> = Vec::new();
+            for (at, (_, rule)) in rules.rules.iter_mut().enumerate() {
+                let entry = &REGISTRY[rules.in_registry_order.iter().position(|&r| r == at).unwrap()];
+                let watches = |w| entry.watches.contains(&w);
+                if (watches(Watch::MarkedPause) || watches(Watch::OffCpuPause))
+                    && rule.counts().intersects(marks)
+                {
+                    expected.push(rule.as_mut() as *mut dyn Rule as *const ());
+                }
+            }
+            shown.sort_unstable();
+            expected.sort_unstable();
+            proptest::prop_assert_eq!(shown, expected);
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::Candidate;
 use crate::rules::finding::{ms, whole_ms, Finding};
-use crate::rules::rule::{Context, Rule, Seen, Watch};
+use crate::rules::rule::{Context, Marks, Rule, Seen, Watch};
 use crate::rules::{busy_cpu, real_gt_gc, stopped_gt_gc, sys_gt_user};
 
 pub(crate) const ID: &str = "real_gt_cpu";
@@ -46,6 +46,10 @@ pub(crate) fn start() -> Box<dyn Rule> {
 }
 
 impl Rule for RealGtCpu {
+    fn counts(&self) -> Marks {
+        Marks::OFF_CPU
+    }
+
     fn pause(&mut self, seen: &Seen<'_, GcPause>) {
         let Some(cpu) = seen.item.cpu else { return };
         // When the stop outlasted the collection (real_gt_gc), the GC threads had the

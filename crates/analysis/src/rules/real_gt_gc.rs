@@ -11,7 +11,7 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::Candidate;
 use crate::rules::finding::{ms, whole_ms, Finding};
-use crate::rules::rule::{Context, Rule, Seen, Watch};
+use crate::rules::rule::{Context, Marks, Rule, Seen, Watch};
 use crate::rules::Thresholds;
 use crate::terminal::dur;
 
@@ -38,6 +38,10 @@ pub(crate) fn start() -> Box<dyn Rule> {
 }
 
 impl Rule for RealGtGc {
+    fn counts(&self) -> Marks {
+        Marks::STOPPED_OUTSIDE
+    }
+
     fn pause(&mut self, seen: &Seen<'_, GcPause>) {
         let p = seen.item;
         let Some(outside) = stopped_outside_ns(p, seen.thresholds) else {

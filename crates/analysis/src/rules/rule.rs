@@ -25,7 +25,7 @@ pub(crate) enum Watch {
     /// some collections (full ones, failed ones, those of a cause) is not called for the
     /// ordinary pauses that make most of a log.
     MarkedPause,
-    /// [`Rule::pause`], for the pauses whose CPU times [`is_off_cpu`](crate::rules::marks::is_off_cpu) tells apart.
+    /// [`Rule::pause`], for the pauses whose CPU times [`cpu_marks`](crate::rules::marks::cpu_marks) tells apart.
     OffCpuPause,
     /// [`Rule::safepoint`].
     Safepoint,
@@ -42,6 +42,82 @@ impl Watch {
     pub const COUNT: usize = 8;
 }
 
+/// What sets a pause apart for the rules that count only some pauses, one bit per thing a
+/// rule matches on. Each such rule names the marks it may count
+/// ([`Rule::counts`]) and is shown only the pauses that
+/// bear one of them: a full collection is shown to `full_gc`, not to the five rules of
+/// failures and causes besides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Marks(pub(crate) u16);
+
+impl Marks {
+    pub(crate) const NONE: Marks = Marks(0);
+    /// A full collection's name, or a collection upgraded to a full one.
+    pub(crate) const FULL: Marks = Marks(1);
+    /// Shenandoah's `Pause Degenerated GC`.
+    pub(crate) const DEGENERATED: Marks = Marks(1 << 1);
+    pub(crate) const EVACUATION_FAILURE: Marks = Marks(1 << 2);
+    pub(crate) const CONCURRENT_MODE_FAILURE: Marks = Marks(1 << 3);
+    pub(crate) const PROMOTION_FAILURE: Marks = Marks(1 << 4);
+    /// CMS's incremental duty cycle.
+    pub(crate) const DUTY_CYCLE: Marks = Marks(1 << 5);
+    /// ZGC's cause for threads stalled waiting for memory.
+    pub(crate) const STALL_CAUSE: Marks = Marks(1 << 6);
+    /// A cause naming G1's humongous allocations.
+    pub(crate) const HUMONGOUS_CAUSE: Marks = Marks(1 << 7);
+    /// Real time beyond user + sys and the off-CPU margin.
+    pub(crate) const OFF_CPU: Marks = Marks(1 << 8);
+    /// sys above user and its margin.
+    pub(crate) const SYS_OVER_USER: Marks = Marks(1 << 9);
+    /// Real time beyond the collection's duration (see [`stopped_outside_ns`](crate::rules::real_gt_gc::stopped_outside_ns)).
+    pub(crate) const STOPPED_OUTSIDE: Marks = Marks(1 << 10);
+    /// Every mark: what a rule that names none may count.
+    pub(crate) const ALL: Marks = Marks(u16::MAX);
+    /// How many marks there may be.
+    pub(crate) const BITS: usize = 16;
+
+    #[cfg(test)]
+    pub(crate) fn intersects(self, other: Marks) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    #[inline]
+    pub(crate) fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub(crate) fn has_bit(self, bit: usize) -> bool {
+        self.0 & (1 << bit) != 0
+    }
+
+    /// The marks borne, as bit numbers, lowest first.
+    #[inline]
+    pub(crate) fn bits(self) -> impl Iterator<Item = usize> {
+        let mut left = self.0;
+        std::iter::from_fn(move || {
+            (left != 0).then(|| {
+                let bit = left.trailing_zeros() as usize;
+                left &= left - 1;
+                bit
+            })
+        })
+    }
+
+    #[inline]
+    pub(crate) fn when(self, yes: bool) -> Marks {
+        Marks(if yes { self.0 } else { 0 })
+    }
+}
+
+impl std::ops::BitOr for Marks {
+    type Output = Marks;
+
+    #[inline]
+    fn bitor(self, other: Marks) -> Marks {
+        Marks(self.0 | other.0)
+    }
+}
+
 /// One diagnosis rule. Every observation has a default that ignores it: a rule implements
 /// what it looks at, lists it in its file's `WATCHES` (see [`Watch`]), and implements
 /// [`Rule::finding`].
@@ -55,6 +131,13 @@ pub(crate) trait Rule {
     /// watching [`Watch::Pause`], the marked ones for a rule watching [`Watch::MarkedPause`],
     /// those that stand out by their CPU times for one watching [`Watch::OffCpuPause`].
     fn pause(&mut self, _pause: &Seen<'_, GcPause>) {}
+    /// For a rule watching [`Watch::MarkedPause`] or [`Watch::OffCpuPause`], the marks of the
+    /// pauses it may count: it is shown only those that bear one of them (see
+    /// [`marks_of`](crate::rules::marks::marks_of) and
+    /// [`cpu_marks`](crate::rules::marks::cpu_marks)).
+    fn counts(&self) -> Marks {
+        Marks::ALL
+    }
     /// A safepoint, of either series (see [`Series`]).
     fn safepoint(&mut self, _stop: &Seen<'_, Stop<'_>>) {}
     /// A ZGC allocation or relocation stall.

@@ -5,7 +5,7 @@ use pauselab_pause::record::GcPause;
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{graded, ms, whole_ms, Finding};
-use crate::rules::rule::{Context, Rule, Seen, Watch};
+use crate::rules::rule::{Context, Marks, Rule, Seen, Watch};
 
 pub(crate) const ID: &str = "sys_gt_user";
 pub(crate) const WATCHES: &[Watch] = &[Watch::OffCpuPause];
@@ -20,6 +20,10 @@ pub(crate) fn start() -> Box<dyn Rule> {
 }
 
 impl Rule for SysGtUser {
+    fn counts(&self) -> Marks {
+        Marks::SYS_OVER_USER
+    }
+
     fn pause(&mut self, seen: &Seen<'_, GcPause>) {
         let Some(cpu) = seen.item.cpu else { return };
         if cpu.sys_ns > cpu.user_ns && cpu.sys_ns >= seen.thresholds.sys_ns {
