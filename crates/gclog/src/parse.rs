@@ -83,6 +83,17 @@ impl LineParser {
             _ => parse_jdk8(line, &mut self.last_date),
         }
     }
+
+    /// [`LineParser::parse`] of a JDK 8 line whose stamps were read already: `stamps` is
+    /// what [`usual_jdk8_prefix`] gives for `line`, and the text after them starts with a
+    /// `[` (an event's first line, read by the stitcher to tell that it opens one).
+    pub(crate) fn parse_after_stamps(
+        &mut self,
+        line: &[u8],
+        stamps: LeadingStamps,
+    ) -> Result<Parsed, Unparsed> {
+        parse_jdk8_read(line, Some(stamps), &mut self.last_date)
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -738,14 +749,30 @@ fn any_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
 // JDK 8 -XX:+PrintGCDetails
 
 fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed> {
-    if matches!(line.first(), Some(b' ' | b'\t')) {
+    parse_jdk8_read(line, None, last_date)
+}
+
+/// [`parse_jdk8`] of a line whose stamps may have been read already (`read`: see
+/// [`LineParser::parse_after_stamps`]). One function with it, so that the pause an event
+/// is read into is moved out as before (a function of its own for the text after the
+/// stamps copied it twice more).
+#[inline(always)]
+fn parse_jdk8_read(
+    line: &[u8],
+    read: Option<LeadingStamps>,
+    last_date: &mut LastDate,
+) -> Result<Parsed, Unparsed> {
+    let (stamp, rest) = if let Some(read) = read {
+        // The stamps are followed by a `[`: no uptime is glued to the text after them.
+        (read.stamp, &line[read.rest_at..])
+    } else if matches!(line.first(), Some(b' ' | b'\t')) {
         // No stamp starts with a blank: the stamps' readers are not asked.
         return indented_jdk8(line, Stamp::default(), last_date);
     }
     // Nor does a line that starts with neither a digit, the `#` of a GC id nor the `.` or
     // `,` an uptime glued to an event may start with (`Heap after GC ...`, `}`: the heap
     // printed after a CMS event, outside it).
-    let (stamp, rest) = if matches!(line.first(), Some(b'0'..=b'9' | b'#' | b'.' | b',')) {
+    else if matches!(line.first(), Some(b'0'..=b'9' | b'#' | b'.' | b',')) {
         let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
         if let Some((ns, after)) = glued_uptime(rest) {
             stamp.uptime_ns = Some(ns);
@@ -1012,6 +1039,30 @@ pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
 #[inline]
 pub(crate) fn jdk8_rest(line: &[u8]) -> &[u8] {
     jdk8_prefix_reading(line, |date| iso_timestamp_ms(date)).1
+}
+
+/// The stamps a JDK 8 line starts with and where the text after them (and after a GC id)
+/// starts, as [`jdk8_prefix`] reads them, when they are the usual ones (see
+/// `usual_jdk8_stamps`). What the stitcher read of an event's first line, handed on with
+/// the event so that the parser does not read the same stamps again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeadingStamps {
+    pub(crate) stamp: Stamp,
+    /// Where the text after the stamps starts.
+    pub(crate) rest_at: usize,
+}
+
+/// [`LeadingStamps`] of `line`, or `None` when its stamps are not the usual ones (which
+/// [`jdk8_prefix`] reads the general way). They depend on the bytes up to `rest_at` alone
+/// (the byte there included): the same for any text that starts with those bytes.
+#[inline]
+pub(crate) fn usual_jdk8_prefix(line: &[u8]) -> Option<LeadingStamps> {
+    let (stamp, rest) = usual_jdk8_stamps(line, |date| iso_timestamp_ms(date))?;
+    let rest = strip_gc_id(rest);
+    Some(LeadingStamps {
+        stamp,
+        rest_at: line.len() - rest.len(),
+    })
 }
 
 /// [`jdk8_prefix`], the usual date stamp read by `read_date` (which gives what

@@ -22,7 +22,7 @@
 //! an event that grows beyond is handed on as it is (and counted as unparsed).
 
 use crate::num::{iso_timestamp_ms, secs_to_ns};
-use crate::parse::jdk8_prefix;
+use crate::parse::{jdk8_prefix, usual_jdk8_prefix, LeadingStamps};
 
 /// Longest event text held while its brackets are open (a real event is a few KiB even
 /// with reference processing details).
@@ -60,6 +60,8 @@ pub struct Stitcher {
     /// The open event is a CMS remark, which may hold a young collection
     /// (`-XX:+CMSScavengeBeforeRemark`).
     holds_scavenge: bool,
+    /// The stamps the open event starts with, when they were read (see [`Piece::Event`]).
+    stamps: Option<LeadingStamps>,
     /// The stamps that began the previous line when the last of them had no `: ` after it
     /// (see [`stamps_without_separator`]); empty otherwise.
     orphan_stamps: Vec<u8>,
@@ -77,6 +79,10 @@ pub enum Piece {
     /// A line, or an event joined from lines: it ends where its last line ends, so it is
     /// cut off when that line is the input's last and has no newline.
     Lines,
+    /// [`Piece::Lines`] of an event whose first line's stamps the stitcher read to tell
+    /// that it opens one: what [`crate::parse::usual_jdk8_prefix`] gives for its text,
+    /// which starts with a `[` after them.
+    Event(LeadingStamps),
     /// A concurrent phase cut out of an event's line, up to its closing bracket: whole,
     /// whatever happened to the rest of that line.
     CutOut,
@@ -163,13 +169,16 @@ impl Stitcher {
                 emit(line, number, Piece::Lines);
                 return;
             }
-            if let Outside::Plain { orphan_stamps } = outside_event(line) {
-                self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
-                emit(line, number, Piece::Lines);
-                return;
-            }
+            let stamps = match outside_event(line) {
+                Outside::Plain { orphan_stamps } => {
+                    self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
+                    emit(line, number, Piece::Lines);
+                    return;
+                }
+                Outside::MayOpen(stamps) => stamps,
+            };
             let emit: &mut dyn FnMut(&[u8], u64, Piece) = emit;
-            self.open(line, number, true, emit);
+            self.open(line, number, Opens::read(stamps), emit);
             if self.pending.is_empty() {
                 self.held.flush(emit);
             }
@@ -190,17 +199,19 @@ impl Stitcher {
                 // The stamps the previous line left without their `: ` are this event's.
                 let mut joined = std::mem::take(&mut self.orphan_stamps);
                 joined.extend_from_slice(line);
-                self.open(&joined, number, false, emit);
+                self.open(&joined, number, Opens::Ask, emit);
                 joined.clear();
                 self.orphan_stamps = joined;
             } else {
                 self.orphan_stamps.clear();
-                if let Outside::Plain { orphan_stamps } = outside_event(line) {
-                    self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
-                    emit(line, number, Piece::Lines);
-                    return;
+                match outside_event(line) {
+                    Outside::Plain { orphan_stamps } => {
+                        self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
+                        emit(line, number, Piece::Lines);
+                        return;
+                    }
+                    Outside::MayOpen(stamps) => self.open(line, number, Opens::read(stamps), emit),
                 }
-                self.open(line, number, true, emit);
             }
         } else {
             self.continue_event(line, number, emit);
@@ -231,7 +242,7 @@ impl Stitcher {
     pub fn finish(&mut self, emit: &mut dyn FnMut(&[u8], u64, Piece)) {
         self.orphan_stamps.clear();
         if !self.pending.is_empty() {
-            emit(&self.pending, self.first_line, Piece::Lines);
+            emit(&self.pending, self.first_line, self.event_piece());
             self.reset();
         }
         self.held.flush(emit);
@@ -241,15 +252,21 @@ impl Stitcher {
         self.pending.clear();
         self.depth = 0;
         self.holds_scavenge = false;
+        self.stamps = None;
     }
 
-    /// A line that may start an event (`opens`: [`may_open_event`] said so of it): handed
-    /// on at once when its brackets close on it.
+    /// What the open event is handed on as.
+    fn event_piece(&self) -> Piece {
+        self.stamps.map_or(Piece::Lines, Piece::Event)
+    }
+
+    /// A line that may start an event (`opens`: what [`may_open_event`] said of it, if it
+    /// was asked): handed on at once when its brackets close on it.
     fn open(
         &mut self,
         line: &[u8],
         number: u64,
-        opens: bool,
+        opens: Opens,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
         let scan = scan_line(line, 0, Fragments::Sought);
@@ -262,18 +279,22 @@ impl Stitcher {
         kept.clear();
         cut_fragments(line, number, &mut kept, &mut self.held, emit);
         // Unless something was cut out, what is kept opens an event as the line does.
-        let opens = opens && kept.len() == line.len();
+        let opens = if kept.len() == line.len() {
+            opens
+        } else {
+            Opens::Ask
+        };
         self.open_kept(&kept, number, opens, emit);
         self.scratch = kept;
     }
 
-    /// `open` for a line whose fragments are already cut out; `opens`: it is known to be
-    /// one that [`may_open_event`] (else that is asked).
+    /// `open` for a line whose fragments are already cut out; `opens`: what is known of
+    /// whether it [`may_open_event`].
     fn open_kept(
         &mut self,
         kept: &[u8],
         number: u64,
-        opens: bool,
+        opens: Opens,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
         let scan = scan_line(kept, 0, Fragments::CutOut);
@@ -285,32 +306,46 @@ impl Stitcher {
         &mut self,
         kept: &[u8],
         number: u64,
-        opens: bool,
+        opens: Opens,
         scan: LineScan,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
         let printout = scan.printout;
         let kept = &kept[..printout.unwrap_or(kept.len())];
-        let (depth, closed) = if (opens && printout.is_none()) || may_open_event(kept) {
-            scan.brackets
-        } else {
-            (0, None)
+        // Whether what is kept opens an event, and the stamps read to tell.
+        let opening = match opens {
+            Opens::Read(stamps) if printout.is_none() => Some(Some(stamps)),
+            // A printout never starts inside the stamps nor in the `[GC` or `[Full GC`
+            // after them (none holds its first bytes): the text kept before it opens an
+            // event after the same stamps, which depend on its first bytes alone.
+            Opens::Read(stamps) => opens_after_stamps(kept, stamps).then_some(Some(stamps)),
+            Opens::Yes if printout.is_none() => Some(None),
+            _ => match outside_event(kept) {
+                Outside::MayOpen(stamps) => Some(stamps),
+                Outside::Plain { .. } => None,
+            },
         };
+        let (depth, closed) = match opening {
+            Some(_) => scan.brackets,
+            None => (0, None),
+        };
+        let piece = opening.flatten().map_or(Piece::Lines, Piece::Event);
         if depth == 0 {
             if let Some(next) = closed.and_then(|at| next_event_after(kept, at)) {
                 // Another event follows on the same line (its line break lost).
-                emit(&kept[..next], number, Piece::Lines);
-                self.open_kept(&kept[next..], number, true, emit);
+                emit(&kept[..next], number, piece);
+                self.open_kept(&kept[next..], number, Opens::Yes, emit);
                 return;
             }
             if !kept.is_empty() {
-                emit(kept, number, Piece::Lines);
+                emit(kept, number, piece);
             }
             return;
         }
         self.pending.extend_from_slice(kept);
         self.first_line = number;
         self.depth = depth;
+        self.stamps = opening.flatten();
         self.holds_scavenge = is_cms_remark(kept);
     }
 
@@ -365,9 +400,9 @@ impl Stitcher {
             Continuation::NewEvent | Continuation::Unrelated => {
                 // The open event never closed (a cut log, an unknown printout): hand it on
                 // as it is and take this line afresh.
-                emit(&self.pending, self.first_line, Piece::Lines);
+                emit(&self.pending, self.first_line, self.event_piece());
                 self.reset();
-                self.open_kept(kept, number, false, emit);
+                self.open_kept(kept, number, Opens::Ask, emit);
             }
         }
     }
@@ -383,7 +418,7 @@ impl Stitcher {
     ) {
         if self.pending.len() + part.len() > MAX_PENDING {
             self.overflows += 1;
-            emit(&self.pending, self.first_line, Piece::Lines);
+            emit(&self.pending, self.first_line, self.event_piece());
             self.reset();
             emit(part, number, Piece::Lines);
             return;
@@ -398,10 +433,10 @@ impl Stitcher {
         self.pending
             .extend_from_slice(&part[..next.unwrap_or(part.len())]);
         if self.depth == 0 {
-            emit(&self.pending, self.first_line, Piece::Lines);
+            emit(&self.pending, self.first_line, self.event_piece());
             self.reset();
             if let Some(next) = next {
-                self.open_kept(&part[next..], number, true, emit);
+                self.open_kept(&part[next..], number, Opens::Yes, emit);
             }
         }
     }
@@ -411,13 +446,39 @@ impl Stitcher {
 /// optional time stamps)? Unified logging lines (`[0.058s][info]...`) and indented detail
 /// lines are out after a byte or two.
 fn may_open_event(line: &[u8]) -> bool {
-    matches!(outside_event(line), Outside::MayOpen)
+    matches!(outside_event(line), Outside::MayOpen(_))
+}
+
+/// [`may_open_event`] of `kept`, the start of a line that may open one after its `stamps`
+/// (read from the line), cut after them: told by the text after the stamps, which depend on
+/// the bytes up to `rest_at` alone.
+fn opens_after_stamps(kept: &[u8], stamps: LeadingStamps) -> bool {
+    opens_event(&kept[stamps.rest_at..])
+}
+
+/// What is known of whether a line [`may_open_event`].
+#[derive(Clone, Copy)]
+enum Opens {
+    /// Nothing: it is asked.
+    Ask,
+    /// It may.
+    Yes,
+    /// It may, told by these stamps (its first bytes) and the text after them.
+    Read(LeadingStamps),
+}
+
+impl Opens {
+    /// A line that may open an event, told by its stamps when they were read.
+    fn read(stamps: Option<LeadingStamps>) -> Self {
+        stamps.map_or(Opens::Yes, Opens::Read)
+    }
 }
 
 /// What a line read while no event is open is.
 enum Outside {
-    /// It may open an event (see [`may_open_event`]).
-    MayOpen,
+    /// It may open an event (see [`may_open_event`]), and its stamps when they were read
+    /// to tell (the usual ones: see [`usual_jdk8_prefix`]).
+    MayOpen(Option<LeadingStamps>),
     /// Any other line, and where the time stamps it leaves open for the next line end
     /// (see [`stamps_without_separator`]; 0 when it leaves none).
     Plain { orphan_stamps: usize },
@@ -427,15 +488,23 @@ enum Outside {
 /// stamps looked over once for both.
 fn outside_event(line: &[u8]) -> Outside {
     match line.first() {
-        Some(b'[') if opens_event(line) => Outside::MayOpen,
+        Some(b'[') if opens_event(line) => Outside::MayOpen(None),
         Some(c) if c.is_ascii_digit() => {
             let Some(after) = after_stamps(line) else {
                 return Outside::Plain { orphan_stamps: 0 };
             };
-            if (after.unsure || opens_event(&line[after.at..]))
-                && opens_event(crate::parse::jdk8_rest(line))
-            {
-                return Outside::MayOpen;
+            if after.unsure || opens_event(&line[after.at..]) {
+                // The stamps are read once, here, and handed on with the event.
+                match usual_jdk8_prefix(line) {
+                    Some(stamps) if opens_event(&line[stamps.rest_at..]) => {
+                        return Outside::MayOpen(Some(stamps));
+                    }
+                    Some(_) => {}
+                    None if opens_event(crate::parse::jdk8_rest(line)) => {
+                        return Outside::MayOpen(None);
+                    }
+                    None => {}
+                }
             }
             Outside::Plain {
                 orphan_stamps: stamps_without_separator(line, &after).unwrap_or(0),

@@ -1,4 +1,5 @@
 use super::*;
+use proptest::strategy::Strategy as _;
 
 fn stitch(lines: &[&str]) -> Vec<(String, u64)> {
     let mut stitcher = Stitcher::new();
@@ -419,4 +420,91 @@ fn events_whose_line_breaks_were_lost_are_taken_apart() {
     // Whatever else follows an event on its line stays with it.
     let tail = format!("{first} Heap after GC");
     assert_eq!(stitch(&[&tail]), [(tail.clone(), 1)]);
+}
+
+/// Event openings and what follows them: stamps of every form, the words an event opens
+/// with and near misses of them, printout starts and fragments.
+fn opening_pieces() -> Vec<&'static str> {
+    vec![
+        "2020-09-13T12:26:37.504+0000: ",
+        "2020-09-13T12:26:37.504+0000",
+        "2020-13-13T12:26:37.504+0000: ",
+        "10.000: ",
+        "10.000",
+        "10,5: ",
+        "#12: ",
+        ": ",
+        " ",
+        "1",
+        "-",
+        "[GC",
+        "[GC ",
+        "[Full GC ",
+        "[Full",
+        "[G",
+        "(Allocation Failure) ",
+        "[ParNew: 1K->1K(2K), 0.1 secs]",
+        "]",
+        "Before GC:",
+        "{Heap before",
+        "[CMS-concurrent-mark: 0.1/0.2 secs]",
+        "[GC concurrent-mark-end, 0.0010000 secs]",
+        "x",
+        "[Times: ",
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// The start of a line that may open an event, cut anywhere after its stamps (where a
+    /// printout starts), may open one as [`may_open_event`] tells when asked again.
+    #[test]
+    fn a_line_cut_after_the_stamps_it_opens_with_opens_as_asked_again(
+        pieces in proptest::collection::vec(proptest::sample::select(opening_pieces()), 1..8),
+    ) {
+        let line = pieces.concat();
+        let text = line.as_bytes();
+        if let Outside::MayOpen(Some(stamps)) = outside_event(text) {
+            proptest::prop_assert_eq!(Some(stamps), usual_jdk8_prefix(text), "{}", line);
+            for end in stamps.rest_at + 1..=text.len() {
+                proptest::prop_assert_eq!(
+                    opens_after_stamps(&text[..end], stamps),
+                    may_open_event(&text[..end]),
+                    "{}", &line[..end]
+                );
+            }
+        }
+    }
+
+    /// The stamps handed on with an event are those its text starts with, read as the
+    /// parser reads them: whatever was cut out of its first line, printed into it or
+    /// followed it on the same line.
+    #[test]
+    fn the_stamps_handed_on_with_an_event_are_its_own(
+        lines in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(sweep_pieces()).prop_map(str::to_string),
+                proptest::collection::vec(proptest::sample::select(opening_pieces()), 1..8)
+                    .prop_map(|pieces| pieces.concat()),
+            ],
+            1..40,
+        ),
+    ) {
+        let mut stitcher = Stitcher::new();
+        let mut handed = Vec::new();
+        let mut emit = |l: &[u8], _: u64, piece| {
+            if let Piece::Event(stamps) = piece {
+                handed.push((l.to_vec(), stamps));
+            }
+        };
+        for (i, line) in lines.iter().enumerate() {
+            stitcher.push(line.as_bytes(), i as u64 + 1, &mut emit);
+        }
+        stitcher.finish(&mut emit);
+        for (text, stamps) in handed {
+            proptest::prop_assert_eq!(usual_jdk8_prefix(&text), Some(stamps), "{}", String::from_utf8_lossy(&text));
+            proptest::prop_assert_eq!(text.get(stamps.rest_at), Some(&b'['));
+        }
+    }
 }
