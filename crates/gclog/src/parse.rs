@@ -92,7 +92,8 @@ impl LineParser {
         line: &[u8],
         stamps: LeadingStamps,
     ) -> Result<Parsed, Unparsed> {
-        parse_jdk8_read(line, Some(stamps), &mut self.last_date)
+        // The stamps are followed by a `[`: no uptime is glued to the text after them.
+        jdk8_bracketed(&line[stamps.rest_at..], stamps.stamp)
     }
 }
 
@@ -749,30 +750,14 @@ fn any_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
 // JDK 8 -XX:+PrintGCDetails
 
 fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed> {
-    parse_jdk8_read(line, None, last_date)
-}
-
-/// [`parse_jdk8`] of a line whose stamps may have been read already (`read`: see
-/// [`LineParser::parse_after_stamps`]). One function with it, so that the pause an event
-/// is read into is moved out as before (a function of its own for the text after the
-/// stamps copied it twice more).
-#[inline(always)]
-fn parse_jdk8_read(
-    line: &[u8],
-    read: Option<LeadingStamps>,
-    last_date: &mut LastDate,
-) -> Result<Parsed, Unparsed> {
-    let (stamp, rest) = if let Some(read) = read {
-        // The stamps are followed by a `[`: no uptime is glued to the text after them.
-        (read.stamp, &line[read.rest_at..])
-    } else if matches!(line.first(), Some(b' ' | b'\t')) {
+    if matches!(line.first(), Some(b' ' | b'\t')) {
         // No stamp starts with a blank: the stamps' readers are not asked.
         return indented_jdk8(line, Stamp::default(), last_date);
     }
     // Nor does a line that starts with neither a digit, the `#` of a GC id nor the `.` or
     // `,` an uptime glued to an event may start with (`Heap after GC ...`, `}`: the heap
     // printed after a CMS event, outside it).
-    else if matches!(line.first(), Some(b'0'..=b'9' | b'#' | b'.' | b',')) {
+    let (stamp, rest) = if matches!(line.first(), Some(b'0'..=b'9' | b'#' | b'.' | b',')) {
         let (mut stamp, mut rest) = jdk8_prefix_reading(line, |date| last_date.read(date));
         if let Some((ns, after)) = glued_uptime(rest) {
             stamp.uptime_ns = Some(ns);
@@ -802,6 +787,22 @@ fn parse_jdk8_read(
             }
         }
     }
+    jdk8_bracketed(rest, stamp)
+}
+
+/// [`parse_jdk8`] of the text after a line's stamps (which gave `stamp`) when it starts
+/// with a `[`. Inlined into each of its two callers: called, the pause an event is read
+/// into was copied twice more on its way out.
+#[inline(always)]
+fn jdk8_bracketed(rest: &[u8], stamp: Stamp) -> Result<Parsed, Unparsed> {
+    let parsed = |record| {
+        Ok(Parsed {
+            format: Format::Jdk8,
+            stamp,
+            record,
+        })
+    };
+    let has_stamp = stamp.uptime_ns.is_some() || stamp.wall_ms.is_some();
     if !has_stamp && is_g1_detail(rest) {
         // G1's details with their indentation stripped (by a log shipper, or an editor).
         if let Some(eden) = rest.strip_prefix(b"[Eden: ") {
@@ -1034,6 +1035,15 @@ pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
     jdk8_prefix_reading(line, |date| iso_timestamp_ms(date))
 }
 
+/// [`jdk8_prefix`], a date stamp read through `last_minute` (the minute of the last one its
+/// reader read).
+pub(crate) fn jdk8_prefix_remembering<'l>(
+    line: &'l [u8],
+    last_minute: &mut crate::num::LastMinute,
+) -> (Stamp, &'l [u8]) {
+    jdk8_prefix_reading(line, |date| last_minute.read(date))
+}
+
 /// The text after [`jdk8_prefix`]'s stamps, for the stitcher's test of every line that
 /// may open an event: inlined there, the uptime's value, never used, is not computed.
 #[inline]
@@ -1055,9 +1065,19 @@ pub struct LeadingStamps {
 /// [`LeadingStamps`] of `line`, or `None` when its stamps are not the usual ones (which
 /// [`jdk8_prefix`] reads the general way). They depend on the bytes up to `rest_at` alone
 /// (the byte there included): the same for any text that starts with those bytes.
-#[inline]
+#[cfg(test)]
 pub(crate) fn usual_jdk8_prefix(line: &[u8]) -> Option<LeadingStamps> {
-    let (stamp, rest) = usual_jdk8_stamps(line, |date| iso_timestamp_ms(date))?;
+    usual_jdk8_prefix_remembering(line, &mut crate::num::LastMinute::default())
+}
+
+/// [`usual_jdk8_prefix`], a date stamp read through `last_minute` (the minute of the last
+/// one its reader read).
+#[inline]
+pub(crate) fn usual_jdk8_prefix_remembering(
+    line: &[u8],
+    last_minute: &mut crate::num::LastMinute,
+) -> Option<LeadingStamps> {
+    let (stamp, rest) = usual_jdk8_stamps(line, |date| last_minute.read(date))?;
     let rest = strip_gc_id(rest);
     Some(LeadingStamps {
         stamp,

@@ -21,8 +21,11 @@
 //! Streaming: the event being stitched is the only state, capped at [`MAX_PENDING`] bytes;
 //! an event that grows beyond is handed on as it is (and counted as unparsed).
 
+use crate::num::LastMinute;
 use crate::num::{iso_timestamp_ms, secs_to_ns};
-use crate::parse::{jdk8_prefix, usual_jdk8_prefix, LeadingStamps};
+use crate::parse::{
+    jdk8_prefix, jdk8_prefix_remembering, usual_jdk8_prefix_remembering, LeadingStamps,
+};
 
 /// Longest event text held while its brackets are open (a real event is a few KiB even
 /// with reference processing details).
@@ -62,6 +65,9 @@ pub struct Stitcher {
     holds_scavenge: bool,
     /// The stamps the open event starts with, when they were read (see [`Piece::Event`]).
     stamps: Option<LeadingStamps>,
+    /// The minute of the last date stamp read: the stamps of a log's lines follow each other
+    /// (reaching the thread's memo of it instead cost a third of reading a stamp).
+    last_minute: LastMinute,
     /// The stamps that began the previous line when the last of them had no `: ` after it
     /// (see [`stamps_without_separator`]); empty otherwise.
     orphan_stamps: Vec<u8>,
@@ -169,7 +175,7 @@ impl Stitcher {
                 emit(line, number, Piece::Lines);
                 return;
             }
-            let stamps = match outside_event(line) {
+            let stamps = match outside_event(line, &mut self.last_minute) {
                 Outside::Plain { orphan_stamps } => {
                     self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
                     emit(line, number, Piece::Lines);
@@ -204,7 +210,7 @@ impl Stitcher {
                 self.orphan_stamps = joined;
             } else {
                 self.orphan_stamps.clear();
-                match outside_event(line) {
+                match outside_event(line, &mut self.last_minute) {
                     Outside::Plain { orphan_stamps } => {
                         self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
                         emit(line, number, Piece::Lines);
@@ -320,7 +326,7 @@ impl Stitcher {
             // event after the same stamps, which depend on its first bytes alone.
             Opens::Read(stamps) => opens_after_stamps(kept, stamps).then_some(Some(stamps)),
             Opens::Yes if printout.is_none() => Some(None),
-            _ => match outside_event(kept) {
+            _ => match outside_event(kept, &mut self.last_minute) {
                 Outside::MayOpen(stamps) => Some(stamps),
                 Outside::Plain { .. } => None,
             },
@@ -391,7 +397,7 @@ impl Stitcher {
         } else {
             &[][..]
         };
-        match continuation(part) {
+        match continuation(part, &mut self.last_minute) {
             Continuation::Printout => {}
             Continuation::Part => self.append(part, number, scan.brackets, emit),
             Continuation::NewEvent if self.holds_scavenge => {
@@ -446,7 +452,10 @@ impl Stitcher {
 /// optional time stamps)? Unified logging lines (`[0.058s][info]...`) and indented detail
 /// lines are out after a byte or two.
 fn may_open_event(line: &[u8]) -> bool {
-    matches!(outside_event(line), Outside::MayOpen(_))
+    matches!(
+        outside_event(line, &mut LastMinute::default()),
+        Outside::MayOpen(_)
+    )
 }
 
 /// [`may_open_event`] of `kept`, the start of a line that may open one after its `stamps`
@@ -477,7 +486,7 @@ impl Opens {
 /// What a line read while no event is open is.
 enum Outside {
     /// It may open an event (see [`may_open_event`]), and its stamps when they were read
-    /// to tell (the usual ones: see [`usual_jdk8_prefix`]).
+    /// to tell (the usual ones: see [`crate::parse::usual_jdk8_prefix`]).
     MayOpen(Option<LeadingStamps>),
     /// Any other line, and where the time stamps it leaves open for the next line end
     /// (see [`stamps_without_separator`]; 0 when it leaves none).
@@ -486,7 +495,8 @@ enum Outside {
 
 /// [`may_open_event`], and when it may not, [`stamps_without_separator`], with the line's
 /// stamps looked over once for both.
-fn outside_event(line: &[u8]) -> Outside {
+/// `last_minute`: the stitcher's, through which a date stamp is read.
+fn outside_event(line: &[u8], last_minute: &mut LastMinute) -> Outside {
     match line.first() {
         Some(b'[') if opens_event(line) => Outside::MayOpen(None),
         Some(c) if c.is_ascii_digit() => {
@@ -495,7 +505,7 @@ fn outside_event(line: &[u8]) -> Outside {
             };
             if after.unsure || opens_event(&line[after.at..]) {
                 // The stamps are read once, here, and handed on with the event.
-                match usual_jdk8_prefix(line) {
+                match usual_jdk8_prefix_remembering(line, last_minute) {
                     Some(stamps) if opens_event(&line[stamps.rest_at..]) => {
                         return Outside::MayOpen(Some(stamps));
                     }
@@ -833,7 +843,8 @@ enum Continuation {
     Unrelated,
 }
 
-fn continuation(line: &[u8]) -> Continuation {
+/// `last_minute`: the stitcher's, through which a date stamp is read.
+fn continuation(line: &[u8], last_minute: &mut LastMinute) -> Continuation {
     let trimmed = trim_start(line);
     match trimmed.first() {
         None => Continuation::Printout,
@@ -842,7 +853,7 @@ fn continuation(line: &[u8]) -> Continuation {
         Some(b'[') if opens_event(trimmed) => Continuation::NewEvent,
         Some(b'[') => Continuation::Part,
         Some(c) if c.is_ascii_digit() => {
-            let (stamp, rest) = jdk8_prefix(trimmed);
+            let (stamp, rest) = jdk8_prefix_remembering(trimmed, last_minute);
             if stamp.uptime_ns.is_none() && stamp.wall_ms.is_none() {
                 // A G1 heap transition, ` 150M->150M(256M), 0.0136035 secs]`.
                 Continuation::Part

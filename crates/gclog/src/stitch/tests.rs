@@ -1,4 +1,5 @@
 use super::*;
+use crate::parse::usual_jdk8_prefix;
 use proptest::strategy::Strategy as _;
 
 fn stitch(lines: &[&str]) -> Vec<(String, u64)> {
@@ -465,7 +466,7 @@ proptest::proptest! {
     ) {
         let line = pieces.concat();
         let text = line.as_bytes();
-        if let Outside::MayOpen(Some(stamps)) = outside_event(text) {
+        if let Outside::MayOpen(Some(stamps)) = outside_event(text, &mut LastMinute::default()) {
             proptest::prop_assert_eq!(Some(stamps), usual_jdk8_prefix(text), "{}", line);
             for end in stamps.rest_at + 1..=text.len() {
                 proptest::prop_assert_eq!(
@@ -487,6 +488,16 @@ proptest::proptest! {
                 proptest::sample::select(sweep_pieces()).prop_map(str::to_string),
                 proptest::collection::vec(proptest::sample::select(opening_pieces()), 1..8)
                     .prop_map(|pieces| pieces.concat()),
+                (
+                    proptest::sample::select(vec![
+                        "", "2020-09-13T12:26:37.504+0000: ", "2020-09-13T12:26:59.999+0100: ",
+                        "2020-09-13T12:27:01.000+0100: ", "2020-13-13T12:26:37.504+0000: ",
+                    ]),
+                    proptest::sample::select(vec!["", "10.000: ", "10.000: #12: "]),
+                    proptest::sample::select(vec!["[GC ", "[Full GC ", "[GC", "[G", "x"]),
+                    proptest::collection::vec(proptest::sample::select(opening_pieces()), 0..4),
+                )
+                    .prop_map(|(date, uptime, word, rest)| format!("{date}{uptime}{word}{}", rest.concat())),
             ],
             1..40,
         ),
@@ -504,6 +515,9 @@ proptest::proptest! {
         stitcher.finish(&mut emit);
         for (text, stamps) in handed {
             proptest::prop_assert_eq!(usual_jdk8_prefix(&text), Some(stamps), "{}", String::from_utf8_lossy(&text));
+            // Read afresh: neither the stitcher's minute nor the thread's.
+            let date = stamps.stamp.wall_ms.map(|_| crate::num::any_iso_timestamp_ms(&text[..28]));
+            proptest::prop_assert_eq!(date.flatten(), stamps.stamp.wall_ms);
             proptest::prop_assert_eq!(text.get(stamps.rest_at), Some(&b'['));
         }
     }
