@@ -65,9 +65,8 @@ pub struct Stitcher {
     holds_scavenge: bool,
     /// The stamps the open event starts with, when they were read (see [`Piece::Event`]).
     stamps: Option<LeadingStamps>,
-    /// The minute of the last date stamp read: the stamps of a log's lines follow each other
-    /// (reaching the thread's memo of it instead cost a third of reading a stamp).
-    last_minute: LastMinute,
+    /// How the stitcher reads stamps, and what it read last.
+    reader: StampReader,
     /// The stamps that began the previous line when the last of them had no `: ` after it
     /// (see [`stamps_without_separator`]); empty otherwise.
     orphan_stamps: Vec<u8>,
@@ -175,13 +174,13 @@ impl Stitcher {
                 emit(line, number, Piece::Lines);
                 return;
             }
-            let stamps = match outside_event(line, &mut self.last_minute) {
+            let stamps = match outside_event(line, &mut self.reader) {
                 Outside::Plain { orphan_stamps } => {
                     self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
                     emit(line, number, Piece::Lines);
                     return;
                 }
-                Outside::MayOpen(stamps) => stamps,
+                Outside::MayOpen => self.reader.opening,
             };
             let emit: &mut dyn FnMut(&[u8], u64, Piece) = emit;
             self.open(line, number, Opens::read(stamps), emit);
@@ -210,13 +209,16 @@ impl Stitcher {
                 self.orphan_stamps = joined;
             } else {
                 self.orphan_stamps.clear();
-                match outside_event(line, &mut self.last_minute) {
+                match outside_event(line, &mut self.reader) {
                     Outside::Plain { orphan_stamps } => {
                         self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
                         emit(line, number, Piece::Lines);
                         return;
                     }
-                    Outside::MayOpen(stamps) => self.open(line, number, Opens::read(stamps), emit),
+                    Outside::MayOpen => {
+                        let opens = Opens::read(self.reader.opening);
+                        self.open(line, number, opens, emit);
+                    }
                 }
             }
         } else {
@@ -326,8 +328,8 @@ impl Stitcher {
             // event after the same stamps, which depend on its first bytes alone.
             Opens::Read(stamps) => opens_after_stamps(kept, stamps).then_some(Some(stamps)),
             Opens::Yes if printout.is_none() => Some(None),
-            _ => match outside_event(kept, &mut self.last_minute) {
-                Outside::MayOpen(stamps) => Some(stamps),
+            _ => match outside_event(kept, &mut self.reader) {
+                Outside::MayOpen => Some(self.reader.opening),
                 Outside::Plain { .. } => None,
             },
         };
@@ -397,7 +399,7 @@ impl Stitcher {
         } else {
             &[][..]
         };
-        match continuation(part, &mut self.last_minute) {
+        match continuation(part, &mut self.reader.last_minute) {
             Continuation::Printout => {}
             Continuation::Part => self.append(part, number, scan.brackets, emit),
             Continuation::NewEvent if self.holds_scavenge => {
@@ -453,8 +455,8 @@ impl Stitcher {
 /// lines are out after a byte or two.
 fn may_open_event(line: &[u8]) -> bool {
     matches!(
-        outside_event(line, &mut LastMinute::default()),
-        Outside::MayOpen(_)
+        outside_event(line, &mut StampReader::default()),
+        Outside::MayOpen
     )
 }
 
@@ -483,11 +485,24 @@ impl Opens {
     }
 }
 
+/// How the stitcher reads stamps, and what it read of the last line that may open an event.
+#[derive(Default)]
+struct StampReader {
+    /// The minute of the last date stamp read: the stamps of a log's lines follow each other
+    /// (reaching the thread's memo of it instead cost a third of reading a stamp).
+    last_minute: LastMinute,
+    /// The stamps of the last line [`outside_event`] found may open an event, when they were
+    /// read to tell (the usual ones: see [`crate::parse::usual_jdk8_prefix`]). Kept here
+    /// rather than returned: the answer for every other line stays two words.
+    opening: Option<LeadingStamps>,
+}
+
 /// What a line read while no event is open is.
+#[derive(Debug, PartialEq, Eq)]
 enum Outside {
-    /// It may open an event (see [`may_open_event`]), and its stamps when they were read
-    /// to tell (the usual ones: see [`crate::parse::usual_jdk8_prefix`]).
-    MayOpen(Option<LeadingStamps>),
+    /// It may open an event (see [`may_open_event`]; the stamps read to tell are in the
+    /// [`StampReader`]).
+    MayOpen,
     /// Any other line, and where the time stamps it leaves open for the next line end
     /// (see [`stamps_without_separator`]; 0 when it leaves none).
     Plain { orphan_stamps: usize },
@@ -495,23 +510,29 @@ enum Outside {
 
 /// [`may_open_event`], and when it may not, [`stamps_without_separator`], with the line's
 /// stamps looked over once for both.
-/// `last_minute`: the stitcher's, through which a date stamp is read.
-fn outside_event(line: &[u8], last_minute: &mut LastMinute) -> Outside {
+/// `reader`: the stitcher's, through which a date stamp is read and which is left the
+/// stamps of a line that may open an event.
+fn outside_event(line: &[u8], reader: &mut StampReader) -> Outside {
     match line.first() {
-        Some(b'[') if opens_event(line) => Outside::MayOpen(None),
+        Some(b'[') if opens_event(line) => {
+            reader.opening = None;
+            Outside::MayOpen
+        }
         Some(c) if c.is_ascii_digit() => {
             let Some(after) = after_stamps(line) else {
                 return Outside::Plain { orphan_stamps: 0 };
             };
             if after.unsure || opens_event(&line[after.at..]) {
                 // The stamps are read once, here, and handed on with the event.
-                match usual_jdk8_prefix_remembering(line, last_minute) {
+                match usual_jdk8_prefix_remembering(line, &mut reader.last_minute) {
                     Some(stamps) if opens_event(&line[stamps.rest_at..]) => {
-                        return Outside::MayOpen(Some(stamps));
+                        reader.opening = Some(stamps);
+                        return Outside::MayOpen;
                     }
                     Some(_) => {}
                     None if opens_event(crate::parse::jdk8_rest(line)) => {
-                        return Outside::MayOpen(None);
+                        reader.opening = None;
+                        return Outside::MayOpen;
                     }
                     None => {}
                 }

@@ -466,7 +466,8 @@ proptest::proptest! {
     ) {
         let line = pieces.concat();
         let text = line.as_bytes();
-        if let Outside::MayOpen(Some(stamps)) = outside_event(text, &mut LastMinute::default()) {
+        let mut reader = StampReader::default();
+        if let (Outside::MayOpen, Some(stamps)) = (outside_event(text, &mut reader), reader.opening) {
             proptest::prop_assert_eq!(Some(stamps), usual_jdk8_prefix(text), "{}", line);
             for end in stamps.rest_at + 1..=text.len() {
                 proptest::prop_assert_eq!(
