@@ -354,7 +354,7 @@ impl Stitcher {
         self.first_line = number;
         self.depth = depth;
         self.stamps = opening.flatten();
-        self.holds_scavenge = is_cms_remark(kept);
+        self.holds_scavenge = is_cms_remark(kept, scan.young_occupancy);
     }
 
     fn continue_event(
@@ -612,9 +612,10 @@ fn stamps_without_separator(line: &[u8], after: &AfterStamps) -> Option<usize> {
 }
 
 /// A CMS remark's opening: `[YG occupancy: ...]` with `-XX:+PrintGCDetails`, the JDK 8
-/// cause `[GC (CMS Final Remark) ` without.
-fn is_cms_remark(event: &[u8]) -> bool {
-    crate::num::find(event, b"[YG occupancy").is_some() || opens_cms_final_remark(event)
+/// cause `[GC (CMS Final Remark) ` without. `young_occupancy`: [`scan_line`] found the
+/// first in `event`.
+fn is_cms_remark(event: &[u8], young_occupancy: bool) -> bool {
+    young_occupancy || opens_cms_final_remark(event)
 }
 
 /// Whether `event`'s stamps are followed by `[GC (CMS Final Remark)`. The stamps are read
@@ -713,7 +714,13 @@ struct LineScan {
     printout: Option<usize>,
     /// The bracket depth of the text before the printout, from the depth given.
     brackets: (usize, Option<usize>),
+    /// The text before the printout holds a CMS remark's [`YOUNG_OCCUPANCY`] (see
+    /// [`is_cms_remark`]), told at its `[` rather than searched for in the line again.
+    young_occupancy: bool,
 }
+
+/// How a CMS remark with `-XX:+PrintGCDetails` begins (see [`is_cms_remark`]).
+const YOUNG_OCCUPANCY: &[u8] = b"[YG occupancy";
 
 /// What [`next_fragment`] (whether there is one, when `fragments` are sought), where the
 /// first printout starts and the bracket depth (of the text before the printout, from
@@ -757,6 +764,7 @@ fn scan_line_in(
 ) -> LineScan {
     let mut brackets = BracketCount::new(depth);
     let mut printout = None;
+    let mut young_occupancy = false;
     for at in looked_at {
         match text[at] {
             b'[' => {
@@ -765,7 +773,11 @@ fn scan_line_in(
                         fragment: true,
                         printout,
                         brackets: brackets.finish(),
+                        young_occupancy,
                     };
+                }
+                if text.get(at + 1) == Some(&b'Y') {
+                    young_occupancy |= text[at..].starts_with(YOUNG_OCCUPANCY);
                 }
                 brackets.open(text, at);
             }
@@ -780,6 +792,7 @@ fn scan_line_in(
                         fragment,
                         printout,
                         brackets: brackets.finish(),
+                        young_occupancy,
                     };
                 }
             }
@@ -789,6 +802,7 @@ fn scan_line_in(
         fragment: false,
         printout,
         brackets: brackets.finish(),
+        young_occupancy,
     }
 }
 

@@ -225,6 +225,10 @@ fn sweep_pieces() -> Vec<&'static str> {
         "[",
         " , 0.1 secs]",
         " 10.0: [ParNew: 1K->1K(2K), 0.1 secs]",
+        "[YG occupancy: 1 K (2 K)]",
+        "[YG",
+        "x [YG occupancy",
+        "Before GC:[YG occupancy: 1 K (2 K)]",
     ];
     include_str!("../../tests/data/event_pieces.txt")
         .lines()
@@ -284,10 +288,12 @@ proptest::proptest! {
         let line = pieces.concat();
         let text = line.as_bytes();
         let printout = printout_start(text);
+        let before = &text[..printout.unwrap_or(text.len())];
         let expected = LineScan {
             fragment: false,
             printout,
-            brackets: bracket_depth(&text[..printout.unwrap_or(text.len())], depth),
+            brackets: bracket_depth(before, depth),
+            young_occupancy: crate::num::find(before, YOUNG_OCCUPANCY).is_some(),
         };
         proptest::prop_assert_eq!(&scan_line(text, depth, Fragments::CutOut), &expected);
         let sought = scan_line(text, depth, Fragments::Sought);
