@@ -93,7 +93,7 @@ impl LineParser {
         stamps: LeadingStamps,
     ) -> Result<Parsed, Unparsed> {
         // The stamps are followed by a `[`: no uptime is glued to the text after them.
-        jdk8_bracketed(&line[stamps.rest_at..], stamps.stamp)
+        jdk8_bracketed(&line[stamps.rest_at..], stamps.stamp())
     }
 }
 
@@ -1057,9 +1057,23 @@ pub(crate) fn jdk8_rest(line: &[u8]) -> &[u8] {
 /// the event so that the parser does not read the same stamps again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LeadingStamps {
-    pub(crate) stamp: Stamp,
+    /// The stamp's clocks (a JDK 8 line names no process): kept apart, so that the
+    /// stamps handed from call to call with each event are five words, not seven.
+    uptime_ns: Option<u64>,
+    wall_ms: Option<i64>,
     /// Where the text after the stamps starts.
     pub(crate) rest_at: usize,
+}
+
+impl LeadingStamps {
+    /// The stamp they gave.
+    pub(crate) fn stamp(&self) -> Stamp {
+        Stamp {
+            uptime_ns: self.uptime_ns,
+            wall_ms: self.wall_ms,
+            ..Stamp::default()
+        }
+    }
 }
 
 /// [`LeadingStamps`] of `line`, or `None` when its stamps are not the usual ones (which
@@ -1079,8 +1093,10 @@ pub(crate) fn usual_jdk8_prefix_remembering(
 ) -> Option<LeadingStamps> {
     let (stamp, rest) = usual_jdk8_stamps(line, |date| last_minute.read(date))?;
     let rest = strip_gc_id(rest);
+    debug_assert_eq!(stamp.pid, None);
     Some(LeadingStamps {
-        stamp,
+        uptime_ns: stamp.uptime_ns,
+        wall_ms: stamp.wall_ms,
         rest_at: line.len() - rest.len(),
     })
 }

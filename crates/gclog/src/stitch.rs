@@ -321,23 +321,24 @@ impl Stitcher {
         let printout = scan.printout;
         let kept = &kept[..printout.unwrap_or(kept.len())];
         // Whether what is kept opens an event, and the stamps read to tell.
-        let opening = match opens {
-            Opens::Read(stamps) if printout.is_none() => Some(Some(stamps)),
+        let (opening, stamps) = match opens {
             // A printout never starts inside the stamps nor in the `[GC` or `[Full GC`
             // after them (none holds its first bytes): the text kept before it opens an
             // event after the same stamps, which depend on its first bytes alone.
-            Opens::Read(stamps) => opens_after_stamps(kept, stamps).then_some(Some(stamps)),
-            Opens::Yes if printout.is_none() => Some(None),
+            Opens::Read(stamps) => (
+                printout.is_none() || opens_after_stamps(kept, stamps),
+                Some(stamps),
+            ),
+            Opens::Yes if printout.is_none() => (true, None),
             _ => match outside_event(kept, &mut self.reader) {
-                Outside::MayOpen => Some(self.reader.opening),
-                Outside::Plain { .. } => None,
+                Outside::MayOpen => (true, self.reader.opening),
+                Outside::Plain { .. } => (false, None),
             },
         };
-        let (depth, closed) = match opening {
-            Some(_) => scan.brackets,
-            None => (0, None),
-        };
-        let piece = opening.flatten().map_or(Piece::Lines, Piece::Event);
+        let (depth, closed) = if opening { scan.brackets } else { (0, None) };
+        // What is kept, when it does not open an event, is handed on as a line.
+        let stamps = stamps.filter(|_| opening);
+        let piece = stamps.map_or(Piece::Lines, Piece::Event);
         if depth == 0 {
             if let Some(next) = closed.and_then(|at| next_event_after(kept, at)) {
                 // Another event follows on the same line (its line break lost).
@@ -353,7 +354,7 @@ impl Stitcher {
         self.pending.extend_from_slice(kept);
         self.first_line = number;
         self.depth = depth;
-        self.stamps = opening.flatten();
+        self.stamps = stamps;
         self.holds_scavenge = is_cms_remark(kept, scan.young_occupancy);
     }
 

@@ -523,8 +523,8 @@ proptest::proptest! {
         for (text, stamps) in handed {
             proptest::prop_assert_eq!(usual_jdk8_prefix(&text), Some(stamps), "{}", String::from_utf8_lossy(&text));
             // Read afresh: neither the stitcher's minute nor the thread's.
-            let date = stamps.stamp.wall_ms.map(|_| crate::num::any_iso_timestamp_ms(&text[..28]));
-            proptest::prop_assert_eq!(date.flatten(), stamps.stamp.wall_ms);
+            let date = stamps.stamp().wall_ms.map(|_| crate::num::any_iso_timestamp_ms(&text[..28]));
+            proptest::prop_assert_eq!(date.flatten(), stamps.stamp().wall_ms);
             proptest::prop_assert_eq!(text.get(stamps.rest_at), Some(&b'['));
         }
     }
