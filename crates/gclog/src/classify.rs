@@ -3,7 +3,7 @@
 
 use pauselab_pause::{recycle, LogLine, RecordSink};
 
-use crate::parse::{Format, LineParser, Parsed, Record, Stamp, Unparsed};
+use crate::parse::{Format, LeadingStamps, LineParser, Parsed, Record, Stamp, Unparsed};
 
 /// Longest beginning of an unparsed line kept for the report.
 const UNPARSED_TEXT: usize = 200;
@@ -56,6 +56,21 @@ impl ClassifiedLine {
         overlong: bool,
         keep_text: bool,
     ) -> Self {
+        Self::after_stamps(parser, bytes, None, unterminated, overlong, keep_text)
+    }
+
+    /// [`ClassifiedLine::new`] of a line whose leading stamps may have been read already
+    /// (`stamps`: the stitcher's, of an event's first line; see
+    /// [`crate::stitch::Piece::Event`]).
+    #[inline]
+    pub(crate) fn after_stamps(
+        parser: &mut LineParser,
+        bytes: &[u8],
+        stamps: Option<LeadingStamps>,
+        unterminated: Option<u64>,
+        overlong: bool,
+        keep_text: bool,
+    ) -> Self {
         let ended = |counted| unterminated.map(|lines_on| Unterminated { lines_on, counted });
         let unparsed_as = |bytes: &[u8], why: Unparsed| Outcome::Unparsed {
             text: if keep_text {
@@ -89,7 +104,11 @@ impl ClassifiedLine {
         } else {
             bytes
         };
-        let result = parser.parse(bytes);
+        // Stamps read start with a digit: they are never behind NUL bytes.
+        let result = match stamps {
+            Some(stamps) => parser.parse_after_stamps(bytes, stamps),
+            None => parser.parse(bytes),
+        };
         // Most lines carry no record: keep their format and stamp, looked at in place
         // (moving the whole `Parsed`, 280 bytes, out of the result first cost a copy per
         // line, a tenth of the time of reading a unified log).
@@ -218,9 +237,24 @@ impl<'a> LineFeed<'a> {
     /// and ends this text, so many lines after its first; `overlong`: it was cut at the
     /// line reader's limit (never trusted).
     pub fn line(&mut self, bytes: &[u8], number: u64, unterminated: Option<u64>, overlong: bool) {
-        let line = ClassifiedLine::new(
+        self.line_after_stamps(bytes, None, number, unterminated, overlong);
+    }
+
+    /// [`LineFeed::line`] of a line whose leading stamps may have been read already (see
+    /// [`ClassifiedLine::after_stamps`]).
+    #[inline]
+    pub(crate) fn line_after_stamps(
+        &mut self,
+        bytes: &[u8],
+        stamps: Option<LeadingStamps>,
+        number: u64,
+        unterminated: Option<u64>,
+        overlong: bool,
+    ) {
+        let line = ClassifiedLine::after_stamps(
             &mut self.parser,
             bytes,
+            stamps,
             unterminated,
             overlong,
             self.keep_text,

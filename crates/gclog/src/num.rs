@@ -172,8 +172,9 @@ pub fn iso_timestamp_ms(s: &[u8]) -> Option<i64> {
     any_iso_timestamp_ms(s)
 }
 
-/// [`iso_timestamp_ms`] of any of the forms it reads.
-fn any_iso_timestamp_ms(s: &[u8]) -> Option<i64> {
+/// [`iso_timestamp_ms`] of any of the forms it reads (and without the minute of the last
+/// stamp read: what the tests of the readers that remember it compare with).
+pub(crate) fn any_iso_timestamp_ms(s: &[u8]) -> Option<i64> {
     if s.len() < 19 || s[4] != b'-' || s[7] != b'-' || s[10] != b'T' || s[13] != b':' {
         return None;
     }
@@ -325,6 +326,7 @@ fn same_minute(s: &[u8; 28], read: &MinuteRead) -> bool {
 
 /// `43.549` of `2026-11-21T22:42:43.549+0000`, in milliseconds (a leap second's `60`
 /// included).
+#[inline]
 fn ms_into_minute(s: &[u8; 28]) -> Option<i64> {
     let digit = |at: usize| s[at].is_ascii_digit().then(|| i64::from(s[at] - b'0'));
     let seconds = digit(17)? * 10 + digit(18)?;

@@ -83,6 +83,18 @@ impl LineParser {
             _ => parse_jdk8(line, &mut self.last_date),
         }
     }
+
+    /// [`LineParser::parse`] of a JDK 8 line whose stamps were read already: `stamps` is
+    /// what [`usual_jdk8_prefix`] gives for `line`, and the text after them starts with a
+    /// `[` (an event's first line, read by the stitcher to tell that it opens one).
+    pub(crate) fn parse_after_stamps(
+        &mut self,
+        line: &[u8],
+        stamps: LeadingStamps,
+    ) -> Result<Parsed, Unparsed> {
+        // The stamps are followed by a `[`: no uptime is glued to the text after them.
+        jdk8_bracketed(&line[stamps.rest_at..], stamps.stamp())
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -775,6 +787,22 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
             }
         }
     }
+    jdk8_bracketed(rest, stamp)
+}
+
+/// [`parse_jdk8`] of the text after a line's stamps (which gave `stamp`) when it starts
+/// with a `[`. Inlined into each of its two callers: called, the pause an event is read
+/// into was copied twice more on its way out.
+#[inline(always)]
+fn jdk8_bracketed(rest: &[u8], stamp: Stamp) -> Result<Parsed, Unparsed> {
+    let parsed = |record| {
+        Ok(Parsed {
+            format: Format::Jdk8,
+            stamp,
+            record,
+        })
+    };
+    let has_stamp = stamp.uptime_ns.is_some() || stamp.wall_ms.is_some();
     if !has_stamp && is_g1_detail(rest) {
         // G1's details with their indentation stripped (by a log shipper, or an editor).
         if let Some(eden) = rest.strip_prefix(b"[Eden: ") {
@@ -1007,11 +1035,70 @@ pub(crate) fn jdk8_prefix(line: &[u8]) -> (Stamp, &[u8]) {
     jdk8_prefix_reading(line, |date| iso_timestamp_ms(date))
 }
 
+/// [`jdk8_prefix`], a date stamp read through `last_minute` (the minute of the last one its
+/// reader read).
+pub(crate) fn jdk8_prefix_remembering<'l>(
+    line: &'l [u8],
+    last_minute: &mut crate::num::LastMinute,
+) -> (Stamp, &'l [u8]) {
+    jdk8_prefix_reading(line, |date| last_minute.read(date))
+}
+
 /// The text after [`jdk8_prefix`]'s stamps, for the stitcher's test of every line that
 /// may open an event: inlined there, the uptime's value, never used, is not computed.
 #[inline]
 pub(crate) fn jdk8_rest(line: &[u8]) -> &[u8] {
     jdk8_prefix_reading(line, |date| iso_timestamp_ms(date)).1
+}
+
+/// The stamps a JDK 8 line starts with and where the text after them (and after a GC id)
+/// starts, as [`jdk8_prefix`] reads them, when they are the usual ones (see
+/// `usual_jdk8_stamps`). What the stitcher read of an event's first line, handed on with
+/// the event so that the parser does not read the same stamps again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeadingStamps {
+    /// The stamp's clocks (a JDK 8 line names no process): kept apart, so that the
+    /// stamps handed from call to call with each event are five words, not seven.
+    uptime_ns: Option<u64>,
+    wall_ms: Option<i64>,
+    /// Where the text after the stamps starts.
+    pub(crate) rest_at: usize,
+}
+
+impl LeadingStamps {
+    /// The stamp they gave.
+    pub(crate) fn stamp(&self) -> Stamp {
+        Stamp {
+            uptime_ns: self.uptime_ns,
+            wall_ms: self.wall_ms,
+            ..Stamp::default()
+        }
+    }
+}
+
+/// [`LeadingStamps`] of `line`, or `None` when its stamps are not the usual ones (which
+/// [`jdk8_prefix`] reads the general way). They depend on the bytes up to `rest_at` alone
+/// (the byte there included): the same for any text that starts with those bytes.
+#[cfg(test)]
+pub(crate) fn usual_jdk8_prefix(line: &[u8]) -> Option<LeadingStamps> {
+    usual_jdk8_prefix_remembering(line, &mut crate::num::LastMinute::default())
+}
+
+/// [`usual_jdk8_prefix`], a date stamp read through `last_minute` (the minute of the last
+/// one its reader read).
+#[inline]
+pub(crate) fn usual_jdk8_prefix_remembering(
+    line: &[u8],
+    last_minute: &mut crate::num::LastMinute,
+) -> Option<LeadingStamps> {
+    let (stamp, rest) = usual_jdk8_stamps(line, |date| last_minute.read(date))?;
+    let rest = strip_gc_id(rest);
+    debug_assert_eq!(stamp.pid, None);
+    Some(LeadingStamps {
+        uptime_ns: stamp.uptime_ns,
+        wall_ms: stamp.wall_ms,
+        rest_at: line.len() - rest.len(),
+    })
 }
 
 /// [`jdk8_prefix`], the usual date stamp read by `read_date` (which gives what

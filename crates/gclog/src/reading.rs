@@ -8,7 +8,7 @@
 use crate::classify::{ClassifiedLine, LineFeed};
 use crate::input::Input;
 use crate::lines::{Line, LineReader, MAX_LINE};
-use crate::parse::LineParser;
+use crate::parse::{LeadingStamps, LineParser};
 use crate::stitch::{Piece, Stitcher};
 use crate::{input, Error};
 use std::collections::BTreeMap;
@@ -194,12 +194,12 @@ pub(crate) fn read_lines(
         count += 1;
         sniff.check(&line, filling.recognised == 0, name)?;
         if let (true, Destination::Here(feed)) = (direct, &mut destination) {
-            stitch_line(
+            stitch_line_and_stamps(
                 &mut stitcher,
                 &line,
                 line.number,
-                &mut |bytes, number, u, t| {
-                    feed.line(bytes, number, u, t);
+                &mut |bytes, stamps, number, u, t| {
+                    feed.line_after_stamps(bytes, stamps, number, u, t);
                 },
             );
             count += pass_printouts(&mut lines, &stitcher, u64::MAX);
@@ -360,13 +360,31 @@ pub(crate) fn stitch_line(
     number: u64,
     emit: &mut impl FnMut(&[u8], u64, Option<u64>, bool),
 ) {
+    stitch_line_and_stamps(stitcher, line, number, &mut |bytes, _, first, u, t| {
+        emit(bytes, first, u, t)
+    });
+}
+
+/// [`stitch_line`], `emit` also given the stamps an event starts with when the stitcher
+/// read them (see [`Piece::Event`]): the parser need not read them again.
+#[inline]
+pub(crate) fn stitch_line_and_stamps(
+    stitcher: &mut Stitcher,
+    line: &Line<'_>,
+    number: u64,
+    emit: &mut impl FnMut(&[u8], Option<LeadingStamps>, u64, Option<u64>, bool),
+) {
     let (unterminated, truncated) = (line.unterminated, line.truncated);
     // A concurrent phase cut out of the last line is whole even when that line has no
     // newline: only what runs to the line's end may be cut off.
     let last = number;
     let mut feed = |bytes: &[u8], first: u64, piece: Piece| {
-        let lines_on = (unterminated && piece == Piece::Lines).then(|| last - first);
-        emit(bytes, first, lines_on, truncated)
+        let lines_on = (unterminated && piece != Piece::CutOut).then(|| last - first);
+        let stamps = match piece {
+            Piece::Event(stamps) => Some(stamps),
+            Piece::Lines | Piece::CutOut => None,
+        };
+        emit(bytes, stamps, first, lines_on, truncated)
     };
     if truncated {
         stitcher.finish(&mut feed);

@@ -21,8 +21,11 @@
 //! Streaming: the event being stitched is the only state, capped at [`MAX_PENDING`] bytes;
 //! an event that grows beyond is handed on as it is (and counted as unparsed).
 
+use crate::num::LastMinute;
 use crate::num::{iso_timestamp_ms, secs_to_ns};
-use crate::parse::jdk8_prefix;
+use crate::parse::{
+    jdk8_prefix, jdk8_prefix_remembering, usual_jdk8_prefix_remembering, LeadingStamps,
+};
 
 /// Longest event text held while its brackets are open (a real event is a few KiB even
 /// with reference processing details).
@@ -60,6 +63,10 @@ pub struct Stitcher {
     /// The open event is a CMS remark, which may hold a young collection
     /// (`-XX:+CMSScavengeBeforeRemark`).
     holds_scavenge: bool,
+    /// The stamps the open event starts with, when they were read (see [`Piece::Event`]).
+    stamps: Option<LeadingStamps>,
+    /// How the stitcher reads stamps, and what it read last.
+    reader: StampReader,
     /// The stamps that began the previous line when the last of them had no `: ` after it
     /// (see [`stamps_without_separator`]); empty otherwise.
     orphan_stamps: Vec<u8>,
@@ -77,6 +84,10 @@ pub enum Piece {
     /// A line, or an event joined from lines: it ends where its last line ends, so it is
     /// cut off when that line is the input's last and has no newline.
     Lines,
+    /// [`Piece::Lines`] of an event whose first line's stamps the stitcher read to tell
+    /// that it opens one: what [`crate::parse::usual_jdk8_prefix`] gives for its text,
+    /// which starts with a `[` after them.
+    Event(LeadingStamps),
     /// A concurrent phase cut out of an event's line, up to its closing bracket: whole,
     /// whatever happened to the rest of that line.
     CutOut,
@@ -163,13 +174,16 @@ impl Stitcher {
                 emit(line, number, Piece::Lines);
                 return;
             }
-            if let Outside::Plain { orphan_stamps } = outside_event(line) {
-                self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
-                emit(line, number, Piece::Lines);
-                return;
-            }
+            let stamps = match outside_event(line, &mut self.reader) {
+                Outside::Plain { orphan_stamps } => {
+                    self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
+                    emit(line, number, Piece::Lines);
+                    return;
+                }
+                Outside::MayOpen => self.reader.opening,
+            };
             let emit: &mut dyn FnMut(&[u8], u64, Piece) = emit;
-            self.open(line, number, true, emit);
+            self.open(line, number, Opens::read(stamps), emit);
             if self.pending.is_empty() {
                 self.held.flush(emit);
             }
@@ -190,17 +204,22 @@ impl Stitcher {
                 // The stamps the previous line left without their `: ` are this event's.
                 let mut joined = std::mem::take(&mut self.orphan_stamps);
                 joined.extend_from_slice(line);
-                self.open(&joined, number, false, emit);
+                self.open(&joined, number, Opens::Ask, emit);
                 joined.clear();
                 self.orphan_stamps = joined;
             } else {
                 self.orphan_stamps.clear();
-                if let Outside::Plain { orphan_stamps } = outside_event(line) {
-                    self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
-                    emit(line, number, Piece::Lines);
-                    return;
+                match outside_event(line, &mut self.reader) {
+                    Outside::Plain { orphan_stamps } => {
+                        self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
+                        emit(line, number, Piece::Lines);
+                        return;
+                    }
+                    Outside::MayOpen => {
+                        let opens = Opens::read(self.reader.opening);
+                        self.open(line, number, opens, emit);
+                    }
                 }
-                self.open(line, number, true, emit);
             }
         } else {
             self.continue_event(line, number, emit);
@@ -231,7 +250,7 @@ impl Stitcher {
     pub fn finish(&mut self, emit: &mut dyn FnMut(&[u8], u64, Piece)) {
         self.orphan_stamps.clear();
         if !self.pending.is_empty() {
-            emit(&self.pending, self.first_line, Piece::Lines);
+            emit(&self.pending, self.first_line, self.event_piece());
             self.reset();
         }
         self.held.flush(emit);
@@ -241,15 +260,21 @@ impl Stitcher {
         self.pending.clear();
         self.depth = 0;
         self.holds_scavenge = false;
+        self.stamps = None;
     }
 
-    /// A line that may start an event (`opens`: [`may_open_event`] said so of it): handed
-    /// on at once when its brackets close on it.
+    /// What the open event is handed on as.
+    fn event_piece(&self) -> Piece {
+        self.stamps.map_or(Piece::Lines, Piece::Event)
+    }
+
+    /// A line that may start an event (`opens`: what [`may_open_event`] said of it, if it
+    /// was asked): handed on at once when its brackets close on it.
     fn open(
         &mut self,
         line: &[u8],
         number: u64,
-        opens: bool,
+        opens: Opens,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
         let scan = scan_line(line, 0, Fragments::Sought);
@@ -262,18 +287,22 @@ impl Stitcher {
         kept.clear();
         cut_fragments(line, number, &mut kept, &mut self.held, emit);
         // Unless something was cut out, what is kept opens an event as the line does.
-        let opens = opens && kept.len() == line.len();
+        let opens = if kept.len() == line.len() {
+            opens
+        } else {
+            Opens::Ask
+        };
         self.open_kept(&kept, number, opens, emit);
         self.scratch = kept;
     }
 
-    /// `open` for a line whose fragments are already cut out; `opens`: it is known to be
-    /// one that [`may_open_event`] (else that is asked).
+    /// `open` for a line whose fragments are already cut out; `opens`: what is known of
+    /// whether it [`may_open_event`].
     fn open_kept(
         &mut self,
         kept: &[u8],
         number: u64,
-        opens: bool,
+        opens: Opens,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
         let scan = scan_line(kept, 0, Fragments::CutOut);
@@ -285,33 +314,48 @@ impl Stitcher {
         &mut self,
         kept: &[u8],
         number: u64,
-        opens: bool,
+        opens: Opens,
         scan: LineScan,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
         let printout = scan.printout;
         let kept = &kept[..printout.unwrap_or(kept.len())];
-        let (depth, closed) = if (opens && printout.is_none()) || may_open_event(kept) {
-            scan.brackets
-        } else {
-            (0, None)
+        // Whether what is kept opens an event, and the stamps read to tell.
+        let (opening, stamps) = match opens {
+            // A printout never starts inside the stamps nor in the `[GC` or `[Full GC`
+            // after them (none holds its first bytes): the text kept before it opens an
+            // event after the same stamps, which depend on its first bytes alone.
+            Opens::Read(stamps) => (
+                printout.is_none() || opens_after_stamps(kept, stamps),
+                Some(stamps),
+            ),
+            Opens::Yes if printout.is_none() => (true, None),
+            _ => match outside_event(kept, &mut self.reader) {
+                Outside::MayOpen => (true, self.reader.opening),
+                Outside::Plain { .. } => (false, None),
+            },
         };
+        let (depth, closed) = if opening { scan.brackets } else { (0, None) };
+        // What is kept, when it does not open an event, is handed on as a line.
+        let stamps = stamps.filter(|_| opening);
+        let piece = stamps.map_or(Piece::Lines, Piece::Event);
         if depth == 0 {
             if let Some(next) = closed.and_then(|at| next_event_after(kept, at)) {
                 // Another event follows on the same line (its line break lost).
-                emit(&kept[..next], number, Piece::Lines);
-                self.open_kept(&kept[next..], number, true, emit);
+                emit(&kept[..next], number, piece);
+                self.open_kept(&kept[next..], number, Opens::Yes, emit);
                 return;
             }
             if !kept.is_empty() {
-                emit(kept, number, Piece::Lines);
+                emit(kept, number, piece);
             }
             return;
         }
         self.pending.extend_from_slice(kept);
         self.first_line = number;
         self.depth = depth;
-        self.holds_scavenge = is_cms_remark(kept);
+        self.stamps = stamps;
+        self.holds_scavenge = is_cms_remark(kept, scan.young_occupancy);
     }
 
     fn continue_event(
@@ -356,7 +400,7 @@ impl Stitcher {
         } else {
             &[][..]
         };
-        match continuation(part) {
+        match continuation(part, &mut self.reader.last_minute) {
             Continuation::Printout => {}
             Continuation::Part => self.append(part, number, scan.brackets, emit),
             Continuation::NewEvent if self.holds_scavenge => {
@@ -365,9 +409,9 @@ impl Stitcher {
             Continuation::NewEvent | Continuation::Unrelated => {
                 // The open event never closed (a cut log, an unknown printout): hand it on
                 // as it is and take this line afresh.
-                emit(&self.pending, self.first_line, Piece::Lines);
+                emit(&self.pending, self.first_line, self.event_piece());
                 self.reset();
-                self.open_kept(kept, number, false, emit);
+                self.open_kept(kept, number, Opens::Ask, emit);
             }
         }
     }
@@ -383,7 +427,7 @@ impl Stitcher {
     ) {
         if self.pending.len() + part.len() > MAX_PENDING {
             self.overflows += 1;
-            emit(&self.pending, self.first_line, Piece::Lines);
+            emit(&self.pending, self.first_line, self.event_piece());
             self.reset();
             emit(part, number, Piece::Lines);
             return;
@@ -398,10 +442,10 @@ impl Stitcher {
         self.pending
             .extend_from_slice(&part[..next.unwrap_or(part.len())]);
         if self.depth == 0 {
-            emit(&self.pending, self.first_line, Piece::Lines);
+            emit(&self.pending, self.first_line, self.event_piece());
             self.reset();
             if let Some(next) = next {
-                self.open_kept(&part[next..], number, true, emit);
+                self.open_kept(&part[next..], number, Opens::Yes, emit);
             }
         }
     }
@@ -411,12 +455,54 @@ impl Stitcher {
 /// optional time stamps)? Unified logging lines (`[0.058s][info]...`) and indented detail
 /// lines are out after a byte or two.
 fn may_open_event(line: &[u8]) -> bool {
-    matches!(outside_event(line), Outside::MayOpen)
+    matches!(
+        outside_event(line, &mut StampReader::default()),
+        Outside::MayOpen
+    )
+}
+
+/// [`may_open_event`] of `kept`, the start of a line that may open one after its `stamps`
+/// (read from the line), cut after them: told by the text after the stamps, which depend on
+/// the bytes up to `rest_at` alone.
+fn opens_after_stamps(kept: &[u8], stamps: LeadingStamps) -> bool {
+    opens_event(&kept[stamps.rest_at..])
+}
+
+/// What is known of whether a line [`may_open_event`].
+#[derive(Clone, Copy)]
+enum Opens {
+    /// Nothing: it is asked.
+    Ask,
+    /// It may.
+    Yes,
+    /// It may, told by these stamps (its first bytes) and the text after them.
+    Read(LeadingStamps),
+}
+
+impl Opens {
+    /// A line that may open an event, told by its stamps when they were read.
+    fn read(stamps: Option<LeadingStamps>) -> Self {
+        stamps.map_or(Opens::Yes, Opens::Read)
+    }
+}
+
+/// How the stitcher reads stamps, and what it read of the last line that may open an event.
+#[derive(Default)]
+struct StampReader {
+    /// The minute of the last date stamp read: the stamps of a log's lines follow each other
+    /// (reaching the thread's memo of it instead cost a third of reading a stamp).
+    last_minute: LastMinute,
+    /// The stamps of the last line [`outside_event`] found may open an event, when they were
+    /// read to tell (the usual ones: see [`crate::parse::usual_jdk8_prefix`]). Kept here
+    /// rather than returned: the answer for every other line stays two words.
+    opening: Option<LeadingStamps>,
 }
 
 /// What a line read while no event is open is.
+#[derive(Debug, PartialEq, Eq)]
 enum Outside {
-    /// It may open an event (see [`may_open_event`]).
+    /// It may open an event (see [`may_open_event`]; the stamps read to tell are in the
+    /// [`StampReader`]).
     MayOpen,
     /// Any other line, and where the time stamps it leaves open for the next line end
     /// (see [`stamps_without_separator`]; 0 when it leaves none).
@@ -425,17 +511,32 @@ enum Outside {
 
 /// [`may_open_event`], and when it may not, [`stamps_without_separator`], with the line's
 /// stamps looked over once for both.
-fn outside_event(line: &[u8]) -> Outside {
+/// `reader`: the stitcher's, through which a date stamp is read and which is left the
+/// stamps of a line that may open an event.
+fn outside_event(line: &[u8], reader: &mut StampReader) -> Outside {
     match line.first() {
-        Some(b'[') if opens_event(line) => Outside::MayOpen,
+        Some(b'[') if opens_event(line) => {
+            reader.opening = None;
+            Outside::MayOpen
+        }
         Some(c) if c.is_ascii_digit() => {
             let Some(after) = after_stamps(line) else {
                 return Outside::Plain { orphan_stamps: 0 };
             };
-            if (after.unsure || opens_event(&line[after.at..]))
-                && opens_event(crate::parse::jdk8_rest(line))
-            {
-                return Outside::MayOpen;
+            if after.unsure || opens_event(&line[after.at..]) {
+                // The stamps are read once, here, and handed on with the event.
+                match usual_jdk8_prefix_remembering(line, &mut reader.last_minute) {
+                    Some(stamps) if opens_event(&line[stamps.rest_at..]) => {
+                        reader.opening = Some(stamps);
+                        return Outside::MayOpen;
+                    }
+                    Some(_) => {}
+                    None if opens_event(crate::parse::jdk8_rest(line)) => {
+                        reader.opening = None;
+                        return Outside::MayOpen;
+                    }
+                    None => {}
+                }
             }
             Outside::Plain {
                 orphan_stamps: stamps_without_separator(line, &after).unwrap_or(0),
@@ -512,9 +613,10 @@ fn stamps_without_separator(line: &[u8], after: &AfterStamps) -> Option<usize> {
 }
 
 /// A CMS remark's opening: `[YG occupancy: ...]` with `-XX:+PrintGCDetails`, the JDK 8
-/// cause `[GC (CMS Final Remark) ` without.
-fn is_cms_remark(event: &[u8]) -> bool {
-    crate::num::find(event, b"[YG occupancy").is_some() || opens_cms_final_remark(event)
+/// cause `[GC (CMS Final Remark) ` without. `young_occupancy`: [`scan_line`] found the
+/// first in `event`.
+fn is_cms_remark(event: &[u8], young_occupancy: bool) -> bool {
+    young_occupancy || opens_cms_final_remark(event)
 }
 
 /// Whether `event`'s stamps are followed by `[GC (CMS Final Remark)`. The stamps are read
@@ -613,7 +715,13 @@ struct LineScan {
     printout: Option<usize>,
     /// The bracket depth of the text before the printout, from the depth given.
     brackets: (usize, Option<usize>),
+    /// The text before the printout holds a CMS remark's [`YOUNG_OCCUPANCY`] (see
+    /// [`is_cms_remark`]), told at its `[` rather than searched for in the line again.
+    young_occupancy: bool,
 }
+
+/// How a CMS remark with `-XX:+PrintGCDetails` begins (see [`is_cms_remark`]).
+const YOUNG_OCCUPANCY: &[u8] = b"[YG occupancy";
 
 /// What [`next_fragment`] (whether there is one, when `fragments` are sought), where the
 /// first printout starts and the bracket depth (of the text before the printout, from
@@ -657,6 +765,7 @@ fn scan_line_in(
 ) -> LineScan {
     let mut brackets = BracketCount::new(depth);
     let mut printout = None;
+    let mut young_occupancy = false;
     for at in looked_at {
         match text[at] {
             b'[' => {
@@ -665,7 +774,11 @@ fn scan_line_in(
                         fragment: true,
                         printout,
                         brackets: brackets.finish(),
+                        young_occupancy,
                     };
+                }
+                if text.get(at + 1) == Some(&b'Y') {
+                    young_occupancy |= text[at..].starts_with(YOUNG_OCCUPANCY);
                 }
                 brackets.open(text, at);
             }
@@ -680,6 +793,7 @@ fn scan_line_in(
                         fragment,
                         printout,
                         brackets: brackets.finish(),
+                        young_occupancy,
                     };
                 }
             }
@@ -689,6 +803,7 @@ fn scan_line_in(
         fragment: false,
         printout,
         brackets: brackets.finish(),
+        young_occupancy,
     }
 }
 
@@ -764,7 +879,8 @@ enum Continuation {
     Unrelated,
 }
 
-fn continuation(line: &[u8]) -> Continuation {
+/// `last_minute`: the stitcher's, through which a date stamp is read.
+fn continuation(line: &[u8], last_minute: &mut LastMinute) -> Continuation {
     let trimmed = trim_start(line);
     match trimmed.first() {
         None => Continuation::Printout,
@@ -773,7 +889,7 @@ fn continuation(line: &[u8]) -> Continuation {
         Some(b'[') if opens_event(trimmed) => Continuation::NewEvent,
         Some(b'[') => Continuation::Part,
         Some(c) if c.is_ascii_digit() => {
-            let (stamp, rest) = jdk8_prefix(trimmed);
+            let (stamp, rest) = jdk8_prefix_remembering(trimmed, last_minute);
             if stamp.uptime_ns.is_none() && stamp.wall_ms.is_none() {
                 // A G1 heap transition, ` 150M->150M(256M), 0.0136035 secs]`.
                 Continuation::Part

@@ -1238,6 +1238,39 @@ mod one_pass {
             prop_assert_eq!(jdk8_failures(text.as_bytes()), expected, "{}", text);
         }
     }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// A line whose stamps were read (an event's first line, by the stitcher) parses as
+        /// the whole line does, events of every kind and near misses after any stamps.
+        #[test]
+        fn a_line_parsed_after_its_stamps_read_parses_as_whole(
+            stamps in text_of(&[
+                "2020-09-13T12:26:37.504+0000: ", "2016-10-12T09:53:38.901-0200: ", "298.027: ",
+                "0,45: ", "#12: ", "2020-13-13T12:26:37.504+0000: ", "1", ": ", " ",
+            ], 5),
+            event in proptest::sample::select(vec![
+                "[GC (Allocation Failure) [ParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]",
+                "[GC (Allocation Failure) [PSYoungGen: 10K->1K(20K)] 30K->2K(90K), 0.0050000 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]",
+                "[Full GC (Allocation Failure) [CMS: 1K->1K(2K), 0.5 secs] 3K->1K(9K), [Metaspace: 1K->1K(2K)], 0.6 secs] [Times: user=0.5 sys=0.0, real=0.6 secs]",
+                "[GC [1 CMS-initial-mark: 10911K(3670016K)] 36167K(4980736K), 0.0017 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]",
+                "[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]",
+                "[GC concurrent-mark-start]", "[CMS-concurrent-mark: 0.1/0.2 secs]", "[Times: user=0.01 sys=0.00, real=0.01 secs]",
+                "[GC", "[GC (", "[Full GC", "[", "[Pause Init Mark, 1.0 ms]", "[ParNew: 1K->1K(2K), 0.1 secs]",
+            ]),
+        ) {
+            let line = format!("{stamps}{event}");
+            let line = line.as_bytes();
+            if let Some(read) = usual_jdk8_prefix(line).filter(|read| line.get(read.rest_at) == Some(&b'[')) {
+                prop_assert_eq!(
+                    LineParser::default().parse_after_stamps(line, read),
+                    LineParser::default().parse(line),
+                    "{}", String::from_utf8_lossy(line)
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -1,4 +1,6 @@
 use super::*;
+use crate::parse::usual_jdk8_prefix;
+use proptest::strategy::Strategy as _;
 
 fn stitch(lines: &[&str]) -> Vec<(String, u64)> {
     let mut stitcher = Stitcher::new();
@@ -223,6 +225,10 @@ fn sweep_pieces() -> Vec<&'static str> {
         "[",
         " , 0.1 secs]",
         " 10.0: [ParNew: 1K->1K(2K), 0.1 secs]",
+        "[YG occupancy: 1 K (2 K)]",
+        "[YG",
+        "x [YG occupancy",
+        "Before GC:[YG occupancy: 1 K (2 K)]",
     ];
     include_str!("../../tests/data/event_pieces.txt")
         .lines()
@@ -282,10 +288,12 @@ proptest::proptest! {
         let line = pieces.concat();
         let text = line.as_bytes();
         let printout = printout_start(text);
+        let before = &text[..printout.unwrap_or(text.len())];
         let expected = LineScan {
             fragment: false,
             printout,
-            brackets: bracket_depth(&text[..printout.unwrap_or(text.len())], depth),
+            brackets: bracket_depth(before, depth),
+            young_occupancy: crate::num::find(before, YOUNG_OCCUPANCY).is_some(),
         };
         proptest::prop_assert_eq!(&scan_line(text, depth, Fragments::CutOut), &expected);
         let sought = scan_line(text, depth, Fragments::Sought);
@@ -419,4 +427,105 @@ fn events_whose_line_breaks_were_lost_are_taken_apart() {
     // Whatever else follows an event on its line stays with it.
     let tail = format!("{first} Heap after GC");
     assert_eq!(stitch(&[&tail]), [(tail.clone(), 1)]);
+}
+
+/// Event openings and what follows them: stamps of every form, the words an event opens
+/// with and near misses of them, printout starts and fragments.
+fn opening_pieces() -> Vec<&'static str> {
+    vec![
+        "2020-09-13T12:26:37.504+0000: ",
+        "2020-09-13T12:26:37.504+0000",
+        "2020-13-13T12:26:37.504+0000: ",
+        "10.000: ",
+        "10.000",
+        "10,5: ",
+        "#12: ",
+        ": ",
+        " ",
+        "1",
+        "-",
+        "[GC",
+        "[GC ",
+        "[Full GC ",
+        "[Full",
+        "[G",
+        "(Allocation Failure) ",
+        "[ParNew: 1K->1K(2K), 0.1 secs]",
+        "]",
+        "Before GC:",
+        "{Heap before",
+        "[CMS-concurrent-mark: 0.1/0.2 secs]",
+        "[GC concurrent-mark-end, 0.0010000 secs]",
+        "x",
+        "[Times: ",
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// The start of a line that may open an event, cut anywhere after its stamps (where a
+    /// printout starts), may open one as [`may_open_event`] tells when asked again.
+    #[test]
+    fn a_line_cut_after_the_stamps_it_opens_with_opens_as_asked_again(
+        pieces in proptest::collection::vec(proptest::sample::select(opening_pieces()), 1..8),
+    ) {
+        let line = pieces.concat();
+        let text = line.as_bytes();
+        let mut reader = StampReader::default();
+        if let (Outside::MayOpen, Some(stamps)) = (outside_event(text, &mut reader), reader.opening) {
+            proptest::prop_assert_eq!(Some(stamps), usual_jdk8_prefix(text), "{}", line);
+            for end in stamps.rest_at + 1..=text.len() {
+                proptest::prop_assert_eq!(
+                    opens_after_stamps(&text[..end], stamps),
+                    may_open_event(&text[..end]),
+                    "{}", &line[..end]
+                );
+            }
+        }
+    }
+
+    /// The stamps handed on with an event are those its text starts with, read as the
+    /// parser reads them: whatever was cut out of its first line, printed into it or
+    /// followed it on the same line.
+    #[test]
+    fn the_stamps_handed_on_with_an_event_are_its_own(
+        lines in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(sweep_pieces()).prop_map(str::to_string),
+                proptest::collection::vec(proptest::sample::select(opening_pieces()), 1..8)
+                    .prop_map(|pieces| pieces.concat()),
+                (
+                    proptest::sample::select(vec![
+                        "", "2020-09-13T12:26:37.504+0000: ", "2020-09-13T12:26:59.999+0100: ",
+                        "2020-09-13T12:27:01.000+0100: ", "2020-13-13T12:26:37.504+0000: ",
+                    ]),
+                    proptest::sample::select(vec!["", "10.000: ", "10.000: #12: "]),
+                    proptest::sample::select(vec!["[GC ", "[Full GC ", "[GC", "[G", "x"]),
+                    proptest::collection::vec(proptest::sample::select(opening_pieces()), 0..4),
+                )
+                    .prop_map(|(date, uptime, word, rest)| format!("{date}{uptime}{word}{}", rest.concat())),
+            ],
+            1..40,
+        ),
+    ) {
+        let mut stitcher = Stitcher::new();
+        let mut handed = Vec::new();
+        let mut emit = |l: &[u8], _: u64, piece| {
+            if let Piece::Event(stamps) = piece {
+                handed.push((l.to_vec(), stamps));
+            }
+        };
+        for (i, line) in lines.iter().enumerate() {
+            stitcher.push(line.as_bytes(), i as u64 + 1, &mut emit);
+        }
+        stitcher.finish(&mut emit);
+        for (text, stamps) in handed {
+            proptest::prop_assert_eq!(usual_jdk8_prefix(&text), Some(stamps), "{}", String::from_utf8_lossy(&text));
+            // Read afresh: neither the stitcher's minute nor the thread's.
+            let date = stamps.stamp().wall_ms.map(|_| crate::num::any_iso_timestamp_ms(&text[..28]));
+            proptest::prop_assert_eq!(date.flatten(), stamps.stamp().wall_ms);
+            proptest::prop_assert_eq!(text.get(stamps.rest_at), Some(&b'['));
+        }
+    }
 }
