@@ -28,7 +28,7 @@ use pauselab_pause::recycle;
 use crate::classify::{ClassifiedLine, LineFeed};
 use crate::lines::LineReader;
 use crate::parse::LineParser;
-use crate::reading::{pass_printouts, stitch_line, ReadSummary, Sniff};
+use crate::reading::{pass_printouts, stitch_line_and_stamps, ReadSummary, Sniff};
 use crate::stitch::Stitcher;
 use crate::Error;
 
@@ -336,12 +336,15 @@ fn join(
             if start + line.offset >= end {
                 break;
             }
-            stitch_line(
+            stitch_line_and_stamps(
                 stitcher,
                 &line,
                 before + line.number,
-                &mut |bytes, number, u, t| {
-                    analyzer.apply(ClassifiedLine::new(parser, bytes, u, t, true), number);
+                &mut |bytes, stamps, number, u, t| {
+                    analyzer.apply(
+                        ClassifiedLine::after_stamps(parser, bytes, stamps, u, t, true),
+                        number,
+                    );
                 },
             );
             let number = line.number;
@@ -433,12 +436,12 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
             chunk.sniff.binary_lines += 1;
         }
         let lines = &mut chunk.lines;
-        stitch_line(
+        stitch_line_and_stamps(
             &mut chunk.stitcher,
             &line,
             line.number,
-            &mut |bytes, number, u, t| {
-                let parsed = ClassifiedLine::new(&mut parser, bytes, u, t, true);
+            &mut |bytes, stamps, number, u, t| {
+                let parsed = ClassifiedLine::after_stamps(&mut parser, bytes, stamps, u, t, true);
                 recognised += u64::from(parsed.recognised());
                 if !lines
                     .last_mut()

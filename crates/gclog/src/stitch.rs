@@ -21,8 +21,7 @@
 //! Streaming: the event being stitched is the only state, capped at [`MAX_PENDING`] bytes;
 //! an event that grows beyond is handed on as it is (and counted as unparsed).
 
-use crate::num::LastMinute;
-use crate::num::{iso_timestamp_ms, secs_to_ns};
+use crate::num::{iso_timestamp_ms, secs_to_ns, LastMinute};
 use crate::parse::{
     jdk8_prefix, jdk8_prefix_remembering, usual_jdk8_prefix_remembering, LeadingStamps,
 };
@@ -499,7 +498,6 @@ struct StampReader {
 }
 
 /// What a line read while no event is open is.
-#[derive(Debug, PartialEq, Eq)]
 enum Outside {
     /// It may open an event (see [`may_open_event`]; the stamps read to tell are in the
     /// [`StampReader`]).
