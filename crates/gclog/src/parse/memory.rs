@@ -140,9 +140,17 @@ fn quick_whole_size(text: &[u8], at: usize) -> Option<(u64, usize)> {
     let bytes = if unit == b'K' {
         number << 10
     } else {
-        number * unit_bytes(unit)?
+        number * other_unit_bytes(unit)?
     };
     Some((bytes, at + digits + 1))
+}
+
+/// [`unit_bytes`] of a unit other than `K`, out of line: inlined, the compiler folded the
+/// test for `K` into a jump table over every unit.
+#[cold]
+#[inline(never)]
+fn other_unit_bytes(unit: u8) -> Option<u64> {
+    unit_bytes(unit)
 }
 
 /// [`whole_transition`] of any whole sizes.

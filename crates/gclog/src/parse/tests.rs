@@ -1161,6 +1161,21 @@ mod one_pass {
             );
         }
 
+        /// An event's seconds read from one load read as the general reading reads them,
+        /// whatever the digits, separators and what follows.
+        #[test]
+        fn quick_event_seconds_read_as_any(
+            whole in mostly(&["0", "7"], &["16", "12345678", "", "x", "/", ":"]),
+            separator in mostly(&[".", ","], &["/", ":", "", "-"]),
+            fraction in mostly(&["1306264", "0", "45"], &["12345678", "", "x", "/", "1.5"]),
+            tail in mostly(&[" secs]", " secs] [Times: user=0.45"], &[" secs", "secs]", " secs}", "", " sec]"]),
+        ) {
+            let text = format!("{whole}{separator}{fraction}{tail}");
+            let quick = quick_event_seconds(text.as_bytes());
+            prop_assert!(quick.is_none() || quick == any_event_seconds(text.as_bytes()), "{}", text);
+            prop_assert_eq!(usual_event_seconds(text.as_bytes()), any_event_seconds(text.as_bytes()));
+        }
+
         /// A number passed over in two loads ends where the loop over its runs of digits
         /// ends it.
         #[test]
