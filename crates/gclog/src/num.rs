@@ -78,7 +78,14 @@ fn eight_digits_value(digits: u64) -> u64 {
 /// about ten instructions each).
 #[inline]
 pub(crate) fn few_leading_digits(bytes: &[u8]) -> Option<(u64, usize)> {
-    let digits = less_zeros(*bytes.first_chunk::<8>()?);
+    few_digits_in(bytes.first_chunk::<8>()?)
+}
+
+/// [`few_leading_digits`] of eight bytes at hand: `None` only when all eight are digits.
+/// The count is below eight, so the byte after the digits is in `chunk` (no bounds check).
+#[inline(always)]
+pub(crate) fn few_digits_in(chunk: &[u8; 8]) -> Option<(u64, usize)> {
+    let digits = less_zeros(*chunk);
     let count = (non_digits(digits).trailing_zeros() / 8) as usize;
     match count {
         0 => Some((0, 0)),
@@ -92,12 +99,25 @@ pub(crate) fn few_leading_digits(bytes: &[u8]) -> Option<(u64, usize)> {
 #[inline]
 pub(crate) fn leading_digit_count(bytes: &[u8]) -> usize {
     if let Some(chunk) = bytes.first_chunk::<8>() {
-        let count = (non_digits(less_zeros(*chunk)).trailing_zeros() / 8) as usize;
+        let count = leading_digits_in(chunk);
         if count < 8 {
             return count;
         }
     }
     bytes.iter().take_while(|c| c.is_ascii_digit()).count()
+}
+
+/// How many of the eight bytes of `chunk` are digits before the first that is not one
+/// (8 when all are).
+#[inline(always)]
+pub(crate) fn leading_digits_in(chunk: &[u8; 8]) -> usize {
+    (non_digits(less_zeros(*chunk)).trailing_zeros() / 8) as usize
+}
+
+/// Whether every byte of `chunk` that `positions` covers (`0xff` bytes) is a digit.
+#[inline(always)]
+pub(crate) fn digits_at(chunk: &[u8; 8], positions: u64) -> bool {
+    non_digits(less_zeros(*chunk) & positions) == 0
 }
 
 /// The digits `bytes` ends with, at most `most` of them, when fewer than eight: their

@@ -1568,6 +1568,16 @@ fn parse_jdk8_times(s: &[u8]) -> Option<Cpu> {
 /// (one digit and two decimals each), read straight through, and what follows them; `None`
 /// for anything else, which [`any_jdk8_times`] reads.
 fn usual_jdk8_times(s: &[u8]) -> Option<(Cpu, &[u8])> {
+    if let Some(cpu) = s.first_chunk::<32>().and_then(one_digit_times) {
+        return Some((cpu, &s[ONE_DIGIT_TIMES.len()..]));
+    }
+    usual_jdk8_times_by_field(s)
+}
+
+/// [`usual_jdk8_times`] read one field after the other (out of line: G1's times, of
+/// several whole digits, then pay for the look at one digit's without saving registers).
+#[inline(never)]
+fn usual_jdk8_times_by_field(s: &[u8]) -> Option<(Cpu, &[u8])> {
     let (user_ns, after_user) = two_decimals(s.strip_prefix(b"user=")?)?;
     let (sys_ns, after_sys) = two_decimals(after_user.strip_prefix(b" sys=")?)?;
     let (real_ns, after_real) = two_decimals(after_sys.strip_prefix(b", real=")?)?;
@@ -1584,6 +1594,67 @@ fn usual_jdk8_times(s: &[u8]) -> Option<(Cpu, &[u8])> {
         real_ns,
     };
     Some((cpu, after_real))
+}
+
+/// The times as a young collection prints them, one whole digit each: `0` for a digit,
+/// `.` for a separator (`.` or `,`), anything else as it is.
+const ONE_DIGIT_TIMES: &[u8; 29] = b"user=0.00 sys=0.00, real=0.00";
+
+/// [`ONE_DIGIT_TIMES`] (and the three bytes after it, whatever they are) as four words:
+/// its bytes, the bytes compared as they are (separators with their `0x02` bit set,
+/// which makes a `,` a `.` and no other byte one), the separators' `0x02` bits, and
+/// the digits.
+const ONE_DIGIT_TIMES_WORDS: [[u64; 4]; 4] = {
+    let mut words = [[0u64; 4]; 4];
+    let mut at = 0;
+    while at < ONE_DIGIT_TIMES.len() {
+        let (word, shift) = (at / 8, 8 * (at % 8));
+        let byte = ONE_DIGIT_TIMES[at];
+        words[0][word] |= (byte as u64) << shift;
+        match byte {
+            b'0' => words[3][word] |= 0xff << shift,
+            b'.' => {
+                words[1][word] |= 0xff << shift;
+                words[2][word] |= 0x02 << shift;
+            }
+            _ => words[1][word] |= 0xff << shift,
+        }
+        at += 1;
+    }
+    words
+};
+
+/// [`usual_jdk8_times`] of the first 32 bytes of the times when they are
+/// [`ONE_DIGIT_TIMES`] and no digit or separator follows them: four loads compared at
+/// once with the fixed bytes and checked for digits eight at a time, where reading
+/// the three numbers one after the other cost 150 instructions. `None` for anything
+/// else, which the reading field by field reads.
+#[inline(always)]
+fn one_digit_times(chunk: &[u8; 32]) -> Option<Cpu> {
+    let [template, fixed, separator_bits, digits] = ONE_DIGIT_TIMES_WORDS;
+    let mut differs = 0;
+    let mut all_digits = true;
+    for i in 0..4 {
+        let eight = chunk[8 * i..]
+            .first_chunk::<8>()
+            .expect("four words of eight bytes");
+        differs |= ((u64::from_le_bytes(*eight) | separator_bits[i]) ^ template[i]) & fixed[i];
+        all_digits &= crate::num::digits_at(eight, digits[i]);
+    }
+    let after = chunk[ONE_DIGIT_TIMES.len()];
+    if differs != 0 || !all_digits || after.is_ascii_digit() || (after | 0x02) == b'.' {
+        return None;
+    }
+    // Hundredths first, then one multiplication to nanoseconds.
+    let seconds = |whole: usize, tenths: usize, hundredths: usize| {
+        let digit = |at: usize| u64::from(chunk[at] - b'0');
+        (digit(whole) * 100 + digit(tenths) * 10 + digit(hundredths)) * 10_000_000
+    };
+    Some(Cpu {
+        user_ns: seconds(5, 7, 8),
+        sys_ns: seconds(14, 16, 17),
+        real_ns: seconds(25, 27, 28),
+    })
 }
 
 /// `0.45` (or `152.96`: up to nine whole digits) at the start of `text`, in nanoseconds,
@@ -2126,7 +2197,11 @@ fn times_without_failures(after_event: &[u8]) -> Option<Option<Cpu>> {
     let times = after_event.strip_prefix(b" [Times: ")?;
     // The times HotSpot prints hold none: only what follows them is looked at.
     let (cpu, unread) = match usual_jdk8_times(times) {
-        Some((cpu, after_times)) => (Some(cpu), after_times),
+        // ` secs]` holds neither: the byte loop is left the blank or line end after it.
+        Some((cpu, after_times)) => (
+            Some(cpu),
+            after_times.strip_prefix(b" secs]").unwrap_or(after_times),
+        ),
         None => (any_jdk8_times(times), after_event),
     };
     let holds_f_or_x = if unread.len() <= 16 {
@@ -2161,6 +2236,31 @@ fn after_unread_times(times: &[u8]) -> Option<&[u8]> {
 /// cost more than reading the number).
 #[inline]
 fn after_unread_number(text: &[u8]) -> Option<&[u8]> {
+    quick_after_unread_number(text).or_else(|| any_after_unread_number(text))
+}
+
+/// [`after_unread_number`] of the numbers HotSpot prints (`0.1302057`: fewer than eight
+/// digits, a separator, fewer than eight digits) with eight bytes to load at each run of
+/// digits: two loads, no loop. `None` for anything else, which
+/// [`any_after_unread_number`] reads.
+#[inline(always)]
+fn quick_after_unread_number(text: &[u8]) -> Option<&[u8]> {
+    let whole = crate::num::leading_digits_in(text.first_chunk::<8>()?);
+    if whole == 0 || whole == 8 || !matches!(text[whole], b'.' | b',') {
+        return None;
+    }
+    let fraction = whole + 1;
+    let end = fraction + crate::num::leading_digits_in(text.get(fraction..)?.first_chunk::<8>()?);
+    // A run of eight digits, or another separator, goes on: the loop reads those.
+    if end - fraction == 8 || matches!(text[end], b'.' | b',') {
+        return None;
+    }
+    Some(&text[end..])
+}
+
+/// [`after_unread_number`] of any number.
+#[inline(never)]
+fn any_after_unread_number(text: &[u8]) -> Option<&[u8]> {
     let mut end = 0;
     loop {
         end += crate::num::leading_digit_count(&text[end..]);
@@ -2176,6 +2276,32 @@ fn after_unread_number(text: &[u8]) -> Option<&[u8]> {
 /// [`secs_to_ns`] reads them, and what follows the bracket (see [`usual_fine_seconds`]).
 #[inline]
 fn usual_event_seconds(text: &[u8]) -> Option<(u64, &[u8])> {
+    quick_event_seconds(text).or_else(|| any_event_seconds(text))
+}
+
+/// [`usual_event_seconds`] of a duration under ten seconds (`0.1306264 secs]`: one whole
+/// digit, a separator, one to seven more) with eight bytes to load after the separator:
+/// the fraction read from one load, no loop over the whole digits. `None` for anything
+/// else, which [`any_event_seconds`] reads.
+#[inline(always)]
+fn quick_event_seconds(text: &[u8]) -> Option<(u64, &[u8])> {
+    let (&[first, separator], after) = text.split_first_chunk::<2>()?;
+    let whole = first.wrapping_sub(b'0');
+    if whole > 9 || (separator | 0x02) != b'.' {
+        return None;
+    }
+    let (fraction, digits) = crate::num::few_leading_digits(after)?;
+    if digits == 0 {
+        return None;
+    }
+    let rest = after[digits..].strip_prefix(b" secs]")?;
+    let ns = u64::from(whole) * 1_000_000_000 + fraction * POW10[9 - digits];
+    Some((ns, rest))
+}
+
+/// [`usual_event_seconds`] of any seconds [`usual_fine_seconds`] reads.
+#[inline(never)]
+fn any_event_seconds(text: &[u8]) -> Option<(u64, &[u8])> {
     let (ns, end) = usual_fine_seconds(text)?;
     Some((ns, text[end..].strip_prefix(b" secs]")?))
 }

@@ -1134,6 +1134,62 @@ mod one_pass {
             }
         }
 
+        /// Times of one whole digit each, read from four loads at once, read as field by
+        /// field, whatever the digits, separators and bytes around them.
+        #[test]
+        fn one_digit_times_read_as_field_by_field(
+            numbers in [(); 3].map(|()| mostly(&["0.45", "0,02", "9.99", "0.00"], &[
+                "12.34", "0.4", "0.456", "0x45", "0.4x", ".45", "0..4", "0/45", "0-45", "/.45", ":.45",
+            ])),
+            keys in mostly(&["user= sys= real="], &["user= sys=, real=", "user=  sys= real=", "sys= user= real=", "usex= sys= real="]),
+            comma in mostly(&[","], &["", " ", ";", "."]),
+            tail in mostly(&[" secs]", " secs] "], &["0 secs]", ". secs]", ", secs]", "x", "/ secs]", ": secs]", "", "  "]),
+        ) {
+            let keys: Vec<&str> = keys.split(' ').collect();
+            let text = format!(
+                "{}{} {}{}{comma} {}{}{tail}",
+                keys[0], numbers[0], keys[1], numbers[1], keys[2], numbers[2],
+            );
+            let Some(chunk) = text.as_bytes().first_chunk::<32>() else {
+                return Ok(());
+            };
+            let quick = one_digit_times(chunk);
+            let by_field = usual_jdk8_times_by_field(text.as_bytes());
+            prop_assert!(
+                quick.is_none() || by_field == quick.map(|cpu| (cpu, &text.as_bytes()[29..])),
+                "{} {:?} {:?}", text, quick, by_field
+            );
+        }
+
+        /// An event's seconds read from one load read as the general reading reads them,
+        /// whatever the digits, separators and what follows.
+        #[test]
+        fn quick_event_seconds_read_as_any(
+            whole in mostly(&["0", "7"], &["16", "12345678", "", "x", "/", ":"]),
+            separator in mostly(&[".", ","], &["/", ":", "", "-"]),
+            fraction in mostly(&["1306264", "0", "45"], &["12345678", "", "x", "/", "1.5"]),
+            tail in mostly(&[" secs]", " secs] [Times: user=0.45"], &[" secs", "secs]", " secs}", "", " sec]"]),
+        ) {
+            let text = format!("{whole}{separator}{fraction}{tail}");
+            let quick = quick_event_seconds(text.as_bytes());
+            prop_assert!(quick.is_none() || quick == any_event_seconds(text.as_bytes()), "{}", text);
+            prop_assert_eq!(usual_event_seconds(text.as_bytes()), any_event_seconds(text.as_bytes()));
+        }
+
+        /// A number passed over in two loads ends where the loop over its runs of digits
+        /// ends it.
+        #[test]
+        fn numbers_passed_over_at_once_end_as_run_by_run(text in text_of(&[
+            "0", "45", "1302057", "12345678", "123456789", ".", ",", " secs]", "x", "/",
+        ], 6)) {
+            let quick = quick_after_unread_number(text.as_bytes());
+            prop_assert!(
+                quick.is_none() || quick == any_after_unread_number(text.as_bytes()),
+                "{}", text
+            );
+            prop_assert_eq!(after_unread_number(text.as_bytes()), any_after_unread_number(text.as_bytes()));
+        }
+
         /// A stopped-time line read straight through reads as the general reading reads it,
         /// with or without the time to stop, and near misses of each part.
         #[test]
