@@ -749,6 +749,20 @@ fn any_stopped_time(rest: &[u8]) -> Result<Safepoint, Unparsed> {
 // ---------------------------------------------------------------------------------------
 // JDK 8 -XX:+PrintGCDetails
 
+/// What [`parse_jdk8`] answers for a line stamped `stamp` that says `record`.
+fn jdk8_parsed(stamp: Stamp, record: Record) -> Result<Parsed, Unparsed> {
+    Ok(Parsed {
+        format: Format::Jdk8,
+        stamp,
+        record,
+    })
+}
+
+/// Whether a JDK 8 line's stamps gave it a time on either clock.
+fn has_jdk8_stamp(stamp: &Stamp) -> bool {
+    stamp.uptime_ns.is_some() || stamp.wall_ms.is_some()
+}
+
 fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed> {
     if matches!(line.first(), Some(b' ' | b'\t')) {
         // No stamp starts with a blank: the stamps' readers are not asked.
@@ -767,21 +781,14 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
     } else {
         (Stamp::default(), line)
     };
-    let parsed = |record| {
-        Ok(Parsed {
-            format: Format::Jdk8,
-            stamp,
-            record,
-        })
-    };
-    let has_stamp = stamp.uptime_ns.is_some() || stamp.wall_ms.is_some();
+    let has_stamp = has_jdk8_stamp(&stamp);
     match rest.first() {
         Some(b'[') => {}
         Some(b' ' | b'\t') => return indented_jdk8(rest, stamp, last_date),
         Some(_) => return parse_jdk8_text(rest, stamp, has_stamp),
         None => {
             return if has_stamp {
-                parsed(Record::Other)
+                jdk8_parsed(stamp, Record::Other)
             } else {
                 Err(Unparsed::Unknown)
             }
@@ -795,28 +802,21 @@ fn parse_jdk8(line: &[u8], last_date: &mut LastDate) -> Result<Parsed, Unparsed>
 /// into was copied twice more on its way out.
 #[inline(always)]
 fn jdk8_bracketed(rest: &[u8], stamp: Stamp) -> Result<Parsed, Unparsed> {
-    let parsed = |record| {
-        Ok(Parsed {
-            format: Format::Jdk8,
-            stamp,
-            record,
-        })
-    };
-    let has_stamp = stamp.uptime_ns.is_some() || stamp.wall_ms.is_some();
+    let has_stamp = has_jdk8_stamp(&stamp);
     if !has_stamp && is_g1_detail(rest) {
         // G1's details with their indentation stripped (by a log shipper, or an editor).
         if let Some(eden) = rest.strip_prefix(b"[Eden: ") {
             if let Some((heap, young)) = memory::g1_details_heap(eden) {
-                return parsed(Record::DetailsHeap { heap, young });
+                return jdk8_parsed(stamp, Record::DetailsHeap { heap, young });
             }
         }
         // As when indented: a full collection's `[Eden: ...], [Metaspace: ...]` adds
         // nothing to its event's heap.
-        return parsed(Record::Other);
+        return jdk8_parsed(stamp, Record::Other);
     }
     if rest.starts_with(b"[GC") || rest.starts_with(b"[Full GC") {
         if rest.starts_with(b"[GC concurrent") {
-            return parsed(Record::Other);
+            return jdk8_parsed(stamp, Record::Other);
         }
         return parse_jdk8_event(rest).map(|mut pause| {
             pause.start = stamp;
@@ -836,20 +836,20 @@ fn jdk8_bracketed(rest: &[u8], stamp: Stamp) -> Result<Parsed, Unparsed> {
         // 0.0000049 secs]...[CMS-concurrent-preclean: ...]`
         || rest.starts_with(b"[Preclean ")
     {
-        return parsed(Record::Other);
+        return jdk8_parsed(stamp, Record::Other);
     }
     if let Some(body) = rest.strip_prefix(b"[Pause ") {
         return match parse_jdk8_shenandoah_pause(body)? {
             Some(mut pause) => {
                 pause.start = stamp;
-                parsed(Record::Pause(pause))
+                jdk8_parsed(stamp, Record::Pause(pause))
             }
-            None => parsed(Record::Other),
+            None => jdk8_parsed(stamp, Record::Other),
         };
     }
     if let Some(times) = rest.strip_prefix(b"[Times: ") {
         return match parse_jdk8_times(times) {
-            Some(cpu) => parsed(Record::Cpu { gc_id: None, cpu }),
+            Some(cpu) => jdk8_parsed(stamp, Record::Cpu { gc_id: None, cpu }),
             None => Err(Unparsed::Malformed),
         };
     }
