@@ -1619,10 +1619,12 @@ fn times_number(v: &[u8]) -> (&[u8], &[u8]) {
 
 /// `[GC ... , 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs]`
 fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
+    // Parallel's last: a CMS log's remarks and initial marks would pay for its cause.
     match usual_young_event(rest)
         .or_else(|| usual_g1_pause(rest))
         .or_else(|| usual_initial_mark(rest))
         .or_else(|| usual_remark(rest))
+        .or_else(|| usual_parallel_young_event(rest))
     {
         Some(pause) => Ok(pause),
         None => any_jdk8_event(rest),
@@ -1631,7 +1633,8 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
 
 /// [`parse_jdk8_event`] of the line JDK 7 and 8 G1 open a pause's details with, read
 /// straight through: `[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]` (JDK 7 prints
-/// no cause: `[GC pause (young) (initial-mark), ...`); its heap and times follow on lines of
+/// no cause: `[GC pause (young) (initial-mark), ...`; `(young) , 0.1587570 secs]` where the
+/// stitcher cut G1's ergonomics out of the line); its heap and times follow on lines of
 /// their own. `None` for anything else (other kinds, a heap on the line, text after it
 /// other than times), which the general reading reads: with its groups and their names
 /// built, 2,800 instructions a pause.
@@ -1663,7 +1666,10 @@ fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
         }
         text = &group[end + 1..];
     }
-    let (duration_ns, after_event) = usual_event_seconds(text.strip_prefix(b", ")?)?;
+    // A blank before the comma: what HotSpot's G1 ergonomics printed into the line before it
+    // (`[GC pause (young) 17.265: [G1Ergonomics (CSet Construction) ...]`) was cut out.
+    let blanks = text.iter().take_while(|&&c| c == b' ').count();
+    let (duration_ns, after_event) = usual_event_seconds(text[blanks..].strip_prefix(b", ")?)?;
     let cpu = if after_event.is_empty() {
         None
     } else {
@@ -1716,6 +1722,59 @@ fn usual_initial_mark(rest: &[u8]) -> Option<GcPause> {
         cpu,
         heap: None,
         young: None,
+        failures: Failures::default(),
+        upgraded_to_full: false,
+        collector: None,
+        generations: None,
+        icms_duty_cycle: None,
+    })
+}
+
+/// [`parse_jdk8_event`] of Parallel's young collection as JDK 6-8 print it, read straight
+/// through: `[GC (Allocation Failure) [PSYoungGen: 540800K->1217K(617472K)]
+/// 592910K->53464K(2015744K), 0.0082230 secs] [Times: ...` (JDK 6 and 7 print no cause:
+/// `[GC [PSYoungGen: ...`). Its one bracket inside names no old generation and no CMS
+/// phase, and its words no failure (a failed promotion, `[GC--` or `) --[PSYoungGen`, is
+/// left to the general reading, as is anything else). The general reading finds its
+/// brackets, arrows, name and cause in a pass each and collects its groups: about 3,000
+/// instructions an event.
+fn usual_parallel_young_event(rest: &[u8]) -> Option<GcPause> {
+    let after_gc = rest.strip_prefix(b"[GC ")?;
+    let (cause, generation) = match after_gc.strip_prefix(b"(") {
+        Some(group) => {
+            let mut end = group.iter().position(|&c| !is_cause_byte(c))?;
+            if end == 0 {
+                return None;
+            }
+            // `System.gc()`: the cause the general reading reads with its parentheses.
+            if group[end..].starts_with(b"()") {
+                end += 2;
+            }
+            let (cause, after) = group.split_at(end);
+            let usual =
+                !is_g1_kind(cause) && cause != b"CMS Initial Mark" && cause != b"CMS Final Remark";
+            (usual.then_some(cause)?, after.strip_prefix(b") ")?)
+        }
+        None => (&b""[..], after_gc),
+    };
+    let young = generation.strip_prefix(b"[PSYoungGen: ")?;
+    let (young, after_young) = memory::whole_transition(young)?;
+    let (heap, after_heap) = memory::whole_transition(after_young.strip_prefix(b"] ")?)?;
+    let (duration_ns, after_event) = usual_event_seconds(after_heap.strip_prefix(b", ")?)?;
+    let cpu = if after_event.is_empty() {
+        None
+    } else {
+        times_without_failures(after_event)?
+    };
+    Some(GcPause {
+        gc_id: None,
+        start: Stamp::default(),
+        duration_ns,
+        name: "PSYoungGen".to_string(),
+        cause: (!cause.is_empty()).then(|| lossy(cause)),
+        cpu,
+        heap: Some(heap),
+        young: Some(young),
         failures: Failures::default(),
         upgraded_to_full: false,
         collector: None,

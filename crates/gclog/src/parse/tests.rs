@@ -1099,18 +1099,70 @@ mod one_pass {
                   " (partial)", " (fail)", " (a-b)", "(young)", " (young", " (Metadata GC Threshold) x"],
             ), 0..4),
             heap in mostly(&[""], &[" 24M->4000K(256M)", " 1K(2K)"]),
+            blank in mostly(&["", " "], &["  ", "\t", " x", ",", " ,"]),
             duration in mostly(&["0.0154", "0,0000970"], &["12", "0.12345678", "1.2.3", ""]),
             tail in mostly(&["", " [Times: user=0.02 sys=0.00, real=0.01 secs]"], &[
                 " ", "x", " [Times: user=0.02 sys=0.00, real=0.01 secs] (to-space exhausted)", " [Times: x",
                 "]", " (promotion failed)", "[Times: user=0.02 sys=0.00, real=0.01 secs]",
             ]),
         ) {
-            let line = format!("[GC pause{}{heap}, {duration} secs]{tail}", groups.concat());
+            let line = format!("[GC pause{}{heap}{blank}, {duration} secs]{tail}", groups.concat());
             let usual = usual_g1_pause(line.as_bytes());
             prop_assert!(
                 usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
                 "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
             );
+        }
+
+        /// Parallel's young collections read straight through read as the general reading
+        /// reads them; near misses (other causes, generations, transitions, durations,
+        /// failures, text after the event) are left to it.
+        #[test]
+        fn usual_parallel_young_events_read_as_any(
+            cause in mostly(&["", " (Allocation Failure)", " (System.gc())", " (Ergonomics)"], &[
+                " (CMS Initial Mark)", " (CMS Final Remark)", " (young)", " ()", " (())", " (System.gc)()",
+                " (System.gc() )", " (fx)", " (a-b)", " (Allocation Failure)--", " (Allocation Failure) --",
+                "--", " (GCLocker Initiated GC)", " (x(y))", "(Allocation Failure)", " (Allocation Failure) 1.0: ",
+            ]),
+            generation in mostly(&[" [PSYoungGen: "], &[
+                "[PSYoungGen: ", " [PSYoungGen:", " [ParNew: ", " [DefNew: ", " [PSOldGen: ", " [Tenured: ",
+                " [PSYoungGen: [CMS: ", " [CMS: ", " [PSYoungGenx: ",
+            ]),
+            transitions in [(); 2].map(|()| mostly(&["540800K->1217K(617472K)", "1K->2M(3G)"], &[
+                "1234567890123456K->1K(2K)", "12345678K->1K(2K)", "1.5K->1K(2K)", "1K->2K",
+                "1K->2K(3K) icms_dc=5 ", "K->1K(2K)", "1K(2K)->1K(2K)", "1K->2K(3K)x", "1K->2K(3K) ",
+            ])),
+            between in mostly(&["] "], &["]", "]  ", "], ", "] [ParOldGen: 1K->2K(3K)] ", "] [Tenured: 1K->2K(3K)] "]),
+            duration in mostly(&["0.0082230", "0,0082230"], &[
+                "12", "123456789.1234567", "1234567890.1", "0.12345678", "0.", ".5", "1.2.3", "0.1 x",
+            ]),
+            tail in mostly(&[
+                " [Times: user=0.02 sys=0.00, real=0.01 secs]", " [Times: user=0,02 sys=0,00, real=0,01 secs] ", "",
+            ], &[
+                " [Times: user=0.02 sys=0.00, real=0.01 secs] (promotion failed)", " [Times: x", " ",
+                " [Times: user=0.02 sys=0.00, real=0.01 secs]]", "[Times: user=1 sys=1, real=1 secs]",
+                " (to-space overflow) [Times: user=0.02 sys=0.00, real=0.01 secs]",
+                " [Times: user=0.02 sys=0.00, real=0.01 secs]Java HotSpot(TM) 64-Bit Server VM for windows-amd64",
+            ]),
+            extra in proptest::sample::select(vec!["", "", "", "[", "]", "->", "f", "x", " ", "(", ")", "-"]),
+            at in 0usize..200,
+        ) {
+            let line = format!(
+                "[GC{cause}{generation}{}{between}{}, {duration} secs]{tail}",
+                transitions[0], transitions[1],
+            );
+            let mut lines = vec![line.clone()];
+            if !extra.is_empty() {
+                let at = (0..=at.min(line.len())).rev().find(|&at| line.is_char_boundary(at)).unwrap_or(0);
+                lines.push(format!("{}{extra}{}", &line[..at], &line[at..]));
+            }
+            for line in lines {
+                let usual = usual_parallel_young_event(line.as_bytes());
+                prop_assert!(
+                    usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                    "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+                );
+            }
         }
 
         /// Times read straight through read as the general reading reads them.
@@ -1258,12 +1310,20 @@ fn the_usual_events_are_read_straight_through() {
         // G1's pauses of JDK 7 and 8, their details on the lines after them.
         "[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]",
         "[GC pause (young) (initial-mark), 0.0154 secs]",
+        // G1's ergonomics cut out of it (JDK 7), their blank left before the comma.
+        "[GC pause (young) (initial-mark) , 0.1587570 secs]",
+        "[GC pause (G1 Evacuation Pause) (young) , 0,0154000 secs]",
+        // Parallel's young collections, with and without a cause.
+        "[GC (Allocation Failure) [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0,0082230 secs] [Times: user=0,02 sys=0,00, real=0,01 secs]",
+        "[GC (System.gc()) [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0.0082230 secs] [Times: user=0.02 sys=0.00, real=0.01 secs] ",
+        "[GC [PSYoungGen: 8192K->1008K(9216K)] 8192K->1016K(19456K), 0.0046760 secs]",
         // Remarks, with and without the young collection before them.
         "[GC[YG occupancy: 30716 K (59008 K)]35.599: [Rescan (parallel) , 0.0006399 secs]35.600: [weak refs processing, 0.0000164 secs]35.600: [class unloading, 0.0000893 secs]35.600: [scrub symbol & string tables, 0.0002622 secs] [1 ASCMS-remark: 186553K(458752K)] 217270K(517760K), 0.0011261 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
         "[GC[YG occupancy: 24286 K (43008 K)]2020-09-13T12:27:13.496+0000: 34.247: [GC2020-09-13T12:27:13.496+0000: 34.247: [ParNew: 24286K->24286K(43008K), 0.0000496 secs] 98052K->98052K(138624K), 0.0002310 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] 2020-09-13T12:27:13.496+0000: 34.247: [Rescan (parallel) , 0.0001500 secs]2020-09-13T12:27:13.496+0000: 34.247: [weak refs processing, 0.0000060 secs]2020-09-13T12:27:13.496+0000: 34.247: [scrub string table, 0.0000370 secs][1 CMS-remark: 73765K(95616K)] 98052K(138624K), 0.0004230 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
         "[GC (CMS Final Remark) [YG occupancy: 830688 K (1310720 K)]2020-09-13T12:26:37.504+0000: 10.001: [GC (CMS Final Remark) 10.001: [ParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]10.131: [Rescan (parallel) , 0.0173509 secs]10.149: [weak refs processing, 0.0018299 secs]10.151: [class unloading, 0.0084064 secs]10.159: [scrub symbol table, 0.0160760 secs]10.175: [scrub string table, 0.0013724 secs][1 CMS-remark: 10911K(3670016K)] 36167K(4980736K), 0.1787717 secs] [Times: user=0.58 sys=0.02, real=0.17 secs]",
     ] {
         let usual = usual_young_event(line.as_bytes())
+            .or_else(|| usual_parallel_young_event(line.as_bytes()))
             .or_else(|| usual_g1_pause(line.as_bytes()))
             .or_else(|| usual_initial_mark(line.as_bytes()))
             .or_else(|| usual_remark(line.as_bytes()));
