@@ -1165,6 +1165,57 @@ mod one_pass {
             }
         }
 
+        /// G1's cleanups, remarks and full collections read straight through read as the
+        /// general reading reads them; near misses (other phases, causes, heaps, durations,
+        /// failures, text after the event) are left to it.
+        #[test]
+        fn usual_g1_cycle_pauses_read_as_any(
+            head in mostly(&["[GC cleanup ", "[Full GC ", "[Full GC (Allocation Failure)  ", "[Full GC (System.gc()) "], &[
+                "[GC cleanup", "[GC cleanup  ", "[Full GC", "[Full GC (young) ", "[Full GC (CMS Final Remark) ",
+                "[Full GC (Allocation Failure)", "[Full GC (Allocation Failure)   ", "[Full GC (a-b) ",
+                "[Full GC (Ergonomics) [PSYoungGen: 1K->2K(3K)] ", "[GC remark ", "[Full GC 1.0: [CMS: ",
+            ]),
+            transition in mostly(&["1389M->1389M(2048M)", "12K->1K(1M)"], &[
+                "1.5M->1M(2M)", "1M->2M", "M->1M(2M)", "1M->2M(3M)x", "1M->2M(3M) ", "1M(2M)->1M(2M)", "",
+                "1M->2M(3M), [Metaspace: 1K->2K(3K)]",
+            ]),
+            phases in proptest::collection::vec(mostly(
+                &["12.345: [GC ref-proc, 0.0002 secs]", "2020-09-13T12:27:13.456+0000: 34.204: [Finalize Marking, 0,0001 secs]",
+                  "1.0: #3: [Unloading, 0.0014 secs]", "[GC ref-proc, 0.0002 secs]"],
+                &["1.0: [GC ref-proc, 0.0002 secs] ", "1.0: [GC ref-procx, 0.1 secs]", "1.0: [Other, 0.1 secs]",
+                  "1.0: [GC ref-proc, 1K->2K(3K), 0.1 secs]", "1.0: [GC ref-proc2020-09-13T12:27:13.456+0000: 1.0: [SoftReference, 0 refs, 0.0000 secs], 0.1 secs]",
+                  "1.0: [CMS-remark, 0.1 secs]", "1.0: [Unloading, 0.1 secs", "1.0: ", " ", "1.0: [GC ref-proc, 0.1 secs]x"],
+            ), 0..4),
+            blank in mostly(&[" "], &["", "  ", ","]),
+            duration in mostly(&["0.0009700", "2,3445510"], &["12", "0.12345678", "1.2.3", "", "0.1 x"]),
+            tail in mostly(&["", " [Times: user=0.02 sys=0.00, real=0.01 secs]"], &[
+                " ", "x", " [Times: user=0.02 sys=0.00, real=0.01 secs] (to-space exhausted)", " [Times: x",
+                "]", " (concurrent mode interrupted)", "[Times: user=0.02 sys=0.00, real=0.01 secs]",
+            ]),
+            extra in proptest::sample::select(vec!["", "", "", "[", "]", "->", "f", "x", " ", "(", ")", "-", ","]),
+            at in 0usize..200,
+        ) {
+            let line = if head == "[GC remark " {
+                let phases = phases.join(" ");
+                let phases = if phases.is_empty() { String::new() } else { format!("{blank}{phases}") };
+                format!("[GC remark{phases}, {duration} secs]{tail}")
+            } else {
+                format!("{head}{transition}, {duration} secs]{tail}")
+            };
+            let mut lines = vec![line.clone()];
+            if !extra.is_empty() {
+                let at = (0..=at.min(line.len())).rev().find(|&at| line.is_char_boundary(at)).unwrap_or(0);
+                lines.push(format!("{}{extra}{}", &line[..at], &line[at..]));
+            }
+            for line in lines {
+                let usual = usual_g1_cycle_pause(line.as_bytes());
+                prop_assert!(
+                    usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                    "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+                );
+            }
+        }
+
         /// Times read straight through read as the general reading reads them.
         #[test]
         fn usual_times_fields_read_as_any(
@@ -1313,6 +1364,13 @@ fn the_usual_events_are_read_straight_through() {
         // G1's ergonomics cut out of it (JDK 7), their blank left before the comma.
         "[GC pause (young) (initial-mark) , 0.1587570 secs]",
         "[GC pause (G1 Evacuation Pause) (young) , 0,0154000 secs]",
+        // G1's concurrent cycle's pauses and its full collection, JDK 7 and 8.
+        "[GC cleanup 1389M->1389M(2048M), 0.0009700 secs]",
+        "[GC remark 2020-09-13T12:27:13.456+0000: 34.204: [GC ref-proc, 0.0000340 secs], 0.0021040 secs]",
+        "[GC remark 1.0: [Finalize Marking, 0,0001000 secs] 1.0: [GC ref-proc, 0,0002000 secs] 1.0: [Unloading, 0,0014000 secs], 0,0039000 secs]",
+        "[GC remark, 0.0039000 secs]",
+        "[Full GC 1023M->1023M(1024M), 2.3445510 secs]",
+        "[Full GC (Allocation Failure)  1023M->1023M(1024M), 2.3445510 secs] [Times: user=2.01 sys=0.00, real=2.35 secs]",
         // Parallel's young collections, with and without a cause.
         "[GC (Allocation Failure) [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0,0082230 secs] [Times: user=0,02 sys=0,00, real=0,01 secs]",
         "[GC (System.gc()) [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0.0082230 secs] [Times: user=0.02 sys=0.00, real=0.01 secs] ",
@@ -1324,6 +1382,7 @@ fn the_usual_events_are_read_straight_through() {
     ] {
         let usual = usual_young_event(line.as_bytes())
             .or_else(|| usual_parallel_young_event(line.as_bytes()))
+            .or_else(|| usual_g1_cycle_pause(line.as_bytes()))
             .or_else(|| usual_g1_pause(line.as_bytes()))
             .or_else(|| usual_initial_mark(line.as_bytes()))
             .or_else(|| usual_remark(line.as_bytes()));
