@@ -1645,35 +1645,49 @@ fn other_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
 /// [`parse_jdk8_event`] of the line JDK 7 and 8 G1 open a pause's details with, read
 /// straight through: `[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]` (JDK 7 prints
 /// no cause: `[GC pause (young) (initial-mark), ...`; `(young) , 0.1587570 secs]` where the
-/// stitcher cut G1's ergonomics out of the line); its heap and times follow on lines of
-/// their own. `None` for anything else (other kinds, a heap on the line, text after it
+/// stitcher cut G1's ergonomics out of the line; `(young) (to-space exhausted)`, a failure
+/// to evacuate, named so); its heap and times follow on lines of their own. `None` for
+/// anything else (other kinds, a heap on the line, text after it
 /// other than times), which the general reading reads: with its groups and their names
 /// built, 2,800 instructions a pause.
 fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
-    /// The kinds whose words hold no failure (`to-space exhausted` is one).
-    const KINDS: [&[u8]; 4] = [b"young", b"mixed", b"initial-mark", b"partial"];
+    /// The kinds, as the name takes them, and whether they are a failure to evacuate (which
+    /// the general reading finds by its words: no other word of such an event is one).
+    const KINDS: [(&[u8], &str, bool); 6] = [
+        (b"young", "young", false),
+        (b"mixed", "mixed", false),
+        (b"initial-mark", "initial-mark", false),
+        (b"partial", "partial", false),
+        (b"to-space exhausted", "to-space exhausted", true),
+        (b"to-space overflow", "to-space overflow", true),
+    ];
     let mut text = rest.strip_prefix(b"[GC pause")?;
     let mut cause = None;
-    let mut name = String::from("GC pause");
+    let mut evacuation = false;
+    // Room for the usual kinds: grown a push at a time, the name was copied three times.
+    let mut name = String::with_capacity(48);
+    name.push_str("GC pause");
     while let Some(group) = text.strip_prefix(b" (") {
         let end = memchr::memchr(b')', group)?;
         let word = &group[..end];
-        if KINDS.contains(&word) {
+        if let Some(&(_, kind, failed)) = KINDS.iter().find(|(bytes, ..)| *bytes == word) {
             name.push_str(" (");
-            name.push_str(std::str::from_utf8(word).ok()?);
+            name.push_str(kind);
             name.push(')');
+            evacuation |= failed;
         } else {
             // Only the first group may be a cause (words only: no failure or phase).
             let usual = text.len() + 9 == rest.len()
                 && !word.is_empty()
-                && word.iter().all(|&c| is_cause_byte(c))
+                && word.iter().all(|&c| CAUSE_BYTES[usize::from(c)])
                 && !is_g1_kind(word)
                 && word != b"CMS Initial Mark"
                 && word != b"CMS Final Remark";
             if !usual {
                 return None;
             }
-            cause = Some(lossy(word));
+            // ASCII by the bytes read: checked a word at a time, not read as lossy UTF-8.
+            cause = Some(checked_lossy(word));
         }
         text = &group[end + 1..];
     }
@@ -1695,7 +1709,10 @@ fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
         cpu,
         heap: None,
         young: None,
-        failures: Failures::default(),
+        failures: Failures {
+            evacuation,
+            ..Failures::default()
+        },
         upgraded_to_full: false,
         collector: None,
         generations: None,
@@ -1791,7 +1808,7 @@ fn usual_parallel_young_event(rest: &[u8]) -> Option<GcPause> {
 /// the cause and what follows its `)`. `None` for anything else.
 #[inline]
 fn usual_cause(group: &[u8]) -> Option<(&[u8], &[u8])> {
-    let mut end = group.iter().position(|&c| !is_cause_byte(c))?;
+    let mut end = group.iter().position(|&c| !CAUSE_BYTES[usize::from(c)])?;
     if end == 0 {
         return None;
     }
@@ -2267,9 +2284,21 @@ fn usual_fine_seconds(text: &[u8]) -> Option<(u64, usize)> {
 }
 
 /// The bytes of a cause [`usual_young_event`] reads: letters, digits, blanks and dots.
-fn is_cause_byte(c: u8) -> bool {
+const fn is_cause_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() && c != b'f' && c != b'x' || c == b' ' || c == b'.'
 }
+
+/// [`is_cause_byte`] of every byte, looked up: the test took ten instructions a byte of a
+/// cause (`Allocation Failure`, read for every Parallel and G1 pause).
+const CAUSE_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        table[c] = is_cause_byte(c as u8);
+        c += 1;
+    }
+    table
+};
 
 /// [`parse_jdk8_event`] of any event.
 fn any_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {

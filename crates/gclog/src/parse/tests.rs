@@ -1094,8 +1094,9 @@ mod one_pass {
         #[test]
         fn usual_g1_pauses_read_as_any(
             groups in proptest::collection::vec(mostly(
-                &[" (G1 Evacuation Pause)", " (young)", " (mixed)", " (initial-mark)", " (GCLocker Initiated GC)"],
-                &[" (to-space exhausted)", " (to-space overflow)", " (CMS Final Remark)", " ()", " (System.gc())",
+                &[" (G1 Evacuation Pause)", " (young)", " (mixed)", " (initial-mark)", " (GCLocker Initiated GC)",
+                  " (to-space exhausted)", " (to-space overflow)"],
+                &[" (to-space exhausted )", " (to-space)", " (CMS Final Remark)", " ()", " (System.gc())",
                   " (partial)", " (fail)", " (a-b)", "(young)", " (young", " (Metadata GC Threshold) x"],
             ), 0..4),
             heap in mostly(&[""], &[" 24M->4000K(256M)", " 1K(2K)"]),
@@ -1123,6 +1124,7 @@ mod one_pass {
                 " (CMS Initial Mark)", " (CMS Final Remark)", " (young)", " ()", " (())", " (System.gc)()",
                 " (System.gc() )", " (fx)", " (a-b)", " (Allocation Failure)--", " (Allocation Failure) --",
                 "--", " (GCLocker Initiated GC)", " (x(y))", "(Allocation Failure)", " (Allocation Failure) 1.0: ",
+                " (promotion failed)", " (to-space overflow)",
             ]),
             generation in mostly(&[" [PSYoungGen: "], &[
                 "[PSYoungGen: ", " [PSYoungGen:", " [ParNew: ", " [DefNew: ", " [PSOldGen: ", " [Tenured: ",
@@ -1364,6 +1366,7 @@ fn the_usual_events_are_read_straight_through() {
         // G1's ergonomics cut out of it (JDK 7), their blank left before the comma.
         "[GC pause (young) (initial-mark) , 0.1587570 secs]",
         "[GC pause (G1 Evacuation Pause) (young) , 0,0154000 secs]",
+        "[GC pause (young) (to-space exhausted), 0.0154000 secs]",
         // G1's concurrent cycle's pauses and its full collection, JDK 7 and 8.
         "[GC cleanup 1389M->1389M(2048M), 0.0009700 secs]",
         "[GC remark 2020-09-13T12:27:13.456+0000: 34.204: [GC ref-proc, 0.0000340 secs], 0.0021040 secs]",
