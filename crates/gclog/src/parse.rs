@@ -1646,7 +1646,8 @@ fn other_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
 /// straight through: `[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]` (JDK 7 prints
 /// no cause: `[GC pause (young) (initial-mark), ...`; `(young) , 0.1587570 secs]` where the
 /// stitcher cut G1's ergonomics out of the line; `(young) (to-space exhausted)`, a failure
-/// to evacuate, named so); its heap and times follow on lines of their own. `None` for
+/// to evacuate, named so; the processing of references, see [`after_reference_phase`]); its
+/// heap and times follow on lines of their own. `None` for
 /// anything else (other kinds, a heap on the line, text after it
 /// other than times), which the general reading reads: with its groups and their names
 /// built, 2,800 instructions a pause.
@@ -1694,7 +1695,18 @@ fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
     // A blank before the comma: what HotSpot's G1 ergonomics printed into the line before it
     // (`[GC pause (young) 17.265: [G1Ergonomics (CSet Construction) ...]`) was cut out.
     let blanks = text.iter().take_while(|&&c| c == b' ').count();
-    let (duration_ns, after_event) = usual_event_seconds(text[blanks..].strip_prefix(b", ")?)?;
+    let mut text = &text[blanks..];
+    if !text.starts_with(b", ") {
+        // `-XX:+PrintReferenceGC`: each kind of reference processed, stamped (`2020-09-13T12:27:04.192+0000:
+        // 24.192: [SoftReference, 0 refs, 0.0000813 secs]...[JNI Weak Reference, 0.0239112 secs]`).
+        loop {
+            text = after_reference_phase(skip_stamp_bytes(text).strip_prefix(b"[")?)?;
+            if text.starts_with(b", ") {
+                break;
+            }
+        }
+    }
+    let (duration_ns, after_event) = usual_event_seconds(&text[2..])?;
     let cpu = if after_event.is_empty() {
         None
     } else {
@@ -1718,6 +1730,29 @@ fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
         generations: None,
         icms_duty_cycle: None,
     })
+}
+
+/// What follows the phase of reference processing `text` starts with (after its `[`), as
+/// HotSpot prints them into a pause with `-XX:+PrintReferenceGC`: `SoftReference, 0 refs,
+/// 0.0000813 secs]` (`PhantomReference` gives two counts, `JNI Weak Reference` none). The
+/// names hold no failure's words, no generation's and no CMS phase; the numbers are not
+/// read. `None` for any other text.
+fn after_reference_phase(text: &[u8]) -> Option<&[u8]> {
+    let mut numbers = match text.first()? {
+        b'S' => text.strip_prefix(b"SoftReference, "),
+        b'W' => text.strip_prefix(b"WeakReference, "),
+        b'F' => text.strip_prefix(b"FinalReference, "),
+        b'P' => text.strip_prefix(b"PhantomReference, "),
+        b'J' => text.strip_prefix(b"JNI Weak Reference, "),
+        _ => None,
+    }?;
+    loop {
+        let after = after_unread_number(numbers)?;
+        match after.strip_prefix(b" refs, ") {
+            Some(next) => numbers = next,
+            None => return after.strip_prefix(b" secs]"),
+        }
+    }
 }
 
 /// [`parse_jdk8_event`] of CMS's initial mark as JDK 6-8 print it, read straight through:

@@ -1101,13 +1101,25 @@ mod one_pass {
             ), 0..4),
             heap in mostly(&[""], &[" 24M->4000K(256M)", " 1K(2K)"]),
             blank in mostly(&["", " "], &["  ", "\t", " x", ",", " ,"]),
+            references in proptest::collection::vec(mostly(&[
+                " 2020-09-13T12:27:04.192+0000: 24.192: [SoftReference, 0 refs, 0.0000813 secs]",
+                "2020-09-13T12:27:04.192+0000: 24.192: [WeakReference, 41 refs, 0,0000208 secs]",
+                "24.192: [FinalReference, 319 refs, 0.0010788 secs]",
+                "[PhantomReference, 0 refs, 6 refs, 0.0000123 secs]",
+                " 1.0: [JNI Weak Reference, 0.0239112 secs]",
+            ], &[
+                " 1.0: [SoftReference, 0 refs, 1K->2K(3K), 0.1 secs]", " 1.0: [SoftReference, refs, 0.1 secs]",
+                " 1.0: [SoftReference, 0 refs, 0.1 secs", " 1.0: [CMS: 0 refs, 0.1 secs]", " 1.0: [Tenured, 0.1 secs]",
+                " 1.0: [SoftReference, 0 refs, 0.1 secs] ", " 1.0: [WeakReference, 0 refs 0.1 secs]",
+                " 1.0: [JNI Weak Reference, 0.1 secs]x", " 1.0: ", " [failed, 0.1 secs]",
+            ]), 0..3),
             duration in mostly(&["0.0154", "0,0000970"], &["12", "0.12345678", "1.2.3", ""]),
             tail in mostly(&["", " [Times: user=0.02 sys=0.00, real=0.01 secs]"], &[
                 " ", "x", " [Times: user=0.02 sys=0.00, real=0.01 secs] (to-space exhausted)", " [Times: x",
                 "]", " (promotion failed)", "[Times: user=0.02 sys=0.00, real=0.01 secs]",
             ]),
         ) {
-            let line = format!("[GC pause{}{heap}{blank}, {duration} secs]{tail}", groups.concat());
+            let line = format!("[GC pause{}{heap}{blank}{}, {duration} secs]{tail}", groups.concat(), references.concat());
             let usual = usual_g1_pause(line.as_bytes());
             prop_assert!(
                 usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
@@ -1367,6 +1379,7 @@ fn the_usual_events_are_read_straight_through() {
         "[GC pause (young) (initial-mark) , 0.1587570 secs]",
         "[GC pause (G1 Evacuation Pause) (young) , 0,0154000 secs]",
         "[GC pause (young) (to-space exhausted), 0.0154000 secs]",
+        "[GC pause (G1 Evacuation Pause) (young) 2020-09-13T12:27:04.192+0000: 24.192: [SoftReference, 0 refs, 0.0000813 secs]2020-09-13T12:27:04.192+0000: 24.192: [WeakReference, 41 refs, 0.0000208 secs]2020-09-13T12:27:04.192+0000: 24.192: [FinalReference, 319 refs, 0.0010788 secs]2020-09-13T12:27:04.193+0000: 24.193: [PhantomReference, 0 refs, 6 refs, 0.0000123 secs]2020-09-13T12:27:04.193+0000: 24.193: [JNI Weak Reference, 0.0239112 secs], 0.1060907 secs]",
         // G1's concurrent cycle's pauses and its full collection, JDK 7 and 8.
         "[GC cleanup 1389M->1389M(2048M), 0.0009700 secs]",
         "[GC remark 2020-09-13T12:27:13.456+0000: 34.204: [GC ref-proc, 0.0000340 secs], 0.0021040 secs]",
