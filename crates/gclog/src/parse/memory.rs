@@ -302,9 +302,16 @@ fn tenths_transition(text: &[u8]) -> Option<(HeapChange, &[u8])> {
 }
 
 /// A size of one to nine digits, one decimal and its unit (`17.5G`, or `17,5G` in a locale
-/// with a decimal comma), in bytes as [`size_bytes`] gives them, and what follows it.
+/// with a decimal comma), in bytes as [`size_bytes`] gives them, and what follows it. Its
+/// digits are read eight bytes at a time, and it is inlined into [`tenths_transition`]
+/// (`#[inline]` alone left it a call): a line's ten sizes cost 850 instructions, 950 before.
+#[inline(always)]
 fn tenths_size(text: &[u8]) -> Option<(u64, &[u8])> {
-    let (whole, digits) = super::nine_digits(text, 0)?;
+    let (whole, digits) = match crate::num::few_leading_digits(text) {
+        Some((_, 0)) => return None,
+        Some(few) => few,
+        None => super::nine_digits(text, 0)?,
+    };
     let [b'.' | b',', tenth @ b'0'..=b'9', unit, ..] = text[digits..] else {
         return None;
     };
