@@ -1094,23 +1094,140 @@ mod one_pass {
         #[test]
         fn usual_g1_pauses_read_as_any(
             groups in proptest::collection::vec(mostly(
-                &[" (G1 Evacuation Pause)", " (young)", " (mixed)", " (initial-mark)", " (GCLocker Initiated GC)"],
-                &[" (to-space exhausted)", " (to-space overflow)", " (CMS Final Remark)", " ()", " (System.gc())",
+                &[" (G1 Evacuation Pause)", " (young)", " (mixed)", " (initial-mark)", " (GCLocker Initiated GC)",
+                  " (to-space exhausted)", " (to-space overflow)"],
+                &[" (to-space exhausted )", " (to-space)", " (CMS Final Remark)", " ()", " (System.gc())",
                   " (partial)", " (fail)", " (a-b)", "(young)", " (young", " (Metadata GC Threshold) x"],
             ), 0..4),
             heap in mostly(&[""], &[" 24M->4000K(256M)", " 1K(2K)"]),
+            blank in mostly(&["", " "], &["  ", "\t", " x", ",", " ,"]),
+            references in proptest::collection::vec(mostly(&[
+                " 2020-09-13T12:27:04.192+0000: 24.192: [SoftReference, 0 refs, 0.0000813 secs]",
+                "2020-09-13T12:27:04.192+0000: 24.192: [WeakReference, 41 refs, 0,0000208 secs]",
+                "24.192: [FinalReference, 319 refs, 0.0010788 secs]",
+                "[PhantomReference, 0 refs, 6 refs, 0.0000123 secs]",
+                " 1.0: [JNI Weak Reference, 0.0239112 secs]",
+            ], &[
+                " 1.0: [SoftReference, 0 refs, 1K->2K(3K), 0.1 secs]", " 1.0: [SoftReference, refs, 0.1 secs]",
+                " 1.0: [SoftReference, 0 refs, 0.1 secs", " 1.0: [CMS: 0 refs, 0.1 secs]", " 1.0: [Tenured, 0.1 secs]",
+                " 1.0: [SoftReference, 0 refs, 0.1 secs] ", " 1.0: [WeakReference, 0 refs 0.1 secs]",
+                " 1.0: [JNI Weak Reference, 0.1 secs]x", " 1.0: ", " [failed, 0.1 secs]",
+            ]), 0..3),
             duration in mostly(&["0.0154", "0,0000970"], &["12", "0.12345678", "1.2.3", ""]),
             tail in mostly(&["", " [Times: user=0.02 sys=0.00, real=0.01 secs]"], &[
                 " ", "x", " [Times: user=0.02 sys=0.00, real=0.01 secs] (to-space exhausted)", " [Times: x",
                 "]", " (promotion failed)", "[Times: user=0.02 sys=0.00, real=0.01 secs]",
             ]),
         ) {
-            let line = format!("[GC pause{}{heap}, {duration} secs]{tail}", groups.concat());
+            let line = format!("[GC pause{}{heap}{blank}{}, {duration} secs]{tail}", groups.concat(), references.concat());
             let usual = usual_g1_pause(line.as_bytes());
             prop_assert!(
                 usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
                 "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
             );
+        }
+
+        /// Parallel's young collections read straight through read as the general reading
+        /// reads them; near misses (other causes, generations, transitions, durations,
+        /// failures, text after the event) are left to it.
+        #[test]
+        fn usual_parallel_young_events_read_as_any(
+            cause in mostly(&["", " (Allocation Failure)", " (System.gc())", " (Ergonomics)"], &[
+                " (CMS Initial Mark)", " (CMS Final Remark)", " (young)", " ()", " (())", " (System.gc)()",
+                " (System.gc() )", " (fx)", " (a-b)", " (Allocation Failure)--", " (Allocation Failure) --",
+                "--", " (GCLocker Initiated GC)", " (x(y))", "(Allocation Failure)", " (Allocation Failure) 1.0: ",
+                " (promotion failed)", " (to-space overflow)",
+            ]),
+            generation in mostly(&[" [PSYoungGen: "], &[
+                "[PSYoungGen: ", " [PSYoungGen:", " [ParNew: ", " [DefNew: ", " [PSOldGen: ", " [Tenured: ",
+                " [PSYoungGen: [CMS: ", " [CMS: ", " [PSYoungGenx: ",
+            ]),
+            transitions in [(); 2].map(|()| mostly(&["540800K->1217K(617472K)", "1K->2M(3G)"], &[
+                "1234567890123456K->1K(2K)", "12345678K->1K(2K)", "1.5K->1K(2K)", "1K->2K",
+                "1K->2K(3K) icms_dc=5 ", "K->1K(2K)", "1K(2K)->1K(2K)", "1K->2K(3K)x", "1K->2K(3K) ",
+            ])),
+            between in mostly(&["] "], &["]", "]  ", "], ", "] [ParOldGen: 1K->2K(3K)] ", "] [Tenured: 1K->2K(3K)] "]),
+            duration in mostly(&["0.0082230", "0,0082230"], &[
+                "12", "123456789.1234567", "1234567890.1", "0.12345678", "0.", ".5", "1.2.3", "0.1 x",
+            ]),
+            tail in mostly(&[
+                " [Times: user=0.02 sys=0.00, real=0.01 secs]", " [Times: user=0,02 sys=0,00, real=0,01 secs] ", "",
+            ], &[
+                " [Times: user=0.02 sys=0.00, real=0.01 secs] (promotion failed)", " [Times: x", " ",
+                " [Times: user=0.02 sys=0.00, real=0.01 secs]]", "[Times: user=1 sys=1, real=1 secs]",
+                " (to-space overflow) [Times: user=0.02 sys=0.00, real=0.01 secs]",
+                " [Times: user=0.02 sys=0.00, real=0.01 secs]Java HotSpot(TM) 64-Bit Server VM for windows-amd64",
+            ]),
+            extra in proptest::sample::select(vec!["", "", "", "[", "]", "->", "f", "x", " ", "(", ")", "-"]),
+            at in 0usize..200,
+        ) {
+            let line = format!(
+                "[GC{cause}{generation}{}{between}{}, {duration} secs]{tail}",
+                transitions[0], transitions[1],
+            );
+            let mut lines = vec![line.clone()];
+            if !extra.is_empty() {
+                let at = (0..=at.min(line.len())).rev().find(|&at| line.is_char_boundary(at)).unwrap_or(0);
+                lines.push(format!("{}{extra}{}", &line[..at], &line[at..]));
+            }
+            for line in lines {
+                let usual = usual_parallel_young_event(line.as_bytes());
+                prop_assert!(
+                    usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                    "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+                );
+            }
+        }
+
+        /// G1's cleanups, remarks and full collections read straight through read as the
+        /// general reading reads them; near misses (other phases, causes, heaps, durations,
+        /// failures, text after the event) are left to it.
+        #[test]
+        fn usual_g1_cycle_pauses_read_as_any(
+            head in mostly(&["[GC cleanup ", "[Full GC ", "[Full GC (Allocation Failure)  ", "[Full GC (System.gc()) "], &[
+                "[GC cleanup", "[GC cleanup  ", "[Full GC", "[Full GC (young) ", "[Full GC (CMS Final Remark) ",
+                "[Full GC (Allocation Failure)", "[Full GC (Allocation Failure)   ", "[Full GC (a-b) ",
+                "[Full GC (Ergonomics) [PSYoungGen: 1K->2K(3K)] ", "[GC remark ", "[Full GC 1.0: [CMS: ",
+            ]),
+            transition in mostly(&["1389M->1389M(2048M)", "12K->1K(1M)"], &[
+                "1.5M->1M(2M)", "1M->2M", "M->1M(2M)", "1M->2M(3M)x", "1M->2M(3M) ", "1M(2M)->1M(2M)", "",
+                "1M->2M(3M), [Metaspace: 1K->2K(3K)]",
+            ]),
+            phases in proptest::collection::vec(mostly(
+                &["12.345: [GC ref-proc, 0.0002 secs]", "2020-09-13T12:27:13.456+0000: 34.204: [Finalize Marking, 0,0001 secs]",
+                  "1.0: #3: [Unloading, 0.0014 secs]", "[GC ref-proc, 0.0002 secs]"],
+                &["1.0: [GC ref-proc, 0.0002 secs] ", "1.0: [GC ref-procx, 0.1 secs]", "1.0: [Other, 0.1 secs]",
+                  "1.0: [GC ref-proc, 1K->2K(3K), 0.1 secs]", "1.0: [GC ref-proc2020-09-13T12:27:13.456+0000: 1.0: [SoftReference, 0 refs, 0.0000 secs], 0.1 secs]",
+                  "1.0: [CMS-remark, 0.1 secs]", "1.0: [Unloading, 0.1 secs", "1.0: ", " ", "1.0: [GC ref-proc, 0.1 secs]x"],
+            ), 0..4),
+            blank in mostly(&[" "], &["", "  ", ","]),
+            duration in mostly(&["0.0009700", "2,3445510"], &["12", "0.12345678", "1.2.3", "", "0.1 x"]),
+            tail in mostly(&["", " [Times: user=0.02 sys=0.00, real=0.01 secs]"], &[
+                " ", "x", " [Times: user=0.02 sys=0.00, real=0.01 secs] (to-space exhausted)", " [Times: x",
+                "]", " (concurrent mode interrupted)", "[Times: user=0.02 sys=0.00, real=0.01 secs]",
+            ]),
+            extra in proptest::sample::select(vec!["", "", "", "[", "]", "->", "f", "x", " ", "(", ")", "-", ","]),
+            at in 0usize..200,
+        ) {
+            let line = if head == "[GC remark " {
+                let phases = phases.join(" ");
+                let phases = if phases.is_empty() { String::new() } else { format!("{blank}{phases}") };
+                format!("[GC remark{phases}, {duration} secs]{tail}")
+            } else {
+                format!("{head}{transition}, {duration} secs]{tail}")
+            };
+            let mut lines = vec![line.clone()];
+            if !extra.is_empty() {
+                let at = (0..=at.min(line.len())).rev().find(|&at| line.is_char_boundary(at)).unwrap_or(0);
+                lines.push(format!("{}{extra}{}", &line[..at], &line[at..]));
+            }
+            for line in lines {
+                let usual = usual_g1_cycle_pause(line.as_bytes());
+                prop_assert!(
+                    usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                    "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+                );
+            }
         }
 
         /// Times read straight through read as the general reading reads them.
@@ -1347,12 +1464,30 @@ fn the_usual_events_are_read_straight_through() {
         // G1's pauses of JDK 7 and 8, their details on the lines after them.
         "[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]",
         "[GC pause (young) (initial-mark), 0.0154 secs]",
+        // G1's ergonomics cut out of it (JDK 7), their blank left before the comma.
+        "[GC pause (young) (initial-mark) , 0.1587570 secs]",
+        "[GC pause (G1 Evacuation Pause) (young) , 0,0154000 secs]",
+        "[GC pause (young) (to-space exhausted), 0.0154000 secs]",
+        "[GC pause (G1 Evacuation Pause) (young) 2020-09-13T12:27:04.192+0000: 24.192: [SoftReference, 0 refs, 0.0000813 secs]2020-09-13T12:27:04.192+0000: 24.192: [WeakReference, 41 refs, 0.0000208 secs]2020-09-13T12:27:04.192+0000: 24.192: [FinalReference, 319 refs, 0.0010788 secs]2020-09-13T12:27:04.193+0000: 24.193: [PhantomReference, 0 refs, 6 refs, 0.0000123 secs]2020-09-13T12:27:04.193+0000: 24.193: [JNI Weak Reference, 0.0239112 secs], 0.1060907 secs]",
+        // G1's concurrent cycle's pauses and its full collection, JDK 7 and 8.
+        "[GC cleanup 1389M->1389M(2048M), 0.0009700 secs]",
+        "[GC remark 2020-09-13T12:27:13.456+0000: 34.204: [GC ref-proc, 0.0000340 secs], 0.0021040 secs]",
+        "[GC remark 1.0: [Finalize Marking, 0,0001000 secs] 1.0: [GC ref-proc, 0,0002000 secs] 1.0: [Unloading, 0,0014000 secs], 0,0039000 secs]",
+        "[GC remark, 0.0039000 secs]",
+        "[Full GC 1023M->1023M(1024M), 2.3445510 secs]",
+        "[Full GC (Allocation Failure)  1023M->1023M(1024M), 2.3445510 secs] [Times: user=2.01 sys=0.00, real=2.35 secs]",
+        // Parallel's young collections, with and without a cause.
+        "[GC (Allocation Failure) [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0,0082230 secs] [Times: user=0,02 sys=0,00, real=0,01 secs]",
+        "[GC (System.gc()) [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0.0082230 secs] [Times: user=0.02 sys=0.00, real=0.01 secs] ",
+        "[GC [PSYoungGen: 8192K->1008K(9216K)] 8192K->1016K(19456K), 0.0046760 secs]",
         // Remarks, with and without the young collection before them.
         "[GC[YG occupancy: 30716 K (59008 K)]35.599: [Rescan (parallel) , 0.0006399 secs]35.600: [weak refs processing, 0.0000164 secs]35.600: [class unloading, 0.0000893 secs]35.600: [scrub symbol & string tables, 0.0002622 secs] [1 ASCMS-remark: 186553K(458752K)] 217270K(517760K), 0.0011261 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
         "[GC[YG occupancy: 24286 K (43008 K)]2020-09-13T12:27:13.496+0000: 34.247: [GC2020-09-13T12:27:13.496+0000: 34.247: [ParNew: 24286K->24286K(43008K), 0.0000496 secs] 98052K->98052K(138624K), 0.0002310 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] 2020-09-13T12:27:13.496+0000: 34.247: [Rescan (parallel) , 0.0001500 secs]2020-09-13T12:27:13.496+0000: 34.247: [weak refs processing, 0.0000060 secs]2020-09-13T12:27:13.496+0000: 34.247: [scrub string table, 0.0000370 secs][1 CMS-remark: 73765K(95616K)] 98052K(138624K), 0.0004230 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
         "[GC (CMS Final Remark) [YG occupancy: 830688 K (1310720 K)]2020-09-13T12:26:37.504+0000: 10.001: [GC (CMS Final Remark) 10.001: [ParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->36167K(4980736K), 0.1306264 secs] [Times: user=0.45 sys=0.02, real=0.12 secs]10.131: [Rescan (parallel) , 0.0173509 secs]10.149: [weak refs processing, 0.0018299 secs]10.151: [class unloading, 0.0084064 secs]10.159: [scrub symbol table, 0.0160760 secs]10.175: [scrub string table, 0.0013724 secs][1 CMS-remark: 10911K(3670016K)] 36167K(4980736K), 0.1787717 secs] [Times: user=0.58 sys=0.02, real=0.17 secs]",
     ] {
         let usual = usual_young_event(line.as_bytes())
+            .or_else(|| usual_parallel_young_event(line.as_bytes()))
+            .or_else(|| usual_g1_cycle_pause(line.as_bytes()))
             .or_else(|| usual_g1_pause(line.as_bytes()))
             .or_else(|| usual_initial_mark(line.as_bytes()))
             .or_else(|| usual_remark(line.as_bytes()));
