@@ -614,18 +614,20 @@ fn a_safepoint_recorded_by_its_begin_alone_holds_the_gc_pause_that_follows_it() 
             let op = l.split("Safepoint \"").nth(1)?.split('"').next()?;
             let reaching = l.split("Reaching safepoint: ").nth(1)?.split(' ').next()?;
             let ns: u64 = reaching.parse().ok()?;
-            (op.starts_with('Z') && ns >= 10_000_000).then_some(ns)
+            (op.starts_with('Z') && ns >= 9_000_000).then_some(ns)
         })
         .collect();
+    // The log and the recording time each stop apart: one near the recording's 10 ms
+    // threshold may fall on either side of it in each (a busy host makes more of them), so
+    // those within a millisecond of it may count or not.
+    let surely_held = held_gc_ops.iter().filter(|&&ns| ns >= 11_000_000).count();
+    let held = surely_held..=held_gc_ops.len();
     let begins = jfr_print(jdk, &jfr, &["jdk.SafepointBegin", "jdk.GCPhasePause"]);
     let pauses = begins
         .iter()
         .filter(|e| e["type"] == "jdk.GCPhasePause")
         .count();
-    assert!(
-        pauses > 0 && !held_gc_ops.is_empty(),
-        "no ZGC pause was held up"
-    );
+    assert!(pauses > 0 && surely_held > 0, "no ZGC pause was held up");
     let json = analyze_json(std::slice::from_ref(&jfr));
     let safepoints = &json["safepoints"];
     let gc_stops: u64 = safepoints["operations"]
@@ -635,7 +637,10 @@ fn a_safepoint_recorded_by_its_begin_alone_holds_the_gc_pause_that_follows_it() 
         .filter(|o| o["gc"] == true)
         .map(|o| o["count"].as_u64().unwrap())
         .sum();
-    assert_eq!(gc_stops, held_gc_ops.len() as u64, "{safepoints}");
+    assert!(
+        held.contains(&(gc_stops as usize)),
+        "{held:?}: {safepoints}"
+    );
     // Every pause was counted in its own safepoint, none in the stop after it.
     let names: Vec<&str> = safepoints["operations"]
         .as_array()
@@ -652,7 +657,7 @@ fn a_safepoint_recorded_by_its_begin_alone_holds_the_gc_pause_that_follows_it() 
         .iter()
         .filter(|w| w["ttsp_ms"].as_f64().is_some_and(|t| t >= 10.0))
         .count();
-    assert_eq!(held_pauses, held_gc_ops.len(), "{worst:?}");
+    assert!(held.contains(&held_pauses), "{held:?}: {worst:?}");
     // Each stop's time to safepoint is its begin event's duration, as long as the log says.
     let begun = begins
         .iter()
@@ -666,7 +671,7 @@ fn a_safepoint_recorded_by_its_begin_alone_holds_the_gc_pause_that_follows_it() 
     );
     let ttsp = analyze_support::finding(&json, "long_ttsp").expect("long_ttsp");
     assert!(
-        ttsp["count"].as_u64().unwrap() >= held_gc_ops.len() as u64,
+        ttsp["count"].as_u64().unwrap() >= surely_held as u64,
         "{ttsp}"
     );
     // The recording states the JVM's options: the ones that took the poll out of the loop.
