@@ -141,7 +141,13 @@ impl Analyzer<'_> {
     }
 
     #[inline(never)]
-    fn heap_to_sink(&mut self, stamp: &Stamp, heap: HeapChange, name: &str, gc_id: Option<u64>) {
+    pub(super) fn heap_to_sink(
+        &mut self,
+        stamp: &Stamp,
+        heap: HeapChange,
+        name: &str,
+        gc_id: Option<u64>,
+    ) {
         if let Some(sink) = self.sink.as_deref_mut() {
             sink.heap(&HeapSample {
                 uptime_ms: stamp.uptime_ns.map(|u| u as f64 / 1e6),

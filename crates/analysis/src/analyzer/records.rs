@@ -222,11 +222,18 @@ impl Analyzer<'_> {
         if let Some(pause) = pause {
             pause.heap = Some(heap);
             pause.young = Some(young);
-            let (start, name, gc_id) = (pause.start, pause.name.clone(), pause.gc_id);
-            self.heap_sample(&start, heap, &name, gc_id);
+            let at = clock_ns(&pause.start);
             // A mixed collection frees old regions too: what it promoted is unknown.
-            if !name.contains("mixed") {
-                self.memory.young(clock_ns(&start), young, heap);
+            let mixed = pause.name.contains("mixed");
+            // `heap_sample`, with the pause's name copied only for a sink: the pause is
+            // borrowed where it waits.
+            self.memory.heap(at, heap);
+            if self.sink.is_some() {
+                let (start, name, gc_id) = (pause.start, pause.name.clone(), pause.gc_id);
+                self.heap_to_sink(&start, heap, &name, gc_id);
+            }
+            if !mixed {
+                self.memory.young(at, young, heap);
             }
         }
     }

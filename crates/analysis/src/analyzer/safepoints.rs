@@ -6,7 +6,8 @@ use pauselab_pause::{is_gc_operation, Collector};
 use pauselab_pause::{DurationStats, PauseEvent, PauseKind, SourceLine};
 
 use crate::analyzer::Analyzer;
-use crate::rules::rule::{Seen, Series, Stop, Watch};
+use crate::rules::marks::stop_marks;
+use crate::rules::rule::{Seen, Series, Stop};
 use crate::totals::{Totals, TotalsByName};
 use crate::waiting::StopPauses;
 
@@ -71,23 +72,28 @@ impl Analyzer<'_> {
             Series::Statistics => &mut self.safepoint_statistics,
         };
         count_safepoint(counted, &sp, operation, is_gc);
-        let seen = Seen {
-            item: &Stop {
-                safepoint: &sp,
-                operation,
-                is_gc,
-                series,
-                held_up_by: held_up_by.as_deref(),
-                pauses,
-            },
-            start: sp.start,
-            file: &self.files[fi].file,
-            line,
-            keep: self.opts.evidence,
-            thresholds: &self.opts.thresholds,
+        let stop = Stop {
+            safepoint: &sp,
+            operation,
+            is_gc,
+            series,
+            held_up_by: held_up_by.as_deref(),
+            pauses,
         };
-        self.rules
-            .observe(Watch::Safepoint, |rule| rule.safepoint(&seen));
+        // Most stops are a GC's, quick to reach: shown to no rule.
+        let marks = stop_marks(&stop, &self.opts.thresholds);
+        if !marks.is_empty() {
+            let seen = Seen {
+                item: &stop,
+                start: sp.start,
+                file: &self.files[fi].file,
+                line,
+                keep: self.opts.evidence,
+                thresholds: &self.opts.thresholds,
+            };
+            self.rules
+                .observe_marks(marks, |rule| rule.safepoint(&seen));
+        }
         if let Some(sink) = self.sink.as_deref_mut() {
             let event = PauseEvent {
                 start_ms: sp.start.uptime_ns.map(|u| u as f64 / 1e6),

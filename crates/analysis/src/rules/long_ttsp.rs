@@ -5,7 +5,7 @@
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate, JvmFlags};
 use crate::rules::finding::{graded, ms, Finding};
-use crate::rules::rule::{Context, PerSeries, Rule, Seen, Stop, Watch};
+use crate::rules::rule::{Context, Marks, PerSeries, Rule, Seen, Stop, Watch};
 use crate::rules::{busy_cpu, real_gt_cpu};
 use crate::timeouts::Culprit;
 
@@ -22,6 +22,10 @@ pub(crate) fn start() -> Box<dyn Rule> {
 }
 
 impl Rule for LongTtsp {
+    fn counts(&self) -> Marks {
+        Marks::SLOW_TO_STOP
+    }
+
     fn safepoint(&mut self, seen: &Seen<'_, Stop<'_>>) {
         let stop = seen.item;
         let sp = stop.safepoint;

@@ -1,14 +1,15 @@
-//! Which pauses the rules that count only some of them are shown (see
-//! [`Watch::MarkedPause`](crate::rules::rule::Watch::MarkedPause) and
-//! [`Watch::OffCpuPause`](crate::rules::rule::Watch::OffCpuPause)): told once per pause by
-//! the analysis, from what the rules themselves match on. Below the rules it asks about,
+//! Which pauses and stops the rules that count only some of them are shown (see
+//! [`Watch::MarkedPause`](crate::rules::rule::Watch::MarkedPause),
+//! [`Watch::OffCpuPause`](crate::rules::rule::Watch::OffCpuPause) and
+//! [`Watch::Safepoint`](crate::rules::rule::Watch::Safepoint)): told once per pause or stop
+//! by the analysis, from what the rules themselves match on. Below the rules it asks about,
 //! which know nothing of it.
 
 use pauselab_pause::record::GcPause;
 
 use crate::rules::full_gc::is_full_collection;
 use crate::rules::real_gt_gc::stopped_outside_ns;
-use crate::rules::rule::Marks;
+use crate::rules::rule::{Marks, Series, Stop};
 use crate::rules::Thresholds;
 use crate::rules::{allocation_stalls, humongous_allocation};
 use crate::totals::NameMarks;
@@ -80,6 +81,21 @@ pub(crate) fn cpu_marks(pause: &GcPause, thresholds: &Thresholds) -> Marks {
     }
 }
 
+/// What may make a rule watching [`Watch::Safepoint`](crate::rules::rule::Watch::Safepoint)
+/// count `stop`, one mark each: it collected no garbage, GC pauses ran in it (safepoint
+/// lines only: the statistics table does not say which), its threads were slow to reach
+/// it. None for a quick GC stop of the statistics table or one whose pauses were lost.
+#[inline]
+pub(crate) fn stop_marks(stop: &Stop<'_>, thresholds: &Thresholds) -> Marks {
+    Marks::NOT_GC.when(!stop.is_gc)
+        | Marks::GC_IN_STOP.when(stop.series == Series::Lines && !stop.pauses.is_empty())
+        | Marks::SLOW_TO_STOP.when(
+            stop.safepoint
+                .ttsp_ns
+                .is_some_and(|t| t > thresholds.ttsp_ns),
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,8 +103,9 @@ mod tests {
     use crate::rules::causes::JvmFlags;
     use crate::rules::rule::{Context, Rule, Seen, Series, Watch};
     use crate::rules::{Thresholds, REGISTRY};
-    use pauselab_pause::record::Stamp;
+    use crate::waiting::{PauseRecord, Pending, StopPauses};
     use pauselab_pause::record::{Cpu, Failures, HeapChange};
+    use pauselab_pause::record::{Format, Parsed, Record, Safepoint, Stamp};
     use proptest::prelude::*;
 
     fn pause_strategy() -> impl Strategy<Value = GcPause> {
@@ -215,6 +232,116 @@ mod tests {
                 }
                 prop_assert_eq!(rule.matched(&ctx), 0, "{}", entry.id);
                 prop_assert!(rule.finding(&ctx).is_none(), "{}", entry.id);
+            }
+        }
+
+        /// A rule watching safepoints ends with the same finding whether it was shown every
+        /// stop or only those bearing a mark it counts.
+        #[test]
+        fn rules_watching_safepoints_ignore_the_stops_without_their_marks(
+            stops in prop::collection::vec(
+                (
+                    1u64..200_000_000,
+                    prop::option::of(0u64..100_000_000),
+                    any::<[bool; 3]>(),
+                    prop::option::of(1u64..100_000_000),
+                ),
+                1..40,
+            ),
+        ) {
+            let thresholds = Thresholds::default();
+            let waiting: Vec<Vec<Pending>> = stops
+                .iter()
+                .map(|&(_, _, _, gc)| {
+                    gc.map(|duration_ns| {
+                        let parsed = Box::new(Parsed {
+                            format: Format::Jdk8,
+                            stamp: Stamp::default(),
+                            record: Record::Pause(GcPause {
+                                duration_ns,
+                                name: "GC".to_string(),
+                                ..GcPause::default()
+                            }),
+                        });
+                        Pending {
+                            pause: PauseRecord::of(parsed).ok().unwrap(),
+                            file: 0,
+                            line: 1,
+                            ttsp_ns: None,
+                            stopped_ns: None,
+                        }
+                    })
+                    .into_iter()
+                    .collect()
+                })
+                .collect();
+            let safepoints: Vec<Safepoint> = stops
+                .iter()
+                .map(|&(total_ns, ttsp_ns, _, _)| Safepoint {
+                    start: Stamp::default(),
+                    total_ns,
+                    ttsp_ns,
+                    operation: None,
+                })
+                .collect();
+            let seen: Vec<Stop<'_>> = stops
+                .iter()
+                .enumerate()
+                .map(|(i, &(_, _, [is_gc, statistics, timed_out], _))| Stop {
+                    safepoint: &safepoints[i],
+                    operation: if is_gc { "GC" } else { "(not a GC)" },
+                    is_gc,
+                    series: if statistics { Series::Statistics } else { Series::Lines },
+                    held_up_by: timed_out.then_some("VM Thread"),
+                    pauses: StopPauses::of(&waiting[i]),
+                })
+                .collect();
+            let flags = JvmFlags::default();
+            let empty = RuleTracker::default();
+            let ctx = Context {
+                thresholds,
+                flags: &flags,
+                pause_count: 10,
+                pause_total_ns: 1_000_000_000,
+                covered_ns: 60_000_000_000,
+                series: Series::Lines,
+                safepoint_count: stops.len() as u64,
+                non_gc_total_ns: 1_000_000_000,
+                non_gc_count: 3,
+                top_non_gc_operations: Vec::new(),
+                full_gc_causes: Vec::new(),
+                worst_windows: &[],
+                allocation_stalls: (0, 0.0, 0.0),
+                generational_zgc: false,
+                jdk_feature: None,
+                safepoint_timeouts: &[],
+                unmatched_timeouts: &empty,
+                matched: REGISTRY.iter().map(|e| (e.id, 0)).collect(),
+            };
+            for entry in REGISTRY.iter().filter(|e| e.watches.contains(&Watch::Safepoint)) {
+                let mut every = (entry.start)();
+                let mut marked = (entry.start)();
+                for stop in &seen {
+                    let shown = Seen {
+                        item: stop,
+                        start: Stamp::default(),
+                        file: "gc.log",
+                        line: 1,
+                        keep: 5,
+                        thresholds: &thresholds,
+                    };
+                    every.safepoint(&shown);
+                    if marked.counts().intersects(stop_marks(stop, &thresholds)) {
+                        marked.safepoint(&shown);
+                    }
+                }
+                prop_assert_eq!(every.matched(&ctx), marked.matched(&ctx), "{}", entry.id);
+                prop_assert_eq!(
+                    format!("{:?}", every.finding(&ctx)),
+                    format!("{:?}", marked.finding(&ctx)),
+                    "{}",
+                    entry.id
+                );
             }
         }
     }

@@ -126,8 +126,9 @@ pub(crate) struct Rules {
     in_registry_order: Vec<usize>,
     /// Per [`Watch`], the runs of `rules` that watch it.
     watching: [Vec<Range<usize>>; Watch::COUNT],
-    /// Per mark (a bit of [`Marks`]), the rules watching marked or off-CPU pauses that may
-    /// count a pause bearing it ([`Rule::counts`]), as places in `rules`.
+    /// Per mark (a bit of [`Marks`]), the rules watching marked or off-CPU pauses or
+    /// safepoints that may count a pause or a stop bearing it ([`Rule::counts`]), as places
+    /// in `rules`. A pause's marks and a stop's are apart.
     by_mark: [Vec<usize>; Marks::BITS],
 }
 
@@ -163,7 +164,10 @@ impl Default for Rules {
         let mut by_mark: [Vec<usize>; Marks::BITS] = Default::default();
         for (at, (_, rule)) in rules.iter().enumerate() {
             let watches = |watch| REGISTRY[order[at]].watches.contains(&watch);
-            if watches(Watch::MarkedPause) || watches(Watch::OffCpuPause) {
+            if watches(Watch::MarkedPause)
+                || watches(Watch::OffCpuPause)
+                || watches(Watch::Safepoint)
+            {
                 for (bit, rules) in by_mark.iter_mut().enumerate() {
                     if rule.counts().has_bit(bit) {
                         rules.push(at);
@@ -195,9 +199,9 @@ impl Rules {
         }
     }
 
-    /// Shows a pause bearing `marks` once to each rule watching marked or off-CPU pauses
-    /// that may count it (see [`Rule::counts`]): the others would look at it and pass. Found
-    /// from its marks, one or two, not by asking each rule.
+    /// Shows a pause or a stop bearing `marks` once to each rule watching marked or off-CPU
+    /// pauses, or safepoints, that may count it (see [`Rule::counts`]): the others would look
+    /// at it and pass. Found from its marks, one or two, not by asking each rule.
     #[inline]
     pub fn observe_marks(&mut self, marks: Marks, mut see: impl FnMut(&mut dyn Rule)) {
         let mut shown = 0u64;
@@ -282,7 +286,9 @@ mod tests {
             for (at, (_, rule)) in rules.rules.iter_mut().enumerate() {
                 let entry = &REGISTRY[rules.in_registry_order.iter().position(|&r| r == at).unwrap()];
                 let watches = |w| entry.watches.contains(&w);
-                if (watches(Watch::MarkedPause) || watches(Watch::OffCpuPause))
+                if (watches(Watch::MarkedPause)
+                    || watches(Watch::OffCpuPause)
+                    || watches(Watch::Safepoint))
                     && rule.counts().intersects(marks)
                 {
                     expected.push(rule.as_mut() as *mut dyn Rule as *const ());

@@ -5,7 +5,7 @@
 use crate::evidence::RuleTracker;
 use crate::rules::causes::{rank, Candidate};
 use crate::rules::finding::{Finding, Severity};
-use crate::rules::rule::{Context, PerSeries, Rule, Seen, Stop, Watch};
+use crate::rules::rule::{Context, Marks, PerSeries, Rule, Seen, Stop, Watch};
 
 pub(crate) const ID: &str = "non_gc_safepoints";
 pub(crate) const WATCHES: &[Watch] = &[Watch::Safepoint];
@@ -25,6 +25,10 @@ pub(crate) fn start() -> Box<dyn Rule> {
 }
 
 impl Rule for NonGcSafepoints {
+    fn counts(&self) -> Marks {
+        Marks::NOT_GC
+    }
+
     fn safepoint(&mut self, seen: &Seen<'_, Stop<'_>>) {
         let stop = seen.item;
         let total_ns = stop.safepoint.total_ns;

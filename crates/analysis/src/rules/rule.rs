@@ -27,7 +27,9 @@ pub(crate) enum Watch {
     MarkedPause,
     /// [`Rule::pause`], for the pauses whose CPU times [`cpu_marks`](crate::rules::marks::cpu_marks) tells apart.
     OffCpuPause,
-    /// [`Rule::safepoint`].
+    /// [`Rule::safepoint`], for the stops that bear a mark the rule counts (see
+    /// [`stop_marks`](crate::rules::marks::stop_marks)): most stops are an ordinary GC's,
+    /// quick to reach, which no rule of safepoints counts.
     Safepoint,
     /// [`Rule::stall`].
     Stall,
@@ -71,6 +73,12 @@ impl Marks {
     pub(crate) const SYS_OVER_USER: Marks = Marks(1 << 9);
     /// Real time beyond the collection's duration (see [`stopped_outside_ns`](crate::rules::real_gt_gc::stopped_outside_ns)).
     pub(crate) const STOPPED_OUTSIDE: Marks = Marks(1 << 10);
+    /// A stop that collected no garbage.
+    pub(crate) const NOT_GC: Marks = Marks(1 << 11);
+    /// A safepoint line's stop that GC pauses ran in.
+    pub(crate) const GC_IN_STOP: Marks = Marks(1 << 12);
+    /// A stop whose threads took longer than the threshold to reach it.
+    pub(crate) const SLOW_TO_STOP: Marks = Marks(1 << 13);
     /// Every mark: what a rule that names none may count.
     pub(crate) const ALL: Marks = Marks(u16::MAX);
     /// How many marks there may be.
@@ -134,11 +142,13 @@ pub(crate) trait Rule {
     /// For a rule watching [`Watch::MarkedPause`] or [`Watch::OffCpuPause`], the marks of the
     /// pauses it may count: it is shown only those that bear one of them (see
     /// [`marks_of`](crate::rules::marks::marks_of) and
-    /// [`cpu_marks`](crate::rules::marks::cpu_marks)).
+    /// [`cpu_marks`](crate::rules::marks::cpu_marks)); for one watching
+    /// [`Watch::Safepoint`], those of the stops (see
+    /// [`stop_marks`](crate::rules::marks::stop_marks)).
     fn counts(&self) -> Marks {
         Marks::ALL
     }
-    /// A safepoint, of either series (see [`Series`]).
+    /// A safepoint, of either series (see [`Series`]), that bears a mark the rule counts.
     fn safepoint(&mut self, _stop: &Seen<'_, Stop<'_>>) {}
     /// A ZGC allocation or relocation stall.
     fn stall(&mut self, _stall: &Seen<'_, Stall>) {}

@@ -9,7 +9,7 @@ use crate::evidence::RuleTracker;
 use crate::terminal::dur;
 use crate::rules::causes::Candidate;
 use crate::rules::finding::{ms, Finding};
-use crate::rules::rule::{Context, Rule, Seen, Series, Stop, Watch};
+use crate::rules::rule::{Context, Marks, Rule, Seen, Series, Stop, Watch};
 
 pub(crate) const ID: &str = "stopped_gt_gc";
 pub(crate) const WATCHES: &[Watch] = &[Watch::Safepoint];
@@ -33,6 +33,10 @@ pub(crate) fn start() -> Box<dyn Rule> {
 }
 
 impl Rule for StoppedGtGc {
+    fn counts(&self) -> Marks {
+        Marks::GC_IN_STOP
+    }
+
     fn safepoint(&mut self, seen: &Seen<'_, Stop<'_>>) {
         let stop = seen.item;
         if stop.series != Series::Lines || stop.pauses.is_empty() {
