@@ -384,7 +384,7 @@ pub(crate) fn stitch_line_and_stamps(
     stitcher: &mut Stitcher,
     line: &Line<'_>,
     number: u64,
-    emit: &mut impl FnMut(&[u8], Option<LeadingStamps>, u64, Option<u64>, bool),
+    emit: &mut impl FnMut(&[u8], Option<&LeadingStamps>, u64, Option<u64>, bool),
 ) {
     stitch_line_with(stitcher, line, number, emit, false);
 }
@@ -396,7 +396,7 @@ pub(crate) fn stitch_other_line(
     stitcher: &mut Stitcher,
     line: &Line<'_>,
     number: u64,
-    emit: &mut impl FnMut(&[u8], Option<LeadingStamps>, u64, Option<u64>, bool),
+    emit: &mut impl FnMut(&[u8], Option<&LeadingStamps>, u64, Option<u64>, bool),
 ) {
     stitch_line_with(stitcher, line, number, emit, true);
 }
@@ -408,7 +408,7 @@ fn stitch_line_with(
     stitcher: &mut Stitcher,
     line: &Line<'_>,
     number: u64,
-    emit: &mut impl FnMut(&[u8], Option<LeadingStamps>, u64, Option<u64>, bool),
+    emit: &mut impl FnMut(&[u8], Option<&LeadingStamps>, u64, Option<u64>, bool),
     other: bool,
 ) {
     let (unterminated, truncated) = (line.unterminated, line.truncated);
@@ -417,7 +417,7 @@ fn stitch_line_with(
     let last = number;
     let mut feed = |bytes: &[u8], first: u64, piece: Piece| {
         let lines_on = (unterminated && piece != Piece::CutOut).then(|| last - first);
-        let stamps = match piece {
+        let stamps = match &piece {
             Piece::Event(stamps) => Some(stamps),
             Piece::Lines | Piece::CutOut => None,
         };
