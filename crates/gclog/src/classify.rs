@@ -66,7 +66,7 @@ impl ClassifiedLine {
     pub(crate) fn after_stamps(
         parser: &mut LineParser,
         bytes: &[u8],
-        stamps: Option<LeadingStamps>,
+        stamps: Option<&LeadingStamps>,
         unterminated: Option<u64>,
         overlong: bool,
         keep_text: bool,
@@ -106,7 +106,7 @@ impl ClassifiedLine {
         };
         // Stamps read start with a digit: they are never behind NUL bytes.
         let result = match stamps {
-            Some(stamps) => parser.parse_after_stamps(bytes, stamps),
+            Some(stamps) => parser.parse_after_stamps(bytes, *stamps),
             None => parser.parse(bytes),
         };
         // Most lines carry no record: keep their format and stamp, looked at in place
@@ -246,7 +246,7 @@ impl<'a> LineFeed<'a> {
     pub(crate) fn line_after_stamps(
         &mut self,
         bytes: &[u8],
-        stamps: Option<LeadingStamps>,
+        stamps: Option<&LeadingStamps>,
         number: u64,
         unterminated: Option<u64>,
         overlong: bool,

@@ -194,7 +194,19 @@ pub(crate) fn read_lines(
         count += 1;
         sniff.check(&line, filling.recognised == 0, name)?;
         if let (true, Destination::Here(feed)) = (direct, &mut destination) {
-            stitch_line_and_stamps(
+            if stitcher.passes_on_as_is(line.bytes) {
+                // Every line of a unified log: handed on without the stitcher's pieces and
+                // stamps (passing them cost 2 % of reading one).
+                let (bytes, number) = (line.bytes, line.number);
+                feed.line(
+                    bytes,
+                    number,
+                    line.unterminated.then_some(0),
+                    line.truncated,
+                );
+                continue;
+            }
+            stitch_other_line(
                 &mut stitcher,
                 &line,
                 line.number,
@@ -372,7 +384,32 @@ pub(crate) fn stitch_line_and_stamps(
     stitcher: &mut Stitcher,
     line: &Line<'_>,
     number: u64,
-    emit: &mut impl FnMut(&[u8], Option<LeadingStamps>, u64, Option<u64>, bool),
+    emit: &mut impl FnMut(&[u8], Option<&LeadingStamps>, u64, Option<u64>, bool),
+) {
+    stitch_line_with(stitcher, line, number, emit, false);
+}
+
+/// [`stitch_line_and_stamps`] of a line the stitcher does not [pass on as it
+/// is](Stitcher::passes_on_as_is): not asked again.
+#[inline]
+pub(crate) fn stitch_other_line(
+    stitcher: &mut Stitcher,
+    line: &Line<'_>,
+    number: u64,
+    emit: &mut impl FnMut(&[u8], Option<&LeadingStamps>, u64, Option<u64>, bool),
+) {
+    stitch_line_with(stitcher, line, number, emit, true);
+}
+
+/// [`stitch_line_and_stamps`]; `other`: the line is known not to be one the stitcher
+/// passes on as it is.
+#[inline(always)]
+fn stitch_line_with(
+    stitcher: &mut Stitcher,
+    line: &Line<'_>,
+    number: u64,
+    emit: &mut impl FnMut(&[u8], Option<&LeadingStamps>, u64, Option<u64>, bool),
+    other: bool,
 ) {
     let (unterminated, truncated) = (line.unterminated, line.truncated);
     // A concurrent phase cut out of the last line is whole even when that line has no
@@ -380,7 +417,7 @@ pub(crate) fn stitch_line_and_stamps(
     let last = number;
     let mut feed = |bytes: &[u8], first: u64, piece: Piece| {
         let lines_on = (unterminated && piece != Piece::CutOut).then(|| last - first);
-        let stamps = match piece {
+        let stamps = match &piece {
             Piece::Event(stamps) => Some(stamps),
             Piece::Lines | Piece::CutOut => None,
         };
@@ -389,6 +426,8 @@ pub(crate) fn stitch_line_and_stamps(
     if truncated {
         stitcher.finish(&mut feed);
         feed(line.bytes, number, Piece::Lines);
+    } else if other {
+        stitcher.push_other(line.bytes, number, &mut feed);
     } else {
         stitcher.push(line.bytes, number, &mut feed);
     }
@@ -538,5 +577,89 @@ mod tests {
         assert!(one.0.contains("gc.log.2: no such file"), "{}", one.0);
         assert!(one.1.contains("Pause Young"));
         assert_eq!(one, report(3));
+    }
+
+    /// What reaches the parser from one stitched line: its text, the stamps read, its first
+    /// line's number, how many lines on it ends the input without a newline, and whether it
+    /// was cut.
+    type Handed = (Vec<u8>, Option<LeadingStamps>, u64, Option<u64>, bool);
+
+    /// Lines of unified and JDK 8 logs, events' pieces among them.
+    fn mixed_lines() -> Vec<&'static str> {
+        let unified = [
+            "[0.058s][info][gc] Using G1",
+            "[10.749s][info][gc,start     ] GC(0) Pause Young (Normal) (G1 Evacuation Pause)",
+            "[GC (Allocation Failure) [PSYoungGen: 10K->1K(20K)] 30K->2K(90K), 0.0050000 secs]",
+            "[Full GC (System.gc()) ",
+            "[",
+            "",
+            "1.0: [GC (Allocation Failure) ",
+        ];
+        include_str!("../tests/data/event_pieces.txt")
+            .lines()
+            .chain(unified)
+            .collect()
+    }
+
+    use crate::lines::Line;
+    use crate::parse::LeadingStamps;
+    use crate::stitch::{Piece, Stitcher};
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// The lines the stitcher passes on as they are, handed on without it (see
+        /// `read_lines`), reach the parser as through the stitcher's general way,
+        /// and every line after them too, whatever the lines before, cut or left without a
+        /// newline.
+        #[test]
+        fn a_line_passed_on_as_is_reaches_the_parser_as_stitched(
+            lines in proptest::collection::vec(
+                (proptest::sample::select(mixed_lines()), proptest::bool::weighted(0.1)),
+                1..60,
+            ),
+            unterminated: bool,
+        ) {
+            let run = |passing: bool| {
+                let mut stitcher = Stitcher::new();
+                let mut handed: Vec<Handed> = Vec::new();
+                for (at, &(text, truncated)) in lines.iter().enumerate() {
+                    let line = Line {
+                        bytes: text.as_bytes(),
+                        number: at as u64 + 1,
+                        unterminated: unterminated && at + 1 == lines.len(),
+                        truncated,
+                        offset: 0,
+                    };
+                    if passing && stitcher.passes_on_as_is(line.bytes) {
+                        let lines_on = line.unterminated.then_some(0);
+                        handed.push((line.bytes.to_vec(), None, line.number, lines_on, truncated));
+                        continue;
+                    }
+                    // The general way: every line through the stitcher's pieces.
+                    let last = line.number;
+                    let mut feed = |bytes: &[u8], first: u64, piece: Piece| {
+                        let lines_on =
+                            (line.unterminated && piece != Piece::CutOut).then(|| last - first);
+                        let stamps = match piece {
+                            Piece::Event(stamps) => Some(stamps),
+                            Piece::Lines | Piece::CutOut => None,
+                        };
+                        handed.push((bytes.to_vec(), stamps, first, lines_on, truncated));
+                    };
+                    if truncated {
+                        stitcher.finish(&mut feed);
+                        feed(line.bytes, line.number, Piece::Lines);
+                    } else {
+                        stitcher.push_other(line.bytes, line.number, &mut feed);
+                    }
+                }
+                stitcher.finish(&mut |bytes, number, _| {
+                    handed.push((bytes.to_vec(), None, number, None, false));
+                });
+                handed
+            };
+            proptest::prop_assert_eq!(run(true), run(false));
+        }
     }
 }

@@ -160,19 +160,39 @@ impl Stitcher {
         self.overflows -= overflows_before;
     }
 
+    /// Whether [`Stitcher::push`] hands `line` on as it is, as a [`Piece::Lines`] of that
+    /// line alone, changing nothing: a unified line (`[0.058s][info]...`), which never
+    /// opens an event nor leaves stamps open, told by its first bytes while no event is
+    /// open. An idle stitcher has nothing to [finish](Stitcher::finish) either.
+    #[inline]
+    pub fn passes_on_as_is(&self, line: &[u8]) -> bool {
+        // The first byte first: a JDK 8 line, which starts with a digit or a space, is out
+        // at once (this is asked of every line).
+        line.first() == Some(&b'[') && !opens_event(line) && self.is_idle()
+    }
+
     /// Feeds one physical line; `emit(line, number)` receives each complete logical line
     /// (a whole event, a concurrent phase cut out of one, or an unrelated line as it is).
     #[inline]
     pub fn push(&mut self, line: &[u8], number: u64, emit: &mut impl FnMut(&[u8], u64, Piece)) {
-        // The usual line of a unified log, or one between JDK 8 events, is handed on as it
-        // is: inlined into the reader's loop, with `emit` called directly.
+        if self.passes_on_as_is(line) {
+            emit(line, number, Piece::Lines);
+            return;
+        }
+        self.push_other(line, number, emit);
+    }
+
+    /// [`Stitcher::push`] of a line it does not [pass on as it is](Stitcher::passes_on_as_is).
+    #[inline]
+    pub(crate) fn push_other(
+        &mut self,
+        line: &[u8],
+        number: u64,
+        emit: &mut impl FnMut(&[u8], u64, Piece),
+    ) {
+        // The usual line between JDK 8 events is handed on as it is: inlined into the
+        // reader's loop, with `emit` called directly.
         if self.is_idle() {
-            // A unified line (`[0.058s][info]...`) never opens an event nor leaves stamps
-            // open: told by its first bytes, without the calls below.
-            if line.first() == Some(&b'[') && !opens_event(line) {
-                emit(line, number, Piece::Lines);
-                return;
-            }
             let stamps = match outside_event(line, &mut self.reader) {
                 Outside::Plain { orphan_stamps } => {
                     self.orphan_stamps.extend_from_slice(&line[..orphan_stamps]);
