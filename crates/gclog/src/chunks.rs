@@ -161,9 +161,10 @@ struct Shared<'a> {
     stop: AtomicBool,
     /// Chunks read (or the panic of the thread that read one, passed on to the caller).
     done: Mutex<Done>,
-    /// Vectors of analysed chunks, emptied, for the next chunks' lines (allocating them
-    /// anew costs page faults on every chunk).
-    spare: Mutex<Vec<Vec<Run>>>,
+    /// Vectors of analysed chunks, emptied, for the next chunks' lines and idle points
+    /// (allocating them anew costs page faults on every chunk, and growing the idle points
+    /// twelve copies of up to 128 KiB).
+    spare: Mutex<Vec<(Vec<Run>, Vec<IdlePoint>)>>,
     /// Boxes of records the analysis is done with, one pool per chunk analysed, for the
     /// threads that parse to fill again (see [`recycle`]): the analysing thread frees none.
     spent_boxes: Mutex<Vec<recycle::Pool>>,
@@ -360,7 +361,7 @@ fn join(
         BUFFER.set(reader.into_buffer());
     }
     // Not met: the log's stitcher stitched the whole chunk and goes on.
-    let mut lines = chunk.lines;
+    let (mut lines, mut idle) = (chunk.lines, chunk.idle);
     if let Some(point) = meet {
         let mut runs = lines.drain(..);
         // The run handed on last before the point may have grown after it: the lines it
@@ -376,7 +377,8 @@ fn join(
         stitcher.rebase(before, point.overflows);
     }
     lines.clear();
-    lock(&shared.spare).push(lines);
+    idle.clear();
+    lock(&shared.spare).push((lines, idle));
     Ok(())
 }
 
@@ -393,17 +395,22 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
     if let Some(pool) = lock(&shared.spent_boxes).pop() {
         recycle::give_pool(pool);
     }
+    let (lines, mut idle) = lock(&shared.spare).pop().unwrap_or_else(|| {
+        (
+            Vec::with_capacity((shared.chunk / 128) as usize),
+            Vec::new(),
+        )
+    });
+    idle.push(IdlePoint {
+        lines: 0,
+        emitted: 0,
+        last_count: 0,
+        overflows: 0,
+    });
     let mut chunk = Chunk {
         start,
-        lines: lock(&shared.spare)
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity((shared.chunk / 128) as usize)),
-        idle: vec![IdlePoint {
-            lines: 0,
-            emitted: 0,
-            last_count: 0,
-            overflows: 0,
-        }],
+        lines,
+        idle,
         count: 0,
         read_to: 0,
         stitcher: Stitcher::new(),
