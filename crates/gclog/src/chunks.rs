@@ -28,7 +28,9 @@ use pauselab_pause::recycle;
 use crate::classify::{ClassifiedLine, LineFeed};
 use crate::lines::LineReader;
 use crate::parse::LineParser;
-use crate::reading::{pass_printouts, stitch_line_and_stamps, ReadSummary, Sniff};
+use crate::reading::{
+    pass_indented_lines, pass_printouts, stitch_line_and_stamps, ReadSummary, Sniff,
+};
 use crate::stitch::Stitcher;
 use crate::Error;
 
@@ -69,16 +71,25 @@ struct Run {
 }
 
 impl Run {
-    /// Adds the line numbered `number` when it says what this run's lines say and follows
-    /// them; false otherwise.
-    fn extend(&mut self, line: &ClassifiedLine, number: u64) -> bool {
-        let follows = number == self.number + self.count;
-        let same = follows
-            && line
-                .without_record()
-                .is_some_and(|l| Some(l) == self.line.without_record());
-        self.count += u64::from(same);
-        same
+    /// Adds `count` lines from the one numbered `number` on, which `line` stands for, to
+    /// the last run of `runs` when they say what its lines say and follow them, or as a
+    /// run of their own.
+    fn push(runs: &mut Vec<Run>, line: ClassifiedLine, number: u64, count: u64) {
+        if let Some(last) = runs.last_mut() {
+            let same = number == last.number + last.count
+                && line
+                    .without_record()
+                    .is_some_and(|l| Some(l) == last.line.without_record());
+            if same {
+                last.count += count;
+                return;
+            }
+        }
+        runs.push(Run {
+            line,
+            number,
+            count,
+        });
     }
 
     /// Feeds the run's lines from its `skip + 1`th on to the analysis, numbered after
@@ -450,21 +461,18 @@ fn read_chunk(shared: &Shared<'_>, index: usize) -> io::Result<Chunk> {
             &mut |bytes, stamps, number, u, t| {
                 let parsed = ClassifiedLine::after_stamps(&mut parser, bytes, stamps, u, t, true);
                 recognised += u64::from(parsed.recognised());
-                if !lines
-                    .last_mut()
-                    .is_some_and(|run| run.extend(&parsed, number))
-                {
-                    lines.push(Run {
-                        line: parsed,
-                        number,
-                        count: 1,
-                    });
-                }
+                Run::push(lines, parsed, number, 1);
             },
         );
         if index > 0 || recognised > 0 {
             // Known to be a log, or a chunk the first decided on: no binary-data check.
             chunk.count += pass_printouts(&mut reader, &chunk.stitcher, end - start);
+            let indented = pass_indented_lines(&mut reader, &chunk.stitcher, end - start);
+            if indented > 0 {
+                let plain = ClassifiedLine::plain_indented();
+                Run::push(&mut chunk.lines, plain, chunk.count + 1, indented);
+                chunk.count += indented;
+            }
         }
         if chunk.stitcher.is_idle() && chunk.idle.len() < MAX_IDLE_POINTS {
             chunk.idle.push(IdlePoint {

@@ -165,6 +165,18 @@ impl ClassifiedLine {
 
     /// The line was recognised as a line of a GC or safepoint log (it counts for
     /// [`LineFeed::recognised`]).
+    /// What the parser makes of a line that [`crate::parse::is_plain_indented_line`]:
+    /// a JDK 8 line without a record nor a stamp.
+    pub(crate) fn plain_indented() -> Self {
+        ClassifiedLine {
+            outcome: Outcome::Other {
+                format: Format::Jdk8,
+                stamp: Stamp::default(),
+            },
+            unterminated: None,
+        }
+    }
+
     pub(crate) fn recognised(&self) -> bool {
         match &self.outcome {
             Outcome::Other { format, stamp } => !format.is_blank(stamp),

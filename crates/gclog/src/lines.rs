@@ -141,6 +141,13 @@ impl<R: Read> LineReader<R> {
         self.line_no > 0 || !self.detect_terminator
     }
 
+    /// The first byte of the next line, when it is buffered: what tells, cheaply, whether
+    /// a sweep of the lines ahead is worth starting.
+    #[inline]
+    pub fn next_byte(&self) -> Option<u8> {
+        self.buf[self.start..self.end].first().copied()
+    }
+
     /// Passes over whole lines that are already buffered without handing them out, as many
     /// as `sweep` says: it is given the buffered text that starts before input offset
     /// `end` and returns how many bytes and lines at its start to pass over (whole lines,

@@ -948,6 +948,15 @@ fn usual_indented_line(line: &[u8]) -> Option<Record> {
     }
 }
 
+/// Whether [`LineParser::parse`] reads `line` as a [`Record::Other`] of a JDK 8 log without
+/// a stamp, told by its first bytes: an indented line that [`usual_indented_line`] takes
+/// (G1's details, `   [Parallel Time: ...]`, and heap printouts after an event). The
+/// parser is not asked of such lines when they come in a row (see
+/// `Stitcher::indented_lines_ahead`).
+pub(crate) fn is_plain_indented_line(line: &[u8]) -> bool {
+    line.first() == Some(&b' ') && usual_indented_line(line).is_some()
+}
+
 /// One of the lines JDK 7 and 8 G1 print under a pause with `-XX:+PrintGCDetails`
 /// (`[Parallel Time: 18.9 ms, GC Workers: 1]`, `[GC Worker Start (ms):  3793.7]`,
 /// `[Eden: ...]`), named as HotSpot's `G1GCPhaseTimes` names them.

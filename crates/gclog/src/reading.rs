@@ -215,6 +215,11 @@ pub(crate) fn read_lines(
                 },
             );
             count += pass_printouts(&mut lines, &stitcher, u64::MAX);
+            let indented = pass_indented_lines(&mut lines, &stitcher, u64::MAX);
+            if indented > 0 {
+                feed.apply_run(ClassifiedLine::plain_indented(), count + 1, indented);
+                count += indented;
+            }
             continue;
         }
         stitch_line(
@@ -445,6 +450,23 @@ pub(crate) fn pass_printouts<R: std::io::Read>(
         return 0;
     }
     lines.pass_lines_before(end, |ahead| stitcher.printouts_ahead(ahead, MAX_LINE))
+}
+
+/// Passes over the buffered lines that start before input offset `end` and that an idle
+/// stitcher would hand on one by one for the parser to read as lines without a record nor
+/// a stamp (see [`Stitcher::indented_lines_ahead`]); returns how many. The analysis is
+/// given them as one run of such lines ([`ClassifiedLine::plain_indented`]).
+#[inline]
+pub(crate) fn pass_indented_lines<R: std::io::Read>(
+    lines: &mut LineReader<R>,
+    stitcher: &Stitcher,
+    end: u64,
+) -> u64 {
+    // Most lines are not followed by an indented one: told by a byte.
+    if lines.next_byte() != Some(b' ') || !stitcher.is_idle() {
+        return 0;
+    }
+    lines.pass_lines_before(end, |ahead| stitcher.indented_lines_ahead(ahead, MAX_LINE))
 }
 
 /// What the first lines of an input say about whether it is a log at all.

@@ -206,6 +206,96 @@ fn pending_text_is_capped() {
     assert!(emitted >= 2);
 }
 
+/// Indented lines, and lines that look like them: G1's details (`[Times: ...]` and
+/// `[Eden: ...]` are records), heap printouts, a thread's state, blanks, CRLF.
+fn indented_pieces() -> Vec<&'static str> {
+    vec![
+        "   [Parallel Time: 18.9 ms, GC Workers: 1]",
+        "      [GC Worker Start (ms):  3793.7]",
+        "   [Eden: 5120.0K(5120.0K)->0.0B(5120.0K) Survivors: 1024.0K->1024.0K Heap: 125.9M(128.0M)->128.0M(128.0M)]",
+        " [Times: user=0.03 sys=0.00, real=0.03 secs] ",
+        "   [Times: user=0.03 sys=0.00, real=0.03 secs]",
+        " par new generation   total 1310720K, used 25255K [0x0000000640000000, 0x00000006a0000000)",
+        "  eden space 1048576K,   0% used [0x0000000640000000, 0x0000000640000000)",
+        "   java.lang.Thread.State: RUNNABLE",
+        "   jjj",
+        "   [Ref Proc: 25.0 ms]\r",
+        "   ",
+        " ",
+        "\t[Parallel Time: 1.0 ms]",
+        "  12.5: [GC pause (young), 0.01 secs]",
+        "   [",
+        "   [Tim",
+        "  ]",
+        "  (concurrent mode failure)",
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Passing over the indented lines `indented_lines_ahead` names hands on what pushing
+    /// them one by one does (each line as it is, the stitcher idle after it), and the
+    /// parser reads each as a JDK 8 line without a record nor a stamp.
+    #[test]
+    fn passing_over_indented_lines_changes_nothing(
+        lines in proptest::collection::vec(
+            proptest::sample::select(
+                indented_pieces().into_iter().chain(sweep_pieces()).collect::<Vec<_>>()
+            ),
+            1..60,
+        ),
+        visible in 1usize..600,
+        max_line in 20usize..200,
+    ) {
+        let mut text = Vec::new();
+        for line in &lines {
+            text.extend_from_slice(line.as_bytes());
+            text.push(b'\n');
+        }
+        let mut stitcher = Stitcher::new();
+        let (mut at, mut number) = (0, 0u64);
+        while at < text.len() {
+            let end = at + memchr::memchr(b'\n', &text[at..]).unwrap();
+            number += 1;
+            stitcher.push(&text[at..end], number, &mut |_: &[u8], _, _| {});
+            at = end + 1;
+            let ahead = &text[at..(at + visible).min(text.len())];
+            let (bytes, passed) = stitcher.indented_lines_ahead(ahead, max_line);
+            proptest::prop_assert!(bytes == 0 || ahead[bytes - 1] == b'\n');
+            let swept: Vec<&[u8]> = ahead[..bytes]
+                .split(|&b| b == b'\n')
+                .take(passed as usize)
+                .collect();
+            proptest::prop_assert_eq!(swept.len() as u64, passed);
+            proptest::prop_assert_eq!(
+                passed as usize,
+                memchr::memchr_iter(b'\n', &ahead[..bytes]).count()
+            );
+            for line in swept {
+                proptest::prop_assert!(line.len() <= max_line);
+                let mut handed_on = Vec::new();
+                number += 1;
+                stitcher.push(line, number, &mut |l: &[u8], n, piece| {
+                    handed_on.push((l.to_vec(), n, matches!(piece, Piece::Lines)));
+                });
+                proptest::prop_assert_eq!(handed_on, vec![(line.to_vec(), number, true)]);
+                proptest::prop_assert!(stitcher.is_idle());
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                proptest::prop_assert_eq!(
+                    crate::parse::LineParser::default().parse(line),
+                    Ok(crate::parse::Parsed {
+                        format: crate::parse::Format::Jdk8,
+                        stamp: crate::parse::Stamp::default(),
+                        record: crate::parse::Record::Other,
+                    })
+                );
+            }
+            at += bytes;
+        }
+    }
+}
+
 /// Lines of JDK 8 events and what may come between them: the pieces the chunks test cuts
 /// logs from, printouts with and without brackets, blank lines and lines holding a
 /// concurrent phase or G1 ergonomics after a printout's text.
