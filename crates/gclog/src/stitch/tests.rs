@@ -206,6 +206,16 @@ fn pending_text_is_capped() {
     assert!(emitted >= 2);
 }
 
+/// `lines`, each ended by `\n`.
+fn lines_of(lines: &[&str]) -> Vec<u8> {
+    lines
+        .iter()
+        .flat_map(|line| [line.as_bytes(), b"\n"])
+        .flatten()
+        .copied()
+        .collect()
+}
+
 /// Indented lines, and lines that look like them: G1's details (`[Times: ...]` and
 /// `[Eden: ...]` are records), heap printouts, a thread's state, blanks, CRLF.
 fn indented_pieces() -> Vec<&'static str> {
@@ -248,11 +258,7 @@ proptest::proptest! {
         visible in 1usize..600,
         max_line in 20usize..200,
     ) {
-        let mut text = Vec::new();
-        for line in &lines {
-            text.extend_from_slice(line.as_bytes());
-            text.push(b'\n');
-        }
+        let text = lines_of(&lines);
         let mut stitcher = Stitcher::new();
         let (mut at, mut number) = (0, 0u64);
         while at < text.len() {
@@ -338,11 +344,7 @@ proptest::proptest! {
         visible in 1usize..400,
         max_line in 20usize..200,
     ) {
-        let mut text = Vec::new();
-        for line in &lines {
-            text.extend_from_slice(line.as_bytes());
-            text.push(b'\n');
-        }
+        let text = lines_of(&lines);
         let one_by_one = stitch(&lines);
 
         let mut stitcher = Stitcher::new();
