@@ -130,7 +130,7 @@ impl<R: Read> LineReader<R> {
             }
             self.ends_to = self.ends_to.max(self.start);
             let window = self.buf.get(self.ends_to..self.end)?.first_chunk::<64>()?;
-            self.ends = newlines_in(window)?;
+            self.ends = crate::scan::newlines_in(window)?;
             self.ends_to += 64;
         }
     }
@@ -263,32 +263,6 @@ impl<R: Read> LineReader<R> {
             self.bytes_read += n as u64;
         }
     }
-}
-
-/// One bit per `\n` in `window`, with SSE2 (which every x86-64 processor has, so this is
-/// inlined into the line loop with no check).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn newlines_in(window: &[u8; 64]) -> Option<u64> {
-    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
-    let mut ends = 0u64;
-    for quarter in 0..4 {
-        // SAFETY: SSE2 is part of x86-64; the load reads bytes `16 * quarter` to
-        // `16 * quarter + 16` of the 64 of `window`, and needs no alignment.
-        let bits = unsafe {
-            let bytes = _mm_loadu_si128(window.as_ptr().add(16 * quarter).cast());
-            _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\n' as i8))) as u16
-        };
-        ends |= u64::from(bits) << (16 * quarter);
-    }
-    Some(ends)
-}
-
-/// Elsewhere, lines are found by `memchr` (the slow way).
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn newlines_in(_window: &[u8; 64]) -> Option<u64> {
-    None
 }
 
 /// The first line ends in a lone CR (no LF anywhere before it, none right after it).

@@ -931,30 +931,74 @@ fn any_indented_jdk8(
 /// `None` for any other line.
 #[inline]
 fn usual_indented_line(line: &[u8]) -> Option<Record> {
+    is_usual_indented_line(line).then_some(Record::Other)
+}
+
+/// Whether [`usual_indented_line`] reads `line`, told by its first bytes.
+#[inline(always)]
+fn is_usual_indented_line(line: &[u8]) -> bool {
+    // The indentation and the bytes after it from 8-byte loads (byte by byte, with the
+    // two comparisons, they cost 80 instructions a line).
+    let Some((spaces, after)) = indentation_and_after(line) else {
+        return is_usual_indented_line_bytewise(line);
+    };
+    match line[spaces] {
+        // `Times: ` in seven bytes, `Eden: ` in six.
+        b'[' => {
+            after & 0x00ff_ffff_ffff_ffff != u64::from_le_bytes(*b"Times: \0")
+                && after & 0x0000_ffff_ffff_ffff != u64::from_le_bytes(*b"Eden: \0\0")
+        }
+        c => c.is_ascii_alphabetic() && c != b'j',
+    }
+}
+
+/// How many spaces `line` starts with, when fewer than 16 (G1 indents its details by up
+/// to 9), and the 8 bytes after the byte that follows them, read from 8-byte loads; `None`
+/// when the line is too short for them.
+#[inline(always)]
+fn indentation_and_after(line: &[u8]) -> Option<(usize, u64)> {
+    let off_space = |at: usize| -> Option<u64> {
+        let bytes = line.get(at..)?.first_chunk::<8>()?;
+        Some(u64::from_le_bytes(*bytes) ^ u64::from_ne_bytes([b' '; 8]))
+    };
+    let first = off_space(0)?;
+    let spaces = if first != 0 {
+        (first.trailing_zeros() / 8) as usize
+    } else {
+        let second = off_space(8).filter(|&second| second != 0)?;
+        8 + (second.trailing_zeros() / 8) as usize
+    };
+    let after = line.get(spaces + 1..)?.first_chunk::<8>()?;
+    Some((spaces, u64::from_le_bytes(*after)))
+}
+
+/// [`is_usual_indented_line`] a byte at a time: for lines too short for its loads, or
+/// indented by 16 blanks or more.
+#[cold]
+fn is_usual_indented_line_bytewise(line: &[u8]) -> bool {
     let mut spaces = 0;
     while line.get(spaces) == Some(&b' ') {
         spaces += 1;
     }
-    match line.get(spaces)? {
-        b'[' => {
+    match line.get(spaces) {
+        Some(b'[') => {
             let text = &line[spaces + 1..];
-            if text.starts_with(b"Times: ") || text.starts_with(b"Eden: ") {
-                return None;
-            }
-            Some(Record::Other)
+            !(text.starts_with(b"Times: ") || text.starts_with(b"Eden: "))
         }
-        c if c.is_ascii_alphabetic() && *c != b'j' => Some(Record::Other),
-        _ => None,
+        Some(&c) => c.is_ascii_alphabetic() && c != b'j',
+        None => false,
     }
 }
 
-/// Whether [`LineParser::parse`] reads `line` as a [`Record::Other`] of a JDK 8 log without
-/// a stamp, told by its first bytes: an indented line that [`usual_indented_line`] takes
-/// (G1's details, `   [Parallel Time: ...]`, and heap printouts after an event). The
-/// parser is not asked of such lines when they come in a row (see
-/// `Stitcher::indented_lines_ahead`).
-pub(crate) fn is_plain_indented_line(line: &[u8]) -> bool {
-    line.first() == Some(&b' ') && usual_indented_line(line).is_some()
+/// Whether [`LineParser::parse`] reads the line that `text` starts with as a
+/// [`Record::Other`] of a JDK 8 log without a stamp, told by its first bytes (what follows
+/// the line, and a `\r` ending it, do not change the answer): an indented line that
+/// [`usual_indented_line`] takes (G1's details, `   [Parallel Time: ...]`, and heap
+/// printouts after an event). The parser is not asked of such lines when they come in a
+/// row (see `Stitcher::indented_lines_ahead`).
+#[inline]
+pub(crate) fn is_plain_indented_line(text: &[u8]) -> bool {
+    text.first() == Some(&b' ') && is_usual_indented_line(text)
 }
 
 /// One of the lines JDK 7 and 8 G1 print under a pause with `-XX:+PrintGCDetails`

@@ -334,6 +334,72 @@ pub(crate) fn sweep_lines(
     sweep_lines_anywhere(text, max_line, passes)
 }
 
+/// One bit per `\n` in `window`, with SSE2 (which every x86-64 processor has, so this is
+/// inlined into the line loop with no check).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn newlines_in(window: &[u8; 64]) -> Option<u64> {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
+    let mut ends = 0u64;
+    for quarter in 0..4 {
+        // SAFETY: SSE2 is part of x86-64; the load reads bytes `16 * quarter` to
+        // `16 * quarter + 16` of the 64 of `window`, and needs no alignment.
+        let bits = unsafe {
+            let bytes = _mm_loadu_si128(window.as_ptr().add(16 * quarter).cast());
+            _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\n' as i8))) as u16
+        };
+        ends |= u64::from(bits) << (16 * quarter);
+    }
+    Some(ends)
+}
+
+/// Elsewhere, lines are found by `memchr` (the slow way).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub(crate) fn newlines_in(_window: &[u8; 64]) -> Option<u64> {
+    None
+}
+
+/// Passes over whole lines at the start of `text`: each ended by `\n`, at most `max_line`
+/// bytes long, for as long as `passes` says yes of the text after it (the next line and
+/// the rest). Returns the bytes and the lines passed over. [`sweep_lines`] without its
+/// stops at brackets, for lines that are handed on whole: the line ends are found 64
+/// bytes at a time ([`newlines_in`]).
+#[inline]
+pub(crate) fn sweep_line_ends(
+    text: &[u8],
+    max_line: usize,
+    passes: impl Fn(&[u8]) -> bool,
+) -> (usize, u64) {
+    let (mut passed, mut lines) = (0, 0);
+    let mut block = 0;
+    while block < text.len() {
+        let mut ends = match text[block..].first_chunk::<64>().and_then(newlines_in) {
+            Some(ends) => ends,
+            // The last bytes, or no vectors: a byte at a time.
+            None => text[block..(block + 64).min(text.len())]
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| b == b'\n')
+                .fold(0, |ends, (at, _)| ends | 1 << at),
+        };
+        while ends != 0 {
+            let at = block + ends.trailing_zeros() as usize;
+            if at - passed > max_line {
+                return (passed, lines);
+            }
+            passed = at + 1;
+            lines += 1;
+            if !passes(&text[passed..]) {
+                return (passed, lines);
+            }
+            ends &= ends - 1;
+        }
+        block += 64;
+    }
+    (passed, lines)
+}
+
 /// [`sweep_lines`] on any processor, through [`line_ends_before_fragment_anywhere`].
 fn sweep_lines_anywhere(
     text: &[u8],
@@ -677,6 +743,32 @@ mod tests {
             let swept = sweep_lines(&text, max_line, passes);
             prop_assert_eq!(swept, sweep_lines_anywhere(&text, max_line, passes));
             prop_assert!(swept.0 == 0 || text[swept.0 - 1] == b'\n');
+        }
+    }
+
+    proptest! {
+        /// The lines swept by their ends, and where the sweep stops (a line longer than
+        /// `max_line`, a next line that does not pass), are those a byte-by-byte sweep
+        /// finds, across the edges of blocks and at the end.
+        #[test]
+        fn sweeping_line_ends_is_a_byte_by_byte_sweep(
+            text in proptest::collection::vec(
+                proptest::sample::select(b"\n\n x1[\0".to_vec()), 0..400),
+            max_line in 0usize..120,
+        ) {
+            let passes = |rest: &[u8]| rest.first() != Some(&b'1');
+            let (mut passed, mut lines) = (0, 0);
+            for at in (0..text.len()).filter(|&at| text[at] == b'\n') {
+                if at - passed > max_line {
+                    break;
+                }
+                passed = at + 1;
+                lines += 1;
+                if !passes(&text[passed..]) {
+                    break;
+                }
+            }
+            prop_assert_eq!(sweep_line_ends(&text, max_line, passes), (passed, lines));
         }
     }
 

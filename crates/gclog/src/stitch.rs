@@ -274,25 +274,10 @@ impl Stitcher {
     /// They are two thirds of the lines of a JDK 7 or 8 G1 log with `-XX:+PrintGCDetails`;
     /// handed on and parsed one by one, each cost about 400 instructions.
     pub fn indented_lines_ahead(&self, text: &[u8], max_line: usize) -> (usize, u64) {
-        if !self.is_idle() {
+        if !self.is_idle() || !crate::parse::is_plain_indented_line(text) {
             return (0, 0);
         }
-        let (mut passed, mut lines) = (0, 0);
-        while text.get(passed) == Some(&b' ') {
-            let rest = &text[passed..];
-            let Some(end) = memchr::memchr(b'\n', rest).filter(|&end| end <= max_line) else {
-                break;
-            };
-            // The stitcher hands a line on as it is when its text, `\r` and all, starts
-            // with a blank; the parser reads it without its `\r`.
-            let line = rest[..end].strip_suffix(b"\r").unwrap_or(&rest[..end]);
-            if !crate::parse::is_plain_indented_line(line) {
-                break;
-            }
-            passed += end + 1;
-            lines += 1;
-        }
-        (passed, lines)
+        crate::scan::sweep_line_ends(text, max_line, crate::parse::is_plain_indented_line)
     }
 
     /// Hands on an event left open (the log ends inside it): it parses as incomplete.

@@ -1363,7 +1363,10 @@ mod one_pass {
         /// with and without a stamp before them, among near misses of the others.
         #[test]
         fn usual_g1_details_read_as_any(
-            indent in mostly(&["   ", "      ", " "], &["", "\t", " \t"]),
+            indent in mostly(&["   ", "      ", " ", "         "], &[
+                "", "\t", " \t", "       ", "        ", "               ", "                ",
+                "                 ",
+            ]),
             text in mostly(&[
                 "[Parallel Time: 16638.4 ms, GC Workers: 18]", "[Other: 112.7 ms]",
                 "[Eden: 20.0G(20.0G)->0.0B(17.5G) Survivors: 0.0B->2560.0M Heap: 21.5G(80.0G)->14.5G(80.0G)]",
@@ -1374,7 +1377,8 @@ mod one_pass {
                 "eden space 1048576K,  76% used [0x0000000640000000, 0x000000067140a1f0)",
                 "par new generation   total 1310720K, used 830688K", "Metaspace       used 38929K",
                 "java.lang.Thread.State: BLOCKED (on object monitor)", "j", "J", "ja", "Z secs]",
-                "{", "}", "- age   1:", "#", "0x1", "x secs]",
+                "{", "}", "- age   1:", "#", "0x1", "x secs]", "[Times: ", "[Eden: ", "[Time",
+                "[Eden:x", "[Times:\u{0}", "jj",
             ]),
             tail in mostly(&["", " "], &["   ", "]", " secs]"]),
             stamped in proptest::bool::weighted(0.2),
@@ -1385,6 +1389,12 @@ mod one_pass {
             } else {
                 Stamp::default()
             };
+            // The loads of the usual reading see what a byte at a time sees.
+            prop_assert_eq!(
+                is_usual_indented_line(line.as_bytes()),
+                is_usual_indented_line_bytewise(line.as_bytes()),
+                "{}", line
+            );
             if let Some(record) = usual_indented_line(line.as_bytes()) {
                 let any = any_indented_jdk8(line.as_bytes(), stamp, &mut LastDate::default());
                 prop_assert_eq!(
