@@ -371,7 +371,7 @@ pub(crate) fn sweep_line_ends(
     max_line: usize,
     passes: impl Fn(&[u8]) -> bool,
 ) -> (usize, u64) {
-    let (mut passed, mut lines) = (0, 0);
+    let mut swept = Swept::default();
     let mut block = 0;
     while block < text.len() {
         let mut ends = match text[block..].first_chunk::<64>().and_then(newlines_in) {
@@ -385,19 +385,14 @@ pub(crate) fn sweep_line_ends(
         };
         while ends != 0 {
             let at = block + ends.trailing_zeros() as usize;
-            if at - passed > max_line {
-                return (passed, lines);
-            }
-            passed = at + 1;
-            lines += 1;
-            if !passes(&text[passed..]) {
-                return (passed, lines);
+            if !swept.line_ends(text, at, max_line, &passes) {
+                return swept.result();
             }
             ends &= ends - 1;
         }
         block += 64;
     }
-    (passed, lines)
+    swept.result()
 }
 
 /// [`sweep_lines`] on any processor, through [`line_ends_before_fragment_anywhere`].
@@ -406,16 +401,40 @@ fn sweep_lines_anywhere(
     max_line: usize,
     passes: impl Fn(&[u8]) -> bool,
 ) -> (usize, u64) {
-    let (mut passed, mut lines) = (0, 0);
-    line_ends_before_fragment_anywhere(text, |at| {
-        if at - passed > max_line {
+    let mut swept = Swept::default();
+    line_ends_before_fragment_anywhere(text, |at| swept.line_ends(text, at, max_line, &passes));
+    swept.result()
+}
+
+/// How far a sweep of lines went: the bytes and the lines passed over.
+#[derive(Default)]
+struct Swept {
+    passed: usize,
+    lines: u64,
+}
+
+impl Swept {
+    /// Passes over the line that ends at `at` when it is at most `max_line` bytes long;
+    /// whether the sweep goes on after it (`passes` of the text after it).
+    #[inline(always)]
+    fn line_ends(
+        &mut self,
+        text: &[u8],
+        at: usize,
+        max_line: usize,
+        passes: &impl Fn(&[u8]) -> bool,
+    ) -> bool {
+        if at - self.passed > max_line {
             return false;
         }
-        passed = at + 1;
-        lines += 1;
-        passes(&text[passed..])
-    });
-    (passed, lines)
+        self.passed = at + 1;
+        self.lines += 1;
+        passes(&text[self.passed..])
+    }
+
+    fn result(&self) -> (usize, u64) {
+        (self.passed, self.lines)
+    }
 }
 
 /// [`sweep_lines`] with AVX2.
@@ -429,26 +448,21 @@ unsafe fn sweep_lines_avx2(
     max_line: usize,
     passes: impl Fn(&[u8]) -> bool,
 ) -> (usize, u64) {
-    let (mut passed, mut lines) = (0, 0);
+    let mut swept = Swept::default();
     let mut block = 0;
     while block < text.len() {
         // SAFETY: the processor has AVX2, as this function requires.
         let mut stops = unsafe { stops_at(text, block) };
         while stops != 0 {
             let at = block + stops.trailing_zeros() as usize;
-            if text[at] != b'\n' || at - passed > max_line {
-                return (passed, lines);
-            }
-            passed = at + 1;
-            lines += 1;
-            if !passes(&text[passed..]) {
-                return (passed, lines);
+            if text[at] != b'\n' || !swept.line_ends(text, at, max_line, &passes) {
+                return swept.result();
             }
             stops &= stops - 1;
         }
         block += AVX2_BLOCK;
     }
-    (passed, lines)
+    swept.result()
 }
 
 /// Bytes the AVX2 sweeps look at a time: two vectors, half the loop's turns of one for
