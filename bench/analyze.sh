@@ -101,24 +101,27 @@ rm -f "$work/jdk8.log"
 
 # The other JDK 6-8 collectors, whose events come closer together: G1 with its detail
 # trees (PrintGCDetails, PrintHeapAtGC, tenuring distribution, stopped time, concurrent
-# cycles, string deduplication), and Parallel (adaptive size policy, decimal commas,
-# PrintHeapAtGC, stopped time). Every sample has uptime stamps (a sample with date stamps
-# alone, such as SampleSun1_8_0G1PrintHeapAtGc.txt, would make the log's clock jump
-# between the two at each copy, as no JVM writes it).
+# cycles, string deduplication, ergonomics with decimal commas), and Parallel (adaptive
+# size policy, tenuring distribution, causes, date stamps, stopped time). Every sample
+# has uptime stamps (a sample with date stamps alone, such as
+# SampleSun1_8_0G1PrintHeapAtGc.txt, would make the log's clock jump between the two at
+# each copy, as no JVM writes it), and each log holds its collector's samples only.
 if [ "${BENCH_JDK8_ALL:-1}" = 1 ]; then
 perl "$root/bench/jdk8-log.pl" "$target_mb" \
   "$samples/SampleSun1_7_0G1-ApplicationStopped.txt" \
   "$samples/SampleSun1_8_0G1_ConcurrentCycle.txt" \
   "$samples/SampleSun1_6_0G1_PrintHeapAtGC.txt" \
   "$samples/SampleSun1_8_0G1StringDeduplication.txt" \
-  "$samples/SampleSun1_7_0G1TenuringDistribution.txt" > "$work/jdk8.log"
+  "$samples/SampleSun1_7_0G1TenuringDistribution.txt" \
+  "$samples/SampleSun1_7_0_12PrintAdaptiveSizePolicy.txt" > "$work/jdk8.log"
 against_grep "$work/jdk8.log" "JDK 7-8 G1 details $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
 perl "$root/bench/jdk8-log.pl" "$target_mb" \
   "$samples/SampleSun1_7_0PS_Adaptive_Tenuring_AppStopped.txt" \
-  "$samples/SampleSun1_7_0_12PrintAdaptiveSizePolicy.txt" \
-  "$samples/SampleSun1_8_0ParallelPrintHeapAtGC.txt" \
+  "$samples/SampleSun1_6_0AdaptiveSizePolicy.txt" \
+  "$samples/SampleSun1_5_0AdaptiveSizePolicy.txt" \
+  "$samples/SampleSun1_7_0ParallelAdaptiveSizeReference.txt" \
   "$samples/SampleSun1_8_0Parallel_Apple.txt" \
-  "$samples/SampleSun1_6_0PrintHeapAtGC.txt" > "$work/jdk8.log"
+  "$samples/SampleSun1_7_0Parallel_Tenuring_PrintGCCause.txt" > "$work/jdk8.log"
 against_grep "$work/jdk8.log" "JDK 6-8 Parallel $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
 rm -f "$work/jdk8.log"
 fi

@@ -14,6 +14,8 @@ for my $file (@files) {
     open(my $fh, '<', $file) or die "$file: $!";
     local $/;
     my $text = <$fh>;
+    # A sample that ends without a newline would run into the next copy's first line.
+    $text .= "\n" unless $text =~ /\n\z/;
     # A JVM in a locale with a decimal comma writes `55041,359: ` (GCViewer's samples have some).
     my @uptimes = map { tr/,/./r } $text =~ /(?<![\d.,])(\d+[.,]\d{3}): /g;
     my ($lo, $hi) = (1e18, 0);
