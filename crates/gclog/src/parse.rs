@@ -1847,7 +1847,10 @@ fn parse_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
 /// log's events dearer by 90 instructions (1 % of the whole).
 #[inline(never)]
 fn other_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
-    match usual_parallel_young_event(rest).or_else(|| usual_g1_cycle_pause(rest)) {
+    let usual = usual_parallel_young_event(rest)
+        .or_else(|| usual_parallel_full_event(rest))
+        .or_else(|| usual_g1_cycle_pause(rest));
+    match usual {
         Some(pause) => Ok(pause),
         None => any_jdk8_event(rest),
     }
@@ -2013,16 +2016,7 @@ fn usual_initial_mark(rest: &[u8]) -> Option<GcPause> {
 /// brackets, arrows, name and cause in a pass each and collects its groups: about 3,000
 /// instructions an event.
 fn usual_parallel_young_event(rest: &[u8]) -> Option<GcPause> {
-    let after_gc = rest.strip_prefix(b"[GC ")?;
-    let (cause, generation) = match after_gc.strip_prefix(b"(") {
-        Some(group) => {
-            let (cause, after) = usual_cause(group)?;
-            (cause, after.strip_prefix(b" ")?)
-        }
-        None => (&b""[..], after_gc),
-    };
-    let young = generation.strip_prefix(b"[PSYoungGen: ")?;
-    let (young, after_young) = memory::whole_transition(young)?;
+    let (cause, young, after_young) = cause_and_young_generation(rest.strip_prefix(b"[GC ")?)?;
     let (heap, after_heap) = memory::whole_transition(after_young.strip_prefix(b"] ")?)?;
     let (duration_ns, after_event) = usual_event_seconds(after_heap.strip_prefix(b", ")?)?;
     let cpu = if after_event.is_empty() {
@@ -2030,11 +2024,29 @@ fn usual_parallel_young_event(rest: &[u8]) -> Option<GcPause> {
     } else {
         times_without_failures(after_event)?
     };
-    Some(GcPause {
+    Some(parallel_pause(
+        "PSYoungGen",
+        cause,
+        (duration_ns, cpu),
+        heap,
+        young,
+    ))
+}
+
+/// A pause of Parallel's read straight through: `cause` empty for none, `(duration, cpu)`
+/// and its heap's and young generation's transitions; no failure, no generations.
+fn parallel_pause(
+    name: &str,
+    cause: &[u8],
+    (duration_ns, cpu): (u64, Option<Cpu>),
+    heap: HeapChange,
+    young: HeapChange,
+) -> GcPause {
+    GcPause {
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
-        name: "PSYoungGen".to_string(),
+        name: name.to_string(),
         // ASCII by the bytes read: checked a word at a time, not read as lossy UTF-8.
         cause: (!cause.is_empty()).then(|| checked_lossy(cause)),
         cpu,
@@ -2045,7 +2057,75 @@ fn usual_parallel_young_event(rest: &[u8]) -> Option<GcPause> {
         collector: None,
         generations: None,
         icms_duty_cycle: None,
+    }
+}
+
+/// [`parse_jdk8_event`] of Parallel's full collection as JDK 6-8 print it, read straight
+/// through: `[Full GC (Ergonomics) [PSYoungGen: 2657K->0K(19136K)] [ParOldGen:
+/// 13262K->15771K(43712K)] 15919K->15771K(62848K), [Metaspace: 2626K->2626K(1056768K)],
+/// 0.0326 secs] [Times: ...` (JDK 6 and 7 print no cause, `[PSOldGen:` and `[PSPermGen:
+/// ...]`). Its generations are read as [`full_gc_generations`] reads them. `None` for
+/// anything else, which the general reading reads: with its groups, the generations and a
+/// search for an interruption, about 2,500 instructions an event, a full collection of
+/// Parallel every few young ones.
+fn usual_parallel_full_event(rest: &[u8]) -> Option<GcPause> {
+    let (cause, young, after_young) = cause_and_young_generation(rest.strip_prefix(b"[Full GC ")?)?;
+    let old_generation = after_young.strip_prefix(b"] [")?;
+    let old_body = old_generation
+        .strip_prefix(b"ParOldGen:")
+        .or_else(|| old_generation.strip_prefix(b"PSOldGen:"))?;
+    let (old_body, after_old) = old_body.split_at(generation_end(old_body)?);
+    let (heap, after_heap) = memory::whole_transition(after_old.strip_prefix(b"] ")?)?;
+    // JDK 8 writes a comma before its `[Metaspace: ...]`.
+    let other_generation = after_heap
+        .strip_prefix(b" [")
+        .or_else(|| after_heap.strip_prefix(b", ["))?;
+    let (other_body, metaspace) = match other_generation.strip_prefix(b"PSPermGen:") {
+        Some(body) => (body, false),
+        None => (other_generation.strip_prefix(b"Metaspace:")?, true),
+    };
+    let (other_body, after_other) = other_body.split_at(generation_end(other_body)?);
+    let (duration_ns, after_event) = usual_event_seconds(after_other.strip_prefix(b"], ")?)?;
+    let cpu = if after_event.is_empty() {
+        None
+    } else {
+        times_without_failures(after_event)?
+    };
+    let generations = Generations {
+        old: memory::transition_in(old_body),
+        perm: (!metaspace)
+            .then(|| memory::transition_in(other_body))
+            .flatten(),
+        metaspace,
+    };
+    Some(GcPause {
+        collector: Some(Collector::Parallel),
+        generations: Some(Box::new(generations)).filter(|g| !g.is_empty()),
+        ..parallel_pause("Full GC", cause, (duration_ns, cpu), heap, young)
     })
+}
+
+/// The cause, if any, and Parallel's young generation that follow the name of one of its
+/// events (`(Allocation Failure) [PSYoungGen: 540800K->1217K(617472K)`), as the straight
+/// readers take them, and the text after the generation's transition.
+#[inline(always)]
+fn cause_and_young_generation(after_name: &[u8]) -> Option<(&[u8], HeapChange, &[u8])> {
+    let (cause, generation) = match after_name.strip_prefix(b"(") {
+        Some(group) => {
+            let (cause, after) = usual_cause(group)?;
+            (cause, after.strip_prefix(b" ")?)
+        }
+        None => (&b""[..], after_name),
+    };
+    let (young, after_young) =
+        memory::whole_transition(generation.strip_prefix(b"[PSYoungGen: ")?)?;
+    Some((cause, young, after_young))
+}
+
+/// Where a generation's bracket closes in `body` (the text after its `Name:`), when no
+/// bracket opens in it first.
+fn generation_end(body: &[u8]) -> Option<usize> {
+    memchr::memchr2(b'[', b']', body).filter(|&at| body[at] == b']')
 }
 
 /// A cause as the straight readers take it, after its `(`: words (see [`is_cause_byte`]:
@@ -2627,7 +2707,11 @@ fn any_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     let failures = jdk8_failures(rest);
     let is_full = crate::PauseType::is_full(&name);
     let upgraded_to_full = !is_full && (failures.concurrent_mode || collects_old_generation);
-    if is_full && cause.is_none() && memchr::memmem::find(rest, INTERRUPTED).is_some() {
+    // A searcher built once: built at each full collection without a cause (every one of
+    // JDK 6 and 7's Parallel logs), it cost a third of reading the event.
+    static INTERRUPTED_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(INTERRUPTED));
+    if is_full && cause.is_none() && INTERRUPTED_FINDER.find(rest).is_some() {
         // CMS gave way to a collection that was asked for (System.gc(), a heap dump or
         // inspection): JDK 6 and 7 print no other cause for it.
         cause = Some("concurrent mode interrupted".to_string());

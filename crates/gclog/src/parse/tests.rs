@@ -1179,6 +1179,56 @@ mod one_pass {
             }
         }
 
+        /// Parallel's full collections read straight through read as the general reading
+        /// reads them; near misses (other causes, generations, transitions, durations,
+        /// failures, text after the event) are left to it.
+        #[test]
+        fn usual_parallel_full_events_read_as_any(
+            cause in mostly(&["", " (Ergonomics)", " (System.gc())", " (System)"], &[
+                " (CMS Initial Mark)", " (young)", " ()", " (System.gc)()", " (fx)",
+                " (Allocation Failure)--", "--", " (Metadata GC Threshold)", "(Ergonomics)",
+                " (promotion failed)", " (concurrent mode interrupted)",
+            ]),
+            young in mostly(&[" [PSYoungGen: "], &[
+                "[PSYoungGen: ", " [PSYoungGen:", " [ParNew: ", " [DefNew: ", " [CMS: ",
+            ]),
+            old in mostly(&["] [ParOldGen:", "] [PSOldGen:"], &[
+                "] [ParOldGen: ", "] [Tenured:", "] [CMS:", "]  [PSOldGen:", "] [PSOldGen: [", "]",
+            ]),
+            other in mostly(&[" [PSPermGen:", ", [Metaspace:"], &[
+                " [Metaspace:", ", [PSPermGen:", " [CMS Perm :", " [PS Perm:", ", [Metaspace: [", "",
+            ]),
+            transitions in [(); 4].map(|()| mostly(&["2657K->0K(19136K)", "1K->2M(3G)", " 13262K->15771K(43712K)"], &[
+                "1234567890123456K->1K(2K)", "1.5K->1K(2K)", "1K->2K", "K->1K(2K)", "1K->2K(3K)x",
+                " 1K->2K(3K) ", "", "1K->2K(3K)]",
+            ])),
+            duration in mostly(&["0.0326270", "0,0326270"], &["12", "0.", ".5", "1.2.3", "0.1 x"]),
+            tail in mostly(&[
+                " [Times: user=0.02 sys=0.00, real=0.01 secs]", " [Times: user=0,02 sys=0,00, real=0,01 secs] ", "",
+            ], &[
+                " [Times: x", " ", " (concurrent mode interrupted) [Times: user=0.02 sys=0.00, real=0.01 secs]",
+            ]),
+            extra in proptest::sample::select(vec!["", "", "", "[", "]", "->", "f", "x", " ", "(", ")", ","]),
+            at in 0usize..200,
+        ) {
+            let line = format!(
+                "[Full GC{cause}{young}{}{old}{}] {}{other}{}], {duration} secs]{tail}",
+                transitions[0], transitions[1], transitions[2], transitions[3],
+            );
+            let mut lines = vec![line.clone()];
+            if !extra.is_empty() {
+                let at = (0..=at.min(line.len())).rev().find(|&at| line.is_char_boundary(at)).unwrap_or(0);
+                lines.push(format!("{}{extra}{}", &line[..at], &line[at..]));
+            }
+            for line in lines {
+                let usual = usual_parallel_full_event(line.as_bytes());
+                prop_assert!(
+                    usual.is_none() || usual.as_ref().ok_or(()) == any_jdk8_event(line.as_bytes()).as_ref().map_err(|_| ()),
+                    "{}\n{:?}\n{:?}", line, usual, any_jdk8_event(line.as_bytes())
+                );
+            }
+        }
+
         /// G1's cleanups, remarks and full collections read straight through read as the
         /// general reading reads them; near misses (other phases, causes, heaps, durations,
         /// failures, text after the event) are left to it.
