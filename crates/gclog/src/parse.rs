@@ -2035,6 +2035,9 @@ fn usual_parallel_young_event(rest: &[u8]) -> Option<GcPause> {
 
 /// A pause of Parallel's read straight through: `cause` empty for none, `(duration, cpu)`
 /// and its heap's and young generation's transitions; no failure, no generations.
+/// Inlined: returned through memory, the pause was copied once more (100 instructions an
+/// event).
+#[inline(always)]
 fn parallel_pause(
     name: &str,
     cause: &[u8],
