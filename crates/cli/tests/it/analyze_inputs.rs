@@ -590,3 +590,64 @@ fn two_runs_of_a_jvm_in_one_rotated_set_are_told_apart() {
         "{json}"
     );
 }
+
+/// A plain JDK 6-8 log of a few MiB is read in chunks by two threads, or by one thread
+/// straight into the analysis, its runs of indented lines swept and its events read
+/// straight through where they can be; its gzipped copy is read line by line in batches:
+/// all give the same report and the same warnings (GCViewer's G1 and Parallel samples,
+/// repeated as they are).
+#[test]
+fn a_plain_jdk8_log_reads_as_its_gzipped_copy() {
+    let dir = tmp("plain-and-gzipped");
+    let logs: [(&str, &[&str]); 2] = [
+        (
+            "g1.log",
+            &[
+                "SampleSun1_7_0G1-ApplicationStopped.txt",
+                "SampleSun1_7_0_12PrintAdaptiveSizePolicy.txt",
+                "SampleSun1_6_0G1_PrintHeapAtGC.txt",
+                "SampleSun1_7_0G1TenuringDistribution.txt",
+            ],
+        ),
+        (
+            "parallel.log",
+            &[
+                "SampleSun1_6_0AdaptiveSizePolicy.txt",
+                "SampleSun1_8_0Parallel_Apple.txt",
+                "SampleSun1_7_0PS_Adaptive_Tenuring_AppStopped.txt",
+            ],
+        ),
+    ];
+    for (name, samples) in logs {
+        let mut text = Vec::new();
+        while text.len() < (2 << 20) + (256 << 10) {
+            for sample in samples {
+                text.extend(gcviewer_sample(sample));
+                if !text.ends_with(b"\n") {
+                    text.push(b'\n');
+                }
+            }
+        }
+        let plain = dir.join(name);
+        std::fs::write(&plain, &text).unwrap();
+        let gzipped = dir.join(format!("{name}.gz"));
+        let gzip = Command::new("gzip").arg("-k").arg(&plain).status().unwrap();
+        assert!(gzip.success());
+        let report = |file: &PathBuf, threads: &str| {
+            let out = run(&["--json", "--threads", threads, file.to_str().unwrap()]);
+            assert!(out.status.success(), "{out:?}");
+            let text =
+                |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(&format!("{name}.gz"), name);
+            (text(&out.stdout), text(&out.stderr))
+        };
+        let expected = report(&gzipped, "1");
+        assert!(expected.0.contains("\"pauses\""), "{}", expected.0);
+        for threads in ["1", "2"] {
+            assert_eq!(
+                report(&plain, threads),
+                expected,
+                "{name}, {threads} threads"
+            );
+        }
+    }
+}
