@@ -46,8 +46,13 @@ public class Churn {
 }
 "#;
 
-fn work_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pauselab-collectors-{}", std::process::id()));
+/// A directory of the test's own, `name`, in the system's temporary directory (the JVMs'
+/// `-Xlog:...:file=PATH` takes no `:` in the path, which a clone's path may hold): tests run
+/// at the same time, and each removes its directory when it is done.
+fn work_dir(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("pauselab-collectors-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -101,7 +106,7 @@ fn close(a: f64, b: f64, what: &str) {
 
 #[test]
 fn collectors_under_pressure_match_an_independent_count() {
-    let dir = work_dir();
+    let dir = work_dir("pressure");
     compile(&dir);
     // The three JVMs run at once: the test takes as long as the slowest.
     let runs = std::thread::scope(|s| {
@@ -250,7 +255,7 @@ fn collectors_under_pressure_match_an_independent_count() {
 
 #[test]
 fn every_decoration_set_gives_the_same_pauses_as_an_independent_count() {
-    let dir = work_dir();
+    let dir = work_dir("decorations");
     compile(&dir);
     // One JVM writes the same events into one file per decoration set.
     let sets = [
@@ -360,8 +365,7 @@ END { printf "%d %.3f %d %d\n", count, sum, full, inner + 0 }
 
 #[test]
 fn full_collections_in_or_after_a_young_one_match_an_independent_count() {
-    // Not under work_dir(): the other tests, running at the same time, remove it.
-    let dir = analyze_support::fresh_dir("analyze-collectors", "fill");
+    let dir = work_dir("fill");
     std::fs::write(dir.join("Fill.java"), FILL).unwrap();
     let status = Command::new(format!("{JDK17}/bin/javac"))
         .args(["--release", "17", "-d"])
@@ -649,7 +653,7 @@ public class CacheChurn {
 /// - ZGC logged with `-Xlog:gc` has no pause lines: a warning says which tags hold them.
 #[test]
 fn jdk25_async_drops_multi_line_messages_and_zgc_worker_stalls_are_read() {
-    let dir = work_dir();
+    let dir = work_dir("jdk25-async");
     let log = run_cache_churn(
         &dir,
         "g1-async-trace",
