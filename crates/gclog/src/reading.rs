@@ -55,6 +55,10 @@ struct RawLine {
     /// after its first (see [`stitch_line`]).
     unterminated: Option<u64>,
     truncated: bool,
+    /// Not a line of text but so many indented lines passed over from `number` on, which
+    /// the parser reads as [`ClassifiedLine::plain_indented`] (see
+    /// [`pass_indented_lines`]); their text is not kept.
+    indented: u64,
 }
 
 impl Batch {
@@ -81,7 +85,10 @@ impl Batch {
             let text = &self.text[start..raw.end];
             start = raw.end;
             match parsed.next() {
-                Some(line) => feed.apply(line, raw.number),
+                Some(line) => feed.apply_run(line, raw.number, raw.indented.max(1)),
+                None if raw.indented > 0 => {
+                    feed.apply_run(ClassifiedLine::plain_indented(), raw.number, raw.indented);
+                }
                 None => feed.line(text, raw.number, raw.unterminated, raw.truncated),
             }
         }
@@ -107,6 +114,7 @@ impl Filling {
             number,
             unterminated,
             truncated,
+            indented: 0,
         });
         // Until a line is recognised every line is parsed at once: the binary-data check
         // needs to know whether this is a log.
@@ -115,9 +123,26 @@ impl Filling {
         }
     }
 
+    /// `count` indented lines from number `number` on, passed over (see
+    /// [`pass_indented_lines`]): once the input is known to be a log.
+    fn push_indented(&mut self, number: u64, count: u64) {
+        let batch = &mut self.batch;
+        batch.lines.push(RawLine {
+            end: batch.text.len(),
+            number,
+            unterminated: None,
+            truncated: false,
+            indented: count,
+        });
+    }
+
     fn parse_next(&mut self) {
         let batch = &mut self.batch;
         let raw = &batch.lines[batch.parsed.len()];
+        if raw.indented > 0 {
+            batch.parsed.push(ClassifiedLine::plain_indented());
+            return;
+        }
         let (unterminated, truncated) = (raw.unterminated, raw.truncated);
         let line = ClassifiedLine::new(
             &mut self.parser,
@@ -233,6 +258,11 @@ pub(crate) fn read_lines(
         if filling.recognised > 0 {
             // Known to be a log: lines passed over need no binary-data check.
             count += pass_printouts(&mut lines, &stitcher, u64::MAX);
+            let indented = pass_indented_lines(&mut lines, &stitcher, u64::MAX);
+            if indented > 0 {
+                filling.push_indented(count + 1, indented);
+                count += indented;
+            }
         }
         if matches!(destination, Destination::Here(_)) && filling.recognised > 0 {
             destination.deliver(filling.take());
