@@ -445,8 +445,8 @@ mod tests {
             gc_id: Some(1),
             start: Stamp::default(),
             duration_ns: 48_250_000,
-            name: "Pause Full".to_string(),
-            cause: Some("System.gc()".to_string()),
+            name: "Pause Full".into(),
+            cause: Some("System.gc()".into()),
             cpu: Some(Cpu {
                 user_ns: 9_999_997,
                 sys_ns: 12_345_678,

@@ -296,7 +296,8 @@ impl JvmPauses {
             Record::Pause(pause) if tags.gc => {
                 let s = seconds(pause.duration_ns);
                 longest(0, s);
-                let cause = label_value(pause.cause.unwrap_or_else(|| "none".to_string()));
+                let cause =
+                    label_value(pause.cause.map_or_else(|| "none".to_string(), String::from));
                 let kind = PauseType::of(&pause.name);
                 self.gc
                     .observe((kind, cause), || (kind, "other".to_string()), s);

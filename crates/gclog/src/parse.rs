@@ -6,6 +6,9 @@
 //! the line before only to save reading them again): pairing records (a pause with its CPU times or its safepoint) is the
 //! analyzer's job, so the parser can be fuzzed and tested line by line.
 
+use std::borrow::Cow;
+
+use pauselab_pause::known_text::{known_or_owned, Assembled};
 use pauselab_pause::Collector;
 
 use crate::num::{decimal_scaled, duration_with_unit, iso_timestamp_ms, secs_to_ns, POW10};
@@ -553,7 +556,7 @@ fn parse_unified_gc_body(gc_id: u64, body: &[u8]) -> Result<Record, Unparsed> {
         }
         let (mut name, cause, failures) = pause_name_and_cause(text);
         if let Some(g) = prefix {
-            name = format!("{}: {name}", g as char);
+            name = Cow::Owned(format!("{}: {name}", g as char));
         }
         return Ok(Record::Pause(GcPause {
             gc_id: Some(gc_id),
@@ -597,7 +600,7 @@ fn parse_unified_cpu(rest: &[u8]) -> Option<Cpu> {
 
 /// `Young (Normal) (G1 Evacuation Pause)` -> ("Pause Young (Normal)", "G1 Evacuation Pause").
 /// G1's `(Evacuation Failure[: Allocation|Pinned])` (JDK 17+) is a failure, not a name.
-fn pause_name_and_cause(text: &[u8]) -> (String, Option<String>, Failures) {
+fn pause_name_and_cause(text: &[u8]) -> (Cow<'static, str>, Option<Cow<'static, str>>, Failures) {
     let paren = memchr::memchr(b'(', text).unwrap_or(text.len());
     let base = trim_spaces(&text[..paren]);
     let mut groups = paren_groups(&text[paren..]);
@@ -607,22 +610,22 @@ fn pause_name_and_cause(text: &[u8]) -> (String, Option<String>, Failures) {
         evacuation: groups.len() != before,
         ..Failures::default()
     };
-    let mut name = String::with_capacity(32);
-    name.push_str("Pause ");
-    name.push_str(&String::from_utf8_lossy(base));
+    let mut name = Assembled::new();
+    name.push(b"Pause ");
+    name.push(base);
     let has_cause = matches!(base, b"Young" | b"Full" | b"Initial Mark" | b"Mixed");
     let mut cause = None;
     for (i, g) in groups.iter().enumerate() {
         let is_last = i + 1 == groups.len();
         if has_cause && is_last && !is_g1_young_kind(g) {
-            cause = Some(String::from_utf8_lossy(g).into_owned());
+            cause = Some(known_or_owned(g));
         } else {
-            name.push_str(" (");
-            name.push_str(&String::from_utf8_lossy(g));
-            name.push(')');
+            name.push(b" (");
+            name.push(g);
+            name.push(b")");
         }
     }
-    (name, cause, failures)
+    (name.finish(), cause, failures)
 }
 
 fn is_g1_young_kind(g: &[u8]) -> bool {
@@ -1879,16 +1882,15 @@ fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
     let mut text = rest.strip_prefix(b"[GC pause")?;
     let mut cause = None;
     let mut evacuation = false;
-    // Room for the usual kinds: grown a push at a time, the name was copied three times.
-    let mut name = String::with_capacity(48);
-    name.push_str("GC pause");
+    let mut name = Assembled::new();
+    name.push(b"GC pause");
     while let Some(group) = text.strip_prefix(b" (") {
         let end = memchr::memchr(b')', group)?;
         let word = &group[..end];
         if let Some(&(_, kind, failed)) = KINDS.iter().find(|(bytes, ..)| *bytes == word) {
-            name.push_str(" (");
-            name.push_str(kind);
-            name.push(')');
+            name.push(b" (");
+            name.push(kind.as_bytes());
+            name.push(b")");
             evacuation |= failed;
         } else {
             // Only the first group may be a cause (words only: no failure or phase).
@@ -1901,8 +1903,7 @@ fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
             if !usual {
                 return None;
             }
-            // ASCII by the bytes read: checked a word at a time, not read as lossy UTF-8.
-            cause = Some(checked_lossy(word));
+            cause = Some(known_or_owned(word));
         }
         text = &group[end + 1..];
     }
@@ -1930,7 +1931,7 @@ fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
-        name,
+        name: name.finish(),
         cause,
         cpu,
         heap: None,
@@ -1978,7 +1979,7 @@ fn usual_initial_mark(rest: &[u8]) -> Option<GcPause> {
     const NAME: &str = "CMS Initial Mark";
     let after_gc = rest.strip_prefix(b"[GC")?;
     let (cause, phase) = match after_gc.strip_prefix(b" (CMS Initial Mark)") {
-        Some(after) => (Some(NAME.to_string()), after),
+        Some(after) => (Some(Cow::Borrowed(NAME)), after),
         None => (None, after_gc),
     };
     let phase = phase.strip_prefix(b" [1 ")?;
@@ -1994,7 +1995,7 @@ fn usual_initial_mark(rest: &[u8]) -> Option<GcPause> {
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
-        name: NAME.to_string(),
+        name: Cow::Borrowed(NAME),
         cause,
         cpu,
         heap: None,
@@ -2039,7 +2040,7 @@ fn usual_parallel_young_event(rest: &[u8]) -> Option<GcPause> {
 /// event).
 #[inline(always)]
 fn parallel_pause(
-    name: &str,
+    name: &'static str,
     cause: &[u8],
     (duration_ns, cpu): (u64, Option<Cpu>),
     heap: HeapChange,
@@ -2049,9 +2050,8 @@ fn parallel_pause(
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
-        name: name.to_string(),
-        // ASCII by the bytes read: checked a word at a time, not read as lossy UTF-8.
-        cause: (!cause.is_empty()).then(|| checked_lossy(cause)),
+        name: Cow::Borrowed(name),
+        cause: (!cause.is_empty()).then(|| known_or_owned(cause)),
         cpu,
         heap: Some(heap),
         young: Some(young),
@@ -2201,8 +2201,8 @@ fn usual_g1_cycle_pause(rest: &[u8]) -> Option<GcPause> {
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
-        name: name.to_string(),
-        cause: cause.map(checked_lossy),
+        name: Cow::Borrowed(name),
+        cause: cause.map(known_or_owned),
         cpu,
         heap,
         young: None,
@@ -2270,8 +2270,8 @@ fn usual_young_pause(
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
-        name: generation.name.to_string(),
-        cause: (!generation.cause.is_empty()).then(|| lossy(generation.cause)),
+        name: Cow::Borrowed(generation.name),
+        cause: (!generation.cause.is_empty()).then(|| known_or_owned(generation.cause)),
         cpu,
         heap: Some(heap),
         young: Some(generation.young),
@@ -2460,7 +2460,7 @@ fn usual_remark(rest: &[u8]) -> Option<GcPause> {
     const NAME: &str = "CMS Final Remark";
     let after_gc = rest.strip_prefix(b"[GC")?;
     let (cause, occupancy) = match after_gc.strip_prefix(b" (CMS Final Remark)") {
-        Some(after) => (Some(NAME.to_string()), after),
+        Some(after) => (Some(Cow::Borrowed(NAME)), after),
         None => (None, after_gc),
     };
     let occupancy = occupancy.strip_prefix(b" ").unwrap_or(occupancy);
@@ -2500,7 +2500,7 @@ fn usual_remark(rest: &[u8]) -> Option<GcPause> {
         gc_id: None,
         start: Stamp::default(),
         duration_ns,
-        name: NAME.to_string(),
+        name: Cow::Borrowed(NAME),
         cause,
         cpu,
         heap,
@@ -2717,7 +2717,7 @@ fn any_jdk8_event(rest: &[u8]) -> Result<GcPause, Unparsed> {
     if is_full && cause.is_none() && INTERRUPTED_FINDER.find(rest).is_some() {
         // CMS gave way to a collection that was asked for (System.gc(), a heap dump or
         // inspection): JDK 6 and 7 print no other cause for it.
-        cause = Some("concurrent mode interrupted".to_string());
+        cause = Some(Cow::Borrowed("concurrent mode interrupted"));
     }
     // A young collection is named after its generation; a full one's generations tell
     // the collector, and what had filled. G1's `[Eden: ...]` follows the event's brackets.
@@ -2923,7 +2923,10 @@ fn matching_bracket(s: &[u8]) -> Option<usize> {
 
 /// The name and cause of the event `inner`, which holds the CMS phases `cms_phases` (see
 /// [`memory::Jdk8Event::cms_phases`]).
-fn jdk8_name_and_cause(inner: &[u8], cms_phases: (bool, bool)) -> (String, Option<String>) {
+fn jdk8_name_and_cause(
+    inner: &[u8],
+    cms_phases: (bool, bool),
+) -> (Cow<'static, str>, Option<Cow<'static, str>>) {
     let (head, after_head) = if let Some(r) = inner.strip_prefix(b"Full GC") {
         ("Full GC", r)
     } else if let Some(r) = inner.strip_prefix(b"GC pause") {
@@ -2951,30 +2954,34 @@ fn jdk8_name_and_cause(inner: &[u8], cms_phases: (bool, bool)) -> (String, Optio
     }
     // JDK 6 and 7 print no cause: `[GC pause (young)`, `[GC pause (mixed)`.
     let has_cause = groups.first().is_some_and(|g| !is_g1_kind(g));
-    let cause = groups.first().filter(|_| has_cause).map(|g| lossy(g));
+    let cause = groups
+        .first()
+        .filter(|_| has_cause)
+        .map(|g| known_or_owned(g));
     let (initial_mark, remark) = cms_phases;
     let name = if initial_mark || cause.as_deref() == Some("CMS Initial Mark") {
-        "CMS Initial Mark".to_string()
+        Cow::Borrowed("CMS Initial Mark")
     } else if remark || cause.as_deref() == Some("CMS Final Remark") {
         // Without -XX:+PrintGCDetails the cause alone says it: `[GC (CMS Final Remark) ...`.
-        "CMS Final Remark".to_string()
+        Cow::Borrowed("CMS Final Remark")
     } else if head == "GC pause" {
         // The kinds are part of the name, the cause is not: `GC pause (young) (initial-mark)`.
-        let mut n = String::from("GC pause");
+        let mut n = Assembled::new();
+        n.push(b"GC pause");
         for g in groups.iter().skip(usize::from(has_cause)) {
-            n.push_str(" (");
-            n.push_str(&String::from_utf8_lossy(g));
-            n.push(')');
+            n.push(b" (");
+            n.push(g);
+            n.push(b")");
         }
-        n
+        n.finish()
     } else if head == "GC" && is_occupancy_only(inner) {
         // `[GC 47513K(83008K), 0.0026705 secs]`: `-verbose:gc` alone, where CMS's initial
         // mark and remark print the heap's occupancy and nothing tells which one it is.
-        "CMS Initial Mark or Remark".to_string()
+        Cow::Borrowed("CMS Initial Mark or Remark")
     } else if head == "GC" {
-        young_generation(inner).map_or_else(|| "GC".to_string(), lossy)
+        young_generation(inner).map_or(Cow::Borrowed("GC"), known_or_owned)
     } else {
-        head.to_string()
+        Cow::Borrowed(head)
     };
     (name, cause)
 }

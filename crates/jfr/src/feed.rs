@@ -377,8 +377,8 @@ impl Feed {
                     gc_id: Some(p.gc_id),
                     start: Stamp::default(),
                     duration_ns: p.duration_ns,
-                    name,
-                    cause: p.cause,
+                    name: name.into(),
+                    cause: p.cause.map(Into::into),
                     cpu: p.cpu_ns.map(|(user_ns, sys_ns, real_ns)| Cpu {
                         user_ns,
                         sys_ns,
@@ -500,7 +500,7 @@ mod tests {
                 ..
             }) = record
             {
-                self.0.entry(id).or_default().insert(name);
+                self.0.entry(id).or_default().insert(name.into_owned());
             }
         }
         fn jvm_flags(&mut self, _: &str) {}

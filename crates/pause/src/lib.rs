@@ -9,6 +9,7 @@ mod collector;
 pub mod event;
 pub mod input;
 pub mod interval_log;
+pub mod known_text;
 pub mod output;
 mod pause_type;
 pub mod record;

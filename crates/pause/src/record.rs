@@ -5,6 +5,8 @@
 
 #![deny(missing_docs)]
 
+use std::borrow::Cow;
+
 /// When a line was written, as far as the line says.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stamp {
@@ -59,10 +61,12 @@ pub struct GcPause {
     pub start: Stamp,
     /// How long the JVM was stopped.
     pub duration_ns: u64,
-    /// `Pause Young`, `Pause Full`, `GC`, `Full GC`...
-    pub name: String,
-    /// `G1 Evacuation Pause`, `Allocation Failure`... when the source names it.
-    pub cause: Option<String>,
+    /// `Pause Young`, `Pause Full`, `GC`, `Full GC`... Static when HotSpot's
+    /// ([`known_or_owned`](crate::known_text::known_or_owned)).
+    pub name: Cow<'static, str>,
+    /// `G1 Evacuation Pause`, `Allocation Failure`... when the source names it. Static when
+    /// HotSpot's.
+    pub cause: Option<Cow<'static, str>>,
     /// CPU times, when on the same line.
     pub cpu: Option<Cpu>,
     /// Heap occupancy before and after, when the line gives it.
@@ -113,7 +117,7 @@ impl GcPause {
     pub fn described(&self) -> String {
         match &self.cause {
             Some(c) => format!("{} ({c})", self.name),
-            None => self.name.clone(),
+            None => self.name.to_string(),
         }
     }
 }

@@ -90,7 +90,7 @@ impl Analyzer<'_> {
             self.flush_pending();
         }
         if self.jvm.first_pause_name.is_none() {
-            self.jvm.first_pause_name = Some(pause.name.clone());
+            self.jvm.first_pause_name = Some(pause.name.to_string());
         }
         self.jvm.told(pause.collector);
         self.jvm
@@ -214,7 +214,7 @@ impl Analyzer<'_> {
         }
         if named.full || p.upgraded_to_full {
             let cause = match &p.cause {
-                Some(cause) => cause.as_str(),
+                Some(cause) => cause.as_ref(),
                 None => upgrade_reason(p).unwrap_or(NO_CAUSE),
             };
             // Copied only for a cause not counted yet.
@@ -279,8 +279,8 @@ fn to_event(pp: &Pending, file: &str) -> PauseEvent {
         wall_start_ms: p.start.wall_ms.map(|w| w as f64),
         duration_ms: p.duration_ns as f64 / 1e6,
         kind: PauseKind::Gc,
-        name: p.name.clone(),
-        cause: p.cause.clone(),
+        name: p.name.to_string(),
+        cause: p.cause.as_deref().map(str::to_owned),
         cpu: p.cpu.map(|c| CpuTimes {
             user_ms: c.user_ns as f64 / 1e6,
             sys_ms: c.sys_ns as f64 / 1e6,

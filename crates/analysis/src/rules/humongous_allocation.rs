@@ -56,8 +56,8 @@ mod tests {
         let pause = |name: &str| GcPause {
             gc_id: Some(7),
             duration_ns: 1_000_000,
-            name: name.to_string(),
-            cause: Some("G1 Humongous Allocation".to_string()),
+            name: name.to_string().into(),
+            cause: Some("G1 Humongous Allocation".into()),
             ..GcPause::default()
         };
         assert!((RULE.matches)(&pause("Pause Young (Concurrent Start)")));

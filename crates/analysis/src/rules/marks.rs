@@ -147,8 +147,8 @@ mod tests {
                         sys_ns: sys * 1_000_000,
                         real_ns: real * 1_000_000,
                     }),
-                    name: name.to_string(),
-                    cause: cause.map(str::to_string),
+                    name: name.to_string().into(),
+                    cause: cause.map(|c| c.to_string().into()),
                     failures: Failures {
                         evacuation: flags[0],
                         concurrent_mode: flags[1],
@@ -259,7 +259,7 @@ mod tests {
                             stamp: Stamp::default(),
                             record: Record::Pause(GcPause {
                                 duration_ns,
-                                name: "GC".to_string(),
+                                name: "GC".into(),
                                 ..GcPause::default()
                             }),
                         });

@@ -59,7 +59,7 @@ impl Rule for StoppedGtGc {
             let what = stop
                 .pauses
                 .iter()
-                .map(|p| p.name.as_str())
+                .map(|p| p.name.as_ref())
                 .collect::<Vec<_>>()
                 .join(" + ");
             let ttsp = if ttsp_ns > 0 {

@@ -34,7 +34,7 @@ const MS: u64 = 1_000_000;
 #[test]
 fn jdk8_serial_parnew_parallel_cms() {
     let (p, stamp) = pause("2012-10-19T18:28:46.210+0100: 2.193: [GC 2.193: [DefNew: 17024K->643K(19136K), 0.0084810 secs] 17024K->643K(260032K), 0.0085510 secs] [Times: user=0.00 sys=0.00, real=0.01 secs] ");
-    assert_eq!((p.name.as_str(), p.duration_ns), ("DefNew", 8_551_000));
+    assert_eq!((p.name.as_ref(), p.duration_ns), ("DefNew", 8_551_000));
     assert_eq!(stamp.uptime_ns, Some(2_193 * MS));
     assert!(stamp.wall_ms.is_some());
     assert_eq!(
@@ -52,11 +52,11 @@ fn jdk8_serial_parnew_parallel_cms() {
     assert_eq!(p.cpu.unwrap().sys_ns, 20 * MS);
 
     let (p, _) = pause("1.000: [GC (Allocation Failure) [PSYoungGen: 65536K->10720K(76288K)] 65536K->10728K(251392K), 0.0123450 secs] [Times: user=0.03 sys=0.01, real=0.01 secs]");
-    assert_eq!((p.name.as_str(), p.duration_ns), ("PSYoungGen", 12_345_000));
+    assert_eq!((p.name.as_ref(), p.duration_ns), ("PSYoungGen", 12_345_000));
 
     let (p, _) = pause("9.0: [Full GC (Ergonomics) [PSYoungGen: 10K->0K(76288K)] [ParOldGen: 1000K->900K(175104K)] 1010K->900K(251392K), [Metaspace: 3000K->3000K(1056768K)], 0.2500000 secs] [Times: user=0.40 sys=0.00, real=0.25 secs]");
     assert_eq!(
-        (p.name.as_str(), p.cause.as_deref()),
+        (p.name.as_ref(), p.cause.as_deref()),
         ("Full GC", Some("Ergonomics"))
     );
     assert_eq!(p.duration_ns, 250 * MS);
@@ -65,7 +65,7 @@ fn jdk8_serial_parnew_parallel_cms() {
     assert_eq!(p.name, "CMS Initial Mark");
     let (p, _) = pause("7.0: [GC[YG occupancy: 1370 K (19136 K)]7.0: [Rescan (non-parallel) 7.0: [grey object rescan, 0.0013400 secs]7.0: [root rescan, 0.0051750 secs], 0.0065730 secs]7.0: [weak refs processing, 0.0601980 secs] [1 CMS-remark: 120458K(240896K)] 121829K(260032K), 0.0674900 secs] [Times: user=0.07 sys=0.00, real=0.07 secs]");
     assert_eq!(
-        (p.name.as_str(), p.duration_ns),
+        (p.name.as_ref(), p.duration_ns),
         ("CMS Final Remark", 67_490_000)
     );
 
@@ -83,7 +83,7 @@ fn jdk8_serial_parnew_parallel_cms() {
 fn jdk8_g1_multi_line_events() {
     let (p, _) = pause("2014-02-12T10:00:00.000+0000: 0.271: [GC pause (G1 Evacuation Pause) (young), 0.0104350 secs]");
     assert_eq!(
-        (p.name.as_str(), p.cause.as_deref()),
+        (p.name.as_ref(), p.cause.as_deref()),
         ("GC pause (young)", Some("G1 Evacuation Pause"))
     );
     assert!(p.cpu.is_none());
@@ -94,11 +94,11 @@ fn jdk8_g1_multi_line_events() {
         pause("0.9: [GC pause (G1 Evacuation Pause) (mixed) 20M->10M(64M), 0.0030000 secs]");
     assert_eq!(p.name, "GC pause (mixed)");
     let (p, _) = pause("1.0: [GC remark 1.0: [Finalize Marking, 0.0001 secs] 1.0: [GC ref-proc, 0.0002 secs] 1.0: [Unloading, 0.0010 secs], 0.0034000 secs]");
-    assert_eq!((p.name.as_str(), p.duration_ns), ("GC remark", 3_400_000));
+    assert_eq!((p.name.as_ref(), p.duration_ns), ("GC remark", 3_400_000));
     let (p, _) = pause("1.1: [GC cleanup 10M->10M(64M), 0.0012000 secs]");
     assert_eq!(p.name, "GC cleanup");
     let (p, _) = pause("3.0: [Full GC (Allocation Failure)  100M->50M(200M), 0.3000000 secs]");
-    assert_eq!((p.name.as_str(), p.duration_ns), ("Full GC", 300 * MS));
+    assert_eq!((p.name.as_ref(), p.duration_ns), ("Full GC", 300 * MS));
     match parse_line(b" [Times: user=0.02 sys=0.00, real=0.01 secs] ")
         .unwrap()
         .record
@@ -358,14 +358,14 @@ fn jdk8_stamps_of_two_threads_written_at_once() {
     // Repeated: each thread printed its date stamp, then each its uptime.
     let (p, stamp) = pause("2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 512.250: 512.250: [Full GC (Metadata GC Threshold)  600M->590M(4096M), 2.1500000 secs]");
     assert_eq!(
-        (p.name.as_str(), p.cause.as_deref(), p.duration_ns),
+        (p.name.as_ref(), p.cause.as_deref(), p.duration_ns),
         ("Full GC", Some("Metadata GC Threshold"), 2_150 * MS)
     );
     assert_eq!(stamp.uptime_ns, Some(512_250 * MS));
     assert!(stamp.wall_ms.is_some());
     // Run together: both uptimes before both separators.
     let (p, stamp) = pause("2021-03-04T10:20:30.400+0100: 2021-03-04T10:20:30.400+0100: 4321.5004321.500: : [Full GC (Metadata GC Threshold)  900M->899M(2048M), 1.2000000 secs]");
-    assert_eq!((p.name.as_str(), p.duration_ns), ("Full GC", 1_200 * MS));
+    assert_eq!((p.name.as_ref(), p.duration_ns), ("Full GC", 1_200 * MS));
     assert_eq!(stamp.uptime_ns, Some(4_321_500 * MS));
     // Date stamps run together, decimal comma.
     let (p, stamp) = pause("2021-03-04T10:20:30,400+01002021-03-04T10:20:30,401+0100: 7,125: [Full GC (System.gc())  90M->80M(2048M), 0,5000000 secs]");
@@ -450,7 +450,7 @@ fn jdk7_g1_kinds_without_a_cause_are_the_name() {
     ] {
         let (p, _) = pause(line);
         assert_eq!(
-            (p.name.as_str(), p.cause.as_deref()),
+            (p.name.as_ref(), p.cause.as_deref()),
             (name, None),
             "{line}"
         );
@@ -459,7 +459,7 @@ fn jdk7_g1_kinds_without_a_cause_are_the_name() {
     let (p, _) =
         pause("12.5: [GC pause (G1 Evacuation Pause) (young) (initial-mark), 0.0400000 secs]");
     assert_eq!(
-        (p.name.as_str(), p.cause.as_deref()),
+        (p.name.as_ref(), p.cause.as_deref()),
         (
             "GC pause (young) (initial-mark)",
             Some("G1 Evacuation Pause")
@@ -473,7 +473,7 @@ fn jdk8_cms_phases_named_by_their_cause_without_details() {
     assert_eq!(p.name, "CMS Initial Mark");
     let (p, _) = pause("41.200: [GC (CMS Final Remark)  710000K(8000000K), 0.0900000 secs]");
     assert_eq!(
-        (p.name.as_str(), p.cause.as_deref()),
+        (p.name.as_ref(), p.cause.as_deref()),
         ("CMS Final Remark", Some("CMS Final Remark"))
     );
 }
@@ -508,7 +508,7 @@ fn jdk8_printouts_outside_events_are_known() {
 fn generational_zgc_minor_pauses_stalls_and_cycles() {
     let (p, _) = pause("[0.254s][info][gc,phases   ] GC(5) y: Pause Mark Start 0.009ms");
     assert_eq!(
-        (p.name.as_str(), p.duration_ns),
+        (p.name.as_ref(), p.duration_ns),
         ("y: Pause Mark Start", 9_000)
     );
     let (p, _) = pause("[0.4s][info][gc,phases] GC(0) Y: Pause Mark Start (Major) 0.031ms");
@@ -1723,4 +1723,32 @@ fn the_incremental_duty_cycle_is_read_where_the_duration_begins_and_only_there()
     // A full collection after a concurrent mode failure prints it after the generations.
     let full = "27037.231: [GC 27036.837: [ParNew (promotion failed): 471872K->471872K(471872K), 0.3931530 secs]27037.231: [CMS (concurrent mode failure): 3667441K->779130K(3670016K), 6.2096720 secs] 4045730K->779130K(4141888K), [CMS Perm : 93567K->92821K(131072K)] icms_dc=100 , 6.6030840 secs] [Times: user=2.31 sys=0.23, real=6.61 secs]";
     assert_eq!(cycle(full), Some(100));
+}
+
+#[test]
+fn the_names_and_causes_hotspot_prints_are_read_without_allocating() {
+    let lines = [
+        "1.234: [GC (Allocation Failure) [PSYoungGen: 540800K->1217K(617472K)] 540800K->1225K(2029056K), 0.0034570 secs] [Times: user=0.01 sys=0.00, real=0.00 secs] ",
+        "2.345: [Full GC (Ergonomics) [PSYoungGen: 1217K->0K(617472K)] [ParOldGen: 8K->1147K(1411584K)] 1225K->1147K(2029056K), [Metaspace: 3339K->3339K(1056768K)], 0.0073010 secs] [Times: user=0.02 sys=0.00, real=0.01 secs] ",
+        "3.456: [GC (Allocation Failure) 3.456: [ParNew: 830688K->25255K(1310720K), 0.1302057 secs] 830688K->25255K(4063232K), 0.1302996 secs] [Times: user=0.45 sys=0.01, real=0.13 secs] ",
+        "4.567: [GC pause (G1 Evacuation Pause) (young), 0.0123450 secs]",
+        "5.678: [GC pause (young) (initial-mark), 0.0123450 secs]",
+        "[6.789s][info][gc] GC(7) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(256M) 3.123ms",
+        "[7.890s][info][gc] GC(8) Pause Full (System.gc()) 24M->4M(256M) 13.123ms",
+    ];
+    for line in lines {
+        let (p, _) = pause(line);
+        assert!(matches!(p.name, Cow::Borrowed(_)), "{line}: {:?}", p.name);
+        assert!(
+            matches!(p.cause, None | Some(Cow::Borrowed(_))),
+            "{line}: {:?}",
+            p.cause
+        );
+    }
+    // A cause no JDK prints is read all the same.
+    let (p, _) = pause(
+        "[8.901s][info][gc] GC(9) Pause Young (Normal) (A Cause Of JDK 99) 24M->4M(256M) 3.123ms",
+    );
+    assert_eq!(p.cause.as_deref(), Some("A Cause Of JDK 99"));
+    assert_eq!(p.name, "Pause Young (Normal)");
 }

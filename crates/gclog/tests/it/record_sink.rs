@@ -43,7 +43,7 @@ fn a_logs_records_reach_any_sink_stamped_at_their_end() {
         .records
         .iter()
         .map(|(end, record, line)| match record {
-            Record::Pause(pause) => (end.uptime_ns, *line, pause.name.as_str()),
+            Record::Pause(pause) => (end.uptime_ns, *line, pause.name.as_ref()),
             other => panic!("not a pause: {other:?}"),
         })
         .collect();
