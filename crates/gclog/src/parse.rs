@@ -2077,7 +2077,8 @@ fn usual_parallel_full_event(rest: &[u8]) -> Option<GcPause> {
     let old_body = old_generation
         .strip_prefix(b"ParOldGen:")
         .or_else(|| old_generation.strip_prefix(b"PSOldGen:"))?;
-    let (old_body, after_old) = old_body.split_at(generation_end(old_body)?);
+    let old_end = generation_end(old_body)?;
+    let after_old = &old_body[old_end..];
     let (heap, after_heap) = memory::whole_transition(after_old.strip_prefix(b"] ")?)?;
     // JDK 8 writes a comma before its `[Metaspace: ...]`.
     let other_generation = after_heap
@@ -2087,7 +2088,8 @@ fn usual_parallel_full_event(rest: &[u8]) -> Option<GcPause> {
         Some(body) => (body, false),
         None => (other_generation.strip_prefix(b"Metaspace:")?, true),
     };
-    let (other_body, after_other) = other_body.split_at(generation_end(other_body)?);
+    let other_end = generation_end(other_body)?;
+    let after_other = &other_body[other_end..];
     let (duration_ns, after_event) = usual_event_seconds(after_other.strip_prefix(b"], ")?)?;
     let cpu = if after_event.is_empty() {
         None
@@ -2095,9 +2097,9 @@ fn usual_parallel_full_event(rest: &[u8]) -> Option<GcPause> {
         times_without_failures(after_event)?
     };
     let generations = Generations {
-        old: memory::transition_in(old_body),
+        old: memory::generation_transition(old_body, old_end),
         perm: (!metaspace)
-            .then(|| memory::transition_in(other_body))
+            .then(|| memory::generation_transition(other_body, other_end))
             .flatten(),
         metaspace,
     };
