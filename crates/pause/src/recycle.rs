@@ -16,10 +16,17 @@ use std::cell::RefCell;
 
 use crate::record::Parsed;
 
-/// Most boxes a thread keeps to fill again (a 1 MiB chunk of a JDK 8 log holds a few
-/// hundred records): about 300 KB, besides what their old contents hold. Beyond, spent
-/// boxes are freed.
-const MAX_POOL: usize = 1024;
+/// Most boxes a thread keeps to fill again: about 2.4 MB, besides what their old contents
+/// hold. Beyond, spent boxes are freed.
+///
+/// The bound holds a 1 MiB chunk's records, so that no thread allocates once the pools are
+/// full: a chunk of a JDK 7-8 G1 log holds about 2,800 records, one of a unified log of
+/// safepoint lines 4,900. With pools of 1,024 boxes, the rest of each chunk's boxes were
+/// allocated by a parsing thread and freed by the analysing one, and mimalloc kept the
+/// pages of such frees in each parsing thread's heap: with 16 threads, the bench's 1 GB G1
+/// log took 66 to 72 MB, a 560 MB log of safepoint lines 91 to 95 MB. With 8,192, 34 MB
+/// and 49 to 50 MB (docs/analyze.md, "Pools that hold a chunk").
+const MAX_POOL: usize = 8192;
 
 /// Boxes to fill again: the boxes are what is kept, so a vector of them, not of records.
 #[allow(clippy::vec_box)]

@@ -293,12 +293,9 @@ fn a_recording_of_many_chunks_is_read_on_every_core_in_bounded_memory() {
     std::fs::write(&many, one.repeat(150)).unwrap();
     let many = many.to_str().unwrap();
     let read = |threads: &str| {
-        let mut command = Command::new(bin());
-        command.args(["analyze", "--json", "--threads", threads, many]);
-        let (mut timed, peak) = crate::process_support::PeakRss::wrap(&command);
-        let out = timed.output().unwrap();
-        assert!(out.status.success(), "{out:?}");
-        (out.stdout, peak.kib())
+        let (out, peak_kib) =
+            analyze_support::run_measuring_memory(&["--json", "--threads", threads, many]);
+        (out.stdout, peak_kib)
     };
     let (one_thread, _) = read("1");
     let (every_core, peak_kib) = read("16");

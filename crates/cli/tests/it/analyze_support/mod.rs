@@ -54,6 +54,16 @@ pub fn run(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `pauselab analyze ARGS`, which must succeed, and its peak resident set, KiB.
+pub fn run_measuring_memory(args: &[&str]) -> (Output, i64) {
+    let mut command = Command::new(bin());
+    command.arg("analyze").args(args);
+    let (mut timed, peak) = crate::process_support::PeakRss::wrap(&command);
+    let out = timed.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (out, peak.kib())
+}
+
 /// `pauselab analyze --json FILES`, which must succeed.
 pub fn analyze_json(files: &[PathBuf]) -> serde_json::Value {
     let out = Command::new(bin())
