@@ -277,17 +277,33 @@ const READ_AHEAD_BLOCKS: usize = 4;
 const READ_AHEAD_BLOCK: usize = 256 * 1024;
 
 /// A reader whose reading (decompressing) runs on a thread of its own, a few blocks ahead.
+///
+/// The blocks go back to that thread once read, and are filled again. Allocated there and
+/// freed on the reading thread, each block's memory stayed with the decompressing thread's
+/// heap until it allocated again: a 30 MB gzipped log read by two threads took 39 to 50 MB
+/// instead of 7 MB, a rotated set of twenty of them 105 MB (docs/analyze.md, "Blocks of a
+/// compressed input filled again").
 struct ReadAhead {
-    blocks: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    /// Blocks read, each [`READ_AHEAD_BLOCK`] long, with how many of their bytes were read
+    /// into.
+    blocks: std::sync::mpsc::Receiver<io::Result<(Vec<u8>, usize)>>,
+    /// Blocks read, back to the decompressing thread.
+    spent: std::sync::mpsc::Sender<Vec<u8>>,
     block: Vec<u8>,
+    /// The block's bytes read into.
+    len: usize,
     at: usize,
 }
 
 impl ReadAhead {
     fn spawn(mut inner: Reader) -> Self {
         let (send, blocks) = std::sync::mpsc::sync_channel(READ_AHEAD_BLOCKS);
+        let (spent, refill) = std::sync::mpsc::channel::<Vec<u8>>();
         std::thread::spawn(move || loop {
-            let mut block = vec![0; READ_AHEAD_BLOCK];
+            // A block filled again keeps its length: only a new one is zeroed.
+            let mut block = refill
+                .try_recv()
+                .unwrap_or_else(|_| vec![0; READ_AHEAD_BLOCK]);
             let mut filled = 0;
             let result = loop {
                 match inner.read(&mut block[filled..]) {
@@ -302,16 +318,17 @@ impl ReadAhead {
                     Err(e) => break Err(e),
                 }
             };
-            block.truncate(filled);
             let last = filled == 0 || result.is_err();
             // A closed channel: the reading side stopped; so does this thread.
-            if send.send(result.map(|()| block)).is_err() || last {
+            if send.send(result.map(|()| (block, filled))).is_err() || last {
                 return;
             }
         });
         ReadAhead {
             blocks,
+            spent,
             block: Vec::new(),
+            len: 0,
             at: 0,
         }
     }
@@ -319,17 +336,22 @@ impl ReadAhead {
 
 impl Read for ReadAhead {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if self.at == self.block.len() {
+        if self.at == self.len {
             match self.blocks.recv() {
-                Ok(block) => {
-                    self.block = block?;
-                    self.at = 0;
+                Ok(next) => {
+                    let (block, len) = next?;
+                    let read = std::mem::replace(&mut self.block, block);
+                    if !read.is_empty() {
+                        // Refused once the thread has ended: the block is freed here then.
+                        let _ = self.spent.send(read);
+                    }
+                    (self.len, self.at) = (len, 0);
                 }
                 // The thread ended after the last block.
                 Err(_) => return Ok(0),
             }
         }
-        let n = out.len().min(self.block.len() - self.at);
+        let n = out.len().min(self.len - self.at);
         out[..n].copy_from_slice(&self.block[self.at..self.at + n]);
         self.at += n;
         Ok(n)
