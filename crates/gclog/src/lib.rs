@@ -134,10 +134,11 @@ pub fn analyze_inputs_with(
     let mut failed = Vec::new();
     std::thread::scope(|scope| {
         let mut ahead = reading::ReadAhead::new(scope, inputs, threads);
+        let kept = chunks::Kept::new(threads);
         for (index, input) in inputs.iter().enumerate() {
             let started = ahead.take(index);
             ahead.start_after(index);
-            match analyze_input_in(input, sink, threads, chunks::CHUNK, started) {
+            match analyze_input_in(input, sink, (threads, &kept), chunks::CHUNK, started) {
                 Ok(Content::Lines) => {}
                 Ok(Content::Empty) => empty.push(input.name.clone()),
                 Err(error) => failed.push(error),
@@ -170,12 +171,13 @@ enum Content {
 }
 
 /// Reads one input into `sink`; a file of at least two `chunk`s is read in chunks by
-/// several threads. `started`: the input is already being read on a thread of its own (see
-/// [`reading::ReadAhead`]), or could not be opened.
+/// `threads` threads, with what the inputs before left in `kept`. `started`: the input is
+/// already being read on a thread of its own (see [`reading::ReadAhead`]), or could not be
+/// opened.
 fn analyze_input_in(
     input: &input::Input,
     sink: &mut dyn RecordSink,
-    threads: usize,
+    (threads, kept): (usize, &chunks::Kept),
     chunk: u64,
     started: Option<Result<reading::Reading<'_>, Error>>,
 ) -> Result<Content, Error> {
@@ -188,7 +190,7 @@ fn analyze_input_in(
     }
     let mut feed = LineFeed::new(sink, &input.name);
     if let Some((file, size)) = &split {
-        summary = chunks::read(file, *size, chunk, &input.name, threads, &mut feed)?;
+        summary = chunks::read(file, *size, chunk, &input.name, (threads, kept), &mut feed)?;
     }
     let summary = match (summary, started) {
         (Some(summary), _) => summary,
