@@ -310,6 +310,7 @@ impl JvmPauses {
                 longest(1, s);
                 let operation = safepoint
                     .operation
+                    .map(String::from)
                     .or_else(|| next_operation.take())
                     .map_or_else(|| "unknown".to_string(), label_value);
                 if let Some(ttsp) = safepoint.ttsp_ns {

@@ -409,7 +409,7 @@ impl Feed {
                     start: Stamp::default(),
                     total_ns: s.total_ns,
                     ttsp_ns: s.ttsp_ns,
-                    operation: s.operation,
+                    operation: s.operation.map(Into::into),
                 };
                 sink.record(self.stamp(end), Record::Safepoint(sp), n);
             }

@@ -1,5 +1,5 @@
-//! The names and causes of pauses that HotSpot prints, kept as static strings so that a
-//! parsed pause holds no allocation of its own.
+//! The names and causes of pauses and the VM operations that HotSpot prints, kept as static
+//! strings so that a parsed pause or safepoint holds no allocation of its own.
 //!
 //! A JDK 8 Parallel log holds a pause every 680 bytes. With its name and cause in `String`s,
 //! each pause took two allocations on the thread that parsed it and two frees on whichever
@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 
 /// HotSpot's GC causes (`GCCause::to_string` in `gc/shared/gcCause.cpp`, JDK 6 to 25),
-/// and the names of pauses in JDK 6-25 logs and recordings.
+/// VM operations, and the names of pauses in JDK 6-25 logs and recordings.
 const KNOWN: &[&str] = &[
     // Causes.
     "Allocation Failure",
@@ -57,6 +57,89 @@ const KNOWN: &[&str] = &[
     "WhiteBox Initiated Full GC",
     "Unknown GCCause",
     "unknown GCCause",
+    // VM operations (`VM_OPS_DO` in `runtime/vmOperation.hpp`, JDK 8 to 25), which
+    // safepoint lines name.
+    "G1CollectForAllocation",
+    "G1CollectFull",
+    "G1PauseRemark",
+    "G1PauseCleanup",
+    "G1TryInitiateConcMark",
+    "G1Concurrent",
+    "CollectForMetadataAllocation",
+    "CollectForCodeCacheAllocation",
+    "ParallelGCFailedAllocation",
+    "ParallelGCSystemGC",
+    "ParallelCollectForAllocation",
+    "ParallelGCCollect",
+    "GenCollectForAllocation",
+    "GenCollectFull",
+    "GenCollectFullConcurrent",
+    "SerialCollectForAllocation",
+    "SerialGCCollect",
+    "CMS_Initial_Mark",
+    "CMS_Final_Remark",
+    "ZMarkStart",
+    "ZMarkEnd",
+    "ZRelocateStart",
+    "ZMarkStartYoung",
+    "ZMarkStartYoungAndOld",
+    "ZMarkEndYoung",
+    "ZMarkEndOld",
+    "ZRelocateStartYoung",
+    "ZRelocateStartOld",
+    "ShenandoahInitMark",
+    "ShenandoahFinalMarkStartEvac",
+    "ShenandoahInitUpdateRefs",
+    "ShenandoahFinalUpdateRefs",
+    "ShenandoahFinalRoots",
+    "ShenandoahFullGC",
+    "ShenandoahDegeneratedGC",
+    "GC_HeapInspection",
+    "HeapDumper",
+    "HeapWalkOperation",
+    "Cleanup",
+    "ThreadDump",
+    "PrintThreads",
+    "FindDeadlocks",
+    "ClassLoaderStatsOperation",
+    "ClassLoaderHierarchyOperation",
+    "RevokeBias",
+    "BulkRevokeBias",
+    "EnableBiasedLocking",
+    "ICBufferFull",
+    "HandshakeAllThreads",
+    "HandshakeOneThread",
+    "Deoptimize",
+    "DeoptimizeFrame",
+    "DeoptimizeAll",
+    "ForceSafepoint",
+    "ForceAsyncSafepoint",
+    "RedefineClasses",
+    "GetAllStackTraces",
+    "GetThreadListStackTraces",
+    "ChangeBreakpoints",
+    "GetOwnedMonitorInfo",
+    "GetCurrentContendedMonitor",
+    "GetStackTrace",
+    "GetFrameCount",
+    "GetFrameLocation",
+    "ChangeSingleStep",
+    "SetFramePop",
+    "JFRCheckpoint",
+    "JFROldObject",
+    "JFRSafepointClear",
+    "JFRSafepointWrite",
+    "ReportJavaOutOfMemory",
+    "CleanClassLoaderDataMetaspaces",
+    "RendezvousGCThreads",
+    "PrintMetadata",
+    "PrintClassHierarchy",
+    "PrintCompileQueue",
+    "PrintCodeList",
+    "PrintCodeCache",
+    "Verify",
+    "Exit",
+    "no vm operation",
     // Names of JDK 6-8 events.
     "GC",
     "Full GC",
@@ -176,7 +259,8 @@ impl Default for Assembled {
     }
 }
 
-/// `text` among the names and causes HotSpot prints: compared with the few of its length.
+/// `text` among the names and causes HotSpot prints: compared with the few of its length
+/// (the empty text is none of them).
 fn known(text: &[u8]) -> Option<&'static str> {
     static BY_LENGTH: LazyLock<Vec<Vec<&'static str>>> = LazyLock::new(|| {
         let longest = KNOWN.iter().map(|known| known.len()).max().unwrap_or(0);
@@ -186,10 +270,12 @@ fn known(text: &[u8]) -> Option<&'static str> {
         }
         by_length
     });
+    // The first bytes compared first: a comparison of the whole calls `memcmp`.
+    let first = *text.first()?;
     BY_LENGTH
         .get(text.len())?
         .iter()
-        .find(|known| known.as_bytes() == text)
+        .find(|known| known.as_bytes()[0] == first && known.as_bytes() == text)
         .copied()
 }
 

@@ -258,8 +258,9 @@ pub struct Safepoint {
     pub total_ns: u64,
     /// Time to safepoint: "Reaching safepoint", "Stopping threads took", `sync`.
     pub ttsp_ns: Option<u64>,
-    /// The VM operation, when the line names it (JDK 17+, safepoint statistics).
-    pub operation: Option<String>,
+    /// The VM operation, when the line names it (JDK 17+, safepoint statistics). Static
+    /// when HotSpot's ([`known_or_owned`](crate::known_text::known_or_owned)).
+    pub operation: Option<Cow<'static, str>>,
 }
 
 /// One thing a source says about the JVM: a pause, a safepoint, a stall, a setting...

@@ -117,7 +117,7 @@ impl Analyzer<'_> {
                 sp.start = stamp.minus(sp.total_ns);
                 self.clocks[fi].extend(&sp.start, &stamp);
                 if sp.operation.is_none() {
-                    sp.operation = self.pending_operation.take();
+                    sp.operation = self.pending_operation.take().map(Into::into);
                 }
                 self.files[fi].safepoints += 1;
                 let held_up_by = self.timeouts.take_for_safepoint(self.opts.evidence);

@@ -63,7 +63,7 @@ impl Analyzer<'_> {
                 joined = format!("{op} + GC");
                 joined.as_str()
             }
-            Some(op) => op.as_str(),
+            Some(op) => op.as_ref(),
             None if is_gc => "GC",
             None => "(not a GC)",
         };

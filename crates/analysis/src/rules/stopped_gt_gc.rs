@@ -101,8 +101,9 @@ impl Rule for StoppedGtGc {
 fn operation_of(stop: &Stop<'_>) -> Option<String> {
     stop.safepoint
         .operation
-        .clone()
+        .as_deref()
         .filter(|op| !is_gc_operation(op))
+        .map(str::to_string)
         .or_else(|| {
             stop.pauses
                 .iter()

@@ -1752,3 +1752,56 @@ fn the_names_and_causes_hotspot_prints_are_read_without_allocating() {
     assert_eq!(p.cause.as_deref(), Some("A Cause Of JDK 99"));
     assert_eq!(p.name, "Pause Young (Normal)");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+    /// A safepoint's fields read straight through read as found by name, whatever the
+    /// fields, their order, values and what surrounds them.
+    #[test]
+    fn usual_safepoint_fields_read_as_any(
+        fields in proptest::collection::vec(
+            (
+                proptest::sample::select(vec![
+                    "Time since last", "Reaching safepoint", "Cleanup", "At safepoint",
+                    "Leaving safepoint", "Total", "Threads", "total",
+                ]),
+                proptest::sample::select(vec![
+                    "0", "4263", "40832893", "18446744073709551615", "99999999999999999999",
+                    "", "12x", " 7", "1.5",
+                ]),
+                proptest::sample::select(vec![" ns", " ns", " ns", "ns", " ms", ""]),
+            ),
+            0..8,
+        ),
+        usual in proptest::bool::weighted(0.7),
+        separator in proptest::sample::select(vec![", ", ", ", ",", ",  "]),
+        end in proptest::sample::select(vec!["", "", " ", ","]),
+    ) {
+        let fields: Vec<(&str, &str, &str)> = if usual {
+            let value = |i: usize| fields.get(i).map_or("5", |f| f.1);
+            vec![
+                ("Time since last", value(0), " ns"),
+                ("Reaching safepoint", value(1), " ns"),
+                ("Cleanup", value(2), " ns"),
+                ("At safepoint", value(3), " ns"),
+                ("Total", value(4), " ns"),
+            ]
+        } else {
+            fields
+        };
+        let mut text = String::new();
+        for (key, value, unit) in &fields {
+            text.push_str(separator);
+            text.push_str(&format!("{key}: {value}{unit}"));
+        }
+        text.push_str(end);
+        if let Some((ttsp, total)) = usual_safepoint_fields(text.as_bytes()) {
+            proptest::prop_assert_eq!(
+                any_safepoint_fields(text.as_bytes()),
+                Ok((Some(ttsp), total)),
+                "{}", text
+            );
+        }
+    }
+}
