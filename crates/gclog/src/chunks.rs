@@ -197,7 +197,11 @@ pub(crate) fn read(
             scope.spawn(|| {
                 BUFFER.set(lock(&kept.buffers).pop().unwrap_or_default());
                 while shared.work_one(true) {}
-                kept.keep(&kept.buffers, BUFFER.take());
+                // A thread that read no chunk has no buffer to leave.
+                let buffer = BUFFER.take();
+                if buffer.capacity() > 0 {
+                    kept.keep(&kept.buffers, buffer);
+                }
                 kept.keep(&kept.spent_boxes, recycle::take_pool());
             });
         }
@@ -667,39 +671,30 @@ mod tests {
         }
         let mut file = tempfile::NamedTempFile::new().unwrap();
         file.write_all(&log).unwrap();
-        let (threads, chunk) = (4, 4096);
+        // One reading thread besides this one: which buffer it leaves does not depend on
+        // which thread ends first.
+        let (threads, chunk) = (2, 4096);
         let kept = super::Kept::new(threads);
+        let buffers = |kept: &super::Kept| -> Vec<usize> {
+            let buffers = super::lock(&kept.buffers);
+            buffers.iter().map(|b| b.as_ptr() as usize).collect()
+        };
         let first = report_keeping(file.path(), (threads, &kept), chunk);
-        let counts = |kept: &super::Kept| {
-            (
-                super::lock(&kept.buffers).len(),
-                super::lock(&kept.spare).len(),
-                super::lock(&kept.spent_boxes).len(),
-            )
-        };
-        let (buffers, spare, pools) = counts(&kept);
-        assert_eq!(buffers, threads - 1, "each reading thread's buffer");
-        assert!(spare > 0 && spare <= super::in_flight(threads), "{spare}");
-        assert!(pools > 0 && pools <= super::in_flight(threads), "{pools}");
-        let buffer_addresses = |kept: &super::Kept| -> Vec<usize> {
-            let mut at: Vec<usize> = super::lock(&kept.buffers)
-                .iter()
-                .map(|b| b.as_ptr() as usize)
-                .collect();
-            at.sort_unstable();
-            at
-        };
-        let before = buffer_addresses(&kept);
+        let before = buffers(&kept);
+        // None when the other thread read no chunk (a busy host may not run it in time).
+        assert!(before.len() <= 1, "{before:?}");
+        let most = super::in_flight(threads);
+        let spare = super::lock(&kept.spare).len();
+        let pools = super::lock(&kept.spent_boxes).len();
+        assert!(spare > 0 && spare <= most, "{spare}");
+        assert!(pools > 0 && pools <= most, "{pools}");
         let second = report_keeping(file.path(), (threads, &kept), chunk);
         assert_eq!(first, second);
-        assert_eq!(
-            buffer_addresses(&kept),
-            before,
-            "the same buffers, none new"
-        );
-        let (_, spare_after, pools_after) = counts(&kept);
-        assert!(spare_after <= super::in_flight(threads));
-        assert!(pools_after <= super::in_flight(threads));
+        if !before.is_empty() {
+            assert_eq!(buffers(&kept), before, "the same buffer, none new");
+        }
+        assert!(super::lock(&kept.spare).len() <= most);
+        assert!(super::lock(&kept.spent_boxes).len() <= most);
     }
 
     proptest! {
