@@ -25,7 +25,7 @@ use std::sync::{Condvar, Mutex};
 
 use pauselab_pause::recycle;
 
-use crate::classify::{ClassifiedLine, LineFeed};
+use crate::classify::{ClassifiedLine, LineFeed, PREFETCH_AHEAD};
 use crate::lines::LineReader;
 use crate::parse::LineParser;
 use crate::reading::{
@@ -428,7 +428,10 @@ fn join(
         if let Some(last) = point.emitted.checked_sub(1).and_then(|at| runs.nth(at)) {
             last.apply(point.last_count, before, analyzer);
         }
-        for run in runs {
+        while let Some(run) = runs.next() {
+            if let Some(ahead) = runs.as_slice().get(PREFETCH_AHEAD) {
+                ahead.line.prefetch_record();
+            }
             run.apply(0, before, analyzer);
         }
         summary.overflows += stitcher.overflows();

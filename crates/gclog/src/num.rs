@@ -10,9 +10,16 @@ pub fn decimal_scaled(s: &[u8], scale: u32) -> Option<u64> {
     let mut i = 0;
     let mut digits = 0;
     while i < s.len() && s[i].is_ascii_digit() {
-        int = int.checked_mul(10)?.checked_add(u64::from(s[i] - b'0'))?;
+        int = int.wrapping_mul(10).wrapping_add(u64::from(s[i] - b'0'));
         i += 1;
         digits += 1;
+    }
+    // Nineteen digits cannot overflow, and a log's numbers are shorter: only a longer one
+    // is read again, checked (checking each digit cost a tenth of reading a number).
+    if i > 19 {
+        int = s[..i].iter().try_fold(0u64, |int, &c| {
+            int.checked_mul(10)?.checked_add(u64::from(c - b'0'))
+        })?;
     }
     let mut frac: u64 = 0;
     let mut frac_digits = 0u32;
@@ -415,6 +422,11 @@ mod tests {
         assert_eq!(decimal_scaled(b"18446744073709551615", 0), Some(u64::MAX));
         assert_eq!(decimal_scaled(b"18446744073709551616", 0), None);
         assert_eq!(decimal_scaled(b"1.5", 20), None);
+        // Past nineteen digits, read again with each digit checked.
+        assert_eq!(decimal_scaled(b"18446744073709551615", 0), Some(u64::MAX));
+        assert_eq!(decimal_scaled(b"18446744073709551616", 0), None);
+        assert_eq!(decimal_scaled(b"99999999999999999999", 0), None);
+        assert_eq!(decimal_scaled(b"000000000000000000000012.5", 1), Some(125));
         assert_eq!(duration_with_unit(b"1.626ms"), Some(1_626_000));
         assert_eq!(duration_with_unit(b"0,01s"), Some(10_000_000));
         assert_eq!(duration_with_unit(b"4155ns"), Some(4155));

@@ -7,7 +7,7 @@
 
 use pauselab_pause::recycle;
 
-use crate::classify::{ClassifiedLine, LineFeed};
+use crate::classify::{ClassifiedLine, LineFeed, PREFETCH_AHEAD};
 use crate::input::Input;
 use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::parse::{LeadingStamps, LineParser};
@@ -87,6 +87,9 @@ impl Batch {
         for raw in &self.lines {
             let text = &self.text[start..raw.end];
             start = raw.end;
+            if let Some(ahead) = parsed.as_slice().get(PREFETCH_AHEAD) {
+                ahead.prefetch_record();
+            }
             match parsed.next() {
                 Some(line) => feed.apply_run(line, raw.number, raw.indented.max(1)),
                 None if raw.indented > 0 => {

@@ -259,24 +259,106 @@ impl Default for Assembled {
     }
 }
 
-/// `text` among the names and causes HotSpot prints: compared with the few of its length
-/// (the empty text is none of them).
+/// `text` among the names and causes HotSpot prints (the empty text is none of them).
+///
+/// Looked up by a hash of its length and its first and last eight bytes, then compared
+/// eight bytes at a time: a VM operation is read on every line of a log of safepoints, and
+/// the search among the texts of its length, with `memcmp`, cost 160 instructions a line.
 fn known(text: &[u8]) -> Option<&'static str> {
-    static BY_LENGTH: LazyLock<Vec<Vec<&'static str>>> = LazyLock::new(|| {
-        let longest = KNOWN.iter().map(|known| known.len()).max().unwrap_or(0);
-        let mut by_length = vec![Vec::new(); longest + 1];
-        for known in KNOWN {
-            by_length[known.len()].push(*known);
+    static TABLE: LazyLock<KnownTable> = LazyLock::new(KnownTable::new);
+    TABLE.find(text)
+}
+
+/// Open addressing over [`KNOWN`]: each slot holds an index into it plus one, or 0 when
+/// empty. A quarter full at most, so a miss ends at the first or second slot.
+struct KnownTable {
+    slots: Vec<u16>,
+    mask: usize,
+}
+
+impl KnownTable {
+    fn new() -> Self {
+        let size = (KNOWN.len() * 4).next_power_of_two();
+        let mut table = KnownTable {
+            slots: vec![0; size],
+            mask: size - 1,
+        };
+        for (index, known) in KNOWN.iter().enumerate() {
+            let mut at = table.home(known.as_bytes());
+            while table.slots[at] != 0 {
+                at = (at + 1) & table.mask;
+            }
+            table.slots[at] = u16::try_from(index + 1).expect("fewer known texts than u16::MAX");
         }
-        by_length
-    });
-    // The first bytes compared first: a comparison of the whole calls `memcmp`.
-    let first = *text.first()?;
-    BY_LENGTH
-        .get(text.len())?
-        .iter()
-        .find(|known| known.as_bytes()[0] == first && known.as_bytes() == text)
-        .copied()
+        table
+    }
+
+    #[inline]
+    fn find(&self, text: &[u8]) -> Option<&'static str> {
+        if text.is_empty() {
+            return None;
+        }
+        let mut at = self.home(text);
+        loop {
+            let index = usize::from(self.slots[at].checked_sub(1)?);
+            let known = KNOWN[index];
+            if same_bytes(known.as_bytes(), text) {
+                return Some(known);
+            }
+            at = (at + 1) & self.mask;
+        }
+    }
+
+    /// The slot where `text`'s search starts.
+    #[inline]
+    fn home(&self, text: &[u8]) -> usize {
+        let (first, last) = (first_eight(text), last_eight(text));
+        let mixed =
+            (first ^ last.rotate_left(23) ^ text.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (mixed >> 32) as usize & self.mask
+    }
+}
+
+/// Up to eight bytes from the start of `text`, zero-padded.
+#[inline]
+fn first_eight(text: &[u8]) -> u64 {
+    match text.first_chunk::<8>() {
+        Some(eight) => u64::from_le_bytes(*eight),
+        None => padded(text),
+    }
+}
+
+/// Up to eight bytes from the end of `text`, zero-padded.
+#[inline]
+fn last_eight(text: &[u8]) -> u64 {
+    match text.last_chunk::<8>() {
+        Some(eight) => u64::from_le_bytes(*eight),
+        None => padded(text),
+    }
+}
+
+#[inline]
+fn padded(short: &[u8]) -> u64 {
+    let mut eight = [0; 8];
+    eight[..short.len()].copy_from_slice(short);
+    u64::from_le_bytes(eight)
+}
+
+/// `a == b`, eight bytes at a time, the last eight overlapping those before (a slice
+/// comparison calls `memcmp`).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut at = 0;
+    while at + 8 < a.len() {
+        if a[at..].first_chunk::<8>() != b[at..].first_chunk::<8>() {
+            return false;
+        }
+        at += 8;
+    }
+    last_eight(a) == last_eight(b)
 }
 
 #[cfg(test)]
@@ -319,6 +401,27 @@ mod tests {
         exact.push(&[b'y'; 64]);
         exact.push(b"");
         assert_eq!(exact.finish(), "y".repeat(64));
+    }
+
+    #[test]
+    fn every_known_text_is_found_and_a_text_one_byte_off_is_not() {
+        for known in KNOWN {
+            assert_eq!(super::known(known.as_bytes()), Some(*known));
+            let bytes = known.as_bytes();
+            for at in [0, bytes.len() / 2, bytes.len() - 1] {
+                let mut changed = bytes.to_vec();
+                changed[at] ^= 0x20;
+                if !KNOWN.contains(&String::from_utf8_lossy(&changed).as_ref()) {
+                    assert_eq!(super::known(&changed), None, "{known} changed at {at}");
+                }
+            }
+            let listed = |text: &[u8]| KNOWN.iter().copied().find(|k| k.as_bytes() == text);
+            let shorter = &bytes[..bytes.len() - 1];
+            assert_eq!(super::known(shorter), listed(shorter));
+            let longer = [bytes, b" "].concat();
+            assert_eq!(super::known(&longer), listed(&longer));
+        }
+        assert_eq!(super::known(b""), None);
     }
 
     #[test]

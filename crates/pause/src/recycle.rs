@@ -40,12 +40,34 @@ std::thread_local! {
 /// `parsed` in a box of this thread's pool, or in a new one when the pool is empty.
 #[inline]
 pub fn boxed(parsed: Parsed) -> Box<Parsed> {
-    match POOL.with_borrow_mut(Vec::pop) {
+    let spent = POOL.with_borrow_mut(|pool| {
+        let spent = pool.pop();
+        if let Some(next) = pool.last() {
+            prefetch_for_write(next);
+        }
+        spent
+    });
+    match spent {
         Some(mut spent) => {
             *spent = parsed;
             spent
         }
         None => Box::new(parsed),
+    }
+}
+
+/// Asks the processor for the cache lines of the box filled next, to be written: the
+/// thread that analysed its last record holds them.
+#[inline(always)]
+fn prefetch_for_write(next: &Parsed) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+        let start: *const u8 = std::ptr::from_ref(next).cast();
+        for line in (0..std::mem::size_of::<Parsed>()).step_by(64) {
+            // SAFETY: a prefetch reads nothing and cannot fault.
+            unsafe { _mm_prefetch::<_MM_HINT_ET0>(start.wrapping_add(line).cast()) };
+        }
     }
 }
 
