@@ -4,6 +4,7 @@
 //! (the one library above the analysis and both readers), the files beside the report
 //! `pauselab_analysis::PauseFiles`'s, the terminal text pauselab-render's.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -119,7 +120,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         separated_because: &analyses.separated_because,
         jfr: analyses.recordings.as_deref(),
     };
-    write_analysis(&mut std::io::stdout().lock(), &jvms, args.json)?;
+    // Buffered: standard output is flushed at each newline, and the JSON report's hundreds
+    // of lines were as many writes.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    write_analysis(&mut out, &jvms, args.json)?;
+    out.flush()?;
+    drop(out);
     let mut code = ExitCode::SUCCESS;
     for (i, report) in reports.iter().enumerate() {
         for (holds, why) in conditions.iter().map(|c| c.holds(report)) {

@@ -621,3 +621,69 @@ proptest::proptest! {
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// A line told to be G1 ergonomics alone is one that the general way, inside an event,
+    /// passes over without changing anything: nothing handed on, the event's text, depth
+    /// and held lines as they were.
+    #[test]
+    fn an_ergonomics_line_is_one_the_general_way_passes_over(
+        blanks in proptest::sample::select(vec!["", " ", "   ", "\t", " \t"]),
+        stamps in proptest::sample::select(vec![
+            "", "12.345: ", "2014-03-12T21:18:31.372-0500: 13300.980: ", ": ", "- 1: ",
+            "12.345:", "1,5: 2,5: ", "12.345: 12.346: ",
+        ]),
+        start in proptest::sample::select(vec![
+            "[G1Ergonomics (CSet Construction) add young regions to CSet, eden: 10 regions",
+            "[G1Ergonomics", "[G1Ergo", "[GC concurrent-mark-start", "[CMS-concurrent-mark: 1.0/1.0 secs",
+            "[Eden: 1.0M(1.0M)->0.0B(1.0M)",
+        ]),
+        middle in proptest::sample::select(vec!["", " [nested: 1]", " x ]", "[[", " ]]"]),
+        end in proptest::sample::select(vec![
+            "]", "", "] tail", "]]", "] [G1Ergonomics x]", "] 12.3: [GC concurrent-mark-end]",
+            ", 0.0071588 secs]",
+        ]),
+        opening in proptest::sample::select(vec![
+            "1.000: [GC pause (G1 Evacuation Pause) (young)",
+            "1.000: [GC pause (young) 1.000: [G1Ergonomics (CSet Construction) start]",
+            "1.000: [Full GC (Allocation Failure)  1.0M->1.0M(2.0M)",
+        ]),
+    ) {
+        let line = format!("{blanks}{stamps}{start}{middle}{end}");
+        if is_ergonomics_line(line.as_bytes()) {
+            let mut stitcher = Stitcher::new();
+            let mut out = Vec::new();
+            let mut emit = |l: &[u8], n: u64, _: Piece| out.push((l.to_vec(), n));
+            stitcher.push(opening.as_bytes(), 1, &mut emit);
+            proptest::prop_assert!(stitcher.holds_event());
+            let before = (stitcher.pending.clone(), stitcher.depth, stitcher.held.text.clone());
+            stitcher.continue_event_generally(line.as_bytes(), 2, &mut emit);
+            let after = (stitcher.pending.clone(), stitcher.depth, stitcher.held.text.clone());
+            proptest::prop_assert_eq!(before, after, "{}", line);
+            proptest::prop_assert!(out.is_empty(), "{}: {:?}", line, out);
+        }
+    }
+}
+
+#[test]
+fn ergonomics_lines_are_told_by_what_surrounds_the_decision() {
+    for line in [
+        " 323.580: [G1Ergonomics (CSet Construction) add young regions to CSet, eden: 10 regions]",
+        "[G1Ergonomics (Heap Sizing) expand the heap, requested expansion amount: 5242880 bytes]",
+        "2014-03-12T21:18:31.372-0500: 13300.980: [G1Ergonomics (Mixed GCs) do not start mixed GCs",
+        " 1.0: [G1Ergonomics (CSet Construction) [nested] x]",
+    ] {
+        assert!(is_ergonomics_line(line.as_bytes()), "{line}");
+    }
+    for line in [
+        " 323.580: [G1Ergonomics (CSet Construction) add young regions] , 0.0071588 secs]",
+        " : [G1Ergonomics (CSet Construction) add young regions]",
+        "\t323.580: [G1Ergonomics (CSet Construction) add young regions]",
+        " 323.580: [GC concurrent-mark-start]",
+        ", 0.0071588 secs]",
+    ] {
+        assert!(!is_ergonomics_line(line.as_bytes()), "{line}");
+    }
+}
