@@ -398,19 +398,22 @@ impl Stitcher {
         number: u64,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
-        if !is_ergonomics_line(line) {
-            self.continue_event_generally(line, number, emit);
+        let scan = scan_line(line, self.depth, Fragments::Sought);
+        // A fragment, and told apart only then: most lines inside an event have none.
+        if !(scan.fragment && is_ergonomics_line(line)) {
+            self.continue_scanned_generally(line, number, scan, emit);
         }
     }
 
-    /// [`Stitcher::continue_event`] of any line, G1 ergonomics or not.
-    fn continue_event_generally(
+    /// [`Stitcher::continue_event`] of any line, G1 ergonomics or not, with what
+    /// [`scan_line`] found in it.
+    fn continue_scanned_generally(
         &mut self,
         line: &[u8],
         number: u64,
+        scan: LineScan,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
-        let scan = scan_line(line, self.depth, Fragments::Sought);
         if !scan.fragment {
             // Nothing to cut out: the line as it is, not copied. Most lines inside an
             // event are printouts (heap at GC, free list statistics) that start with a

@@ -659,7 +659,8 @@ proptest::proptest! {
             stitcher.push(opening.as_bytes(), 1, &mut emit);
             proptest::prop_assert!(stitcher.holds_event());
             let before = (stitcher.pending.clone(), stitcher.depth, stitcher.held.text.clone());
-            stitcher.continue_event_generally(line.as_bytes(), 2, &mut emit);
+            let scan = scan_line(line.as_bytes(), stitcher.depth, Fragments::Sought);
+            stitcher.continue_scanned_generally(line.as_bytes(), 2, scan, &mut emit);
             let after = (stitcher.pending.clone(), stitcher.depth, stitcher.held.text.clone());
             proptest::prop_assert_eq!(before, after, "{}", line);
             proptest::prop_assert!(out.is_empty(), "{}: {:?}", line, out);
