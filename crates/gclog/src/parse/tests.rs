@@ -1491,14 +1491,33 @@ mod one_pass {
                 "[GC pause (G1 Evacuation Pause) (young), 0.0154 secs]",
                 "[GC concurrent-mark-start]", "[CMS-concurrent-mark: 0.1/0.2 secs]", "[Times: user=0.01 sys=0.00, real=0.01 secs]",
                 "[GC", "[GC (", "[Full GC", "[", "[Pause Init Mark, 1.0 ms]", "[ParNew: 1K->1K(2K), 0.1 secs]",
+                "[Full GC (Ergonomics) [PSYoungGen: 10K->0K(76288K)] [ParOldGen: 1000K->900K(175104K)] 1010K->900K(251392K), [Metaspace: 3000K->3000K(1056768K)], 0.2500000 secs] [Times: user=0.40 sys=0.00, real=0.25 secs]",
+                "[Full GC [PSYoungGen: 10K->0K(76288K)] [PSOldGen: 1000K->900K(175104K)] 1010K->900K(251392K) [PSPermGen: 3000K->3000K(21248K)], 0.2500000 secs]",
+                "[GC [PSYoungGen: 10K->1K(20K)] 30K->2K(90K), 0.0050000 secs]",
+                "[GC-- [PSYoungGen: 10K->10K(20K)] 30K->30K(90K), 0.0050000 secs]",
+                "[GC (Allocation Failure) --[PSYoungGen: 10K->10K(20K)] 30K->30K(90K), 0.0050000 secs]",
+                "[GC (Allocation Failure) [PSYoungGen: 10K->1K(20K)] 30K->2K(90K), 0.0050000 secs] 1.0: [GC (Allocation Failure) [PSYoungGen: 1K->1K(2K)] 3K->2K(9K), 0.1 secs]",
+                "[GC (System.gc()) [PSYoungGen: 10K->1K(20K)] 30K->2K(90K), 0.0050000 secs]",
             ]),
         ) {
             let line = format!("{stamps}{event}");
             let line = line.as_bytes();
             if let Some(read) = usual_jdk8_prefix(line).filter(|read| line.get(read.rest_at) == Some(&b'[')) {
+                let whole = LineParser::default().parse(line);
                 prop_assert_eq!(
                     LineParser::default().parse_after_stamps(line, read),
-                    LineParser::default().parse(line),
+                    whole.clone(),
+                    "{}", String::from_utf8_lossy(line)
+                );
+                // And with Parallel's readers first, once a parser read one of its events.
+                let mut after_parallel = LineParser::default();
+                let parallel: &[u8] = b"1.0: [GC (Allocation Failure) [PSYoungGen: 10K->1K(20K)] 30K->2K(90K), 0.0050000 secs]";
+                let first = usual_jdk8_prefix(parallel).expect("stamps");
+                prop_assert!(after_parallel.parse_after_stamps(parallel, first).is_ok());
+                prop_assert!(after_parallel.parallel_events);
+                prop_assert_eq!(
+                    after_parallel.parse_after_stamps(line, read),
+                    whole,
                     "{}", String::from_utf8_lossy(line)
                 );
             }
