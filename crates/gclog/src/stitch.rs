@@ -398,9 +398,15 @@ impl Stitcher {
         number: u64,
         emit: &mut dyn FnMut(&[u8], u64, Piece),
     ) {
+        // Told before the scan when its first bytes are those of most (` 12.345: [G1...`);
+        // otherwise only when the scan found a fragment, which most lines inside an event
+        // (printouts, CMS's stamped parts) have not.
+        let usual_start = matches!(line, [b' ', b'0'..=b'9', ..] | [b'[', b'G', ..]);
+        if usual_start && is_ergonomics_line(line) {
+            return;
+        }
         let scan = scan_line(line, self.depth, Fragments::Sought);
-        // A fragment, and told apart only then: most lines inside an event have none.
-        if !(scan.fragment && is_ergonomics_line(line)) {
+        if !(scan.fragment && !usual_start && is_ergonomics_line(line)) {
             self.continue_scanned_generally(line, number, scan, emit);
         }
     }
