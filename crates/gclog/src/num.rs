@@ -15,7 +15,7 @@ pub fn decimal_scaled(s: &[u8], scale: u32) -> Option<u64> {
         digits += 1;
     }
     // Nineteen digits cannot overflow, and a log's numbers are shorter: only a longer one
-    // is read again, checked (checking each digit cost a tenth of reading a number).
+    // is read again with each digit checked, rather than checking every number's digits.
     if i > 19 {
         int = s[..i].iter().try_fold(0u64, |int, &c| {
             int.checked_mul(10)?.checked_add(u64::from(c - b'0'))

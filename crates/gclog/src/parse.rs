@@ -736,7 +736,7 @@ fn usual_safepoint_fields(text: &[u8]) -> Option<(u64, u64)> {
             digits += 1;
         }
         // Nineteen digits cannot overflow; a longer number is left to the reader by name,
-        // which tells whether it fits (checking each digit cost a tenth of a line).
+        // which tells whether it fits (checking each digit cost 5 % of a log of safepoints).
         if digits == 0 || digits > 19 {
             return None;
         }
