@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use analyze_support::{analyze_json, bin, export_events, run, CpuHogs};
-use jfr_support::{jfr_print, record, record_for, record_repository, record_with, JDK25};
+use jfr_support::{jfr_print, record, record_for, record_keeping, record_repository, JDK25};
 
 /// How many events of each of `types` the recording has, per `jfr print --json`.
 fn jdk_count(jfr: &Path, types: &[&str]) -> Vec<u64> {
@@ -199,7 +199,9 @@ fn recordings_of_different_jvms_are_analysed_each_on_its_own() {
 
 #[test]
 fn recorded_allocation_stalls_feed_fail_on() {
-    let Some(run_) = record_with(Path::new(JDK25), &["-XX:+UseZGC", "-Xmx32m"]) else {
+    // At most 2,000 objects (10 MB) kept: allocation outruns ZGC, but the heap holds.
+    let flags = ["-XX:+UseZGC", "-Xmx32m"];
+    let Some(run_) = record_keeping(Path::new(JDK25), &flags, 1500, Some(2000)) else {
         return;
     };
     let jfr = run_.jfr.to_str().unwrap();

@@ -71,19 +71,32 @@ pub fn record_with(jdk: &Path, flags: &[&str]) -> Option<Run> {
 
 /// The same, with the workload running `millis` milliseconds.
 pub fn record_for(jdk: &Path, flags: &[&str], millis: u32) -> Option<Run> {
+    record_keeping(jdk, flags, millis, None)
+}
+
+/// The same, with the workload keeping at most `kept` objects (about 5 KB each) when given:
+/// its default keeps up to 100 MB, which a heap under 128 MB survives only if the run
+/// ends before the objects add up.
+pub fn record_keeping(jdk: &Path, flags: &[&str], millis: u32, kept: Option<u32>) -> Option<Run> {
     let jdk11 =
         std::fs::read_to_string(jdk.join("release")).is_ok_and(|r| r.contains("JAVA_VERSION=\"11"));
     let settings = if jdk11 { "settings=profile" } else { SETTINGS };
-    record_settings(jdk, flags, millis, settings)
+    record_settings(jdk, flags, millis, kept, settings)
 }
 
 /// The workload with the recording settings the JDK uses when none are given
 /// (`default.jfc`: safepoints and VM operations kept only from 10 ms on).
 pub fn record_default(jdk: &Path, flags: &[&str], millis: u32) -> Option<Run> {
-    record_settings(jdk, flags, millis, "settings=default")
+    record_settings(jdk, flags, millis, None, "settings=default")
 }
 
-fn record_settings(jdk: &Path, flags: &[&str], millis: u32, settings: &str) -> Option<Run> {
+fn record_settings(
+    jdk: &Path,
+    flags: &[&str],
+    millis: u32,
+    kept: Option<u32>,
+    settings: &str,
+) -> Option<Run> {
     if !jdk.join("bin/java").exists() {
         eprintln!("skipped: no JDK at {}", jdk.display());
         return None;
@@ -103,7 +116,8 @@ fn record_settings(jdk: &Path, flags: &[&str], millis: u32, settings: &str) -> O
             .arg("-cp")
             .arg(workload_classes())
             .arg("Alloc")
-            .arg(millis.to_string()),
+            .arg(millis.to_string())
+            .args(kept.map(|k| k.to_string())),
     );
     Some(Run {
         _dir: dir,
