@@ -697,7 +697,7 @@ fn event_scan(text: &[u8], stop_at_close: bool) -> EventScan {
                 if let Some(arrow) = arrow_before_open.filter(|&a| a >= gap_start) {
                     heap_gap = Some((gap_start, open, arrow));
                 }
-                if !first_group_closed {
+                if !first_group_closed && !is_reference_phase(&text[open + 1..]) {
                     first_group_closed = true;
                     young = last_arrow
                         .filter(|&a| a > open)
@@ -720,6 +720,21 @@ fn event_scan(text: &[u8], stop_at_close: bool) -> EventScan {
         cms_phases,
         close,
     }
+}
+
+/// Whether a group (the text after its `[`) is a phase of reference processing, which
+/// `-XX:+PrintReferenceGC` prints before Parallel's generations (`[GC (Allocation
+/// Failure)0.198: [SoftReference, 0 refs, 0.0001036 secs]...[JNI Weak Reference, 0.0000340
+/// secs] [PSYoungGen: ...`): the young generation is the first group that is not one.
+fn is_reference_phase(group: &[u8]) -> bool {
+    const PHASES: [&[u8]; 5] = [
+        b"SoftReference, ",
+        b"WeakReference, ",
+        b"FinalReference, ",
+        b"PhantomReference, ",
+        b"JNI Weak Reference, ",
+    ];
+    PHASES.iter().any(|phase| group.starts_with(phase))
 }
 
 /// Whether `c` ends a word of an event's text: a space or a comma.
@@ -753,14 +768,26 @@ mod tests {
         let mut young = None;
         let mut last_gap_with_arrow: Option<&[u8]> = None;
         let mut from = 0;
-        for (i, group) in top_level_groups(inner, b'[', b']').enumerate() {
+        let mut young_read = false;
+        for group in top_level_groups(inner, b'[', b']') {
             let at = group.as_ptr() as usize - inner.as_ptr() as usize;
             let gap = &inner[from..(at - 1).max(from)];
             if has_arrow(gap) {
                 last_gap_with_arrow = Some(gap);
             }
             from = at + group.len() + 1;
-            if i == 0 {
+            // The first group that is no phase of reference processing.
+            let reference = [
+                "SoftReference, ",
+                "WeakReference, ",
+                "FinalReference, ",
+                "PhantomReference, ",
+                "JNI Weak Reference, ",
+            ]
+            .iter()
+            .any(|phase| group.starts_with(phase.as_bytes()));
+            if !young_read && !reference {
+                young_read = true;
                 young = last_transition_word(group, word_end).and_then(heap_change);
             }
         }
@@ -944,7 +971,9 @@ mod tests {
                 "[1K->2K]", "GC ", "100K->10K(200K)", "1K->2K", "->", "-", ">", ", ", " ",
                 "0.01 secs", "2020-09-13T12:26:37.504+0000: ", "58M(91%)->64M(100%)",
                 "24.0M(256.0M)->4000.0K(256.0M)", "[Tenured: ", "[CMS: ", "[CMS-concurrent-mark: ",
-                "[CMS", "[Tenure", "[C", "[T",
+                "[CMS", "[Tenure", "[C", "[T", "[SoftReference, 0 refs, 0.0001036 secs]",
+                "[JNI Weak Reference, 0.1 secs]", "[WeakReference, ", "[PhantomReference, 1K->2K]",
+                "[FinalReference,", "[JNI Weak Reference",
             ]), 0..16),
         ) {
             let text = pieces.concat();

@@ -1138,6 +1138,18 @@ mod one_pass {
                 "--", " (GCLocker Initiated GC)", " (x(y))", "(Allocation Failure)", " (Allocation Failure) 1.0: ",
                 " (promotion failed)", " (to-space overflow)",
             ]),
+            references in proptest::collection::vec(mostly(&[
+                "2013-10-12T23:05:32.860+0200: 0.198: [SoftReference, 0 refs, 0.0001036 secs]",
+                "0.198: [WeakReference, 5 refs, 0,0000315 secs]",
+                "[FinalReference, 10 refs, 0.0000389 secs]",
+                "2013-10-12T23:05:32.860+0200: 0.198: [PhantomReference, 0 refs, 6 refs, 0.0000287 secs]",
+                "0.198: [JNI Weak Reference, 0.0000340 secs]",
+            ], &[
+                "1.0: [SoftReference, 0 refs, 1K->2K(3K), 0.1 secs]", "1.0: [SoftReference, refs, 0.1 secs]",
+                "1.0: [SoftReference, 0 refs, 0.1 secs", "1.0: [CMS: 0 refs, 0.1 secs]", "1.0: [Tenured, 0.1 secs]",
+                " 1.0: [SoftReference, 0 refs, 0.1 secs]", "1.0: [WeakReference, 0 refs 0.1 secs]",
+                "1.0: [JNI Weak Reference, 0.1 secs]x", "1.0: ", "[failed, 0.1 secs]",
+            ]), 0..3),
             generation in mostly(&[" [PSYoungGen: "], &[
                 "[PSYoungGen: ", " [PSYoungGen:", " [ParNew: ", " [DefNew: ", " [PSOldGen: ", " [Tenured: ",
                 " [PSYoungGen: [CMS: ", " [CMS: ", " [PSYoungGenx: ",
@@ -1162,8 +1174,8 @@ mod one_pass {
             at in 0usize..200,
         ) {
             let line = format!(
-                "[GC{cause}{generation}{}{between}{}, {duration} secs]{tail}",
-                transitions[0], transitions[1],
+                "[GC{cause}{}{generation}{}{between}{}, {duration} secs]{tail}",
+                references.concat(), transitions[0], transitions[1],
             );
             let mut lines = vec![line.clone()];
             if !extra.is_empty() {
@@ -1189,6 +1201,14 @@ mod one_pass {
                 " (Allocation Failure)--", "--", " (Metadata GC Threshold)", "(Ergonomics)",
                 " (promotion failed)", " (concurrent mode interrupted)",
             ]),
+            references in proptest::collection::vec(mostly(&[
+                "2013-10-12T23:05:32.860+0200: 0.198: [SoftReference, 0 refs, 0.0001036 secs]",
+                "[PhantomReference, 0 refs, 6 refs, 0.0000287 secs]",
+                "0.198: [JNI Weak Reference, 0.0000340 secs]",
+            ], &[
+                "1.0: [SoftReference, 0 refs, 1K->2K(3K), 0.1 secs]", "--[WeakReference, 1 refs, 0.1 secs]",
+                "1.0: [CMS: 0 refs, 0.1 secs]", "1.0: ", "[failed, 0.1 secs]",
+            ]), 0..3),
             young in mostly(&[" [PSYoungGen: "], &[
                 "[PSYoungGen: ", " [PSYoungGen:", " [ParNew: ", " [DefNew: ", " [CMS: ",
             ]),
@@ -1212,8 +1232,8 @@ mod one_pass {
             at in 0usize..200,
         ) {
             let line = format!(
-                "[Full GC{cause}{young}{}{old}{}] {}{other}{}], {duration} secs]{tail}",
-                transitions[0], transitions[1], transitions[2], transitions[3],
+                "[Full GC{cause}{}{young}{}{old}{}] {}{other}{}], {duration} secs]{tail}",
+                references.concat(), transitions[0], transitions[1], transitions[2], transitions[3],
             );
             let mut lines = vec![line.clone()];
             if !extra.is_empty() {
@@ -1559,6 +1579,8 @@ fn the_usual_events_are_read_straight_through() {
         "[GC (Allocation Failure) [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0,0082230 secs] [Times: user=0,02 sys=0,00, real=0,01 secs]",
         "[GC (System.gc()) [PSYoungGen: 540800K->1217K(617472K)] 592910K->53464K(2015744K), 0.0082230 secs] [Times: user=0.02 sys=0.00, real=0.01 secs] ",
         "[GC [PSYoungGen: 8192K->1008K(9216K)] 8192K->1016K(19456K), 0.0046760 secs]",
+        // With the phases of reference processing before the generation.
+        "[GC (Allocation Failure)2013-10-12T23:05:32.860+0200: 0.198: [SoftReference, 0 refs, 0.0001036 secs]2013-10-12T23:05:32.860+0200: 0.198: [WeakReference, 5 refs, 0.0000315 secs]2013-10-12T23:05:32.860+0200: 0.198: [FinalReference, 10 refs, 0.0000389 secs]2013-10-12T23:05:32.860+0200: 0.198: [PhantomReference, 0 refs, 0.0000287 secs]2013-10-12T23:05:32.860+0200: 0.198: [JNI Weak Reference, 0.0000340 secs] [PSYoungGen: 16865K->2545K(19456K)] 16865K->16127K(62976K), 0.0134562 secs] [Times: user=0.02 sys=0.05, real=0.01 secs] ",
         // Remarks, with and without the young collection before them.
         "[GC[YG occupancy: 30716 K (59008 K)]35.599: [Rescan (parallel) , 0.0006399 secs]35.600: [weak refs processing, 0.0000164 secs]35.600: [class unloading, 0.0000893 secs]35.600: [scrub symbol & string tables, 0.0002622 secs] [1 ASCMS-remark: 186553K(458752K)] 217270K(517760K), 0.0011261 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",
         "[GC[YG occupancy: 24286 K (43008 K)]2020-09-13T12:27:13.496+0000: 34.247: [GC2020-09-13T12:27:13.496+0000: 34.247: [ParNew: 24286K->24286K(43008K), 0.0000496 secs] 98052K->98052K(138624K), 0.0002310 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] 2020-09-13T12:27:13.496+0000: 34.247: [Rescan (parallel) , 0.0001500 secs]2020-09-13T12:27:13.496+0000: 34.247: [weak refs processing, 0.0000060 secs]2020-09-13T12:27:13.496+0000: 34.247: [scrub string table, 0.0000370 secs][1 CMS-remark: 73765K(95616K)] 98052K(138624K), 0.0004230 secs] [Times: user=0.00 sys=0.00, real=0.00 secs] ",

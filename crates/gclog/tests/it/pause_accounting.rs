@@ -208,6 +208,39 @@ fn a_promotion_failure_with_a_concurrent_mode_failure_fires_both_and_is_a_full_c
 }
 
 #[test]
+fn reference_processing_printed_before_parallels_generations_hides_neither_its_promotion() {
+    // `-XX:+PrintReferenceGC` with Parallel (GCViewer's SampleSun1_7_0ParallelAdaptiveSizeReference.txt):
+    // each kind of reference processed, stamped, between the cause and `[PSYoungGen:`, and
+    // the adaptive size policy's lines before the generation's.
+    let stamp = "2013-10-12T23:05:32.860+0200: 0.198: ";
+    let references = [
+        "[SoftReference, 0 refs, 0.0001036 secs]",
+        "[WeakReference, 5 refs, 0.0000315 secs]",
+        "[FinalReference, 10 refs, 0.0000389 secs]",
+        "[PhantomReference, 0 refs, 0.0000287 secs]",
+        "[JNI Weak Reference, 0.0000340 secs]",
+    ];
+    let first = format!(
+        "2013-10-12T23:05:32.845+0200: 0.186: [GC (Allocation Failure){}AdaptiveSizePolicy::compute_survivor_space_size_and_thresh:  survived: 2606192  promoted: 13908608  overflow: trueAdaptiveSizeStart: 0.199 collection: 1 ",
+        references.map(|r| format!("{stamp}{r}")).concat()
+    );
+    let log = [
+        first.as_str(),
+        "AdaptiveSizeStop: collection: 1 ",
+        " [PSYoungGen: 16865K->2545K(19456K)] 16865K->16127K(62976K), 0.0134562 secs] [Times: user=0.02 sys=0.05, real=0.01 secs] ",
+    ]
+    .join("\n");
+    let r = crate::support::analyze_text(&log);
+    assert_eq!(r.unparsed_lines, 0);
+    assert_eq!(r.pauses.summary.count, 1);
+    assert_eq!(r.pauses.by_name[0].name, "PSYoungGen");
+    // 16865K - 2545K left the young generation, 16865K - 16127K the heap: the rest was
+    // promoted (the policy's own line says 13908608 bytes, its estimate before the copy).
+    let promoted_kib = (16865 - 2545) - (16865 - 16127);
+    assert_eq!(r.memory.promoted_bytes, Some(promoted_kib << 10));
+}
+
+#[test]
 fn a_wall_clock_set_back_while_the_uptime_goes_on_is_warned_of() {
     let lines = [
         "2021-03-04T10:00:00.000+0000: 100.000: [GC (Allocation Failure) [PSYoungGen: 1000K->100K(2000K)] 5000K->4100K(9000K), 0.0100000 secs] [Times: user=0.01 sys=0.00, real=0.01 secs]",
