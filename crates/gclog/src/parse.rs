@@ -2029,14 +2029,9 @@ fn usual_g1_pause(rest: &[u8]) -> Option<GcPause> {
 /// names hold no failure's words, no generation's and no CMS phase; the numbers are not
 /// read. `None` for any other text.
 fn after_reference_phase(text: &[u8]) -> Option<&[u8]> {
-    let mut numbers = match text.first()? {
-        b'S' => text.strip_prefix(b"SoftReference, "),
-        b'W' => text.strip_prefix(b"WeakReference, "),
-        b'F' => text.strip_prefix(b"FinalReference, "),
-        b'P' => text.strip_prefix(b"PhantomReference, "),
-        b'J' => text.strip_prefix(b"JNI Weak Reference, "),
-        _ => None,
-    }?;
+    let mut numbers = memory::REFERENCE_PHASES
+        .iter()
+        .find_map(|phase| text.strip_prefix(*phase))?;
     loop {
         let after = after_unread_number(numbers)?;
         match after.strip_prefix(b" refs, ") {

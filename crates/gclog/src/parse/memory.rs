@@ -722,19 +722,25 @@ fn event_scan(text: &[u8], stop_at_close: bool) -> EventScan {
     }
 }
 
+/// How each phase of reference processing that `-XX:+PrintReferenceGC` prints into a pause
+/// starts, after its `[`: `SoftReference, 0 refs, 0.0000813 secs]` (`PhantomReference`
+/// gives two counts, `JNI Weak Reference` none).
+pub(super) const REFERENCE_PHASES: [&[u8]; 5] = [
+    b"SoftReference, ",
+    b"WeakReference, ",
+    b"FinalReference, ",
+    b"PhantomReference, ",
+    b"JNI Weak Reference, ",
+];
+
 /// Whether a group (the text after its `[`) is a phase of reference processing, which
-/// `-XX:+PrintReferenceGC` prints before Parallel's generations (`[GC (Allocation
-/// Failure)0.198: [SoftReference, 0 refs, 0.0001036 secs]...[JNI Weak Reference, 0.0000340
-/// secs] [PSYoungGen: ...`): the young generation is the first group that is not one.
+/// Parallel prints before its generations (`[GC (Allocation Failure)0.198: [SoftReference,
+/// 0 refs, 0.0001036 secs]...[JNI Weak Reference, 0.0000340 secs] [PSYoungGen: ...`): the
+/// young generation is the first group that is not one.
 fn is_reference_phase(group: &[u8]) -> bool {
-    const PHASES: [&[u8]; 5] = [
-        b"SoftReference, ",
-        b"WeakReference, ",
-        b"FinalReference, ",
-        b"PhantomReference, ",
-        b"JNI Weak Reference, ",
-    ];
-    PHASES.iter().any(|phase| group.starts_with(phase))
+    REFERENCE_PHASES
+        .iter()
+        .any(|phase| group.starts_with(phase))
 }
 
 /// Whether `c` ends a word of an event's text: a space or a comma.
