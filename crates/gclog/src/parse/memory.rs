@@ -697,7 +697,7 @@ fn event_scan(text: &[u8], stop_at_close: bool) -> EventScan {
                 if let Some(arrow) = arrow_before_open.filter(|&a| a >= gap_start) {
                     heap_gap = Some((gap_start, open, arrow));
                 }
-                if !first_group_closed && !is_reference_phase(&text[open + 1..]) {
+                if !first_group_closed && !precedes_generation(&text[open + 1..]) {
                     first_group_closed = true;
                     young = last_arrow
                         .filter(|&a| a > open)
@@ -733,14 +733,20 @@ pub(super) const REFERENCE_PHASES: [&[u8]; 5] = [
     b"JNI Weak Reference, ",
 ];
 
-/// Whether a group (the text after its `[`) is a phase of reference processing, which
-/// Parallel prints before its generations (`[GC (Allocation Failure)0.198: [SoftReference,
-/// 0 refs, 0.0001036 secs]...[JNI Weak Reference, 0.0000340 secs] [PSYoungGen: ...`): the
-/// young generation is the first group that is not one.
-fn is_reference_phase(group: &[u8]) -> bool {
-    REFERENCE_PHASES
-        .iter()
-        .any(|phase| group.starts_with(phase))
+/// Whether a group (the text after its `[`) is one that the JVM prints into a young
+/// collection before its generation, so that the young generation is the first group that
+/// is not one:
+/// - a phase of reference processing, which Parallel prints before its generations
+///   (`[GC (Allocation Failure)0.198: [SoftReference, 0 refs, 0.0001036 secs]...[JNI Weak
+///   Reference, 0.0000340 secs] [PSYoungGen: ...`);
+/// - the thread of `-XX:+PrintTLAB`'s first line, which the collection's first line runs
+///   into (`[GC (Allocation Failure)TLAB: gc thread: 0x00007fc6e881b000 [id: 14851]
+///   desired_size: ...`, its `[ParNew: ...` lines later).
+fn precedes_generation(group: &[u8]) -> bool {
+    group.starts_with(b"id: ")
+        || REFERENCE_PHASES
+            .iter()
+            .any(|phase| group.starts_with(phase))
 }
 
 /// Whether `c` ends a word of an event's text: a space or a comma.
@@ -782,17 +788,18 @@ mod tests {
                 last_gap_with_arrow = Some(gap);
             }
             from = at + group.len() + 1;
-            // The first group that is no phase of reference processing.
-            let reference = [
+            // The first group that is no phase of reference processing nor a TLAB's thread.
+            let before_generation = [
                 "SoftReference, ",
                 "WeakReference, ",
                 "FinalReference, ",
                 "PhantomReference, ",
                 "JNI Weak Reference, ",
+                "id: ",
             ]
             .iter()
             .any(|phase| group.starts_with(phase.as_bytes()));
-            if !young_read && !reference {
+            if !young_read && !before_generation {
                 young_read = true;
                 young = last_transition_word(group, word_end).and_then(heap_change);
             }
@@ -979,7 +986,7 @@ mod tests {
                 "24.0M(256.0M)->4000.0K(256.0M)", "[Tenured: ", "[CMS: ", "[CMS-concurrent-mark: ",
                 "[CMS", "[Tenure", "[C", "[T", "[SoftReference, 0 refs, 0.0001036 secs]",
                 "[JNI Weak Reference, 0.1 secs]", "[WeakReference, ", "[PhantomReference, 1K->2K]",
-                "[FinalReference,", "[JNI Weak Reference",
+                "[FinalReference,", "[JNI Weak Reference", "[id: 14851]", "[id: 1K->2K]", "[id:",
             ]), 0..16),
         ) {
             let text = pieces.concat();

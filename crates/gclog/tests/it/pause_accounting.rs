@@ -208,6 +208,28 @@ fn a_promotion_failure_with_a_concurrent_mode_failure_fires_both_and_is_a_full_c
 }
 
 #[test]
+fn a_tlab_line_run_into_a_young_collection_hides_not_its_promotion() {
+    // `-XX:+PrintTLAB`: the first thread's line runs into the collection's first line, its
+    // `[id: ...]` the event's first bracket; the generation's line comes after the totals.
+    let tlab = "TLAB: gc thread: 0x00007fc6e8811000 [id: 14595] desired_size: 100KB slow allocs: 0  refill waste: 1024B alloc: 0.07570     5000KB refills: 1 waste 99.8% gc: 102216B slow: 0B fast: 0B";
+    let log = [
+        "1.000: [GC (Allocation Failure) 1.000: [ParNew: 1000K->100K(2000K), 0.0100000 secs] 3000K->2200K(9000K), 0.0110000 secs] [Times: user=0.02 sys=0.00, real=0.01 secs]",
+        &format!("2.000: [GC (Allocation Failure){tlab}"),
+        tlab,
+        "TLAB totals: thrds: 2  refills: 2 max: 1 slow allocs: 0 max 0 waste: 99.9% gc: 204616B max: 102400B slow: 0B max: 0B fast: 0B max: 0B",
+        "2.000: [ParNew: 1000K->100K(2000K), 0.0100000 secs] 3000K->2300K(9000K), 0.0110000 secs] [Times: user=0.02 sys=0.00, real=0.01 secs]",
+    ]
+    .join("\n");
+    let r = crate::support::analyze_text(&log);
+    assert_eq!(r.unparsed_lines, 0);
+    assert_eq!(r.pauses.summary.count, 2);
+    assert_eq!(r.pauses.by_name[0].name, "ParNew");
+    // Each left the young generation 900K lighter; the heap 800K, then 700K.
+    let promoted_kib = (900 - 800) + (900 - 700);
+    assert_eq!(r.memory.promoted_bytes, Some(promoted_kib << 10));
+}
+
+#[test]
 fn reference_processing_printed_before_parallels_generations_hides_neither_its_promotion() {
     // `-XX:+PrintReferenceGC` with Parallel (GCViewer's SampleSun1_7_0ParallelAdaptiveSizeReference.txt):
     // each kind of reference processed, stamped, between the cause and `[PSYoungGen:`, and
