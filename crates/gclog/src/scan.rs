@@ -49,6 +49,14 @@ impl<const N: usize> Iterator for AnyOf<'_, N> {
             let rest = self.text.get(self.next..).filter(|rest| !rest.is_empty())?;
             self.mask = match rest.first_chunk::<BLOCK>() {
                 Some(block) => matches_in(block, &self.wanted),
+                // The last, shorter block of a text of at least a block: the text's last
+                // 32 bytes, without the matches of those before it, already handed out
+                // (padding a copy cost a call to `memcpy`, as much as two blocks).
+                None if self.text.len() >= BLOCK => {
+                    let start = self.text.len() - BLOCK;
+                    let block = self.text[start..].first_chunk::<BLOCK>()?;
+                    matches_in(block, &self.wanted) >> (self.next - start)
+                }
                 None => {
                     // The last, shorter block: padded, and the padding's matches dropped.
                     let mut padded = [0; BLOCK];
