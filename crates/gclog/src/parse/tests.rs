@@ -1393,6 +1393,34 @@ mod one_pass {
             prop_assert!(usual.is_none() || usual.ok_or(()) == any_stopped_time(line.as_bytes()).map_err(|_| ()), "{}", line);
         }
 
+        /// A line of stopped or application time read straight through reads as the
+        /// general reading reads it, and the parser reads every such line, and near misses
+        /// of its stamps, text and numbers, as the general reading does.
+        #[test]
+        fn usual_application_time_lines_read_as_any(
+            date in mostly(&["2020-09-13T12:26:50.000+0000: ", ""], &[
+                "2020-09-13T12:26:50,000+0000: ", "2020-13-13T12:26:50.000+0000: ",
+                "2020-09-13T12:26:50.000+0000:", "2020-09-13T12:26:50.000+0000 ",
+            ]),
+            uptime in mostly(&["10.000: ", "16,257: "], &["10.000:", "10.000 ", "10: ", "10.000: 11.000: ", "#3: ", ""]),
+            text in mostly(&[
+                "Total time for which application threads were stopped: ", "Application time: ",
+            ], &[
+                "Total time for which application threads were stopped:", "Application time:",
+                "Total time for which application threads were ", "[GC pause (young), ", "x",
+            ]),
+            total in mostly(&["0.0000670", "0,0255420"], &["12", "0.12345678", "", "0.1x"]),
+            ttsp in mostly(&[" seconds, Stopping threads took: 0.0000567 seconds", " seconds"], &[
+                " seconds, Stopping threads took: 0.1x seconds", " seconds ", "seconds", " seconds]",
+            ]),
+        ) {
+            let line = format!("{date}{uptime}{text}{total}{ttsp}");
+            let general = parse_jdk8(line.as_bytes(), &mut LastDate::default());
+            let usual = usual_application_time_line(line.as_bytes(), &mut LastDate::default());
+            prop_assert!(usual.is_none() || usual.clone().ok_or(Unparsed::Unknown) == general, "{}", line);
+            prop_assert_eq!(LineParser::default().parse(line.as_bytes()), general, "{}", line);
+        }
+
         /// A `[Times: ...]` number reads as the general reading reads it, with the comma
         /// that ends a field, both separators and near misses.
         #[test]
