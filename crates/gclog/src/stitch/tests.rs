@@ -577,6 +577,29 @@ proptest::proptest! {
         }
     }
 
+    /// A line told plain by its last word and the lack of a `[` is one the walk over its
+    /// stamps tells plain, leaving no stamps for the next line; every other line is told
+    /// by that walk.
+    #[test]
+    fn a_line_of_stopped_time_is_told_as_its_stamps_tell(
+        pieces in proptest::collection::vec(proptest::sample::select(opening_pieces()), 0..6),
+        text in proptest::sample::select(vec![
+            "Total time for which application threads were stopped: 0.0001 seconds",
+            "Application time: 0.0001 seconds", " seconds", "seconds", "0.1 seconds",
+        ]),
+    ) {
+        let line = format!("{}{text}", pieces.concat());
+        let (mut quick, mut walked) = (StampReader::default(), StampReader::default());
+        let told = outside_event(line.as_bytes(), &mut quick);
+        let stamped = if line.starts_with(|c: char| c.is_ascii_digit()) {
+            stamped_outside_event(line.as_bytes(), &mut walked)
+        } else {
+            outside_event(line.as_bytes(), &mut walked)
+        };
+        proptest::prop_assert_eq!(told, stamped, "{}", line);
+        proptest::prop_assert_eq!(quick.opening, walked.opening, "{}", line);
+    }
+
     /// The stamps handed on with an event are those its text starts with, read as the
     /// parser reads them: whatever was cut out of its first line, printed into it or
     /// followed it on the same line.
