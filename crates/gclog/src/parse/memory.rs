@@ -43,16 +43,22 @@ fn any_heap_change(token: &[u8]) -> Option<HeapChange> {
     })
 }
 
-/// Bytes in one of the units a size is written in (`B`, `K`, `M`, `G`, `T`).
+/// Bytes in one of the units a size is written in (`B`, `K`, `M`, `G`, `T`), looked up
+/// rather than compared unit by unit: a JDK 8 event prints up to a dozen sizes.
+#[inline]
 fn unit_bytes(unit: u8) -> Option<u64> {
-    Some(match unit {
-        b'B' => 1,
-        b'K' => 1 << 10,
-        b'M' => 1 << 20,
-        b'G' => 1 << 30,
-        b'T' => 1 << 40,
-        _ => return None,
-    })
+    const NO_UNIT: u8 = u8::MAX;
+    const SHIFTS: [u8; 256] = {
+        let mut shifts = [NO_UNIT; 256];
+        shifts[b'B' as usize] = 0;
+        shifts[b'K' as usize] = 10;
+        shifts[b'M' as usize] = 20;
+        shifts[b'G' as usize] = 30;
+        shifts[b'T' as usize] = 40;
+        shifts
+    };
+    let shift = SHIFTS[usize::from(unit)];
+    (shift != NO_UNIT).then(|| 1 << shift)
 }
 
 /// [`heap_change`] of the form JDK 8 prints, whole sizes (`830688K->36167K(4980736K)`),
@@ -396,11 +402,14 @@ fn tenths_size(text: &[u8]) -> Option<(u64, &[u8])> {
     };
     let scale = unit_bytes(unit)?;
     // `size_bytes` takes thousandths times the scale over a thousand: the whole part times
-    // the scale plus a tenth of the tenths times it, without its 128-bit division.
+    // the scale plus a tenth of the tenths times it, without its 128-bit division, and as
+    // it saturates.
     let tenths = u64::from(tenth - b'0') * scale / 10;
-    let bytes =
-        (u128::from(whole) * u128::from(scale) + u128::from(tenths)).min(u128::from(u64::MAX));
-    Some((bytes as u64, &text[digits + 3..]))
+    let bytes = whole
+        .checked_mul(scale)
+        .and_then(|bytes| bytes.checked_add(tenths))
+        .unwrap_or(u64::MAX);
+    Some((bytes, &text[digits + 3..]))
 }
 
 /// [`g1_details_heap`] of any of the forms it reads.
