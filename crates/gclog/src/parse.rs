@@ -706,7 +706,11 @@ fn top_level_groups(s: &[u8], open: u8, close: u8) -> impl Iterator<Item = &[u8]
 /// At safepoint: N ns, [Leaving safepoint: N ns,] Total: N ns[, Threads: ...]`.
 /// Fields are found by name: their set and order differ between releases.
 fn parse_safepoint_fields(rest: &[u8]) -> Result<Record, Unparsed> {
-    let quote = memchr::memchr(b'"', rest).ok_or(Unparsed::Malformed)?;
+    // The name's closing quote is a few bytes on: `memchr`'s set-up costs more than the
+    // search.
+    let quote = crate::scan::any_of(rest, [b'"'])
+        .next()
+        .ok_or(Unparsed::Malformed)?;
     let operation = known_or_owned(&rest[..quote]);
     let fields = &rest[quote + 1..];
     let (ttsp_ns, total_ns) = match usual_safepoint_fields(fields) {
@@ -739,12 +743,16 @@ fn usual_safepoint_fields(text: &[u8]) -> Option<(u64, u64)> {
             return None;
         }
         let value = value.strip_prefix(b": ")?;
-        let mut ns = 0u64;
-        let mut digits = 0;
-        for &c in value.iter().take_while(|c| c.is_ascii_digit()) {
-            ns = ns.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
-            digits += 1;
-        }
+        // Fewer than eight digits (most values) read from one load; more a digit at a time.
+        let (ns, digits) = crate::num::few_leading_digits(value).unwrap_or_else(|| {
+            let mut ns = 0u64;
+            let mut digits = 0;
+            for &c in value.iter().take_while(|c| c.is_ascii_digit()) {
+                ns = ns.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+                digits += 1;
+            }
+            (ns, digits)
+        });
         // Nineteen digits cannot overflow; a longer number is left to the reader by name,
         // which tells whether it fits (checking each digit cost 5 % of a log of safepoints).
         if digits == 0 || digits > 19 {
