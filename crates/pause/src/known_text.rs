@@ -8,6 +8,7 @@
 //! A text not in the tables (a future JDK's cause, a garbled line) is owned as before.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::sync::LazyLock;
 
 /// HotSpot's GC causes (`GCCause::to_string` in `gc/shared/gcCause.cpp`, JDK 6 to 25),
@@ -265,8 +266,21 @@ impl Default for Assembled {
 /// eight bytes at a time: a VM operation is read on every line of a log of safepoints, and
 /// the search among the texts of its length, with `memcmp`, cost 160 instructions a line.
 fn known(text: &[u8]) -> Option<&'static str> {
+    std::thread_local! {
+        /// The text this thread found last: a log of safepoints names one VM operation
+        /// line after line, which the table's search cost 80 instructions a line to find.
+        static LAST: Cell<&'static str> = const { Cell::new("") };
+    }
+    let last = LAST.get();
+    if !last.is_empty() && same_bytes(last.as_bytes(), text) {
+        return Some(last);
+    }
     static TABLE: LazyLock<KnownTable> = LazyLock::new(KnownTable::new);
-    TABLE.find(text)
+    let found = TABLE.find(text);
+    if let Some(found) = found {
+        LAST.set(found);
+    }
+    found
 }
 
 /// Open addressing over [`KNOWN`]: each slot holds an index into it plus one, or 0 when
@@ -382,6 +396,23 @@ mod tests {
             known_or_owned(b"Allocation Failur"),
             Cow::Owned(_)
         ));
+    }
+
+    #[test]
+    fn the_text_found_last_is_found_again_and_no_other() {
+        // Every known text after each other one, and texts it might be taken for.
+        for last in KNOWN {
+            assert_eq!(known(last.as_bytes()), Some(*last));
+            for text in KNOWN {
+                assert_eq!(known(text.as_bytes()), Some(*text));
+                assert_eq!(known(last.as_bytes()), Some(*last));
+            }
+            let mut longer = last.as_bytes().to_vec();
+            longer.push(b' ');
+            assert_eq!(known(&longer), None, "{last}");
+            assert_eq!(known(&last.as_bytes()[..last.len() - 1]), None, "{last}");
+            assert_eq!(known(b""), None);
+        }
     }
 
     #[test]
