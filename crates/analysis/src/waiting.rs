@@ -31,8 +31,8 @@ impl PauseRecord {
     }
 
     /// Done with: its box goes back to be filled again (see [`recycle`]).
-    pub(crate) fn spend(self) {
-        recycle::spend(self.0);
+    pub(crate) fn spend(self, spent: &mut recycle::Spent) {
+        spent.spend(self.0);
     }
 }
 

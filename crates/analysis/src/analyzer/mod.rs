@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use pauselab_pause::civil::format_epoch_ms;
 use pauselab_pause::record::{Format, GcPause, OldChange, Parsed, Record, Stamp};
-use pauselab_pause::{DurationStats, LogLine, PauseEvent};
+use pauselab_pause::{recycle, DurationStats, LogLine, PauseEvent};
 
 use crate::health::{MemoryStats, PauseWindows, StallStats};
 use crate::rules::{Rules, Thresholds};
@@ -111,6 +111,8 @@ pub struct Analyzer<'s> {
     safepoint_lines: SafepointSeries,
     safepoint_statistics: SafepointSeries,
     pending: Vec<Pending>,
+    /// The boxes of records analysed, on their way back to be filled again.
+    spent: recycle::Spent,
     /// A JDK 6-8 collection ran whose event line is lost: the log (a rotated file) begins
     /// inside it, or its line could not be read, and only its tail was seen (`, 0.085
     /// secs]`, G1's `[Eden: ...]` or `[Times: ...]`). The next safepoint line ran it, and
@@ -177,6 +179,7 @@ impl<'s> Analyzer<'s> {
             safepoint_lines: SafepointSeries::default(),
             safepoint_statistics: SafepointSeries::default(),
             pending: Vec::new(),
+            spent: recycle::Spent::default(),
             lost_gc: false,
             pending_operation: None,
             worst: Vec::new(),

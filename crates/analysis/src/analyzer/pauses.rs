@@ -165,7 +165,7 @@ impl Analyzer<'_> {
         let mut pending = std::mem::take(&mut self.pending);
         for pp in pending.drain(..) {
             self.commit(&pp);
-            pp.pause.spend();
+            pp.pause.spend(&mut self.spent);
         }
         // Kept with its capacity: a pause is pending after nearly every line that counts one.
         if self.pending.is_empty() {

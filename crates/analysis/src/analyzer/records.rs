@@ -9,7 +9,7 @@ use crate::waiting::PauseRecord;
 use pauselab_pause::record::{
     Cpu, Failure, Format, HeapChange, Parsed, Record, Safepoint, Stall, StallKind, Stamp,
 };
-use pauselab_pause::{recycle, Collector};
+use pauselab_pause::Collector;
 
 impl Analyzer<'_> {
     /// What every parsed line tells, `record` or not: the log's format and its clock.
@@ -97,15 +97,15 @@ impl Analyzer<'_> {
         // The usual records are taken out of the box by their fields: moving the whole
         // record out (232 bytes, sized by a pause's) cost a call to `memcpy` a line.
         match &mut p.record {
-            Record::Other => return recycle::spend(p),
+            Record::Other => return self.spent.spend(p),
             Record::Cpu { gc_id, cpu } => {
                 let (gc_id, cpu) = (*gc_id, *cpu);
-                recycle::spend(p);
+                self.spent.spend(p);
                 return self.cpu_line(gc_id, cpu);
             }
             Record::DetailsHeap { heap, young } => {
                 let (heap, young) = (*heap, *young);
-                recycle::spend(p);
+                self.spent.spend(p);
                 return self.details_heap(heap, young);
             }
             Record::Safepoint(sp) => {
@@ -113,13 +113,13 @@ impl Analyzer<'_> {
                     operation: sp.operation.take(),
                     ..*sp
                 };
-                recycle::spend(p);
+                self.spent.spend(p);
                 return self.safepoint_line(sp, stamp, fi, line);
             }
             _ => {}
         }
         let record = std::mem::replace(&mut p.record, Record::Other);
-        recycle::spend(p);
+        self.spent.spend(p);
         match record {
             Record::Pause(_) => unreachable!("a pause goes to pause_line"),
             Record::Other
