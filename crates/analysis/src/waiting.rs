@@ -31,7 +31,7 @@ impl PauseRecord {
     }
 
     /// Done with: its box goes back to be filled again (see [`recycle`]).
-    pub(crate) fn spend(self, spent: &mut recycle::Spent) {
+    pub(crate) fn spend(self, spent: &mut recycle::SpentBoxes) {
         spent.spend(self.0);
     }
 }

@@ -5,7 +5,7 @@
 //! order; that thread alone bounds how far more threads can help. A box freed by a thread
 //! other than the one that allocated it takes mimalloc's cross-thread path (about 90
 //! instructions, an atomic push): a few percent of the analysing thread's work on a JDK 8
-//! log. So the analysis [`Spent::spend`]s a box it is done with into its thread's pool, the
+//! log. So the analysis [`SpentBoxes::spend`]s a box it is done with into its thread's pool, the
 //! chunk reader takes that pool ([`take_pool`]) and gives it to a parsing thread
 //! ([`give_pool`]), and that thread fills the boxes again ([`boxed`]), dropping their old
 //! contents there.
@@ -76,9 +76,9 @@ fn prefetch_for_write(next: &Parsed) {
 /// by one, each box reached the thread's pool on its own (40 instructions a record, on a
 /// log of safepoints 2 % of the work). What is held when the holder is dropped is freed.
 #[derive(Default)]
-pub struct Spent(Pool);
+pub struct SpentBoxes(Pool);
 
-impl Spent {
+impl SpentBoxes {
     /// Boxes held before they are handed over.
     const BATCH: usize = 64;
 
@@ -147,7 +147,7 @@ mod tests {
     fn a_spent_box_is_filled_again_with_the_new_record() {
         let first = boxed(line(1));
         let address = &*first as *const Parsed;
-        let mut spent = Spent::default();
+        let mut spent = SpentBoxes::default();
         spent.spend(first);
         let third = boxed(line(3));
         assert_ne!(&*third as *const Parsed, address, "held until handed over");
@@ -164,22 +164,22 @@ mod tests {
     #[test]
     fn a_full_batch_is_handed_over_by_itself() {
         take_pool();
-        let mut spent = Spent::default();
-        for n in 0..Spent::BATCH as u64 - 1 {
+        let mut spent = SpentBoxes::default();
+        for n in 0..SpentBoxes::BATCH as u64 - 1 {
             spent.spend(Box::new(line(n)));
         }
         assert!(take_pool().is_empty(), "a batch is held until it is full");
         spent.spend(Box::new(line(0)));
         assert_eq!(
             take_pool().len(),
-            Spent::BATCH,
+            SpentBoxes::BATCH,
             "a full batch is in the pool"
         );
     }
 
     #[test]
     fn a_pool_handed_to_another_thread_is_filled_there_and_stays_bounded() {
-        let mut spent = Spent::default();
+        let mut spent = SpentBoxes::default();
         for n in 0..MAX_POOL as u64 + 10 {
             spent.spend(Box::new(line(n)));
         }

@@ -112,7 +112,7 @@ pub struct Analyzer<'s> {
     safepoint_statistics: SafepointSeries,
     pending: Vec<Pending>,
     /// The boxes of records analysed, on their way back to be filled again.
-    spent: recycle::Spent,
+    spent: recycle::SpentBoxes,
     /// A JDK 6-8 collection ran whose event line is lost: the log (a rotated file) begins
     /// inside it, or its line could not be read, and only its tail was seen (`, 0.085
     /// secs]`, G1's `[Eden: ...]` or `[Times: ...]`). The next safepoint line ran it, and
@@ -179,7 +179,7 @@ impl<'s> Analyzer<'s> {
             safepoint_lines: SafepointSeries::default(),
             safepoint_statistics: SafepointSeries::default(),
             pending: Vec::new(),
-            spent: recycle::Spent::default(),
+            spent: recycle::SpentBoxes::default(),
             lost_gc: false,
             pending_operation: None,
             worst: Vec::new(),
