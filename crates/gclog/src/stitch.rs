@@ -798,9 +798,9 @@ const YOUNG_OCCUPANCY: &[u8] = b"[YG occupancy";
 /// instead of three times.
 fn scan_line(text: &[u8], depth: usize, fragments: Fragments) -> LineScan {
     #[cfg(target_arch = "x86_64")]
-    if let Some(set) = crate::scan::NibbleSet::new(LOOKED_AT) {
-        // SAFETY: a `NibbleSet` is made only where the processor has AVX2.
-        return unsafe { scan_line_avx2(text, depth, fragments, set) };
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, checked just above.
+        return unsafe { scan_line_avx2(text, depth, fragments) };
     }
     scan_line_in(text, depth, fragments, crate::scan::any_of(text, LOOKED_AT))
 }
@@ -808,6 +808,9 @@ fn scan_line(text: &[u8], depth: usize, fragments: Fragments) -> LineScan {
 /// The bytes of an event's line that [`scan_line`] looks at: brackets, and the first bytes
 /// of printouts (see [`printout_at`]).
 const LOOKED_AT: [u8; 8] = [b'[', b']', b'{', b'A', b'B', b'D', b'M', b'z'];
+/// [`LOOKED_AT`] as a [`crate::scan::NibbleSet`]'s tables.
+#[cfg(target_arch = "x86_64")]
+static LOOKED_AT_TABLES: crate::scan::NibbleTables = crate::scan::NibbleTables::of(LOOKED_AT);
 
 /// [`scan_line`] with AVX2, [`LOOKED_AT`] found 32 bytes at a time by their nibbles.
 ///
@@ -815,12 +818,9 @@ const LOOKED_AT: [u8; 8] = [b'[', b']', b'{', b'A', b'B', b'D', b'M', b'z'];
 /// The processor must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn scan_line_avx2(
-    text: &[u8],
-    depth: usize,
-    fragments: Fragments,
-    set: crate::scan::NibbleSet,
-) -> LineScan {
+unsafe fn scan_line_avx2(text: &[u8], depth: usize, fragments: Fragments) -> LineScan {
+    // SAFETY: the processor has AVX2, as this function requires.
+    let set = unsafe { crate::scan::NibbleSet::from_tables(&LOOKED_AT_TABLES) };
     scan_line_in(text, depth, fragments, crate::scan::any_in(text, set))
 }
 
