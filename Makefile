@@ -13,7 +13,7 @@ BIN := target/release/pauselab
 # memory in the tests.
 TEST_PACKAGES ?= prometheus chromium dpkg-dev zsh fish man-db systemd time
 
-.PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package portable dist dist-test image
+.PHONY: all setup build java jdks demo test lint test-rust test-java bench clean jmh-jfr acceptance package portable dist dist-test image pgo-profile
 
 all: build
 
@@ -35,12 +35,28 @@ build: setup java
 # The portable release binary: linked against glibc 2.17's symbol versions by zig
 # (cargo-zigbuild), so it runs on CentOS 7, Amazon Linux 2, Ubuntu 18.04 and anything newer.
 # Every artifact below packs this one build (docs/packaging.md).
+# Laid out by a profile of `analyze` (scripts/pgo.sh; docs/analyze.md, "A build laid out by
+# a profile"), or plainly when PGO=0 or when llvm-profdata cannot be had.
 DIST_TARGET := x86_64-unknown-linux-gnu
 PORTABLE_BIN := target/$(DIST_TARGET)/release/pauselab
 DIST_TOOLS ?= $(HOME)/.cache/pauselab/dist-tools
-portable:
+ZIGBUILD_ENV := PATH="$(DIST_TOOLS)/bin:$$PATH"
+portable: pgo-profile
+	$(ZIGBUILD_ENV) RUSTFLAGS="$$RUSTFLAGS $(PGO_USE)" $(CARGO) zigbuild --release -p pauselab --target $(DIST_TARGET).2.17
+
+# The profile, made again each time (the code it counted changes): target/pgo/pauselab.profdata,
+# or none when PGO=0 or when scripts/pgo.sh finds no llvm-profdata (its exit status 2).
+# Counted by a binary built as the portable one is, by zigbuild for the same target: the
+# profile knows functions by names that hold a hash of how their crate was built, and a
+# native build's hashes differ.
+PGO ?= 1
+PGO_PROFILE := $(CURDIR)/target/pgo/pauselab.profdata
+PGO_USE = $$([ -f $(PGO_PROFILE) ] && echo -Cprofile-use=$(PGO_PROFILE))
+pgo-profile:
 	PAUSELAB_DIST_TOOLS=$(DIST_TOOLS) scripts/setup.sh dist-tools
-	PATH="$(DIST_TOOLS)/bin:$$PATH" $(CARGO) zigbuild --release -p pauselab --target $(DIST_TARGET).2.17
+	@rm -f $(PGO_PROFILE)
+	@if [ "$(PGO)" = 1 ]; then $(ZIGBUILD_ENV) scripts/pgo.sh $(PGO_PROFILE) zigbuild $(DIST_TARGET).2.17 || \
+	  [ $$? -eq 2 ]; fi
 
 # target/dist/pauselab-<version>-x86_64-linux.tar.gz and .sha256: the portable binary, man
 # pages, completions, contrib/, LICENSE and README.
@@ -108,8 +124,13 @@ acceptance: build
 	$(CARGO) test --release -p pauselab --test it -- --ignored --test-threads=1 --nocapture lab_memory_acceptance::
 	$(CARGO) test --release -p pauselab --test it -- --ignored --nocapture probe::packing
 
-bench: build
-	@if [ -d bench ]; then for b in bench/*.sh; do echo "== $$b"; bash "$$b"; done; fi
+# bench/analyze.sh measures the binary users get, the portable one laid out by a profile
+# (BIN=$(PORTABLE_BIN)); the others the plain release build. bench/logs.sh is sourced, and compare-analyze.sh is
+# given two builds to compare (its header says how).
+bench: build portable
+	@if [ -d bench ]; then for b in bench/*.sh; do \
+	  case $$b in bench/logs.sh|bench/compare-analyze.sh) continue ;; esac; \
+	  echo "== $$b"; BIN=$(CURDIR)/$(PORTABLE_BIN) bash "$$b"; done; fi
 
 clean:
 	$(CARGO) clean

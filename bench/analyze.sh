@@ -18,31 +18,31 @@ target_mb=${BENCH_MB:-1000}
 gctoolkit_mb=${GCTOOLKIT_MB:-150}
 bin=${BIN:-$root/target/release/pauselab}
 [ -x "$bin" ] || cargo build --release -p pauselab --manifest-path "$root/Cargo.toml"
-data="$root/fixtures/reference"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 
+# shellcheck source=bench/logs.sh
+. "$root/bench/logs.sh"
+
 only=${BENCH_ONLY:-}
 if [ "$only" != recording ]; then
-unzip -p "$data/gclogs/jdk11_details.log.zip" > "$work/base.log"
-base_mb=$(( $(stat -c %s "$work/base.log") / 1000000 ))
-span=$(tail -1 "$work/base.log" | sed -E 's/^\[([0-9.]+)s\].*/\1/')
-copies=$(( (target_mb + base_mb - 1) / base_mb ))
-: > "$work/big.log"
-for i in $(seq 0 $((copies - 1))); do
-  # Shift each copy's uptime so the big log is one continuous run.
-  perl -pe "s/^\[(\d+\.\d+)s\]/sprintf('[%.3fs]', \$1 + $i * ($span + 1))/e" "$work/base.log" >> "$work/big.log"
-done
+copies=$(unified_g1_log "$target_mb" "$work/big.log" "$work")
 size=$(stat -c %s "$work/big.log")
 echo "log: $copies x jdk11_details.log = $((size / 1000000)) MB"
 fi
 
 # Best of three runs of a command (by wall time): prints "seconds max_rss_kb cpu_seconds".
+# The wall time is read from bash's microsecond clock around the run, to the millisecond:
+# `time`'s own is in hundredths, as coarse as the gaps between the tools on these logs
+# (0.14 s against 0.15 s said 7 %, give or take 7 %). The CPU time stays in hundredths.
 best_of_3() {
-  local best="" line
+  local best="" line start end
   for _ in 1 2 3; do
-    /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" > "$work/out" 2> /dev/null
-    line=$(awk '{ printf "%s %s %.2f", $1, $2, $3 + $4 }' "$work/time")
+    # In microseconds: the clock's decimal point is the locale's.
+    start=${EPOCHREALTIME/[.,]/}
+    /usr/bin/time -f "%M %U %S" -o "$work/time" "$@" > "$work/out" 2> /dev/null
+    end=${EPOCHREALTIME/[.,]/}
+    line=$(awk -v us=$((end - start)) '{ printf "%.3f %s %.2f", us / 1e6, $1, $2 + $3 }' "$work/time")
     if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
       best=$line
     fi
@@ -101,71 +101,30 @@ if [ "$only" != recording ]; then
 against_grep "$work/big.log" "unified G1 $((size / 1000000)) MB" Pause
 ours=$mbps
 
-# JDK 8 CMS with every multi-line feature (PrintHeapAtGC, PrintFLSStatistics, tenuring
-# distribution, adaptive size policy, date stamps, stopped time): GCViewer's samples
-# repeated with shifted stamps into one continuous run of the same size.
-tar xzf "$data/gclogs/gcviewer-samples.tar.gz" -C "$work" gcviewer-samples/logs
-samples="$work/gcviewer-samples/logs"
-perl "$root/bench/jdk8-log.pl" "$target_mb" \
-  "$samples/SampleSun1_8_0CMS_ScavengeBR_HeapAtGC_TenuringDist_PrintFLS.txt" \
-  "$samples/SampleSun1_7_0CmsPrintFlsStats2.txt" \
-  "$samples/SampleSun1_7_0CmsPrintFlsStats3.txt" \
-  "$samples/SampleSun1_7_0_51_CMS_PrintApplStoppedTime_TenuringDist.txt" \
-  "$samples/SampleSun1_6_0CMSAdaptiveSizePolicy.txt" > "$work/jdk8.log"
+# The JDK 6-8 logs (see bench/logs.sh): CMS with every multi-line feature, then the other
+# collectors, whose events come closer together.
+jdk8_log cms "$target_mb" "$work/jdk8.log" "$work"
 against_grep "$work/jdk8.log" "JDK 8 CMS multi-line $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
-rm -f "$work/jdk8.log"
-
-# The other JDK 6-8 collectors, whose events come closer together: G1 with its detail
-# trees (PrintGCDetails, PrintHeapAtGC, tenuring distribution, stopped time, concurrent
-# cycles, string deduplication, ergonomics with decimal commas), and Parallel (adaptive
-# size policy, tenuring distribution, causes, date stamps, stopped time). Every sample
-# has uptime stamps (a sample with date stamps alone, such as
-# SampleSun1_8_0G1PrintHeapAtGc.txt, would make the log's clock jump between the two at
-# each copy, as no JVM writes it), and each log holds its collector's samples only.
 if [ "${BENCH_JDK8_ALL:-1}" = 1 ]; then
-perl "$root/bench/jdk8-log.pl" "$target_mb" \
-  "$samples/SampleSun1_7_0G1-ApplicationStopped.txt" \
-  "$samples/SampleSun1_8_0G1_ConcurrentCycle.txt" \
-  "$samples/SampleSun1_6_0G1_PrintHeapAtGC.txt" \
-  "$samples/SampleSun1_8_0G1StringDeduplication.txt" \
-  "$samples/SampleSun1_7_0G1TenuringDistribution.txt" \
-  "$samples/SampleSun1_7_0_12PrintAdaptiveSizePolicy.txt" > "$work/jdk8.log"
+jdk8_log g1 "$target_mb" "$work/jdk8.log" "$work"
 against_grep "$work/jdk8.log" "JDK 7-8 G1 details $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
-perl "$root/bench/jdk8-log.pl" "$target_mb" \
-  "$samples/SampleSun1_7_0PS_Adaptive_Tenuring_AppStopped.txt" \
-  "$samples/SampleSun1_6_0AdaptiveSizePolicy.txt" \
-  "$samples/SampleSun1_5_0AdaptiveSizePolicy.txt" \
-  "$samples/SampleSun1_7_0ParallelAdaptiveSizeReference.txt" \
-  "$samples/SampleSun1_8_0Parallel_Apple.txt" \
-  "$samples/SampleSun1_7_0Parallel_Tenuring_PrintGCCause.txt" > "$work/jdk8.log"
+jdk8_log parallel "$target_mb" "$work/jdk8.log" "$work"
 against_grep "$work/jdk8.log" "JDK 6-8 Parallel $(( $(stat -c %s "$work/jdk8.log") / 1000000 )) MB" GC
-rm -f "$work/jdk8.log"
 fi
+rm -f "$work/jdk8.log"
 
-# The densest log in records: `-Xlog:safepoint` alone, a record on every line (the JDK 17
-# fixture's safepoint lines, uptime decoration only, 100 ms apart), half the size.
-# It bounds the memory of the records that wait to be analysed.
-zcat "$root/fixtures/gclogs/g1-jdk17.log.gz" | grep -F '[safepoint' |
-  sed -E 's/^\[[^]]*\]\[[0-9.]+s\]/[0.000s]/' > "$work/safepoints.txt"
-perl -e 'my ($file, $bytes) = @ARGV; open(my $in, "<", $file) or die "$file: $!";
-  my @lines = <$in>; my ($ms, $written) = (0, 0);
-  while ($written < $bytes) { for (@lines) { $ms += 100; (my $line = $_) =~ s/^\[0\.000s\]/sprintf("[%.3fs]", $ms \/ 1000)/e;
-    print $line; $written += length $line } }' "$work/safepoints.txt" $((target_mb * 500000)) > "$work/dense.log"
+# The densest log in records, half the size: it bounds the memory of the records that
+# wait to be analysed.
+safepoint_lines_log $((target_mb / 2)) "$work/dense.log" "$work"
 against_grep "$work/dense.log" "unified safepoint lines $(( $(stat -c %s "$work/dense.log") / 1000000 )) MB" Safepoint
 rm -f "$work/dense.log"
 fi
 
 [ "$only" = logs ] && exit 0
 
-# A recording of the same size: 10 s of an allocating G1 JVM (as bench/jfr.sh records it)
-# repeated (a recording is a sequence of self-contained chunks), against `jfr summary`.
+# A recording of the same size (see bench/logs.sh), against `jfr summary`.
 jdk=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
-"$jdk/bin/java" -XX:+UseG1GC -Xmx256m \
-  "-XX:StartFlightRecording:filename=$work/base.jfr,settings=profile,+jdk.SafepointStateSynchronization#enabled=true,+jdk.SafepointEnd#enabled=true" \
-  "$root/crates/jfr/tests/Alloc.java" 10000 > /dev/null 2>&1
-jfr_base=$(stat -c %s "$work/base.jfr")
-for _ in $(seq $(( (target_mb * 1000000 + jfr_base - 1) / jfr_base ))); do cat "$work/base.jfr"; done > "$work/big.jfr"
-rm -f "$work/base.jfr"
+recording_input "$target_mb" "$work/big.jfr" "$work" "$jdk"
 jfr_size=$(stat -c %s "$work/big.jfr")
 cat "$work/big.jfr" > /dev/null
 read -r csecs _ _ < <(best_of_3 sh -c 'cat "$1" > /dev/null' cat "$work/big.jfr")
